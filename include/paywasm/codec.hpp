@@ -1,0 +1,50 @@
+// paywasm/codec.hpp — JSON text <-> models.
+//
+// Writing is deterministic: compact (no spaces), members in the spec's order (given on each struct
+// in models.hpp), absent optionals omitted, `extra` members appended after the known ones in their
+// original order. Strings are escaped exactly as JavaScript's JSON.stringify does (\b \f \n \r \t,
+// other controls as \u00xx, lone surrogates as \udxxx, everything else as UTF-8), numbers in
+// Decimal's canonical form. So the same input gives the same bytes natively, in WASM and in
+// JSON.stringify of the same object.
+//
+// Reading uses RapidJSON with numbers kept as text (never through a double). Inputs over
+// kMaxJsonBytes are refused before parsing. Errors:
+//   - requests (ExchangePayment, BankPayment, QrGenerateRequest, SubscriptionDebitRequest,
+//     SubscriptionCancelRequest, CartItem, ShippingAddress): Error(validation, field path);
+//   - responses (everything else): Error(bad_response, field path).
+// Reading does the type checks only; validate.hpp checks the rules.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "paywasm/models.hpp"
+
+namespace paywasm {
+
+constexpr std::size_t kMaxJsonBytes = 4 * 1024 * 1024;
+
+// T is any request or response struct of models.hpp.
+template <class T>
+T from_json(std::string_view json);
+
+std::string to_json(const CartItem&);
+std::string to_json(const ShippingAddress&);
+std::string to_json(const ExchangePayment&);
+std::string to_json(const BankPayment&);
+std::string to_json(const QrGenerateRequest&);
+std::string to_json(const QrGenerateResponse&);
+std::string to_json(const QrTransactionResult&);
+std::string to_json(const Transaction&);
+std::string to_json(const ShopperProfile&);
+std::string to_json(const UsersMeResponse&);
+std::string to_json(const SubscriptionDebitRequest&);
+std::string to_json(const SubscriptionDebitResult&);  // {"status":..,"result":{"data":..,"errors":..}}
+std::string to_json(const SubscriptionCancelRequest&);
+std::string to_json(const SubscriptionCancelResult&);  // {"status":..,"result":{"success":..}}
+
+// A JSON string literal of `s`, escaped as JSON.stringify does (with the quotes).
+std::string json_quote(std::string_view s);
+
+}  // namespace paywasm

@@ -1,0 +1,109 @@
+// paywasm/crypto.hpp — RSA encryption of payloads to the merchant's public key (Crypto++ inside).
+//
+// Framing (service facts): the plaintext is cut into pieces of max_piece() bytes, each piece is
+// encrypted as one RSA block of k bytes (k = modulus size), the blocks are concatenated and the
+// whole is base64-encoded (standard alphabet, '=' padding). A payload that fits one piece is
+// exactly what Node's crypto.publicEncrypt gives.
+//
+// Randomness comes from the platform CSPRNG only: getentropy() natively, crypto.getRandomValues in
+// the browser (Emscripten's getentropy). There is no seed parameter.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace paywasm {
+
+enum class Padding {
+    oaep_sha1,    // default: RSA-OAEP, SHA-1, MGF1-SHA-1 (what the service's clients use)
+    oaep_sha256,  // RSA-OAEP, SHA-256, MGF1-SHA-256
+    pkcs1v15,     // LEGACY: RSAES-PKCS1-v1_5; only for services that need it
+};
+// "oaep-sha1" | "oaep-sha256" | "pkcs1v15"; throws Error(validation, "padding") otherwise.
+Padding parse_padding(std::string_view name);
+std::string_view to_string(Padding);
+
+constexpr int kMinKeyBits = 2048;
+constexpr int kMaxKeyBits = 16384;
+
+// An RSA public key. Accepts PEM "PUBLIC KEY" (SubjectPublicKeyInfo), PEM "RSA PUBLIC KEY"
+// (PKCS#1), or the DER of either. Refuses (Error invalid_key, saying why): anything else, trailing
+// data after the key, fewer than kMinKeyBits or more than kMaxKeyBits, an even exponent or one
+// below 65537 (e = 3 is refused: small exponents are a known hazard with weak paddings).
+class PublicKey {
+public:
+    static PublicKey parse(std::string_view pem_or_der);
+    PublicKey(PublicKey&&) noexcept;
+    PublicKey& operator=(PublicKey&&) noexcept;
+    ~PublicKey();
+
+    int bits() const;
+    std::size_t modulus_bytes() const;  // k
+    std::string spki_der() const;       // DER SubjectPublicKeyInfo
+    std::string to_pem() const;         // PEM "PUBLIC KEY"
+    // Lower-case hex SHA-256 of spki_der(): what `key-fingerprint` pins and `openssl pkey -pubin
+    // -outform DER | sha256sum` prints.
+    std::string fingerprint() const;
+
+    struct Impl;
+    const Impl& impl() const { return *impl_; }
+
+private:
+    explicit PublicKey(std::unique_ptr<Impl>);
+    std::unique_ptr<Impl> impl_;
+    friend class PrivateKey;
+};
+
+// An RSA private key: PEM "PRIVATE KEY" (PKCS#8) or "RSA PRIVATE KEY" (PKCS#1), or their DER.
+// Native use (sandbox, CLI, tests); the widget never holds one.
+class PrivateKey {
+public:
+    static PrivateKey parse(std::string_view pem_or_der);
+    // bits in [kMinKeyBits, kMaxKeyBits], multiple of 8; e = 65537.
+    static PrivateKey generate(int bits = 2048);
+    PrivateKey(PrivateKey&&) noexcept;
+    PrivateKey& operator=(PrivateKey&&) noexcept;
+    ~PrivateKey();
+
+    PublicKey public_key() const;
+    std::string to_pem() const;  // PEM "PRIVATE KEY" (PKCS#8)
+
+    struct Impl;
+    const Impl& impl() const { return *impl_; }
+
+private:
+    explicit PrivateKey(std::unique_ptr<Impl>);
+    std::unique_ptr<Impl> impl_;
+};
+
+// Largest plaintext piece per block: k - 2*hLen - 2 for OAEP (214 for 2048-bit SHA-1, 190 for
+// SHA-256), k - 11 for PKCS#1 v1.5.
+std::size_t max_piece(const PublicKey&, Padding);
+
+// Encrypts `plaintext` (1 .. 64 KiB bytes) with the framing above; returns base64.
+// Throws Error(validation) for an empty or oversized plaintext.
+std::string encrypt(const PublicKey&, std::string_view plaintext, Padding = Padding::oaep_sha1);
+
+// Reverses encrypt(). Any failure (bad base64, length not a multiple of k, a bad block) throws
+// Error(crypto, "decryption failed") with that one constant message, so failures leak nothing.
+std::string decrypt(const PrivateKey&, std::string_view base64, Padding = Padding::oaep_sha1);
+
+// merchantAuth for subscription debit/cancel: encrypt(key, {"merchantId":"<id>"}, padding).
+std::string merchant_auth(const PublicKey&, std::string_view merchant_id,
+                          Padding = Padding::oaep_sha1);
+
+// RSASSA-PKCS1-v1_5 with SHA-256 (webhook signatures); signature is base64.
+std::string sign_sha256(const PrivateKey&, std::string_view message);
+bool verify_sha256(const PublicKey&, std::string_view message, std::string_view signature_base64);
+
+std::string sha256_hex(std::string_view bytes);
+std::string base64_encode(std::string_view bytes);
+// Standard alphabet, padding required, no whitespace except '\n'/'\r' (ignored);
+// throws Error(validation, "base64") otherwise.
+std::string base64_decode(std::string_view text);
+// Fills `out` from the platform CSPRNG; throws Error(crypto) if the platform has none.
+void random_bytes(unsigned char* out, std::size_t n);
+
+}  // namespace paywasm
