@@ -1,0 +1,160 @@
+// paywasm — the command-line tool for merchants' back ends (keys, encryption, merchantAuth, QR, and
+// the calls that need merchant secrets). Dispatches to the commands registered in cmd_*.cpp.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "cli/cli.hpp"
+#include "paywasm/error.hpp"
+
+namespace paywasm::cli {
+
+namespace {
+std::vector<Command>& registry() {
+    static std::vector<Command> r;
+    return r;
+}
+}  // namespace
+
+void register_command(const Command& c) { registry().push_back(c); }
+
+const std::vector<Command>& commands() {
+    auto& r = registry();
+    std::sort(r.begin(), r.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
+    return r;
+}
+
+Args::Args(const std::vector<std::string>& argv, const std::vector<std::string>& value_options,
+           const std::vector<std::string>& switches) {
+    auto takes_value = [&](const std::string& n) {
+        return std::find(value_options.begin(), value_options.end(), n) != value_options.end();
+    };
+    auto is_switch = [&](const std::string& n) {
+        return n == "help" || std::find(switches.begin(), switches.end(), n) != switches.end();
+    };
+    bool options_done = false;
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (options_done || a.size() < 3 || a.compare(0, 2, "--") != 0) {
+            if (a == "--") { options_done = true; continue; }
+            positional_.push_back(a);
+            continue;
+        }
+        std::string name = a.substr(2), value;
+        auto eq = name.find('=');
+        bool inline_value = eq != std::string::npos;
+        if (inline_value) { value = name.substr(eq + 1); name.resize(eq); }
+        if (takes_value(name)) {
+            if (!inline_value) {
+                if (i + 1 >= argv.size()) throw Error(ErrorCode::usage, "--" + name + " needs a value");
+                value = argv[++i];
+            }
+        } else if (is_switch(name)) {
+            if (inline_value) throw Error(ErrorCode::usage, "--" + name + " takes no value");
+        } else {
+            throw Error(ErrorCode::usage, "unknown option --" + name);
+        }
+        options_[name] = value;
+    }
+}
+
+bool Args::has(std::string_view name) const { return options_.find(name) != options_.end(); }
+
+std::string Args::get(std::string_view name, std::string_view fallback) const {
+    auto it = options_.find(name);
+    return it == options_.end() ? std::string(fallback) : it->second;
+}
+
+std::string Args::require(std::string_view name) const {
+    auto it = options_.find(name);
+    if (it == options_.end()) throw Error(ErrorCode::usage, "--" + std::string(name) + " is required");
+    return it->second;
+}
+
+std::string read_input(const std::string& path) {
+    if (path.empty() || path == "-") {
+        return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(ErrorCode::usage, "cannot read " + path + ": " + std::strerror(errno));
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_file(const std::string& path, std::string_view data, unsigned mode) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
+    if (fd < 0) {
+        throw Error(ErrorCode::usage, "cannot create " + path + ": " + std::strerror(errno) +
+                                          (errno == EEXIST ? " (refusing to overwrite)" : ""));
+    }
+    std::size_t off = 0;
+    while (off < data.size()) {
+        ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            ::close(fd);
+            throw Error(ErrorCode::usage, "cannot write " + path + ": " + std::strerror(e));
+        }
+        off += static_cast<std::size_t>(n);
+    }
+    if (::close(fd) != 0) throw Error(ErrorCode::usage, "cannot write " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace paywasm::cli
+
+namespace {
+
+void print_overview(std::FILE* out) {
+    std::fprintf(out, "usage: paywasm <command> [options]   (paywasm <command> --help for details)\n\ncommands:\n");
+    for (const auto& c : paywasm::cli::commands()) {
+        std::fprintf(out, "  %-16.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(),
+                     static_cast<int>(c.summary.size()), c.summary.data());
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace paywasm;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) { print_overview(stderr); return 2; }
+    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") { print_overview(stdout); return 0; }
+
+    const auto& cmds = cli::commands();
+    auto it = std::find_if(cmds.begin(), cmds.end(), [&](const cli::Command& c) { return c.name == args[0]; });
+    if (it == cmds.end()) {
+        std::fprintf(stderr, "paywasm: unknown command '%s'\n\n", args[0].c_str());
+        print_overview(stderr);
+        return 2;
+    }
+    const cli::Command& cmd = *it;
+    try {
+        cli::Args parsed({args.begin() + 1, args.end()}, cmd.value_options, cmd.switches);
+        if (parsed.has("help")) {
+            std::fwrite(cmd.usage.data(), 1, cmd.usage.size(), stdout);
+            return 0;
+        }
+        return cmd.run(parsed);
+    } catch (const Error& e) {
+        if (e.code() == ErrorCode::usage) {
+            std::fprintf(stderr, "paywasm %.*s: %s\n\n%.*s", static_cast<int>(cmd.name.size()), cmd.name.data(),
+                         e.what(), static_cast<int>(cmd.usage.size()), cmd.usage.data());
+            return 2;
+        }
+        std::string code(to_string(e.code()));
+        std::fprintf(stderr, "error[%s]: %s\n", code.c_str(), e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error[internal]: %s\n", e.what());
+        return 1;
+    }
+}
