@@ -1,0 +1,350 @@
+// The six endpoints as pure functions: builders (model -> HttpRequest) and parsers
+// (HttpResponse -> model or typed Error). The rules are stated in protocol.hpp.
+#include "paywasm/protocol.hpp"
+
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "paywasm/codec.hpp"
+#include "paywasm/error.hpp"
+#include "paywasm/validate.hpp"
+
+namespace paywasm {
+
+// ---- Endpoint table and deprecation warnings ---------------------------------------------------------
+
+const std::vector<EndpointInfo>& endpoints() {
+    static const std::vector<EndpointInfo> table = {
+        {Endpoint::qr_generate, "qr-generate", "POST", "/purchase/qr/generate", true, true},
+        {Endpoint::exchange_payment, "exchange-pay", "POST", "/exchanges/payments/{exchange_name}", false, false},
+        {Endpoint::bank_payment, "bank-pay", "POST", "/purchases", true, false},
+        {Endpoint::users_me, "users-me", "GET", "/users/me", false, false},
+        {Endpoint::subscription_debit, "subscription-debit", "POST", "/subscription/debit", false, true},
+        {Endpoint::subscription_cancel, "subscription-cancel", "POST", "/subscription/cancel", false, true},
+    };
+    return table;
+}
+
+const EndpointInfo& endpoint_by_name(std::string_view name) {
+    for (const auto& e : endpoints()) {
+        if (e.name == name) return e;
+    }
+    throw Error(ErrorCode::usage, "unknown endpoint '" + std::string(name.substr(0, 40)) +
+                                      "' (qr-generate, exchange-pay, bank-pay, users-me, subscription-debit, "
+                                      "subscription-cancel)");
+}
+
+namespace {
+
+void stderr_sink(std::string_view message) {
+    std::fwrite(message.data(), 1, message.size(), stderr);
+    std::fputc('\n', stderr);
+}
+WarningSink g_warning_sink = stderr_sink;
+bool g_warned[6] = {};
+
+void warn_deprecated_once(Endpoint e) {
+    auto i = static_cast<std::size_t>(e);
+    if (g_warned[i]) return;
+    g_warned[i] = true;
+    if (!g_warning_sink) return;
+    const EndpointInfo& info = endpoints()[i];
+    std::string msg = "paywasm: " + std::string(info.method) + " " + std::string(info.path) +
+                      " is DEPRECATED by the payment service (no replacement is named); it may stop working.";
+    g_warning_sink(msg);
+}
+
+// ---- Builders' shared pieces ------------------------------------------------------------------------
+
+// A bearer token goes into a header: refuse what could split or corrupt it.
+void check_token(const char* field, std::string_view token) {
+    if (token.empty()) fail_validation(field, "is required");
+    if (token.size() > 8192) fail_validation(field, "is longer than 8192 bytes");
+    for (char c : token) {
+        auto u = static_cast<unsigned char>(c);
+        if (u <= 0x20 || u >= 0x7F) fail_validation(field, "contains a space, control or non-ASCII character");
+    }
+}
+
+void check_encrypted_data(std::string_view data) {
+    if (data.empty()) fail_validation("data", "is required (the encrypted payload)");
+    if (data.size() > 1024 * 1024) fail_validation("data", "is longer than 1 MiB");
+    bool base64 = std::all_of(data.begin(), data.end(), [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+               c == '/' || c == '=';
+    });
+    if (!base64) fail_validation("data", "must be base64 (the output of encrypt())");
+}
+
+HttpRequest json_post(std::string path, std::string body) {
+    HttpRequest r;
+    r.method = "POST";
+    r.path = std::move(path);
+    r.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
+    r.body = std::move(body);
+    return r;
+}
+
+HttpRequest shopper_post(std::string path, std::string_view encrypted_data, std::string_view shopper_token) {
+    check_encrypted_data(encrypted_data);
+    check_token("shopperToken", shopper_token);
+    HttpRequest r = json_post(std::move(path), "{\"data\":" + json_quote(encrypted_data) + "}");
+    r.headers.insert(r.headers.begin(), {"Authorization", "Bearer " + std::string(shopper_token)});
+    return r;
+}
+
+// ---- Parsers' shared pieces -------------------------------------------------------------------------
+
+// At most 200 bytes of a server-provided message, controls replaced, for error texts.
+std::string sanitize(std::string_view s) {
+    std::string out;
+    for (char c : s.substr(0, 200)) {
+        auto u = static_cast<unsigned char>(c);
+        out.push_back(u < 0x20 || u == 0x7F ? ' ' : c);
+    }
+    return out;
+}
+
+struct BodyHints {
+    int exchange_code = 0;  // 418..422 when the body carries one
+    std::string message;    // body's message / error text, sanitized
+};
+
+int as_exchange_code(const rapidjson::Value& v) {
+    long long n = 0;
+    if (v.IsInt64()) n = v.GetInt64();
+    else if (v.IsString()) {
+        const char* s = v.GetString();
+        char* end = nullptr;
+        n = std::strtoll(s, &end, 10);
+        if (end == s || *end != '\0') return 0;
+    } else return 0;
+    return n >= 418 && n <= 422 ? static_cast<int>(n) : 0;
+}
+
+BodyHints read_hints(std::string_view body) {
+    BodyHints h;
+    if (body.empty() || body.size() > kMaxJsonBytes) return h;
+    rapidjson::Document doc;
+    doc.Parse<rapidjson::kParseStopWhenDoneFlag>(body.data(), body.size());
+    if (doc.HasParseError() || !doc.IsObject()) return h;
+    for (const char* key : {"code", "statusCode", "errorCode"}) {
+        auto it = doc.FindMember(key);
+        if (it != doc.MemberEnd() && (h.exchange_code = as_exchange_code(it->value))) break;
+    }
+    // `status` carries the code only in an error body, never in a Transaction (which has an id).
+    if (!h.exchange_code && !doc.HasMember("id")) {
+        auto it = doc.FindMember("status");
+        if (it != doc.MemberEnd()) h.exchange_code = as_exchange_code(it->value);
+    }
+    for (const char* key : {"message", "error", "errorMessage"}) {
+        auto it = doc.FindMember(key);
+        if (it == doc.MemberEnd()) continue;
+        const rapidjson::Value* v = &it->value;
+        if (v->IsObject() && v->HasMember("message")) v = &(*v)["message"];
+        if (v->IsString()) { h.message = sanitize({v->GetString(), v->GetStringLength()}); break; }
+    }
+    return h;
+}
+
+[[noreturn]] void throw_exchange_error(int code, const BodyHints& hints, int http_status) {
+    static constexpr ErrorCode kCodes[] = {ErrorCode::authentication_failed, ErrorCode::insufficient_balance,
+                                           ErrorCode::whitelist_pending, ErrorCode::wallet_unsupported,
+                                           ErrorCode::below_minimum};
+    std::string message(exchange_error_message(code));
+    // 422's documented text continues with the exchange's minimum; take it from the body when it matches.
+    if (code == 422 && hints.message.rfind(message, 0) == 0) message = hints.message;
+    throw Error(kCodes[code - 418], message).with_http_status(http_status);
+}
+
+template <class T>
+T parse_body(const HttpResponse& r) {
+    check_http_status(r);
+    try {
+        return from_json<T>(r.body);
+    } catch (Error& e) {
+        e.with_http_status(r.status);
+        throw;
+    }
+}
+
+}  // namespace
+
+void set_warning_sink(WarningSink sink) { g_warning_sink = sink; }
+
+std::string HttpRequest::url(std::string_view base_url) const {
+    std::string out(base_url);
+    while (!out.empty() && out.back() == '/') out.pop_back();
+    return out + path;
+}
+
+// ---- Builders ------------------------------------------------------------------------------------
+
+HttpRequest qr_generate_request(const QrGenerateRequest& request, std::string_view merchant_token) {
+    validate(request);
+    check_token("merchantToken", merchant_token);
+    warn_deprecated_once(Endpoint::qr_generate);
+    HttpRequest r = json_post("/purchase/qr/generate", to_json(request));
+    r.headers.insert(r.headers.begin(), {{"Authorization", "Bearer " + std::string(merchant_token)},
+                                         {"x-transaction-source", "qr-code-api"}});
+    return r;
+}
+
+HttpRequest exchange_payment_request(std::string_view exchange, std::string_view encrypted_data,
+                                     std::string_view shopper_token) {
+    validate_exchange_name(exchange);
+    return shopper_post("/exchanges/payments/" + std::string(exchange), encrypted_data, shopper_token);
+}
+
+HttpRequest bank_payment_request(std::string_view encrypted_data, std::string_view shopper_token) {
+    HttpRequest r = shopper_post("/purchases", encrypted_data, shopper_token);
+    warn_deprecated_once(Endpoint::bank_payment);
+    return r;
+}
+
+HttpRequest users_me_request(std::string_view shopper_token) {
+    check_token("shopperToken", shopper_token);
+    HttpRequest r;
+    r.method = "GET";
+    r.path = "/users/me";
+    r.headers = {{"Authorization", "Bearer " + std::string(shopper_token)},
+                 {"Content-Type", "application/json"},
+                 {"Accept", "application/json"}};
+    return r;
+}
+
+HttpRequest subscription_debit_request(const SubscriptionDebitRequest& request) {
+    validate(request);
+    return json_post("/subscription/debit", to_json(request));
+}
+
+HttpRequest subscription_cancel_request(const SubscriptionCancelRequest& request) {
+    validate(request);
+    return json_post("/subscription/cancel", to_json(request));
+}
+
+// ---- Parsers -------------------------------------------------------------------------------------
+
+void check_http_status(const HttpResponse& r) {
+    const bool success = r.status >= 200 && r.status < 300;
+    if (r.status >= 418 && r.status <= 422) throw_exchange_error(r.status, read_hints(r.body), r.status);
+    BodyHints hints = read_hints(r.body);
+    if (hints.exchange_code) throw_exchange_error(hints.exchange_code, hints, r.status);
+    if (success) return;
+
+    std::string detail = hints.message.empty() ? "" : ": " + hints.message;
+    std::string prefix = "HTTP " + std::to_string(r.status);
+    ErrorCode code = ErrorCode::server;
+    if (r.status == 401 || r.status == 403) {
+        code = ErrorCode::unauthorized;
+        prefix += " (the access token was refused)";
+    } else if (r.status == 404) {
+        code = ErrorCode::not_found;
+        prefix += " (not found)";
+    } else if (r.status >= 400 && r.status < 500) {
+        code = ErrorCode::validation;
+        prefix += " (the service refused the request)";
+    } else if (r.status >= 500) {
+        prefix += " (the service failed)";
+    } else {
+        prefix += " (unexpected status)";
+    }
+    throw Error(code, prefix + detail).with_http_status(r.status);
+}
+
+QrGenerateResponse parse_qr_generate_response(const HttpResponse& r) {
+    auto out = parse_body<QrGenerateResponse>(r);
+    if (!out.ok) throw Error(ErrorCode::server, "the service answered ok: false").with_http_status(r.status);
+    return out;
+}
+
+Transaction parse_payment_response(const HttpResponse& r) { return parse_body<Transaction>(r); }
+
+UsersMeResponse parse_users_me_response(const HttpResponse& r) {
+    auto out = parse_body<UsersMeResponse>(r);
+    if (!out.ok) throw Error(ErrorCode::server, "the service answered ok: false").with_http_status(r.status);
+    return out;
+}
+
+SubscriptionDebitResult parse_subscription_debit_response(const HttpResponse& r) {
+    auto out = parse_body<SubscriptionDebitResult>(r);
+    if (out.status != 200) {
+        throw Error(ErrorCode::server, "the service answered status " + std::to_string(out.status))
+            .with_http_status(r.status);
+    }
+    return out;
+}
+
+SubscriptionCancelResult parse_subscription_cancel_response(const HttpResponse& r) {
+    auto out = parse_body<SubscriptionCancelResult>(r);
+    if (out.status != 200) {
+        throw Error(ErrorCode::server, "the service answered status " + std::to_string(out.status))
+            .with_http_status(r.status);
+    }
+    return out;
+}
+
+// ---- Statuses ------------------------------------------------------------------------------------
+
+StatusInfo describe_status(int code) {
+    switch (code) {
+        case 10: return {code, StatusKind::awaiting_payment, false, "waiting for payment"};
+        case 0: return {code, StatusKind::pending, false, "pending"};
+        case 1: case 2: case 3: case 4: return {code, StatusKind::success, true, "successful"};
+        case -1: return {code, StatusKind::failed, true, "failed"};
+        case 101: return {code, StatusKind::partial, false, "partial payment"};
+        case 1011: return {code, StatusKind::partial_closed, true, "partial payment, closed by the merchant"};
+        case 19: return {code, StatusKind::timed_out, true, "timed out"};
+        case 20: case 21: case 22: case 23: return {code, StatusKind::refund, false, "refund"};
+        default: return {code, StatusKind::unknown, false, "unknown status"};
+    }
+}
+
+StatusInfo describe_status_word(std::string_view word) {
+    std::string w(word.substr(0, 16));
+    std::transform(w.begin(), w.end(), w.begin(), [](char c) { return c >= 'A' && c <= 'Z' ? char(c + 32) : c; });
+    if (w == "pending") return {0, StatusKind::pending, false, "pending"};
+    if (w == "processing") return {0, StatusKind::processing, false, "processing"};
+    if (w == "completed") return {1, StatusKind::success, true, "completed"};
+    if (w == "canceled" || w == "cancelled") return {-1, StatusKind::canceled, true, "canceled"};
+    throw Error(ErrorCode::bad_response,
+                "status: '" + sanitize(word.substr(0, 32)) + "' is not pending, processing, canceled or completed",
+                "status");
+}
+
+StatusInfo describe_status(const Transaction& t) {
+    return t.status_word ? describe_status_word(*t.status_word) : describe_status(t.status);
+}
+
+std::string_view to_string(StatusKind kind) {
+    switch (kind) {
+        case StatusKind::awaiting_payment: return "awaiting_payment";
+        case StatusKind::pending: return "pending";
+        case StatusKind::processing: return "processing";
+        case StatusKind::success: return "success";
+        case StatusKind::failed: return "failed";
+        case StatusKind::partial: return "partial";
+        case StatusKind::partial_closed: return "partial_closed";
+        case StatusKind::timed_out: return "timed_out";
+        case StatusKind::canceled: return "canceled";
+        case StatusKind::refund: return "refund";
+        case StatusKind::unknown: return "unknown";
+    }
+    return "unknown";
+}
+
+std::string_view exchange_error_message(int code) {
+    switch (code) {
+        case 418: return "Authentication Failed! Please try again after some time.";
+        case 419: return "Insufficient Balance";
+        case 420: return "Address whitelist is pending!";
+        case 421: return "Coin Wallet is not supported at this moment! please try again after some time.";
+        case 422: return "Amount is less than minimum transaction amount supported by";
+        default: return {};
+    }
+}
+
+}  // namespace paywasm
