@@ -1,0 +1,21 @@
+// src/cli/transport.hpp — sends a core HttpRequest with cpp-httplib (the CLI's only I/O adapter).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "paywasm/protocol.hpp"
+
+namespace paywasm::cli {
+
+struct TransportOptions {
+    int timeout_seconds = 30;  // connect, read and write each
+};
+
+// Sends `request` to base_url + request.path (http:// or https://, certificates verified against the
+// system store) exactly once — no retries, no redirects followed. Bodies over kMaxJsonBytes are cut
+// off and refused. Throws Error(network) when no complete answer arrived, Error(timeout) when the
+// time ran out, Error(validation, "base-url") for a malformed base URL.
+HttpResponse send(const HttpRequest& request, std::string_view base_url, const TransportOptions& = {});
+
+}  // namespace paywasm::cli
