@@ -1,0 +1,45 @@
+# The widget's WebAssembly module (src/wasm over the core), included by the top CMakeLists.txt in
+# the Emscripten build only. Output: ${CMAKE_BINARY_DIR}/widget/paywasm.wasm, a standalone module
+# (no Emscripten JS glue: web/src/core.js instantiates it with three small imports), which
+# scripts/dist.sh copies into dist/.
+#
+# Size matters (budget: paywasm.js + paywasm.wasm <= 80 KB with gzip -9), so the core and the
+# module are built with -Oz, and the link keeps out everything a browser module does not need.
+
+option(PAYWASM_WASM_LTO "Link-time optimization of the core and the widget module" OFF)
+
+# The core is shared with the wasm unit tests; optimizing it for size costs those little.
+target_compile_options(paywasm_core PRIVATE -Oz)
+
+file(GLOB PAYWASM_WIDGET_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/wasm/*.cpp)
+add_executable(paywasm_widget ${PAYWASM_WIDGET_SOURCES})
+target_include_directories(paywasm_widget PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(paywasm_widget PRIVATE paywasm::core paywasm::rapidjson)
+target_compile_options(paywasm_widget PRIVATE -Oz)
+paywasm_warnings(paywasm_widget)
+set_target_properties(paywasm_widget PROPERTIES
+  OUTPUT_NAME paywasm
+  SUFFIX ".wasm"          # a .wasm output makes emcc emit a standalone module and no JS
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/widget)
+
+target_link_options(paywasm_widget PRIVATE
+  -Oz
+  --no-entry                  # a reactor: _initialize runs the constructors, no main()
+  -sSTANDALONE_WASM=1
+  -sFILESYSTEM=0
+  -sALLOW_MEMORY_GROWTH=1
+  -sINITIAL_MEMORY=1048576    # 1 MiB to start; grows for long payloads
+  -sTOTAL_STACK=65536
+  -sMALLOC=emmalloc           # smaller than dlmalloc; one call at a time needs nothing more
+  -sSUPPORT_LONGJMP=0
+  -sEXPORTED_FUNCTIONS=_pw_alloc,_pw_free,_pw_call
+  -sERROR_ON_UNDEFINED_SYMBOLS=1)
+
+if(PAYWASM_WASM_LTO)
+  target_compile_options(paywasm_core PRIVATE -flto)
+  target_compile_options(paywasm_widget PRIVATE -flto)
+  target_link_options(paywasm_widget PRIVATE -flto)
+endif()
+
+# A symbol map beside the module, for size reports (scripts/dist.sh --sizes).
+target_link_options(paywasm_widget PRIVATE --emit-symbol-map)

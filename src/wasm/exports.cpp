@@ -1,0 +1,92 @@
+// src/wasm/exports.cpp — the module's only entry points (plain C exports: no embind, which needs
+// 'unsafe-eval' under a Content-Security-Policy).
+//
+// Calling convention, used by web/src/core.js:
+//   p = pw_alloc(n)            n bytes for an argument string (NUL-terminated UTF-8)
+//   r = pw_call(op, args)      op name and JSON argument object; returns a NUL-terminated JSON text
+//                                {"ok":true,"value":<json>[,"warnings":[...]]}
+//                                {"ok":false,"error":{"code","message","field","httpStatus"}}
+//   pw_free(p), pw_free(r)     the caller releases both (after wiping them: they may hold a token)
+// Nothing throws across the boundary: paywasm::Error keeps its code, any other exception becomes
+// code "internal". pw_call returns 0 only when even the error envelope cannot be allocated.
+#include <emscripten/emscripten.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "paywasm/codec.hpp"
+#include "paywasm/error.hpp"
+#include "paywasm/protocol.hpp"
+#include "wasm/ops.hpp"
+
+namespace {
+
+// Deprecation warnings of the core, handed back with the result (JS prints them with console.warn).
+std::vector<std::string> g_warnings;
+void collect_warning(std::string_view message) { g_warnings.emplace_back(message); }
+
+std::string error_envelope(std::string_view code, std::string_view message, std::string_view field,
+                           int http_status) {
+    return "{\"ok\":false,\"error\":{\"code\":" + paywasm::json_quote(code) +
+           ",\"message\":" + paywasm::json_quote(message) + ",\"field\":" + paywasm::json_quote(field) +
+           ",\"httpStatus\":" + std::to_string(http_status) + "}}";
+}
+
+std::string call(const char* op, const char* args) {
+    g_warnings.clear();
+    try {
+        std::string out = "{\"ok\":true,\"value\":" +
+                          paywasm::wasm::run_op(op ? op : "", args ? std::string_view(args) : "{}");
+        if (!g_warnings.empty()) {
+            out += ",\"warnings\":[";
+            for (std::size_t i = 0; i < g_warnings.size(); ++i) {
+                if (i) out += ',';
+                out += paywasm::json_quote(g_warnings[i]);
+            }
+            out += ']';
+        }
+        return out + "}";
+    } catch (const paywasm::Error& e) {
+        return error_envelope(paywasm::to_string(e.code()), e.what(), e.field(), e.http_status());
+    } catch (const std::bad_alloc&) {
+        return error_envelope("internal", "out of memory", "", 0);
+    } catch (const std::exception& e) {
+        return error_envelope("internal", e.what(), "", 0);
+    } catch (...) {
+        return error_envelope("internal", "unknown failure", "", 0);
+    }
+}
+
+char* to_c_string(const std::string& s) {
+    auto* out = static_cast<char*>(std::malloc(s.size() + 1));
+    if (out) std::memcpy(out, s.c_str(), s.size() + 1);
+    return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+EMSCRIPTEN_KEEPALIVE void* pw_alloc(std::size_t n) { return std::malloc(n ? n : 1); }
+
+EMSCRIPTEN_KEEPALIVE void pw_free(void* p) { std::free(p); }
+
+EMSCRIPTEN_KEEPALIVE char* pw_call(const char* op, const char* args) {
+    static bool sink_set = false;
+    if (!sink_set) {
+        paywasm::set_warning_sink(collect_warning);
+        sink_set = true;
+    }
+    try {
+        return to_c_string(call(op, args));
+    } catch (...) {
+        return nullptr;  // the envelope itself could not be built (out of memory)
+    }
+}
+
+}  // extern "C"
