@@ -1,0 +1,82 @@
+# paywasm: the two commands a newcomer needs are `make test` and `make demo`; both install what is
+# missing first (scripts/deps.sh) and rebuild only what changed.
+#   make deps    install missing apt/npm packages, fetch + verify source tarballs, build Crypto++ for wasm
+#   make build   native build (build/native, binaries in build/bin) and wasm build (build/wasm)
+#   make test    deps + build + one ctest run over every suite (native and wasm)
+#   make dist    the files a merchant hosts, in dist/
+#   make demo    the sandbox server and a demo shop page
+#   make bench   benchmarks (results in bench/results/)
+#   make clean   remove build/ and dist/ (the dependency cache in ~/.cache/paywasm is kept)
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := test
+
+JOBS ?= 2
+BUILD_TYPE ?= Release
+BUILD := build
+NATIVE := $(BUILD)/native
+WASM := $(BUILD)/wasm
+DEPS_ENV := $(BUILD)/deps.env
+
+# Debian's emcc runs its JS optimizer with /usr/bin/node, which needs Debian's node modules (acorn).
+export NODE_PATH := /usr/share/nodejs
+
+# Ninja when present (scripts/deps.sh installs it); CMake's default generator otherwise.
+GENERATOR := $(if $(shell command -v ninja),-G Ninja,)
+CMAKE_COMMON := $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+
+.PHONY: all deps build build-native build-wasm test dist demo bench clean
+
+all: build
+
+# Always runs (it is a quick no-op when everything is present); rewrites build/deps.env only on change.
+deps:
+	scripts/deps.sh
+
+# Configure once per build dir, again only when the dependency paths change; afterwards
+# `cmake --build` re-runs CMake by itself when a CMakeLists.txt or a globbed source list changes.
+# The stamp is touched after a successful configure, so a failed one is retried next time.
+$(WASM)/.configured: $(DEPS_ENV)
+	source $(DEPS_ENV) && emcmake cmake -S . -B $(WASM) $(CMAKE_COMMON) \
+	  -DPAYWASM_CRYPTOPP_WASM_DIR="$$PAYWASM_CRYPTOPP_WASM_DIR" \
+	  -DPAYWASM_QRCODEGEN_SRC_DIR="$$PAYWASM_QRCODEGEN_SRC_DIR"
+	touch $@
+
+$(NATIVE)/.configured: $(DEPS_ENV)
+	cmake -S . -B $(NATIVE) $(CMAKE_COMMON) -DPAYWASM_WASM_DIR=$(CURDIR)/$(WASM)
+	touch $@
+
+# deps.env is produced by scripts/deps.sh (the `deps` target); this rule only covers `make build`
+# on a tree where deps never ran.
+$(DEPS_ENV):
+	scripts/deps.sh
+
+build-wasm: $(WASM)/.configured
+	cmake --build $(WASM) -j$(JOBS)
+
+build-native: $(NATIVE)/.configured
+	cmake --build $(NATIVE) -j$(JOBS)
+
+build: deps
+	$(MAKE) --no-print-directory build-wasm build-native
+
+test: build
+	ctest --test-dir $(NATIVE) --output-on-failure
+
+# Helpers that arrive with the widget, the sandbox and the benchmarks.
+define run-script
+	@if [[ -f scripts/$(1).sh ]]; then bash scripts/$(1).sh; \
+	else echo "make $(1): scripts/$(1).sh does not exist yet ($(2) is not built yet)" >&2; exit 1; fi
+endef
+
+dist: build
+	$(call run-script,dist,the widget)
+
+demo: build
+	$(call run-script,demo,the sandbox demo)
+
+bench: build
+	$(call run-script,bench,the benchmark suite)
+
+clean:
+	rm -rf $(BUILD) dist
