@@ -1,0 +1,197 @@
+// `paywasm call` against a scripted HTTP server on 127.0.0.1. The server records every request;
+// Node's crypto (independent of Crypto++) decrypts what the CLI encrypted.
+// usage: node test_call.mjs /path/to/paywasm
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+
+const cli = process.argv[2];
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-cli-'));
+const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+const pubPath = path.join(dir, 'pub.pem');
+fs.writeFileSync(pubPath, publicKey.export({ type: 'spki', format: 'pem' }));
+
+const TX = {
+  id: '6f1c2a9e-3b1d-4c7e-9a53-2f6b1f0c7d11', status: 0, nativeAmount: '45.48', nativeCurrency: 'USD',
+  amount: '0.00071', currency: 'BTC', meta: { offerId: 'order-1001', receiverAddress: 'bc1qxyz' },
+  futureField: { kept: true },
+};
+
+// Scripted answers: path -> (req, body) => [status, body, delayMs]
+let script = {};
+const seen = [];
+const server = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => { body += c; });
+  req.on('end', () => {
+    seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+    const handler = script[req.url];
+    const [status, out, delay = 0] = handler ? handler(req, body) : [404, '{"error":"no route"}'];
+    setTimeout(() => {
+      if (out === null) { req.socket.destroy(); return; }
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(typeof out === 'string' ? out : JSON.stringify(out));
+    }, delay);
+  });
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const base = `http://127.0.0.1:${server.address().port}/api`;
+
+function run(args, input, env = {}) {
+  return new Promise((resolve) => {
+    const p = spawn(cli, args, { env: { ...process.env, ...env } });
+    let stdout = '', stderr = '';
+    p.stdout.on('data', (d) => { stdout += d; });
+    p.stderr.on('data', (d) => { stderr += d; });
+    p.on('close', (code) => resolve({ code, stdout, stderr }));
+    p.stdin.end(input ?? '');
+  });
+}
+
+function decryptChunked(b64) {
+  const buf = Buffer.from(b64, 'base64');
+  const parts = [];
+  for (let i = 0; i < buf.length; i += 256) {
+    parts.push(crypto.privateDecrypt({ key: privateKey, padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' },
+      buf.subarray(i, i + 256)));
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+const exchangePayment = {
+  clientId: 'merchant-7', assets: 'BTC',
+  cart: [
+    { id: 'sku-1', name: 'Café crème – 250 g', price: 19.99, quantity: 2, localAmount: 19.99, localCurrency: 'USD' },
+    { id: 'sku-2', name: 'Filter papers "No. 4"', price: 5.5, quantity: 1, localAmount: 5.5, localCurrency: 'USD' },
+  ],
+  // Members in the spec's order, so JSON.stringify gives the canonical bytes.
+  shippingAddress: { firstname: 'Ada', lastname: 'Lovelace', phoneNo: '+44 20 7946 0000', address1: '12 St James Sq',
+    address2: '', state: '', city: 'London', zipcode: 'SW1Y 4JH', country: 'GB', landmark: 'Opposite the library',
+    email: 'ada@example.org' },
+  offerId: 'order-1001', nativeAmount: '45.48', savepassword: false, code2fa: '123456', merchantStoreCurrency: 'USD',
+};
+
+let passed = 0, failed = 0;
+async function test(name, fn) {
+  seen.length = 0;
+  script = {};
+  try { await fn(); passed++; console.log(`ok - ${name}`); }
+  catch (e) { failed++; console.log(`not ok - ${name}\n  ${e.stack}`); }
+}
+function eq(a, b, what) { if (a !== b) throw new Error(`${what}: expected ${JSON.stringify(b)}, got ${JSON.stringify(a)}`); }
+
+await test('exchange-pay encrypts the canonical payload, sends it once, prints the Transaction', async () => {
+  script['/api/exchanges/payments/kraken'] = () => [200, TX];
+  const r = await run(['call', 'exchange-pay', '--base-url', base, '--exchange', 'kraken', '--public-key', pubPath, '-'],
+    JSON.stringify(exchangePayment), { PAYWASM_TOKEN: 'shopper-secret' });
+  eq(r.code, 0, `exit code (stderr ${r.stderr})`);
+  eq(seen.length, 1, 'requests sent');
+  eq(seen[0].headers.authorization, 'Bearer shopper-secret', 'authorization');
+  eq(seen[0].headers['content-type'], 'application/json', 'content-type');
+  const { data } = JSON.parse(seen[0].body);
+  eq(Buffer.from(data, 'base64').length, 256 * 4, 'ciphertext of a ~700-byte payload is four 2048-bit blocks');
+  eq(decryptChunked(data), JSON.stringify(exchangePayment), 'decrypted payload equals JSON.stringify of the input');
+  const out = JSON.parse(r.stdout);
+  eq(out.id, TX.id, 'transaction id');
+  eq(out.futureField.kept, true, 'unknown response fields are kept');
+  if (r.stdout.includes('shopper-secret') || r.stderr.includes('shopper-secret')) throw new Error('token printed');
+});
+
+await test('exchange error 419 exits 1 with a typed JSON error and is not retried', async () => {
+  script['/api/exchanges/payments/gemini'] = () => [419, { message: 'Insufficient Balance' }];
+  const r = await run(['call', 'exchange-pay', '--base-url', base, '--exchange', 'gemini', '--public-key', pubPath,
+    '--token', 't'], JSON.stringify(exchangePayment));
+  eq(r.code, 1, 'exit code');
+  const err = JSON.parse(r.stderr).error;
+  eq(err.code, 'insufficient_balance', 'code');
+  eq(err.httpStatus, 419, 'httpStatus');
+  eq(seen.length, 1, 'requests sent');
+});
+
+await test('a payment that times out is reported as such, sent once, with a caution', async () => {
+  script['/api/exchanges/payments/kraken'] = () => [200, TX, 2500];
+  const r = await run(['call', 'exchange-pay', '--base-url', base, '--exchange', 'kraken', '--public-key', pubPath,
+    '--token', 't', '--timeout', '1'], JSON.stringify(exchangePayment));
+  eq(r.code, 1, 'exit code');
+  const err = JSON.parse(r.stderr).error;
+  eq(err.code, 'timeout', 'code');
+  if (!err.message.includes('may have reached the service')) throw new Error(`no caution in ${err.message}`);
+  eq(seen.length, 1, 'requests sent');
+});
+
+await test('a dropped connection is a network error', async () => {
+  script['/api/users/me'] = () => [200, null];
+  const r = await run(['call', 'users-me', '--base-url', base, '--token', 't']);
+  eq(r.code, 1, 'exit code');
+  eq(JSON.parse(r.stderr).error.code, 'network', 'code');
+});
+
+await test('invalid input is refused before anything is sent', async () => {
+  const bad = { ...exchangePayment, nativeAmount: '45.47' };
+  const r = await run(['call', 'exchange-pay', '--base-url', base, '--exchange', 'kraken', '--public-key', pubPath,
+    '--token', 't'], JSON.stringify(bad));
+  eq(r.code, 1, 'exit code');
+  const err = JSON.parse(r.stderr).error;
+  eq(err.code, 'validation', 'code');
+  eq(err.field, 'nativeAmount', 'field');
+  eq(seen.length, 0, 'requests sent');
+});
+
+await test('a pinned fingerprint that does not match refuses to encrypt', async () => {
+  const r = await run(['call', 'exchange-pay', '--base-url', base, '--exchange', 'kraken', '--public-key', pubPath,
+    '--token', 't', '--key-fingerprint', '00'.repeat(32)], JSON.stringify(exchangePayment));
+  eq(r.code, 1, 'exit code');
+  eq(JSON.parse(r.stderr).error.code, 'key_mismatch', 'code');
+  eq(seen.length, 0, 'requests sent');
+});
+
+await test('users-me prints the profile', async () => {
+  script['/api/users/me'] = () => [200, { ok: true, result: { id: 'u1', profile: { firstName: 'Ana' } } }];
+  const r = await run(['call', 'users-me', '--base-url', base + '/', '--token', 'tok']);
+  eq(r.code, 0, `exit code (${r.stderr})`);
+  eq(JSON.parse(r.stdout).result.profile.firstName, 'Ana', 'first name');
+  eq(seen[0].method, 'GET', 'method');
+});
+
+await test('qr-generate sends the merchant token and x-transaction-source', async () => {
+  script['/api/purchase/qr/generate'] = (req, body) => {
+    const q = JSON.parse(body);
+    return [200, { ok: true, result: { totalAmount: q.amount, currency: q.currency, crytoCurrency: q.cryptoCurrency,
+      id: 'b3c1', meta: { offerId: q.orderId, receiverAddress: 'bc1qabc',
+        qrString: 'bitcoin:bc1qabc?amount=0.0001&value=12.5' } } }];
+  };
+  const q = { amount: '12.5', currency: 'EUR', cryptoCurrency: 'BTC', orderId: 'o-9',
+    cart: [{ id: '1', name: 'Mug', price: 6.25, quantity: 2 }], customerInfo: { name: 'Bo', email: 'bo@example.com' } };
+  const r = await run(['call', 'qr-generate', '--base-url', base, '--token', 'merchant-tok'], JSON.stringify(q));
+  eq(r.code, 0, `exit code (${r.stderr})`);
+  eq(seen[0].headers['x-transaction-source'], 'qr-code-api', 'source header');
+  eq(seen[0].headers.authorization, 'Bearer merchant-tok', 'authorization');
+  eq(JSON.parse(r.stdout).result.crytoCurrency, 'BTC', 'crytoCurrency kept as spelled');
+  if (!r.stderr.includes('DEPRECATED')) throw new Error('no deprecation warning');
+});
+
+await test('subscription-debit makes merchantAuth from merchantId when the input has none', async () => {
+  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [], errors: [] } }];
+  const r = await run(['call', 'subscription-debit', '--base-url', base, '--public-key', pubPath],
+    JSON.stringify({ merchantId: 'merchant-7', items: [{ subscriptionId: 's1', amount: 9.99, currency: 'USD' }] }));
+  eq(r.code, 0, `exit code (${r.stderr})`);
+  const sent = JSON.parse(seen[0].body);
+  eq(decryptChunked(sent.merchantAuth), '{"merchantId":"merchant-7"}', 'merchantAuth plaintext');
+  eq(Object.keys(sent).join(','), 'merchantAuth,merchantId,items', 'member order');
+});
+
+await test('wrong usage exits 2 with usage text', async () => {
+  const r = await run(['call', 'exchange-pay']);
+  eq(r.code, 2, 'exit code');
+  if (!r.stderr.includes('usage: paywasm call')) throw new Error('no usage');
+  const r2 = await run(['call', 'nope', '--base-url', base]);
+  eq(r2.code, 2, 'unknown endpoint exit code');
+});
+
+server.close();
+fs.rmSync(dir, { recursive: true, force: true });
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
