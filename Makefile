@@ -10,6 +10,8 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := test
+# Parallelism lives inside each build (cmake --build -j$(JOBS)); the steps themselves run in order.
+.NOTPARALLEL:
 
 JOBS ?= 2
 BUILD_TYPE ?= Release

@@ -90,12 +90,22 @@ ensure_deb_src() {
   fi
   [[ $(id -u) -eq 0 ]] || die "no Debian source index; as root, add a deb-src entry (Types: deb-src) \
 mirroring /etc/apt/sources.list.d/debian.sources and run apt-get update"
-  if [[ ! -f $SRC_LIST ]]; then
-    local base=/etc/apt/sources.list.d/debian.sources
-    [[ -f $base ]] || die "$base not found: cannot derive a deb-src entry"
-    say "adding $SRC_LIST (deb-src twin of $base)"
-    sed -E 's/^Types:.*/Types: deb-src/' "$base" >"$SRC_LIST.tmp"
-    mv "$SRC_LIST.tmp" "$SRC_LIST"
+  local base=/etc/apt/sources.list.d/debian.sources
+  if [[ -f $base ]]; then
+    if [[ ! -f $SRC_LIST ]]; then
+      say "adding $SRC_LIST (deb-src twin of $base)"
+      sed -E 's/^Types:.*/Types: deb-src/' "$base" >"$SRC_LIST.tmp"
+      mv "$SRC_LIST.tmp" "$SRC_LIST"
+    fi
+  elif [[ -f /etc/apt/sources.list ]]; then   # older one-line format
+    SRC_LIST=/etc/apt/sources.list.d/paywasm-deb-src.list
+    if [[ ! -f $SRC_LIST ]]; then
+      say "adding $SRC_LIST (deb-src twin of /etc/apt/sources.list)"
+      sed -nE 's/^deb[[:space:]]+/deb-src /p' /etc/apt/sources.list >"$SRC_LIST.tmp"
+      mv "$SRC_LIST.tmp" "$SRC_LIST"
+    fi
+  else
+    die "neither $base nor /etc/apt/sources.list exists: cannot derive a deb-src entry"
   fi
   DEBIAN_FRONTEND=noninteractive apt-get update -q
 }
