@@ -60,7 +60,7 @@ build-native: $(NATIVE)/.configured
 	cmake --build $(NATIVE) -j$(JOBS)
 
 build: deps
-	$(MAKE) --no-print-directory build-wasm build-native
+	$(MAKE) --no-print-directory build-native build-wasm
 
 test: build
 	ctest --test-dir $(NATIVE) --output-on-failure
