@@ -15,7 +15,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CACHE=${PAYWASM_CACHE:-$HOME/.cache/paywasm}
+CACHE=${PAYWASM_CACHE:-${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}/.cache/paywasm}
 JOBS=${PAYWASM_JOBS:-2}
 export NODE_PATH=/usr/share/nodejs   # Debian's emcc runs its JS tools with /usr/bin/node (needs acorn)
 
@@ -157,6 +157,9 @@ if [[ ! -f $QRCODEGEN_SRC_DIR/cpp/qrcodegen.cpp || ! -f $CRYPTOPP_WASM_DIR/lib/l
   mkdir -p "$CACHE"
   exec 9>"$CACHE/.lock"
   flock 9   # two builds sharing a cache wait for each other instead of racing
+  # Holding the lock, anything half-done in the cache is from an interrupted run: drop it.
+  rm -rf "$CACHE"/.cryptopp-build.* "$CACHE"/src/.download.* "$CACHE"/*.tmp.*
+  trap 'exit 130' INT TERM   # so the EXIT trap below also cleans up on Ctrl-C or kill
 fi
 
 if [[ ! -f $QRCODEGEN_SRC_DIR/cpp/qrcodegen.cpp ]]; then
