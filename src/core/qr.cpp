@@ -1,0 +1,258 @@
+// src/core/qr.cpp — QR module matrices (qrcodegen inside), two thin renderers, and the payment URI
+// check that stands between the service's QR string and a shopper's wallet.
+#include "paywasm/qr.hpp"
+
+#include <qrcodegen/qrcodegen.hpp>
+
+#include "paywasm/error.hpp"
+
+namespace paywasm {
+
+namespace {
+
+constexpr std::size_t kMaxUriBytes = 2048;
+constexpr int kMaxBorder = 16;
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_hex(char c) { return is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'f'); }
+
+const char* ecc_name(Ecc ecc) {
+    switch (ecc) {
+        case Ecc::low: return "L";
+        case Ecc::medium: return "M";
+        case Ecc::quartile: return "Q";
+        case Ecc::high: return "H";
+    }
+    return "M";
+}
+
+qrcodegen::QrCode::Ecc to_qrcodegen(Ecc ecc) {
+    switch (ecc) {
+        case Ecc::low: return qrcodegen::QrCode::Ecc::LOW;
+        case Ecc::medium: return qrcodegen::QrCode::Ecc::MEDIUM;
+        case Ecc::quartile: return qrcodegen::QrCode::Ecc::QUARTILE;
+        case Ecc::high: return qrcodegen::QrCode::Ecc::HIGH;
+    }
+    return qrcodegen::QrCode::Ecc::MEDIUM;
+}
+
+void check_border(int border) {
+    if (border < 0 || border > kMaxBorder) {
+        fail_validation("border", "must be 0.." + std::to_string(kMaxBorder) + " modules, not " + std::to_string(border));
+    }
+}
+
+[[noreturn]] void bad_uri(const std::string& reason) { throw Error(ErrorCode::invalid_qr, "payment URI: " + reason); }
+
+// RFC 3986 characters that may appear in a URI outside percent-escapes.
+bool uri_char(char c) {
+    if (is_alpha(c) || is_digit(c)) return true;
+    switch (c) {
+        case '-': case '.': case '_': case '~':                                  // unreserved
+        case ':': case '/': case '?': case '#': case '[': case ']': case '@':    // gen-delims
+        case '!': case '$': case '&': case '\'': case '(': case ')': case '*':   // sub-delims
+        case '+': case ',': case ';': case '=': case '%':
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool is_decimal(std::string_view s) {
+    std::size_t i = 0, int_digits = 0, frac_digits = 0;
+    while (i < s.size() && is_digit(s[i])) { ++i; ++int_digits; }
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        while (i < s.size() && is_digit(s[i])) { ++i; ++frac_digits; }
+        if (frac_digits == 0) return false;
+    }
+    return int_digits > 0 && i == s.size();
+}
+
+}  // namespace
+
+Ecc parse_ecc(std::string_view name) {
+    if (name.size() == 1) {
+        switch (lower(name[0])) {
+            case 'l': return Ecc::low;
+            case 'm': return Ecc::medium;
+            case 'q': return Ecc::quartile;
+            case 'h': return Ecc::high;
+            default: break;
+        }
+    }
+    fail_validation("ecc", "must be L, M, Q or H, not '" + std::string(name) + "'");
+}
+
+QrMatrix qr_encode(std::string_view text, Ecc ecc) {
+    auto build = [&]() {
+        if (text.find('\0') == std::string_view::npos) {
+            return qrcodegen::QrCode::encodeText(std::string(text).c_str(), to_qrcodegen(ecc));
+        }
+        // encodeText stops at a NUL; bytes mode keeps every byte.
+        std::vector<std::uint8_t> bytes(text.begin(), text.end());
+        return qrcodegen::QrCode::encodeSegments({qrcodegen::QrSegment::makeBytes(bytes)}, to_qrcodegen(ecc));
+    };
+    try {
+        qrcodegen::QrCode code = build();
+        QrMatrix m;
+        m.size = code.getSize();
+        m.modules.resize(static_cast<std::size_t>(m.size) * static_cast<std::size_t>(m.size));
+        for (int y = 0; y < m.size; ++y) {
+            for (int x = 0; x < m.size; ++x) {
+                m.modules[static_cast<std::size_t>(y) * static_cast<std::size_t>(m.size) + static_cast<std::size_t>(x)] =
+                    code.getModule(x, y) ? 1 : 0;
+            }
+        }
+        return m;
+    } catch (const qrcodegen::data_too_long&) {
+        throw Error(ErrorCode::invalid_qr,
+                    "text is too long for a QR code: " + std::to_string(text.size()) +
+                        " bytes do not fit the largest QR code (version 40) at error-correction level " +
+                        ecc_name(ecc) + "; shorten the text or use a lower level (L holds the most)");
+    }
+}
+
+std::string qr_svg(const QrMatrix& m, int border) {
+    check_border(border);
+    const std::string n = std::to_string(m.size + 2 * border);
+    std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" viewBox=\"0 0 " + n + " " + n +
+                      "\" shape-rendering=\"crispEdges\"><rect width=\"" + n + "\" height=\"" + n +
+                      "\" fill=\"#ffffff\"/><path fill=\"#000000\" d=\"";
+    bool first = true;
+    for (int y = 0; y < m.size; ++y) {
+        for (int x = 0; x < m.size;) {
+            if (!m.dark(x, y)) { ++x; continue; }
+            int run = 1;
+            while (x + run < m.size && m.dark(x + run, y)) ++run;
+            if (!first) out += ' ';
+            first = false;
+            // One rectangle per horizontal run: move, across, down one, back, close.
+            const std::string w = std::to_string(run);
+            out += 'M' + std::to_string(x + border) + ',' + std::to_string(y + border) + 'h' + w + "v1h-" + w + 'z';
+            x += run;
+        }
+    }
+    out += "\"/></svg>\n";
+    return out;
+}
+
+std::string qr_text(const QrMatrix& m, int border) {
+    check_border(border);
+    // Dark modules are ink: correct on a light terminal background (and on paper).
+    const int total = m.size + 2 * border;
+    auto dark = [&](int x, int y) {
+        x -= border;
+        y -= border;
+        return x >= 0 && y >= 0 && x < m.size && y < m.size && m.dark(x, y);
+    };
+    std::string out;
+    for (int y = 0; y < total; y += 2) {
+        for (int x = 0; x < total; ++x) {
+            bool top = dark(x, y), bottom = dark(x, y + 1);
+            out += top && bottom ? "\u2588" : top ? "\u2580" : bottom ? "\u2584" : " ";
+        }
+        out += '\n';
+    }
+    return out;
+}
+
+// Wallet URI schemes accepted by check_payment_uri. Configurable by code: add a scheme here when the
+// service starts returning it (lower-case; RFC 3986 scheme characters).
+const std::vector<std::string>& payment_uri_schemes() {
+    static const std::vector<std::string> schemes = {
+        "bitcoin", "bitcoincash", "ethereum", "litecoin", "dogecoin", "dash",  "tron",  "ripple",      "stellar",
+        "solana",  "monero",      "zcash",    "cardano",  "polygon",  "usdt",  "usdc",  "binancecoin",
+    };
+    return schemes;
+}
+
+PaymentUri check_payment_uri(std::string_view uri) {
+    if (uri.empty()) bad_uri("is empty");
+    if (uri.size() > kMaxUriBytes) {
+        bad_uri("is " + std::to_string(uri.size()) + " bytes; at most " + std::to_string(kMaxUriBytes) + " are accepted");
+    }
+    for (std::size_t i = 0; i < uri.size(); ++i) {
+        auto c = static_cast<unsigned char>(uri[i]);
+        if (c < 0x20 || c == 0x7f || c == ' ') {
+            bad_uri("contains a control character or whitespace at position " + std::to_string(i + 1));
+        }
+        if (c >= 0x80) bad_uri("contains a non-ASCII byte at position " + std::to_string(i + 1) + " (percent-encode it)");
+    }
+
+    PaymentUri out;
+    auto colon = uri.find(':');
+    if (colon == std::string_view::npos || colon == 0) {
+        bad_uri("has no scheme; expected <scheme>:<address>?amount=<decimal>&value=<decimal>");
+    }
+    for (char c : uri.substr(0, colon)) out.scheme += lower(c);
+    const auto& allowed = payment_uri_schemes();
+    bool known = false;
+    for (const auto& s : allowed) known = known || s == out.scheme;
+    if (!known) {
+        std::string list;
+        for (const auto& s : allowed) list += (list.empty() ? "" : ", ") + s;
+        bad_uri("scheme '" + out.scheme + "' is not a wallet payment scheme (allowed: " + list + ")");
+    }
+
+    for (std::size_t i = 0; i < uri.size(); ++i) {
+        if (!uri_char(uri[i])) {
+            bad_uri(std::string("contains '") + uri[i] + "' at position " + std::to_string(i + 1) +
+                    ", which a URI cannot hold unescaped");
+        }
+        if (uri[i] == '%' && (i + 2 >= uri.size() || !is_hex(uri[i + 1]) || !is_hex(uri[i + 2]))) {
+            bad_uri("has a '%' at position " + std::to_string(i + 1) + " that is not followed by two hex digits");
+        }
+    }
+    if (uri.find('#') != std::string_view::npos) bad_uri("has a fragment ('#'), which a payment URI does not use");
+
+    std::string_view rest = uri.substr(colon + 1);
+    auto qmark = rest.find('?');
+    std::string_view address = rest.substr(0, qmark);
+    if (address.substr(0, 2) == "//") bad_uri("the address must follow '" + out.scheme + ":' directly, without '//'");
+    if (address.empty()) bad_uri("has no address after '" + out.scheme + ":'");
+    for (std::size_t i = 0; i < address.size(); ++i) {
+        char c = address[i];
+        if (!(is_alpha(c) || is_digit(c) || c == '.' || c == '_' || c == '-')) {
+            bad_uri(std::string("address contains '") + c + "' at position " + std::to_string(i + 1) +
+                    "; allowed are letters, digits, '.', '_' and '-'");
+        }
+    }
+    out.address = std::string(address);
+
+    bool has_amount = false, has_value = false;
+    if (qmark != std::string_view::npos) {
+        std::string_view query = rest.substr(qmark + 1);
+        while (true) {
+            auto amp = query.find('&');
+            std::string_view param = query.substr(0, amp);
+            if (param.empty()) bad_uri("has an empty query parameter (a stray '&' or '?')");
+            auto eq = param.find('=');
+            std::string_view key = param.substr(0, eq);
+            if (key.empty()) bad_uri("has a query parameter without a name");
+            if (key == "amount" || key == "value") {
+                bool& seen = key == "amount" ? has_amount : has_value;
+                std::string& target = key == "amount" ? out.amount : out.value;
+                std::string name(key);
+                if (seen) bad_uri("parameter '" + name + "' appears twice");
+                seen = true;
+                if (eq == std::string_view::npos) bad_uri("parameter '" + name + "' has no value");
+                std::string_view v = param.substr(eq + 1);
+                if (!is_decimal(v)) {
+                    bad_uri("parameter '" + name + "' is '" + std::string(v) +
+                            "', not a non-negative decimal (digits with an optional '.fraction', no sign, no exponent)");
+                }
+                target = std::string(v);
+            }
+            if (amp == std::string_view::npos) break;
+            query.remove_prefix(amp + 1);
+        }
+    }
+    if (!has_amount) bad_uri("is missing the amount parameter (expected ?amount=<decimal>&value=<decimal>)");
+    if (!has_value) bad_uri("is missing the value parameter (expected ?amount=<decimal>&value=<decimal>)");
+    return out;
+}
+
+}  // namespace paywasm
