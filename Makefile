@@ -45,7 +45,7 @@ $(WASM)/.configured: $(DEPS_ENV)
 	touch $@
 
 $(NATIVE)/.configured: $(DEPS_ENV)
-	cmake -S . -B $(NATIVE) $(CMAKE_COMMON) -DPAYWASM_WASM_DIR=$(CURDIR)/$(WASM)
+	cmake -S . -B $(NATIVE) $(CMAKE_COMMON) -DPAYWASM_WASM_DIR=$(CURDIR)/$(WASM) -DPAYWASM_BIN_DIR=$(CURDIR)/$(BUILD)/bin
 	touch $@
 
 # deps.env is produced by scripts/deps.sh (the `deps` target); this rule only covers `make build`
