@@ -34,6 +34,7 @@ enum class ErrorCode {
     network,
     timeout,
     usage,             // wrong command-line usage (CLI exit code 2)
+    io,                // a local file could not be read or written (CLI)
 };
 
 // Stable snake_case name of a code, e.g. "insufficient_balance".

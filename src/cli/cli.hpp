@@ -51,10 +51,11 @@ struct Registrar {
 #define PAYWASM_COMMAND(...) \
     static const ::paywasm::cli::Registrar PAYWASM_CONCAT(paywasm_registrar_, __LINE__){__VA_ARGS__};
 
-// Reads a whole file, or standard input for "-" or an empty path. Throws Error(usage) naming the
+// Reads a whole file, or standard input for "-" or an empty path. Throws Error(io) naming the
 // file when it cannot be read.
 std::string read_input(const std::string& path);
-// Writes `data` to a new file with mode `mode` (0600 for private keys); refuses to overwrite.
+// Writes `data` to a new file with mode `mode` (0600 for private keys); refuses to overwrite
+// (Error(io)).
 void write_file(const std::string& path, std::string_view data, unsigned mode = 0644);
 
 }  // namespace paywasm::cli

@@ -85,14 +85,14 @@ std::string read_input(const std::string& path) {
         return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     }
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(ErrorCode::usage, "cannot read " + path + ": " + std::strerror(errno));
+    if (!in) throw Error(ErrorCode::io, "cannot read " + path + ": " + std::strerror(errno));
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 void write_file(const std::string& path, std::string_view data, unsigned mode) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
     if (fd < 0) {
-        throw Error(ErrorCode::usage, "cannot create " + path + ": " + std::strerror(errno) +
+        throw Error(ErrorCode::io, "cannot create " + path + ": " + std::strerror(errno) +
                                           (errno == EEXIST ? " (refusing to overwrite)" : ""));
     }
     std::size_t off = 0;
@@ -102,11 +102,11 @@ void write_file(const std::string& path, std::string_view data, unsigned mode) {
             if (errno == EINTR) continue;
             int e = errno;
             ::close(fd);
-            throw Error(ErrorCode::usage, "cannot write " + path + ": " + std::strerror(e));
+            throw Error(ErrorCode::io, "cannot write " + path + ": " + std::strerror(e));
         }
         off += static_cast<std::size_t>(n);
     }
-    if (::close(fd) != 0) throw Error(ErrorCode::usage, "cannot write " + path + ": " + std::strerror(errno));
+    if (::close(fd) != 0) throw Error(ErrorCode::io, "cannot write " + path + ": " + std::strerror(errno));
 }
 
 }  // namespace paywasm::cli

@@ -21,6 +21,7 @@ std::string_view to_string(ErrorCode code) {
         case ErrorCode::network: return "network";
         case ErrorCode::timeout: return "timeout";
         case ErrorCode::usage: return "usage";
+        case ErrorCode::io: return "io";
     }
     return "unknown";
 }
