@@ -1,0 +1,286 @@
+// The six endpoints of the payment service under /api, with the service's credentials, the core's
+// decryption and validation rules, and the faults the control API queued.
+#include <chrono>
+#include <thread>
+
+#include "market.hpp"
+#include "paywasm/codec.hpp"
+#include "paywasm/error.hpp"
+#include "paywasm/validate.hpp"
+#include "sandbox.hpp"
+#include "util.hpp"
+
+namespace sandbox {
+
+namespace {
+
+void unauthorized(const std::string& message) { throw HttpError(401, "unauthorized", message); }
+
+void require_shopper(Sandbox& sb, const httplib::Request& req) {
+    const std::string token = bearer_token(req);
+    if (token.empty()) unauthorized("missing Authorization: Bearer <shopper access token>");
+    if (equal_secret(token, sb.identity.merchant_token)) {
+        unauthorized("this endpoint takes the shopper access token, not the merchant access token");
+    }
+    if (!equal_secret(token, sb.identity.shopper_token)) unauthorized("invalid shopper access token");
+}
+
+void require_merchant_token(Sandbox& sb, const httplib::Request& req) {
+    const std::string token = bearer_token(req);
+    if (token.empty()) unauthorized("missing Authorization: Bearer <merchant access token>");
+    if (!equal_secret(token, sb.identity.merchant_token)) unauthorized("invalid merchant access token");
+    if (req.get_header_value("x-transaction-source") != "qr-code-api") {
+        unauthorized("the x-transaction-source header must be qr-code-api");
+    }
+}
+
+// merchantId + merchantAuth in the body: merchantAuth must decrypt (merchant key, configured
+// padding) to a JSON object whose merchantId is this merchant.
+void require_merchant_auth(Sandbox& sb, const json& body) {
+    auto id = body.find("merchantId");
+    auto auth = body.find("merchantAuth");
+    if (id == body.end() || auth == body.end() || !id->is_string() || !auth->is_string()) {
+        unauthorized("merchantId and merchantAuth (strings) are required");
+    }
+    if (id->get<std::string>() != sb.identity.merchant_id) unauthorized("unknown merchantId");
+    std::string plaintext;
+    try {
+        plaintext = sb.decrypt(auth->get<std::string>(), "merchantAuth").first;
+    } catch (const HttpError&) {
+        unauthorized("merchantAuth cannot be decrypted with the merchant's key");
+    }
+    json inner = json::parse(plaintext, nullptr, false);
+    if (!inner.is_object() || !inner.contains("merchantId") || inner["merchantId"] != sb.identity.merchant_id) {
+        unauthorized("merchantAuth does not hold {\"merchantId\": \"<this merchant>\"}");
+    }
+}
+
+std::string customer_name(const paywasm::ShippingAddress& a, const json& profile) {
+    std::string name = a.firstname.value_or("");
+    if (a.lastname && !a.lastname->empty()) name += (name.empty() ? "" : " ") + *a.lastname;
+    return name.empty() ? profile.value("fullname", "") : name;
+}
+
+void check_client_id(Sandbox& sb, const std::string& client_id) {
+    if (client_id != sb.identity.merchant_id) {
+        throw HttpError(400, "validation", "clientId: is not the merchant id of the key the data was encrypted to",
+                        "clientId");
+    }
+}
+
+void send_replay(httplib::Response& res, const json& body) {
+    res.set_header("Idempotent-Replayed", "true");
+    send_json(res, 200, body);
+}
+
+// Runs an endpoint with the transport faults of `endpoint` around it.
+void with_faults(Sandbox& sb, const std::string& endpoint, const httplib::Request& req, httplib::Response& res,
+                 const std::function<void()>& body) {
+    std::optional<Fault> fault = sb.faults.take(endpoint, false);
+    if (fault && fault->kind == "500") {
+        send_error(res, 500, "server_error", "simulated internal server error (sandbox fault)");
+        return;
+    }
+    if (fault && fault->kind == "latency") std::this_thread::sleep_for(std::chrono::milliseconds(fault->ms));
+    guard(res, body);
+    if (fault && fault->kind == "malformed-json") {
+        std::string text = res.body;
+        res.set_content(text.substr(0, text.size() / 2), "application/json");
+    }
+    if (fault && fault->kind == "drop") drop_connection(req);
+}
+
+// A queued error-41x fault, or the shopper's sticky exchangeError: answer it and return true.
+bool exchange_error(Sandbox& sb, const std::string& endpoint, const std::string& exchange, httplib::Response& res) {
+    if (auto fault = sb.faults.take(endpoint, true)) {
+        send_exchange_error(res, std::stoi(fault->kind.substr(6)), fault->form, exchange);
+        return true;
+    }
+    if (endpoint == "exchange-pay") {
+        if (auto code = sb.shopper.exchange_error()) {
+            send_exchange_error(res, *code, "status", exchange);
+            return true;
+        }
+    }
+    return false;
+}
+
+template <class T>
+T read_payload(Sandbox& sb, const httplib::Request& req, const std::string& body, std::string& plaintext,
+               std::string& padding) {
+    json outer = parse_object(req, body);
+    const std::string data = need_string(outer, "data");
+    std::tie(plaintext, padding) = sb.decrypt(data, "data");
+    T payload = paywasm::from_json<T>(plaintext);
+    paywasm::validate(payload, sb.limits);
+    return payload;
+}
+
+}  // namespace
+
+void register_api(httplib::Server& server, Sandbox& sb) {
+    const std::size_t limit = sb.config.max_body;
+
+    // ---- 1. POST /purchase/qr/generate (merchant token + x-transaction-source) ----
+    route(server, "POST", "/api/purchase/qr/generate", limit,
+          [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
+              with_faults(sb, "qr-generate", req, res, [&] {
+                  require_merchant_token(sb, req);
+                  parse_object(req, body);
+                  auto request = paywasm::from_json<paywasm::QrGenerateRequest>(body);
+                  paywasm::validate(request, sb.limits);
+                  if (auto existing = sb.ledger.find_payment(request.order_id)) {
+                      if (existing->qr_result.is_null()) {
+                          throw HttpError(409, "conflict", "orderId: is already used by a payment that is not a QR payment",
+                                          "orderId");
+                      }
+                      return send_replay(res, json{{"ok", true}, {"result", existing->qr_result}});
+                  }
+                  if (exchange_error(sb, "qr-generate", "", res)) return;
+                  if (!find_coin(request.crypto_currency)) {
+                      throw HttpError(400, "validation",
+                                      "cryptoCurrency: " + request.crypto_currency + " is not supported by the sandbox",
+                                      "cryptoCurrency");
+                  }
+                  NewPayment p;
+                  p.kind = "qr";
+                  p.offer_id = request.order_id;
+                  p.native_amount = request.amount;
+                  p.native_currency = request.currency;
+                  p.asset = request.crypto_currency;
+                  p.cart = request.cart;
+                  p.customer_email = request.customer_info.email;
+                  p.customer_name = request.customer_info.name;
+                  p.plaintext = body;
+                  Payment payment = sb.ledger.create(p);
+                  if (payment.replayed) return send_replay(res, json{{"ok", true}, {"result", payment.qr_result}});
+                  send_json(res, 200, json{{"ok", true}, {"result", payment.qr_result}});
+              });
+          });
+
+    // ---- 2. POST /exchanges/payments/{exchange_name} (shopper token, encrypted data) ----
+    route(server, "POST", R"(/api/exchanges/payments/([^/]*))", limit,
+          [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
+              with_faults(sb, "exchange-pay", req, res, [&] {
+                  require_shopper(sb, req);
+                  const std::string exchange = req.matches[1];
+                  try {
+                      paywasm::validate_exchange_name(exchange, sb.limits);
+                  } catch (const paywasm::Error& e) {
+                      throw HttpError(404, "unknown_exchange", e.what(), "exchange");
+                  }
+                  std::string plaintext, padding;
+                  auto payload = read_payload<paywasm::ExchangePayment>(sb, req, body, plaintext, padding);
+                  check_client_id(sb, payload.client_id);
+                  if (auto existing = sb.ledger.find_payment(payload.offer_id)) return send_replay(res, existing->transaction);
+                  if (exchange_error(sb, "exchange-pay", exchange, res)) return;
+                  if (!find_coin(payload.assets)) {
+                      return send_exchange_error(res, 421, "status", exchange);
+                  }
+                  json profile = sb.shopper.profile(sb.identity.shopper_id);
+                  NewPayment p;
+                  p.kind = "exchange";
+                  p.exchange = exchange;
+                  p.offer_id = payload.offer_id;
+                  p.native_amount = payload.native_amount;
+                  p.native_currency = payload.merchant_store_currency;
+                  p.asset = payload.assets;
+                  p.cart = payload.cart;
+                  p.shipping = payload.shipping_address;
+                  p.customer_email = payload.shipping_address.email.value_or(profile.value("email", ""));
+                  p.customer_name = customer_name(payload.shipping_address, profile);
+                  p.user_id = sb.identity.shopper_id;
+                  p.plaintext = plaintext;
+                  p.padding = padding;
+                  Payment payment = sb.ledger.create(p);
+                  if (payment.replayed) return send_replay(res, payment.transaction);
+                  send_json(res, 200, payment.transaction);
+              });
+          });
+
+    // ---- 3. POST /purchases (shopper token, encrypted data; DEPRECATED) ----
+    route(server, "POST", "/api/purchases", limit,
+          [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
+              with_faults(sb, "bank-pay", req, res, [&] {
+                  require_shopper(sb, req);
+                  std::string plaintext, padding;
+                  auto payload = read_payload<paywasm::BankPayment>(sb, req, body, plaintext, padding);
+                  check_client_id(sb, payload.client_id);
+                  if (auto existing = sb.ledger.find_payment(payload.offer_id)) return send_replay(res, existing->transaction);
+                  if (exchange_error(sb, "bank-pay", "", res)) return;
+                  json profile = sb.shopper.profile(sb.identity.shopper_id);
+                  NewPayment p;
+                  p.kind = "bank";
+                  p.offer_id = payload.offer_id;
+                  p.native_amount = payload.amount;
+                  p.native_currency = payload.merchant_store_currency;
+                  p.asset = payload.merchant_store_currency;
+                  p.cart = payload.cart;
+                  p.shipping = payload.shipping_address;
+                  p.customer_email = payload.shipping_address.email.value_or(profile.value("email", ""));
+                  p.customer_name = customer_name(payload.shipping_address, profile);
+                  p.user_id = sb.identity.shopper_id;
+                  p.stock_id = payload.stock_id;
+                  p.account_id = payload.account_id;
+                  p.plaintext = plaintext;
+                  p.padding = padding;
+                  Payment payment = sb.ledger.create(p);
+                  if (payment.replayed) return send_replay(res, payment.transaction);
+                  send_json(res, 200, payment.transaction);
+              });
+          });
+
+    // ---- 4. GET /users/me (shopper token) ----
+    route(server, "GET", "/api/users/me", limit,
+          [&sb](const httplib::Request& req, httplib::Response& res, const std::string&) {
+              with_faults(sb, "users-me", req, res, [&] {
+                  require_shopper(sb, req);
+                  if (exchange_error(sb, "users-me", "", res)) return;
+                  send_json(res, 200, json{{"ok", true}, {"result", sb.shopper.profile(sb.identity.shopper_id)}});
+              });
+          });
+
+    // ---- 5. POST /subscription/debit (merchantAuth + merchantId) ----
+    route(server, "POST", "/api/subscription/debit", limit,
+          [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
+              with_faults(sb, "subscription-debit", req, res, [&] {
+                  json outer = parse_object(req, body);
+                  require_merchant_auth(sb, outer);
+                  auto request = paywasm::from_json<paywasm::SubscriptionDebitRequest>(body);
+                  paywasm::validate(request, sb.limits);
+                  if (exchange_error(sb, "subscription-debit", "", res)) return;
+                  send_json(res, 200, json{{"status", 200}, {"result", sb.ledger.debit(request)}});
+              });
+          });
+
+    // ---- 6. POST /subscription/cancel (merchantAuth + merchantId) ----
+    route(server, "POST", "/api/subscription/cancel", limit,
+          [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
+              with_faults(sb, "subscription-cancel", req, res, [&] {
+                  json outer = parse_object(req, body);
+                  require_merchant_auth(sb, outer);
+                  auto request = paywasm::from_json<paywasm::SubscriptionCancelRequest>(body);
+                  paywasm::validate(request, sb.limits);
+                  if (exchange_error(sb, "subscription-cancel", "", res)) return;
+                  const bool cancelled = sb.ledger.cancel(request.subscription_id);
+                  json result = {{"success", cancelled}};
+                  if (!cancelled) result["message"] = "the subscription was already cancelled";
+                  send_json(res, 200, json{{"status", 200}, {"result", result}});
+              });
+          });
+
+    // ---- Anything else under /api, and CORS preflight ----
+    for (const char* method : {"GET", "POST", "PUT", "DELETE"}) {
+        route(server, method, "/api/.*", limit, [](const httplib::Request& req, httplib::Response& res, const std::string&) {
+            send_error(res, 404, "not_found", "no endpoint " + req.method + " " + req.path.substr(0, 200));
+        });
+    }
+    server.Options(R"(/api/.*)", [](const httplib::Request&, httplib::Response& res) {
+        res.status = 204;
+        res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+        res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type, x-transaction-source");
+        res.set_header("Access-Control-Max-Age", "600");
+    });
+}
+
+}  // namespace sandbox

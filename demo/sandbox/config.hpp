@@ -1,0 +1,33 @@
+// config.hpp — the sandbox's command-line options (see docs/sandbox.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sandbox {
+
+struct Config {
+    std::string host = "127.0.0.1";
+    int port = 8080;             // 0: any free port (printed on the first stdout line)
+    std::string data_dir;        // empty: a temporary directory, removed at exit
+    double speed = 1.0;          // every sandbox delay is divided by this
+    double bank_day_seconds = 0; // one working day of the bank clock; 0: 86400 / speed
+    std::string padding;         // oaep-sha1 | oaep-sha256 | pkcs1v15 | any; empty: keep the stored one
+    std::vector<std::string> exchanges = {"coinbase", "okcoin", "kraken", "gemini", "binanceus"};
+    std::string site_dir;        // the demo page
+    std::string dist_dir;        // the widget's dist/
+    std::size_t max_body = 256 * 1024;  // request bodies over this are refused with 413 unread
+    bool quiet = false;          // no access log
+
+    // Real durations (speed 1) scaled by `speed`, in milliseconds.
+    std::int64_t scaled_ms(double seconds_at_speed_1) const {
+        return static_cast<std::int64_t>(seconds_at_speed_1 * 1000.0 / speed);
+    }
+    std::int64_t bank_day_ms() const {
+        return bank_day_seconds > 0 ? static_cast<std::int64_t>(bank_day_seconds * 1000.0) : scaled_ms(86400);
+    }
+};
+
+}  // namespace sandbox

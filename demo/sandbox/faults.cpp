@@ -1,0 +1,115 @@
+#include "faults.hpp"
+
+#include <algorithm>
+
+#include "paywasm/error.hpp"
+#include "paywasm/protocol.hpp"
+
+namespace sandbox {
+
+namespace {
+
+bool is_exchange_error(const std::string& kind) { return kind.rfind("error-", 0) == 0; }
+
+const char* const kKinds[] = {"error-418", "error-419", "error-420", "error-421", "error-422",
+                              "latency",   "500",       "malformed-json", "drop"};
+
+std::string canonical_endpoint(const std::string& name) {
+    if (name == "*" || name == "any") return "*";
+    try {
+        return std::string(paywasm::endpoint_by_name(name).name);
+    } catch (const paywasm::Error&) {
+    }
+    // Also accept the path, as in "/exchanges/payments" or "/users/me".
+    for (const auto& e : paywasm::endpoints()) {
+        std::string path(e.path.substr(0, e.path.find('{')));
+        while (path.size() > 1 && path.back() == '/') path.pop_back();
+        if (name == path || name == e.path) return std::string(e.name);
+    }
+    std::string list = "*";
+    for (const auto& e : paywasm::endpoints()) list += ", " + std::string(e.name);
+    throw HttpError(400, "validation", "endpoint: '" + name.substr(0, 40) + "' is not one of " + list, "endpoint");
+}
+
+}  // namespace
+
+json Faults::to_json(const Fault& f) {
+    json j = {{"id", f.id}, {"endpoint", f.endpoint}, {"kind", f.kind}, {"count", f.remaining}};
+    if (f.kind == "latency") j["ms"] = f.ms;
+    if (is_exchange_error(f.kind)) j["form"] = f.form;
+    return j;
+}
+
+json Faults::add(const json& spec) {
+    Fault f;
+    f.endpoint = canonical_endpoint(need_string(spec, "endpoint"));
+    f.kind = need_string(spec, "kind");
+    if (std::none_of(std::begin(kKinds), std::end(kKinds), [&](const char* k) { return f.kind == k; })) {
+        throw HttpError(400, "validation",
+                        "kind: must be one of error-418, error-419, error-420, error-421, error-422, latency, 500, "
+                        "malformed-json, drop",
+                        "kind");
+    }
+    if (spec.contains("count")) {
+        const json& c = spec["count"];
+        if (!c.is_number_integer() || c.get<std::int64_t>() < 1 || c.get<std::int64_t>() > 1000) {
+            throw HttpError(400, "validation", "count: must be an integer from 1 to 1000", "count");
+        }
+        f.remaining = c.get<int>();
+    }
+    f.ms = 2000;
+    if (spec.contains("ms")) {
+        const json& m = spec["ms"];
+        if (!m.is_number_integer() || m.get<std::int64_t>() < 0 || m.get<std::int64_t>() > 120000) {
+            throw HttpError(400, "validation", "ms: must be an integer from 0 to 120000", "ms");
+        }
+        f.ms = m.get<int>();
+    }
+    if (auto form = opt_string(spec, "form")) {
+        if (*form != "status" && *form != "body" && *form != "body-200") {
+            throw HttpError(400, "validation", "form: must be status, body or body-200", "form");
+        }
+        f.form = *form;
+    }
+    std::lock_guard<std::mutex> lk(mutex_);
+    f.id = next_id_++;
+    faults_.push_back(f);
+    return to_json(f);
+}
+
+std::optional<Fault> Faults::take(const std::string& endpoint, bool exchange_error) {
+    std::lock_guard<std::mutex> lk(mutex_);
+    for (auto it = faults_.begin(); it != faults_.end(); ++it) {
+        if (it->endpoint != "*" && it->endpoint != endpoint) continue;
+        if (is_exchange_error(it->kind) != exchange_error) continue;
+        Fault taken = *it;
+        if (--it->remaining <= 0) faults_.erase(it);
+        return taken;
+    }
+    return std::nullopt;
+}
+
+json Faults::list() {
+    std::lock_guard<std::mutex> lk(mutex_);
+    json out = json::array();
+    for (const Fault& f : faults_) out.push_back(to_json(f));
+    return out;
+}
+
+void Faults::clear() {
+    std::lock_guard<std::mutex> lk(mutex_);
+    faults_.clear();
+}
+
+void send_exchange_error(httplib::Response& res, int code, const std::string& form, const std::string& exchange) {
+    std::string message(paywasm::exchange_error_message(code));
+    if (code == 422) {
+        std::string name = exchange.empty() ? "the exchange" : exchange;
+        if (!exchange.empty()) name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+        message += " " + name + " (10.00 USD)";
+    }
+    int status = form == "body" ? 400 : form == "body-200" ? 200 : code;
+    send_json(res, status, json{{"code", code}, {"message", message}});
+}
+
+}  // namespace sandbox

@@ -1,0 +1,151 @@
+#include "http.hpp"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+
+#include "paywasm/error.hpp"
+
+namespace sandbox {
+
+void send_json(httplib::Response& res, int status, const json& body) {
+    res.status = status;
+    res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+}
+
+void send_error(httplib::Response& res, int status, std::string_view slug, std::string_view message,
+                std::string_view field) {
+    json body = {{"code", status}, {"error", slug}, {"message", message}};
+    if (!field.empty()) body["field"] = field;
+    send_json(res, status, body);
+}
+
+json parse_object(const httplib::Request& req, const std::string& body) {
+    std::string type = req.get_header_value("Content-Type");
+    std::string media = type.substr(0, type.find(';'));
+    while (!media.empty() && media.back() == ' ') media.pop_back();
+    for (char& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (media != "application/json") {
+        throw HttpError(415, "unsupported_media_type",
+                        "Content-Type must be application/json" + (type.empty() ? std::string() : " (got " + type.substr(0, 60) + ")"));
+    }
+    json parsed = json::parse(body, nullptr, false);
+    if (parsed.is_discarded()) throw HttpError(400, "invalid_json", "the body is not valid JSON");
+    if (!parsed.is_object()) throw HttpError(400, "invalid_json", "the body must be a JSON object");
+    return parsed;
+}
+
+std::string need_string(const json& obj, const char* name, const std::string& path) {
+    std::string field = path.empty() ? name : path + "." + name;
+    auto it = obj.find(name);
+    if (it == obj.end() || it->is_null()) throw HttpError(400, "validation", field + ": is required", field);
+    if (!it->is_string()) throw HttpError(400, "validation", field + ": must be a string", field);
+    return it->get<std::string>();
+}
+
+std::optional<std::string> opt_string(const json& obj, const char* name, const std::string& path) {
+    auto it = obj.find(name);
+    if (it == obj.end() || it->is_null()) return std::nullopt;
+    std::string field = path.empty() ? name : path + "." + name;
+    if (!it->is_string()) throw HttpError(400, "validation", field + ": must be a string", field);
+    return it->get<std::string>();
+}
+
+std::string bearer_token(const httplib::Request& req) {
+    std::string h = req.get_header_value("Authorization");
+    if (h.size() < 7) return {};
+    std::string scheme = h.substr(0, 7);
+    for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (scheme != "bearer ") return {};
+    std::size_t start = h.find_first_not_of(' ', 7);
+    return start == std::string::npos ? std::string() : h.substr(start);
+}
+
+// cpp-httplib does not hand the socket to handlers, so find it: the one descriptor whose local port
+// is this server's and whose peer is the request's client. shutdown() (not close(): httplib still
+// owns the descriptor) makes the client see the connection end with no answer.
+void drop_connection(const httplib::Request& req) {
+    DIR* dir = opendir("/proc/self/fd");
+    if (!dir) return;
+    while (dirent* e = readdir(dir)) {
+        char* end = nullptr;
+        long fd = std::strtol(e->d_name, &end, 10);
+        if (end == e->d_name || *end != '\0') continue;
+        sockaddr_storage local{}, peer{};
+        socklen_t llen = sizeof local, plen = sizeof peer;
+        if (getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&local), &llen) != 0) continue;
+        if (getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&peer), &plen) != 0) continue;
+        auto port_of = [](const sockaddr_storage& a) -> int {
+            if (a.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(a).sin_port);
+            if (a.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(a).sin6_port);
+            return -1;
+        };
+        if (port_of(local) == req.local_port && port_of(peer) == req.remote_port) {
+            ::shutdown(static_cast<int>(fd), SHUT_RDWR);
+            break;
+        }
+    }
+    closedir(dir);
+}
+
+void guard(httplib::Response& res, const std::function<void()>& body) {
+    try {
+        body();
+    } catch (const HttpError& e) {
+        send_error(res, e.status, e.slug, e.what(), e.field);
+    } catch (const paywasm::Error& e) {
+        std::string slug(paywasm::to_string(e.code()));
+        send_error(res, 400, slug, e.what(), e.field());
+    } catch (const nlohmann::json::exception& e) {
+        send_error(res, 400, "validation", std::string("wrong JSON type: ") + e.what());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "paywasm-sandbox: internal error: %s\n", e.what());
+        send_error(res, 500, "internal", "internal error in the sandbox");
+    }
+}
+
+void route(httplib::Server& server, std::string_view method, const std::string& pattern, std::size_t max_body,
+           Handler handler) {
+    if (method == "GET" || method == "DELETE") {
+        auto wrapped = [handler](const httplib::Request& req, httplib::Response& res) {
+            guard(res, [&] { handler(req, res, std::string()); });
+        };
+        if (method == "GET") server.Get(pattern, wrapped);
+        else server.Delete(pattern, wrapped);
+        return;
+    }
+    auto wrapped = [handler, max_body](const httplib::Request& req, httplib::Response& res,
+                                       const httplib::ContentReader& reader) {
+        std::string body;
+        bool too_big = false;
+        bool complete = reader([&](const char* data, std::size_t len) {
+            if (body.size() + len > max_body) {
+                too_big = true;
+                return false;
+            }
+            body.append(data, len);
+            return true;
+        });
+        if (too_big || !complete) {
+            // The rest of the body is still in the socket: this connection cannot be reused.
+            res.set_header("Connection", "close");
+            if (too_big) {
+                send_error(res, 413, "payload_too_large",
+                           "the body is larger than the sandbox's limit of " + std::to_string(max_body) + " bytes");
+            } else {
+                send_error(res, 400, "bad_request", "the body could not be read");
+            }
+            return;
+        }
+        guard(res, [&] { handler(req, res, body); });
+    };
+    if (method == "POST") server.Post(pattern, wrapped);
+    else server.Put(pattern, wrapped);
+}
+
+}  // namespace sandbox

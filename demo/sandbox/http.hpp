@@ -1,0 +1,58 @@
+// http.hpp — how every sandbox route reads its request and writes its answer.
+//
+// Errors are JSON everywhere: {"code": <HTTP status>, "error": "<slug>", "message": "...",
+// "field": "<path>"?}. A handler throws HttpError (or a paywasm::Error, mapped to 400) and the
+// route wrapper writes it; nothing a client sends can take the server down.
+#pragma once
+
+#include <httplib.h>
+
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace sandbox {
+
+using json = nlohmann::ordered_json;
+
+struct HttpError : std::runtime_error {
+    HttpError(int status_, std::string slug_, const std::string& message, std::string field_ = {})
+        : std::runtime_error(message), status(status_), slug(std::move(slug_)), field(std::move(field_)) {}
+    int status;
+    std::string slug;
+    std::string field;
+};
+
+void send_json(httplib::Response& res, int status, const json& body);
+void send_error(httplib::Response& res, int status, std::string_view slug, std::string_view message,
+                std::string_view field = {});
+
+// The request body as a JSON object: Content-Type must be application/json (415 otherwise), the
+// text must parse (400 invalid_json) and be an object (400).
+json parse_object(const httplib::Request& req, const std::string& body);
+
+// Typed member access for request objects; each throws HttpError(400) naming the member.
+std::string need_string(const json& obj, const char* name, const std::string& path = {});
+std::optional<std::string> opt_string(const json& obj, const char* name, const std::string& path = {});
+
+// The token of an `Authorization: Bearer <token>` header, or empty.
+std::string bearer_token(const httplib::Request& req);
+
+// Closes the request's connection without an answer (the `drop` fault).
+void drop_connection(const httplib::Request& req);
+
+// Runs `body`, turning whatever it throws into a JSON error answer (HttpError as given,
+// paywasm::Error as 400 with its code and field, anything else as 500).
+void guard(httplib::Response& res, const std::function<void()>& body);
+
+// Registers a route. POST/PUT bodies are read through a content reader so that a body over
+// `max_body` is refused (413) without being read in full; GET/DELETE get an empty body.
+using Handler = std::function<void(const httplib::Request&, httplib::Response&, const std::string& body)>;
+void route(httplib::Server& server, std::string_view method, const std::string& pattern, std::size_t max_body,
+           Handler handler);
+
+}  // namespace sandbox

@@ -1,0 +1,90 @@
+// ledger.hpp — transactions and subscriptions: how a payment becomes a Transaction object, how its
+// status moves over time, and subscription debit/cancel. All state is in the database.
+//
+// Status clock (durations at --speed 1; each is divided by the speed, bank days use --bank-day):
+//   qr        10 --60 s--> 0 --300 s--> outcome     (outcome 19: 10 --900 s--> 19)
+//   exchange   0 --120 s--> outcome
+//   bank       0 --3.5 working days--> outcome
+//   debit      0 --120 s--> outcome
+// The outcome is 1 (success) unless the control API sets another (advance with {"outcome": N}).
+// Every change, creation included, enqueues a webhook.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "http.hpp"
+#include "identity.hpp"
+#include "paywasm/models.hpp"
+#include "store.hpp"
+#include "webhooks.hpp"
+
+namespace sandbox {
+
+struct NewPayment {
+    std::string kind;      // qr | exchange | bank | debit
+    std::string exchange;  // exchange payments
+    std::string offer_id;
+    paywasm::Decimal native_amount;  // fiat
+    std::string native_currency;
+    std::string asset;     // coin code; the fiat code for bank payments
+    std::vector<paywasm::CartItem> cart;
+    std::optional<paywasm::ShippingAddress> shipping;
+    std::string customer_email, customer_name;
+    std::optional<std::string> user_id;  // the shopper, when a shopper token paid
+    std::optional<std::string> stock_id, account_id;  // bank
+    std::string plaintext;  // decrypted data (or the request body) as received
+    std::optional<std::string> padding;
+    std::optional<std::string> subscription_id;  // debit
+    json extra_meta = json::object();            // debit: subscription ids
+};
+
+struct Payment {
+    json transaction;
+    json qr_result;  // qr payments: the QR transaction result; null otherwise
+    bool replayed = false;
+};
+
+class Ledger {
+public:
+    Ledger(Db& db, const Config& config, const Identity& identity, Webhooks& webhooks);
+
+    // The payment already made for `offer_id` by this merchant, if any (idempotency).
+    std::optional<Payment> find_payment(const std::string& offer_id);
+    // Creates the payment, its subscriptions and its first webhook; when another payment with the
+    // same offerId won a race, returns that one with replayed = true.
+    Payment create(const NewPayment& p);
+
+    // Moves a transaction on now: to `status` when given, else to its next planned status; `outcome`
+    // changes the planned final status first. Throws HttpError 404/409.
+    json advance(const std::string& id, std::optional<int> status, std::optional<int> outcome);
+    // Applies every change that is due; returns how many happened.
+    int tick();
+
+    std::optional<json> get(const std::string& id);  // {transaction, plaintext, ...} as listed below
+    json list();                                     // every transaction, newest first, with plaintext
+    json subscriptions();
+
+    // POST /subscription/debit after authentication: {"data": [...], "errors": [...]}.
+    json debit(const paywasm::SubscriptionDebitRequest& request);
+    // POST /subscription/cancel after authentication. Throws HttpError 404 for an unknown id.
+    bool cancel(const std::string& subscription_id);
+
+private:
+    json build_transaction(const NewPayment& p, const std::string& id, std::int64_t now, int status,
+                           const std::vector<std::string>& subscription_ids, json& qr_result);
+    void apply(json& tx, const std::string& kind, int status, std::int64_t now);
+    json row_to_entry(class Stmt& s);
+
+    Db& db_;
+    const Config& config_;
+    const Identity& identity_;
+    Webhooks& webhooks_;
+};
+
+// True for the codes the sandbox can move a transaction to: 10, 0, 1-4, -1, 101, 19, 1011, 20-23.
+bool is_known_status(int code);
+
+}  // namespace sandbox

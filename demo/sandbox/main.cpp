@@ -1,0 +1,253 @@
+// paywasm-sandbox — a local stand-in for the payment service (docs/sandbox.md).
+//   paywasm-sandbox [--port N] [--host 127.0.0.1] [--data DIR] [--speed X] [--bank-day SECONDS]
+//                   [--padding oaep-sha1|oaep-sha256|pkcs1v15|any] [--exchanges a,b,c]
+//                   [--site DIR] [--dist DIR] [--max-body BYTES] [--quiet]
+// The first line on stdout is "paywasm-sandbox: listening on http://HOST:PORT" once it accepts.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sandbox.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: paywasm-sandbox [--port N] [--host ADDR] [--data DIR] [--speed X] [--bank-day SECONDS]\n"
+    "                       [--padding oaep-sha1|oaep-sha256|pkcs1v15|any] [--exchanges a,b,c]\n"
+    "                       [--site DIR] [--dist DIR] [--max-body BYTES] [--quiet]\n"
+    "\n"
+    "  --port N          port to listen on (default 8080; 0 picks a free one)\n"
+    "  --host ADDR       address to bind (default 127.0.0.1; the control API has no authentication)\n"
+    "  --data DIR        database, keys, ids and tokens; created on first start, reused after\n"
+    "                    (default: a temporary directory removed at exit)\n"
+    "  --speed X         divide every sandbox delay by X (default 1: crypto takes minutes)\n"
+    "  --bank-day S      seconds in one bank working day (default 86400 / speed)\n"
+    "  --padding P       RSA padding expected in data and merchantAuth (default: oaep-sha1, or the\n"
+    "                    stored choice); `any` tries all three\n"
+    "  --exchanges LIST  accepted exchange names (default coinbase,okcoin,kraken,gemini,binanceus)\n"
+    "  --site DIR        the demo page (default: demo/site of the source tree)\n"
+    "  --dist DIR        the widget files served at /dist/ (default: dist/ of the source tree)\n"
+    "  --max-body BYTES  largest accepted request body (default 262144)\n"
+    "  --quiet           no access log on stderr\n";
+
+[[noreturn]] void usage_error(const std::string& message) {
+    std::fprintf(stderr, "paywasm-sandbox: %s\n\n%s", message.c_str(), kUsage);
+    std::exit(2);
+}
+
+double parse_number(const std::string& name, const std::string& value, double min, double max) {
+    char* end = nullptr;
+    double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(v >= min && v <= max)) {
+        usage_error("--" + name + " must be a number from " + std::to_string(min) + " to " + std::to_string(max));
+    }
+    return v;
+}
+
+sandbox::Config parse_args(int argc, char** argv) {
+    sandbox::Config c;
+    c.site_dir = PAYWASM_SANDBOX_SITE_DIR;
+    c.dist_dir = PAYWASM_SANDBOX_DIST_DIR;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string a = args[i];
+        if (a == "--help" || a == "-h") {
+            std::fputs(kUsage, stdout);
+            std::exit(0);
+        }
+        if (a == "--quiet") {
+            c.quiet = true;
+            continue;
+        }
+        if (a.rfind("--", 0) != 0) usage_error("unexpected argument '" + a + "'");
+        std::string name = a.substr(2), value;
+        if (auto eq = name.find('='); eq != std::string::npos) {
+            value = name.substr(eq + 1);
+            name.resize(eq);
+        } else {
+            if (i + 1 >= args.size()) usage_error("--" + name + " needs a value");
+            value = args[++i];
+        }
+        if (name == "port") c.port = static_cast<int>(parse_number(name, value, 0, 65535));
+        else if (name == "host") c.host = value;
+        else if (name == "data") c.data_dir = value;
+        else if (name == "speed") c.speed = parse_number(name, value, 0.001, 1e9);
+        else if (name == "bank-day") c.bank_day_seconds = parse_number(name, value, 0.001, 1e9);
+        else if (name == "padding") c.padding = value;
+        else if (name == "site") c.site_dir = value;
+        else if (name == "dist") c.dist_dir = value;
+        else if (name == "max-body") c.max_body = static_cast<std::size_t>(parse_number(name, value, 1024, 64.0 * 1024 * 1024));
+        else if (name == "exchanges") {
+            c.exchanges.clear();
+            std::size_t start = 0;
+            while (start <= value.size()) {
+                std::size_t comma = value.find(',', start);
+                std::string e = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+                if (!e.empty()) c.exchanges.push_back(e);
+                if (comma == std::string::npos) break;
+                start = comma + 1;
+            }
+            if (c.exchanges.empty()) usage_error("--exchanges needs at least one name");
+        } else {
+            usage_error("unknown option --" + name);
+        }
+    }
+    return c;
+}
+
+bool is_loopback(const std::string& host) {
+    return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    sandbox::Config config = parse_args(argc, argv);
+
+    // SIGINT/SIGTERM are taken by one thread with sigwait(); every other thread has them blocked.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+
+    bool temporary = config.data_dir.empty();
+    std::string data_dir = config.data_dir;
+    try {
+        if (temporary) {
+            std::string tmpl = (std::filesystem::temp_directory_path() / "paywasm-sandbox-XXXXXX").string();
+            if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory");
+            data_dir = tmpl;
+        } else {
+            std::filesystem::create_directories(data_dir);
+            ::chmod(data_dir.c_str(), 0700);
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "paywasm-sandbox: data directory %s: %s\n", data_dir.c_str(), e.what());
+        return 1;
+    }
+
+    int exit_code = 0;
+    try {
+        sandbox::Sandbox sb(config, data_dir);
+        httplib::Server server;
+        server.set_payload_max_length(config.max_body);
+        server.set_read_timeout(10, 0);
+        server.set_write_timeout(10, 0);
+
+        // Refuse an announced oversized body before reading any of it.
+        server.set_pre_routing_handler([&config](const httplib::Request& req, httplib::Response& res) {
+            if (req.has_header("Content-Length")) {
+                unsigned long long length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
+                if (length > config.max_body) {
+                    res.set_header("Connection", "close");
+                    sandbox::send_error(res, 413, "payload_too_large",
+                                        "the body is larger than the sandbox's limit of " +
+                                            std::to_string(config.max_body) + " bytes");
+                    return httplib::Server::HandlerResponse::Handled;
+                }
+            }
+            return httplib::Server::HandlerResponse::Unhandled;
+        });
+        // The API is public (bearer tokens, no cookies): any origin may call it. The control API and
+        // the demo's server side stay same-origin.
+        server.set_post_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+            if (req.path.rfind("/api/", 0) == 0) {
+                res.set_header("Access-Control-Allow-Origin", "*");
+                res.set_header("Access-Control-Expose-Headers", "Idempotent-Replayed");
+            }
+        });
+        server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+            if (res.body.empty()) sandbox::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
+        });
+        if (!config.quiet) {
+            // Method, path (no query string), status. Never headers or bodies: they carry tokens.
+            server.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+                std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.path.substr(0, 200).c_str(), res.status);
+            });
+        }
+
+        sandbox::register_api(server, sb);
+        sandbox::register_control(server, sb);
+        sandbox::register_site(server, sb);
+
+        int port = config.port;
+        if (port == 0) {
+            port = server.bind_to_any_port(config.host);
+            if (port <= 0) throw std::runtime_error("cannot bind " + config.host);
+        } else if (!server.bind_to_port(config.host, port)) {
+            throw std::runtime_error("cannot bind " + config.host + ":" + std::to_string(port) +
+                                     " (in use? set another with --port)");
+        }
+        sb.port = port;
+        if (!is_loopback(config.host)) {
+            std::fprintf(stderr, "paywasm-sandbox: WARNING: listening on %s; the control API has no authentication\n",
+                         config.host.c_str());
+        }
+
+        // The status clock and the webhook outbox run beside the server.
+        std::mutex clock_mutex;
+        std::condition_variable clock_cv;
+        bool stopping = false;
+        std::thread clock([&] {
+            std::unique_lock<std::mutex> lk(clock_mutex);
+            while (!stopping) {
+                lk.unlock();
+                try {
+                    sb.ledger.tick();
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "paywasm-sandbox: status clock: %s\n", e.what());
+                }
+                lk.lock();
+                clock_cv.wait_for(lk, std::chrono::milliseconds(100), [&] { return stopping; });
+            }
+        });
+        sb.webhooks.start();
+
+        std::thread signals([&] {
+            int sig = 0;
+            sigwait(&stop_signals, &sig);
+            if (sig != 0) server.stop();
+        });
+
+        const std::string shown_host = config.host.find(':') != std::string::npos ? "[" + config.host + "]" : config.host;
+        std::printf("paywasm-sandbox: listening on http://%s:%d (data: %s%s)\n", shown_host.c_str(), port,
+                    data_dir.c_str(), temporary ? ", temporary" : "");
+        std::fflush(stdout);
+
+        server.listen_after_bind();
+
+        // Stopped (by a signal): let the background threads finish their step.
+        {
+            std::lock_guard<std::mutex> lk(clock_mutex);
+            stopping = true;
+        }
+        clock_cv.notify_all();
+        clock.join();
+        sb.webhooks.stop();
+        // Wake the signal thread if the server stopped for another reason.
+        pthread_kill(signals.native_handle(), SIGTERM);
+        signals.join();
+        std::fprintf(stderr, "paywasm-sandbox: stopped\n");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "paywasm-sandbox: %s\n", e.what());
+        exit_code = 1;
+    }
+    if (temporary) {
+        std::error_code ec;
+        std::filesystem::remove_all(data_dir, ec);
+    }
+    return exit_code;
+}

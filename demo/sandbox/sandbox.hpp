@@ -1,0 +1,69 @@
+// sandbox.hpp — the sandbox service as one object: configuration, storage, identity, ledger,
+// webhooks, faults and the shopper, shared by the three route groups:
+//   api.cpp      /api/...        the six endpoints of the payment service
+//   control.cpp  /__sandbox/...  the control API for tests and the demo page (docs/sandbox.md)
+//   site.cpp     /, /dist/...    the demo page and the widget's files
+#pragma once
+
+#include <httplib.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "config.hpp"
+#include "faults.hpp"
+#include "http.hpp"
+#include "identity.hpp"
+#include "ledger.hpp"
+#include "paywasm/crypto.hpp"
+#include "paywasm/validate.hpp"
+#include "store.hpp"
+#include "webhooks.hpp"
+
+namespace sandbox {
+
+// The one sandbox shopper: the profile /users/me returns and a sticky exchange error.
+class Shopper {
+public:
+    explicit Shopper(Db& db) : db_(db) {}
+    json profile(const std::string& shopper_id);
+    // Merges `patch` into the profile (the nested `profile` object member-wise); `exchangeError`
+    // (418..422 or null) is taken out and stored; {"reset": true} restores the default first.
+    json update(const json& patch, const std::string& shopper_id);
+    std::optional<int> exchange_error();
+
+private:
+    Db& db_;
+};
+
+struct Sandbox {
+    Sandbox(const Config& config, const std::string& data_dir);
+
+    Config config;
+    std::string data_dir;
+    Db db;
+    Identity identity;
+    Webhooks webhooks;
+    Ledger ledger;
+    Faults faults;
+    Shopper shopper;
+    paywasm::Limits limits;
+    int port = 0;  // the bound port
+
+    // oaep-sha1 | oaep-sha256 | pkcs1v15 | any (stored; --padding sets it at startup).
+    std::string padding();
+    void set_padding(const std::string& name);
+    // Decrypts `base64` with the merchant key under the configured padding ("any" tries all three).
+    // Returns the plaintext and the padding that worked; throws HttpError(400) naming `field`.
+    std::pair<std::string, std::string> decrypt(const std::string& base64, const std::string& field);
+    // The merchant's own answer from its /api (the demo's server-side calls).
+    httplib::Result call_api(const std::string& method, const std::string& path, const std::string& body,
+                             const httplib::Headers& headers);
+};
+
+void register_api(httplib::Server& server, Sandbox& sandbox);
+void register_control(httplib::Server& server, Sandbox& sandbox);
+void register_site(httplib::Server& server, Sandbox& sandbox);
+
+}  // namespace sandbox

@@ -1,0 +1,199 @@
+#include "store.hpp"
+
+#include <sqlite3.h>
+
+#include <stdexcept>
+
+namespace sandbox {
+
+namespace {
+
+// Times are epoch milliseconds. JSON columns hold the exact text that was sent or received.
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE IF NOT EXISTS transactions (
+  seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+  id             TEXT NOT NULL UNIQUE,
+  merchant_id    TEXT NOT NULL,
+  kind           TEXT NOT NULL,          -- qr | exchange | bank | debit
+  exchange       TEXT,
+  offer_id       TEXT NOT NULL,
+  subscription_id TEXT,                  -- debit transactions only
+  status         INTEGER NOT NULL,
+  outcome        INTEGER NOT NULL,       -- the final status the clock moves it to
+  next_change_at INTEGER,                -- NULL once final
+  body           TEXT NOT NULL,          -- the Transaction object
+  qr_result      TEXT,                   -- qr: the QR transaction result
+  plaintext      TEXT NOT NULL,          -- decrypted data (or the QR/debit request)
+  padding        TEXT,
+  created_at     INTEGER NOT NULL
+);
+-- Idempotency: one payment per (merchant, offerId); debits are keyed by subscription as well.
+CREATE UNIQUE INDEX IF NOT EXISTS transactions_offer ON transactions (merchant_id, offer_id)
+  WHERE kind <> 'debit';
+CREATE INDEX IF NOT EXISTS transactions_due ON transactions (next_change_at)
+  WHERE next_change_at IS NOT NULL;
+
+CREATE TABLE IF NOT EXISTS subscriptions (
+  seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+  id             TEXT NOT NULL UNIQUE,
+  merchant_id    TEXT NOT NULL,
+  user_id        TEXT,
+  transaction_id TEXT NOT NULL,
+  offer_id       TEXT NOT NULL,
+  item           TEXT NOT NULL,          -- the cart item, JSON
+  asset          TEXT NOT NULL,          -- what debits are paid in (crypto code, or the fiat code for bank)
+  currency       TEXT NOT NULL,          -- fiat currency of the price
+  status         TEXT NOT NULL,          -- active | cancelled
+  created_at     INTEGER NOT NULL,
+  cancelled_at   INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS outbox (
+  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+  merchant_id     TEXT NOT NULL,
+  transaction_id  TEXT NOT NULL,
+  status          INTEGER NOT NULL,
+  url             TEXT,
+  body            TEXT NOT NULL,         -- the exact JSON POSTed
+  state           TEXT NOT NULL,         -- pending | delivered | skipped
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER,
+  last_http_status INTEGER,
+  last_error      TEXT,
+  created_at      INTEGER NOT NULL,
+  delivered_at    INTEGER
+);
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_attempt_at) WHERE state = 'pending';
+
+CREATE TABLE IF NOT EXISTS delivery_attempts (
+  outbox_seq  INTEGER NOT NULL,
+  attempt     INTEGER NOT NULL,
+  at          INTEGER NOT NULL,
+  http_status INTEGER,
+  error       TEXT,
+  ms          INTEGER NOT NULL
+);
+
+-- What the built-in demo merchant's webhook receiver got (demo page only).
+CREATE TABLE IF NOT EXISTS demo_received (
+  seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+  at       INTEGER NOT NULL,
+  verified INTEGER NOT NULL,
+  body     TEXT NOT NULL
+);
+)sql";
+
+[[noreturn]] void fail(sqlite3* db, const std::string& what) {
+    throw std::runtime_error("sqlite: " + what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+}
+
+}  // namespace
+
+// ---- Stmt -----------------------------------------------------------------------------------------
+
+Stmt::Stmt(Db& db, std::string_view sql) : db_(db) {
+    if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK) {
+        fail(db.handle(), "prepare");
+    }
+}
+
+Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+
+Stmt& Stmt::bind(int i, std::string_view text) {
+    if (sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT) != SQLITE_OK) {
+        fail(db_.handle(), "bind");
+    }
+    return *this;
+}
+
+Stmt& Stmt::bind(int i, std::int64_t value) {
+    if (sqlite3_bind_int64(stmt_, i, value) != SQLITE_OK) fail(db_.handle(), "bind");
+    return *this;
+}
+
+Stmt& Stmt::bind_null(int i) {
+    if (sqlite3_bind_null(stmt_, i) != SQLITE_OK) fail(db_.handle(), "bind");
+    return *this;
+}
+
+Stmt& Stmt::bind(int i, const std::optional<std::string>& text) { return text ? bind(i, *text) : bind_null(i); }
+Stmt& Stmt::bind(int i, const std::optional<std::int64_t>& value) { return value ? bind(i, *value) : bind_null(i); }
+
+bool Stmt::step() {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail(db_.handle(), "step");
+}
+
+std::string Stmt::text(int col) const {
+    const unsigned char* p = sqlite3_column_text(stmt_, col);
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
+             : std::string();
+}
+
+std::int64_t Stmt::integer(int col) const { return sqlite3_column_int64(stmt_, col); }
+bool Stmt::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+
+// ---- Db -------------------------------------------------------------------------------------------
+
+Db::Db(const std::string& path) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                        nullptr) != SQLITE_OK) {
+        std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+        sqlite3_close(db_);
+        throw std::runtime_error("sqlite: cannot open " + path + ": " + msg);
+    }
+    sqlite3_busy_timeout(db_, 5000);
+    exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+    exec(kSchema);
+}
+
+Db::~Db() { sqlite3_close(db_); }
+
+void Db::exec(std::string_view sql) {
+    std::string text(sql);
+    char* err = nullptr;
+    if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+        std::string msg = err ? err : "unknown error";
+        sqlite3_free(err);
+        throw std::runtime_error("sqlite: " + msg);
+    }
+}
+
+std::int64_t Db::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+int Db::changes() const { return sqlite3_changes(db_); }
+
+std::optional<std::string> Db::setting(std::string_view key) {
+    auto lk = lock();
+    Stmt s(*this, "SELECT value FROM settings WHERE key = ?");
+    s.bind(1, key);
+    if (!s.step()) return std::nullopt;
+    return s.text(0);
+}
+
+void Db::set_setting(std::string_view key, std::string_view value) {
+    auto lk = lock();
+    Stmt s(*this, "INSERT INTO settings (key, value) VALUES (?, ?) "
+                  "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+    s.bind(1, key).bind(2, value).run();
+}
+
+// ---- DbTransaction --------------------------------------------------------------------------------
+
+DbTransaction::DbTransaction(Db& db) : db_(db), lock_(db.lock()) { db_.exec("BEGIN IMMEDIATE"); }
+
+DbTransaction::~DbTransaction() {
+    if (!done_) {
+        try { db_.exec("ROLLBACK"); } catch (...) {}
+    }
+}
+
+void DbTransaction::commit() {
+    db_.exec("COMMIT");
+    done_ = true;
+}
+
+}  // namespace sandbox

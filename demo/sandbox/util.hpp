@@ -1,0 +1,19 @@
+// util.hpp — small helpers the sandbox modules share: time, ids, tokens.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace sandbox {
+
+std::int64_t now_ms();                       // wall clock, epoch milliseconds
+std::string iso8601(std::int64_t epoch_ms);  // "2026-11-22T02:50:26.123Z"
+std::string uuid_v4();                       // random, lower-case, from the platform CSPRNG
+std::string random_hex(std::size_t bytes);
+// A bearer token: `prefix` followed by 32 random bytes in base64url (no padding).
+std::string random_token(std::string_view prefix);
+// Compares in time that depends only on the lengths (tokens are secrets).
+bool equal_secret(std::string_view a, std::string_view b);
+
+}  // namespace sandbox

@@ -1,0 +1,217 @@
+#include "webhooks.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "paywasm/crypto.hpp"
+#include "util.hpp"
+
+namespace sandbox {
+
+namespace {
+
+// scheme://host[:port], path — or nullopt for anything but an absolute http(s) URL.
+std::optional<std::pair<std::string, std::string>> split_url(const std::string& url) {
+    std::size_t scheme_end = url.find("://");
+    if (scheme_end == std::string::npos) return std::nullopt;
+    std::string scheme = url.substr(0, scheme_end);
+    if (scheme != "http" && scheme != "https") return std::nullopt;
+    std::size_t path_start = url.find('/', scheme_end + 3);
+    std::string origin = url.substr(0, path_start);
+    std::string path = path_start == std::string::npos ? "/" : url.substr(path_start);
+    if (origin.size() <= scheme_end + 3) return std::nullopt;
+    return std::make_pair(origin, path);
+}
+
+}  // namespace
+
+Webhooks::Webhooks(Db& db, const Config& config, const Identity& identity)
+    : db_(db), config_(config), identity_(identity) {}
+
+Webhooks::~Webhooks() { stop(); }
+
+void Webhooks::enqueue(const json& tx) {
+    const std::string text = tx.dump();
+    json data = {
+        {"data", text},
+        {"offerId", tx["meta"]["offerId"]},
+        {"transactionId", tx["id"]},
+        {"amount", tx["amount"]},
+        {"currency", tx["currency"]},
+        {"status", tx["status"]},
+        {"receivedAmount", tx["receivedAmount"]},
+    };
+    json body = {
+        {"type", "rf:alert"},
+        {"data", data},
+        {"signature", paywasm::sign_sha256(identity_.webhook_key, text)},
+    };
+    std::optional<std::string> target = url();
+    Stmt s(db_, "INSERT INTO outbox (merchant_id, transaction_id, status, url, body, state, next_attempt_at, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    const std::int64_t now = now_ms();
+    s.bind(1, identity_.merchant_id)
+        .bind(2, tx["id"].get<std::string>())
+        .bind(3, tx["status"].get<std::int64_t>())
+        .bind(4, target)
+        .bind(5, body.dump())
+        .bind(6, target ? "pending" : "skipped")
+        .bind(7, target ? std::optional<std::int64_t>(now) : std::nullopt)
+        .bind(8, now)
+        .run();
+    if (target) wake();
+}
+
+std::optional<std::string> Webhooks::url() {
+    auto v = db_.setting("webhook_url");
+    if (!v || v->empty()) return std::nullopt;
+    return v;
+}
+
+void Webhooks::set_url(const std::optional<std::string>& url) {
+    if (url && !split_url(*url)) {
+        throw HttpError(400, "validation", "url: must be an absolute http:// or https:// URL", "url");
+    }
+    db_.set_setting("webhook_url", url.value_or(""));
+    wake();
+}
+
+json Webhooks::log(std::int64_t since, int limit) {
+    auto lk = db_.lock();
+    json out = json::array();
+    Stmt s(db_, "SELECT seq, transaction_id, status, url, body, state, attempts, next_attempt_at, last_http_status, "
+                "last_error, created_at, delivered_at FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?");
+    s.bind(1, since).bind(2, limit);
+    while (s.step()) {
+        json e = {
+            {"id", s.integer(0)},
+            {"transactionId", s.text(1)},
+            {"status", s.integer(2)},
+            {"url", s.is_null(3) ? json(nullptr) : json(s.text(3))},
+            {"state", s.text(5)},
+            {"attempts", s.integer(6)},
+            {"nextAttemptAt", s.is_null(7) || s.text(5) != "pending" ? json(nullptr) : json(iso8601(s.integer(7)))},
+            {"lastHttpStatus", s.is_null(8) ? json(nullptr) : json(s.integer(8))},
+            {"lastError", s.is_null(9) ? json(nullptr) : json(s.text(9))},
+            {"createdAt", iso8601(s.integer(10))},
+            {"deliveredAt", s.is_null(11) ? json(nullptr) : json(iso8601(s.integer(11)))},
+            {"body", json::parse(s.text(4))},
+        };
+        json tries = json::array();
+        Stmt a(db_, "SELECT attempt, at, http_status, error, ms FROM delivery_attempts WHERE outbox_seq = ? ORDER BY attempt");
+        a.bind(1, s.integer(0));
+        while (a.step()) {
+            tries.push_back({{"attempt", a.integer(0)},
+                             {"at", iso8601(a.integer(1))},
+                             {"httpStatus", a.is_null(2) ? json(nullptr) : json(a.integer(2))},
+                             {"error", a.is_null(3) ? json(nullptr) : json(a.text(3))},
+                             {"ms", a.integer(4)}});
+        }
+        e["deliveries"] = std::move(tries);
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+void Webhooks::start() {
+    stopping_ = false;
+    thread_ = std::thread([this] { run(); });
+}
+
+void Webhooks::stop() {
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        stopping_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+void Webhooks::wake() {
+    {
+        std::lock_guard<std::mutex> lk(mutex_);
+        woken_ = true;
+    }
+    cv_.notify_all();
+}
+
+void Webhooks::run() {
+    while (true) {
+        {
+            std::unique_lock<std::mutex> lk(mutex_);
+            if (stopping_) return;
+        }
+        bool delivered_any = false;
+        try {
+            delivered_any = deliver_one();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "paywasm-sandbox: webhook delivery: %s\n", e.what());
+        }
+        if (delivered_any) continue;
+        std::unique_lock<std::mutex> lk(mutex_);
+        cv_.wait_for(lk, std::chrono::milliseconds(100), [this] { return stopping_ || woken_; });
+        woken_ = false;
+    }
+}
+
+bool Webhooks::deliver_one() {
+    std::int64_t seq = 0, attempts = 0;
+    std::string target, body, tx_id;
+    {
+        auto lk = db_.lock();
+        Stmt s(db_, "SELECT seq, url, body, attempts FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? "
+                    "ORDER BY next_attempt_at, seq LIMIT 1");
+        s.bind(1, now_ms());
+        if (!s.step()) return false;
+        seq = s.integer(0);
+        target = s.text(1);
+        body = s.text(2);
+        attempts = s.integer(3);
+    }
+    // Deliver to the URL configured now: a merchant who fixes a wrong URL gets the backlog.
+    if (auto current = url()) target = *current;
+
+    const std::int64_t started = now_ms();
+    std::optional<std::int64_t> http_status;
+    std::optional<std::string> error;
+    auto parts = split_url(target);
+    if (!parts) {
+        error = "not an http(s) URL";
+    } else {
+        httplib::Client client(parts->first);
+        client.set_connection_timeout(3, 0);
+        client.set_read_timeout(5, 0);
+        client.set_write_timeout(5, 0);
+        httplib::Headers headers = {{"User-Agent", "paywasm-sandbox"},
+                                    {"X-Sandbox-Event", std::to_string(seq)}};
+        auto result = client.Post(parts->second, headers, body, "application/json");
+        if (result) {
+            http_status = result->status;
+            if (result->status < 200 || result->status > 299) error = "HTTP " + std::to_string(result->status);
+        } else {
+            error = httplib::to_string(result.error());
+        }
+    }
+    const std::int64_t finished = now_ms();
+    ++attempts;
+
+    DbTransaction t(db_);
+    Stmt a(db_, "INSERT INTO delivery_attempts (outbox_seq, attempt, at, http_status, error, ms) VALUES (?, ?, ?, ?, ?, ?)");
+    a.bind(1, seq).bind(2, attempts).bind(3, started).bind(4, http_status).bind(5, error).bind(6, finished - started).run();
+    if (!error) {
+        Stmt u(db_, "UPDATE outbox SET state = 'delivered', attempts = ?, url = ?, last_http_status = ?, last_error = NULL, "
+                    "delivered_at = ?, next_attempt_at = NULL WHERE seq = ?");
+        u.bind(1, attempts).bind(2, target).bind(3, http_status).bind(4, finished).bind(5, seq).run();
+    } else {
+        const double backoff_s = std::min(std::pow(2.0, static_cast<double>(attempts - 1)), 600.0);
+        const std::int64_t next = finished + std::max<std::int64_t>(config_.scaled_ms(backoff_s), 10);
+        Stmt u(db_, "UPDATE outbox SET attempts = ?, url = ?, last_http_status = ?, last_error = ?, next_attempt_at = ? "
+                    "WHERE seq = ?");
+        u.bind(1, attempts).bind(2, target).bind(3, http_status).bind(4, error).bind(5, next).bind(6, seq).run();
+    }
+    t.commit();
+    return true;
+}
+
+}  // namespace sandbox
