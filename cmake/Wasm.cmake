@@ -10,6 +10,10 @@ option(PAYWASM_WASM_LTO "Link-time optimization of the core and the widget modul
 
 # The core is shared with the wasm unit tests; optimizing it for size costs those little.
 target_compile_options(paywasm_core PRIVATE -Oz)
+# qrcodegen's one std::ostringstream would link libc++'s whole iostream/locale code (~55 KB):
+# a string builder stands in for it (same message text). See src/wasm/qrcodegen_nostream.hpp.
+target_compile_options(paywasm_qrcodegen PRIVATE
+  "SHELL:-include ${CMAKE_SOURCE_DIR}/src/wasm/qrcodegen_nostream.hpp")
 
 file(GLOB PAYWASM_WIDGET_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/wasm/*.cpp)
 add_executable(paywasm_widget ${PAYWASM_WIDGET_SOURCES})

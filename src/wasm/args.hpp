@@ -4,74 +4,79 @@
 // response body) are JSON *text* inside a string member, so the core reads their numbers as exact
 // decimal text; everything else is a plain string, integer or boolean. A missing or mistyped
 // argument is Error(validation) naming the argument, like any other bad input.
+//
+// It reads with the core's own JSON tree (src/core/json_tree.hpp) rather than a second RapidJSON
+// instantiation: the module carries one JSON parser.
 #pragma once
 
-#include <rapidjson/document.h>
-
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/json_tree.hpp"
 #include "paywasm/error.hpp"
 
 namespace paywasm::wasm {
 
 class Args {
 public:
-    explicit Args(std::string_view json) {
-        doc_.Parse(json.data(), json.size());
-        if (doc_.HasParseError() || !doc_.IsObject()) {
-            fail_validation("arguments", "must be a JSON object");
-        }
+    explicit Args(std::string_view json) : tree_(detail::parse_json(json, ErrorCode::validation)) {
+        if (!tree_.root().is_object()) fail_validation("arguments", "must be a JSON object");
     }
 
-    bool has(const char* name) const {
-        auto it = doc_.FindMember(name);
-        return it != doc_.MemberEnd() && !it->value.IsNull();
-    }
+    bool has(std::string_view name) const { return find(name).valid(); }
 
-    std::string str(const char* name) const {
+    std::string str(std::string_view name) const {
         auto v = opt_str(name);
-        if (!v) fail_validation(name, "is required");
+        if (!v) fail_validation(std::string(name), "is required");
         return *v;
     }
 
-    std::optional<std::string> opt_str(const char* name) const {
-        const rapidjson::Value* v = find(name);
-        if (!v) return std::nullopt;
-        if (!v->IsString()) fail_validation(name, "must be a string");
-        return std::string(v->GetString(), v->GetStringLength());
+    std::optional<std::string> opt_str(std::string_view name) const {
+        detail::JsonValue v = find(name);
+        if (!v.valid()) return std::nullopt;
+        if (!v.is_string()) fail_validation(std::string(name), "must be a string");
+        return std::string(v.text());
     }
 
-    int integer(const char* name, int fallback) const {
-        const rapidjson::Value* v = find(name);
-        if (!v) return fallback;
-        if (!v->IsInt()) fail_validation(name, "must be an integer");
-        return v->GetInt();
+    int integer(std::string_view name, int fallback) const {
+        detail::JsonValue v = find(name);
+        if (!v.valid()) return fallback;
+        const std::string text(v.is_number() ? v.text() : std::string_view());
+        char* end = nullptr;
+        long n = text.empty() ? 0 : std::strtol(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || n < -1000000000L || n > 1000000000L) {
+            fail_validation(std::string(name), "must be an integer");
+        }
+        return static_cast<int>(n);
     }
 
     // An array of strings, or nullopt when absent.
-    std::optional<std::vector<std::string>> strings(const char* name) const {
-        const rapidjson::Value* v = find(name);
-        if (!v) return std::nullopt;
-        if (!v->IsArray()) fail_validation(name, "must be an array of strings");
+    std::optional<std::vector<std::string>> strings(std::string_view name) const {
+        detail::JsonValue v = find(name);
+        if (!v.valid()) return std::nullopt;
+        if (!v.is_array()) fail_validation(std::string(name), "must be an array of strings");
         std::vector<std::string> out;
-        for (const auto& item : v->GetArray()) {
-            if (!item.IsString()) fail_validation(name, "must be an array of strings");
-            out.emplace_back(item.GetString(), item.GetStringLength());
+        for (detail::JsonValue item = v.first_child(); item.valid(); item = item.next_sibling()) {
+            if (!item.is_string()) fail_validation(std::string(name), "must be an array of strings");
+            out.emplace_back(item.text());
         }
         return out;
     }
 
 private:
-    const rapidjson::Value* find(const char* name) const {
-        auto it = doc_.FindMember(name);
-        if (it == doc_.MemberEnd() || it->value.IsNull()) return nullptr;
-        return &it->value;
+    // The member `name` (the last one if repeated), or an invalid value when absent or null.
+    detail::JsonValue find(std::string_view name) const {
+        detail::JsonValue found;
+        for (detail::JsonValue m = tree_.root().first_child(); m.valid(); m = m.next_sibling()) {
+            if (m.key() == name) found = m;
+        }
+        return found.valid() && !found.is_null() ? found : detail::JsonValue();
     }
 
-    rapidjson::Document doc_;
+    detail::JsonTree tree_;
 };
 
 }  // namespace paywasm::wasm

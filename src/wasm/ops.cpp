@@ -6,12 +6,11 @@
 // page can be talked into sending one.
 #include "wasm/ops.hpp"
 
-#include <rapidjson/document.h>
-
 #include <cctype>
 #include <string>
 #include <utility>
 
+#include "core/json_tree.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/crypto.hpp"
 #include "paywasm/decimal.hpp"
@@ -167,22 +166,21 @@ std::string op_bank_payload(const Args& a) {
 
 // {cart: JSON text of an array of {price, quantity, ...}} -> decimal text of sum(price * quantity)
 std::string op_cart_total(const Args& a) {
-    const std::string text = a.str("cart");
-    rapidjson::Document doc;
-    doc.Parse<rapidjson::kParseNumbersAsStringsFlag>(text.data(), text.size());
-    if (doc.HasParseError() || !doc.IsArray()) fail_validation("cart", "must be a JSON array");
+    const detail::JsonTree tree = detail::parse_json(a.str("cart"), ErrorCode::validation);
+    if (!tree.root().is_array()) fail_validation("cart", "must be a JSON array");
     Decimal total;
-    rapidjson::SizeType i = 0;
-    for (const auto& item : doc.GetArray()) {
+    std::size_t i = 0;
+    for (detail::JsonValue item = tree.root().first_child(); item.valid(); item = item.next_sibling()) {
         const std::string path = "cart[" + std::to_string(i++) + "]";
-        if (!item.IsObject()) fail_validation(path, "must be an object");
-        auto number = [&](const char* name) {
-            auto it = item.FindMember(name);
-            if (it == item.MemberEnd() || !it->value.IsString()) {
-                fail_validation(path + "." + name, "must be a number");
+        if (!item.is_object()) fail_validation(path, "must be an object");
+        auto number = [&](std::string_view name) {
+            detail::JsonValue found;
+            for (detail::JsonValue m = item.first_child(); m.valid(); m = m.next_sibling()) {
+                if (m.key() == name) found = m;
             }
-            return Decimal::parse({it->value.GetString(), it->value.GetStringLength()},
-                                  path + "." + name);
+            const std::string field = path + "." + std::string(name);
+            if (!found.valid() || !found.is_number()) fail_validation(field, "must be a number");
+            return Decimal::parse(found.text(), field);
         };
         total += number("price") * number("quantity");
     }
@@ -225,13 +223,23 @@ std::string op_payment_request(const Args& a) {
     return request_json(shopper_request(e, a, data), a.str("baseUrl"));
 }
 
-// {endpoint, status, body} -> exchange/bank: {transaction, status}; users-me: the response
+// {endpoint, status, body} -> exchange/bank: {transaction, status}; users-me: {firstName, fullname}.
+// The core's parser checks the answer (and maps errors 418-422 etc.); the transaction goes back to
+// JS as the body's own JSON, re-emitted compactly, so the module needs no Transaction writer.
 std::string op_parse_response(const Args& a) {
     const EndpointInfo& e = shopper_endpoint(a);
     HttpResponse r{a.integer("status", 0), a.opt_str("body").value_or("")};
-    if (e.endpoint == Endpoint::users_me) return to_json(parse_users_me_response(r));
-    Transaction tx = parse_payment_response(r);
-    return object({{"transaction", to_json(tx)}, {"status", status_json(describe_status(tx))}});
+    if (e.endpoint == Endpoint::users_me) {
+        const UsersMeResponse me = parse_users_me_response(r);
+        const auto& profile = me.result.profile;
+        const std::string first = profile && profile->first_name ? *profile->first_name : "";
+        return object({{"firstName", json_quote(first)},
+                       {"fullname", json_quote(me.result.fullname.value_or(""))}});
+    }
+    const Transaction tx = parse_payment_response(r);
+    std::string body;
+    detail::append_compact(body, detail::parse_json(r.body, ErrorCode::bad_response).root());
+    return object({{"transaction", body}, {"status", status_json(describe_status(tx))}});
 }
 
 using Op = std::string (*)(const Args&);

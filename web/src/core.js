@@ -1,0 +1,208 @@
+// The WebAssembly core from JavaScript: loading (one promise), the calling convention of
+// src/wasm/exports.cpp, and PayWasmError. No eval, no new Function, no Emscripten glue: the module is
+// standalone and needs three imports, written here.
+
+// Every failure the API reports. `code` is stable (the core's codes plus network, timeout,
+// unsupported, internal); `message` is for developers; `userMessage` and `nextStep` are for the
+// shopper, in `lang`; `field` names the input at fault.
+class PayWasmError extends Error {
+  constructor(code, message, details) {
+    super(message);
+    const d = details || {};
+    this.name = 'PayWasmError';
+    this.code = code;
+    this.field = d.field || null;
+    this.httpStatus = d.httpStatus || 0;
+    this.offerId = d.offerId || null;
+    // A payment request that failed without a clear answer may still have been carried out.
+    this.mayHaveGoneThrough = !!d.mayHaveGoneThrough;
+    this.localize(d.lang);
+  }
+
+  // Sets userMessage and nextStep in language `lang` (default: the browser's); returns this.
+  localize(lang) {
+    const l = lang || pickLocale().lang;
+    this.userMessage = translate(l, this.code in MESSAGES.en ? this.code : 'internal');
+    this.nextStep = translate(l, (this.code in MESSAGES.en ? this.code : 'internal') + '.next');
+    if (this.mayHaveGoneThrough) {
+      this.userMessage += ' ' + translate(l, 'mayHaveGoneThrough', { offerId: this.offerId || '-' });
+      this.nextStep = '';
+    }
+    return this;
+  }
+}
+
+// Filled in by scripts/dist.sh: the sha384 SRI of the paywasm.wasm built with this file.
+const WASM_INTEGRITY = '@PAYWASM_WASM_INTEGRITY@';
+
+let loadPromise = null;
+
+// Loads and starts the module once; later calls get the same promise (a failed load may be
+// retried). Options: wasmUrl (default: paywasm.wasm beside the script), integrity (SRI of the
+// wasm; default: the one built with this script; '' to skip).
+function load(options) {
+  if (!loadPromise) {
+    loadPromise = instantiate(options || {}).catch((e) => {
+      loadPromise = null;
+      throw e;
+    });
+  }
+  return loadPromise;
+}
+
+async function instantiate(options) {
+  if (typeof WebAssembly !== 'object') {
+    throw new PayWasmError('unsupported', 'this browser has no WebAssembly');
+  }
+  const url = new URL(options.wasmUrl || 'paywasm.wasm', options.wasmUrl ? document.baseURI : SCRIPT_URL).href;
+  const integrity = options.integrity !== undefined ? options.integrity || ''
+    : WASM_INTEGRITY.startsWith('sha') ? WASM_INTEGRITY : '';
+  let response;
+  try {
+    response = await fetch(url, { credentials: 'same-origin', integrity });
+  } catch (e) {
+    throw new PayWasmError('network', `could not fetch ${url} (network error, blocked by connect-src, or integrity mismatch): ${e.message}`);
+  }
+  if (!response.ok) {
+    throw new PayWasmError('network', `could not fetch ${url}: HTTP ${response.status}`, { httpStatus: response.status });
+  }
+  let module;
+  try {
+    module = (response.headers.get('Content-Type') || '').startsWith('application/wasm')
+      ? await WebAssembly.compileStreaming(response)
+      : await WebAssembly.compile(await response.arrayBuffer());
+  } catch (e) {
+    throw new PayWasmError('unsupported', `could not compile ${url} (a Content-Security-Policy needs script-src 'wasm-unsafe-eval'): ${e.message}`);
+  }
+  let memory = null;
+  const known = {
+    env: {
+      getentropy(ptr, len) {
+        crypto.getRandomValues(new Uint8Array(memory.buffer, ptr, len));
+        return 0;
+      },
+      emscripten_notify_memory_growth() {},
+    },
+    wasi_snapshot_preview1: {
+      proc_exit(code) {
+        throw new PayWasmError('internal', `the core stopped (exit ${code})`);
+      },
+    },
+  };
+  // Anything else the module imports is a build mistake: it fails loudly when called.
+  const imports = {};
+  for (const imp of WebAssembly.Module.imports(module)) {
+    const mod = (imports[imp.module] = imports[imp.module] || {});
+    mod[imp.name] = (known[imp.module] && known[imp.module][imp.name]) || (() => {
+      throw new PayWasmError('internal', `the core called the missing import ${imp.module}.${imp.name}`);
+    });
+  }
+  const instance = await WebAssembly.instantiate(module, imports);
+  memory = instance.exports.memory;
+  if (instance.exports._initialize) instance.exports._initialize();
+  return makeCore(instance.exports, memory);
+}
+
+function makeCore(ex, memory) {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+
+  function put(text) {
+    const bytes = encoder.encode(text);
+    const ptr = ex.pw_alloc(bytes.length + 1);
+    if (!ptr) throw new PayWasmError('internal', 'out of memory');
+    const view = new Uint8Array(memory.buffer, ptr, bytes.length + 1);
+    view.set(bytes);
+    view[bytes.length] = 0;
+    return { ptr, len: bytes.length + 1 };
+  }
+  // Arguments and results may hold a shopper token or a payload: wiped before they are freed.
+  function release(block) {
+    if (!block || !block.ptr) return;
+    new Uint8Array(memory.buffer, block.ptr, block.len).fill(0);
+    ex.pw_free(block.ptr);
+  }
+
+  // Runs one op of src/wasm/ops.cpp; returns its value or throws a PayWasmError.
+  function call(op, args) {
+    let name = null;
+    let input = null;
+    let output = null;
+    let text;
+    try {
+      name = put(op);
+      input = put(JSON.stringify(args || {}));
+      const r = ex.pw_call(name.ptr, input.ptr);
+      if (!r) throw new PayWasmError('internal', 'out of memory');
+      const heap = new Uint8Array(memory.buffer);
+      let end = r;
+      while (heap[end]) end++;
+      output = { ptr: r, len: end - r + 1 };
+      text = decoder.decode(heap.subarray(r, end));
+    } catch (e) {
+      if (e instanceof PayWasmError) throw e;
+      throw new PayWasmError('internal', `the core failed in ${op}: ${e.message}`);
+    } finally {
+      release(output);
+      release(input);
+      release(name);
+    }
+    const result = JSON.parse(text);
+    for (const w of result.warnings || []) console.warn(w);
+    if (!result.ok) {
+      const e = result.error;
+      throw new PayWasmError(e.code, e.message, { field: e.field, httpStatus: e.httpStatus });
+    }
+    return result.value;
+  }
+
+  const str = (v) => (v === undefined || v === null ? v : String(v));
+  return Object.freeze({
+    // RSA-encrypts text to the PEM/DER public key; base64. options: padding ('oaep-sha1' default,
+    // 'oaep-sha256', 'pkcs1v15'), fingerprint (refuse any other key).
+    encrypt(publicKeyPem, plaintext, options) {
+      const o = options || {};
+      return call('encrypt', { key: str(publicKeyPem), plaintext: str(plaintext), padding: o.padding, fingerprint: o.fingerprint });
+    },
+    // Lower-case hex SHA-256 of the key's SubjectPublicKeyInfo.
+    keyFingerprint(publicKeyPem) {
+      return call('keyInfo', { key: str(publicKeyPem) }).fingerprint;
+    },
+    // { fingerprint, bits }
+    keyInfo(publicKeyPem) {
+      return call('keyInfo', { key: str(publicKeyPem) });
+    },
+    // SVG markup of the QR code of `text`. options: ecc 'L'|'M'|'Q'|'H' (default 'M'), border 0..16.
+    qrSvg(text, options) {
+      const o = options || {};
+      return call('qrSvg', { text: str(text), ecc: o.ecc, border: o.border });
+    },
+    // { size, modules: Uint8Array(size * size), 1 = dark, row-major, no quiet zone }
+    qrMatrix(text, options) {
+      const m = call('qrMatrix', { text: str(text), ecc: (options || {}).ecc });
+      return { size: m.size, modules: Uint8Array.from(m.modules, (c) => (c === '1' ? 1 : 0)) };
+    },
+    // Validated canonical JSON text of an exchange / bank payment payload (the plaintext of `data`).
+    exchangePayload(order) {
+      return call('exchangePayload', { order: JSON.stringify(order) });
+    },
+    bankPayload(order) {
+      return call('bankPayload', { order: JSON.stringify(order) });
+    },
+    // Exact decimal text of sum(price * quantity).
+    cartTotal(cart) {
+      return call('cartTotal', { cart: JSON.stringify(cart) });
+    },
+    // { scheme, address, amount, value } of a wallet payment URI, or throws invalid_qr.
+    checkPaymentUri(uri) {
+      return call('checkPaymentUri', { uri: str(uri) });
+    },
+    // { code, kind, final, label } of a numeric status or an immediate status word.
+    describeStatus(codeOrWord) {
+      return typeof codeOrWord === 'number' ? call('describeStatus', { code: codeOrWord })
+        : call('describeStatus', { word: str(codeOrWord) });
+    },
+    // Low level: any op of src/wasm/ops.cpp (buildRequest, paymentRequest, parseResponse, ...).
+    call,
+  });
+}
