@@ -11,6 +11,7 @@
 
 #include <cryptopp/cryptlib.h>
 #include <cryptopp/integer.h>
+#include <cryptopp/modarith.h>
 #include <cryptopp/oaep.h>
 #include <cryptopp/pkcspad.h>
 #include <cryptopp/rsa.h>
@@ -25,8 +26,10 @@ using detail::DerReader;
 using detail::Tlv;
 namespace der = detail::der;
 
+// A public key is just (n, e): encryption pads with Crypto++'s padding classes and exponentiates
+// directly, so the wasm module carries none of Crypto++'s key-object, ASN.1 and filter machinery.
 struct PublicKey::Impl {
-    CryptoPP::RSA::PublicKey key;
+    CryptoPP::Integer n, e;
 };
 struct PrivateKey::Impl {
     CryptoPP::RSA::PrivateKey key;
@@ -364,25 +367,34 @@ CryptoPP::RSA::PrivateKey parse_private_der(std::string_view bytes) {
     return parse_rsa_private_key(inner.content);
 }
 
-template <class Scheme>
-std::string encrypt_with(const CryptoPP::RSA::PublicKey& key, std::string_view plaintext, std::size_t piece) {
-    typename Scheme::Encryptor enc(key);
-    const std::size_t k = enc.FixedCiphertextLength();
-    if (piece == 0 || piece > enc.FixedMaxPlaintextLength()) throw Error(ErrorCode::crypto, "key too small for this padding");
+// What Crypto++'s TF_EncryptorBase::Encrypt does, without its key objects: pad each piece to
+// (bits(n) - 1) bits, c = m^e mod n, write c as exactly k bytes.
+template <class Standard>
+std::string encrypt_with(const PublicKey::Impl& key, std::string_view plaintext, std::size_t piece) {
+    const typename Standard::EncryptionMessageEncodingMethod encoding;
+    const std::size_t padded_bits = key.n.BitCount() - 1;
+    const std::size_t k = key.n.ByteCount();
+    if (piece == 0 || piece > encoding.MaxUnpaddedLength(padded_bits)) {
+        throw Error(ErrorCode::crypto, "key too small for this padding");
+    }
     const std::size_t blocks = (plaintext.size() + piece - 1) / piece;
     std::string out(blocks * k, '\0');
+    std::vector<CryptoPP::byte> padded((padded_bits + 7) / 8);
+    const CryptoPP::ModularArithmetic mod_n(key.n);
     PlatformRng rng;
     for (std::size_t i = 0; i < blocks; ++i) {
         std::string_view part = plaintext.substr(i * piece, piece);
-        enc.Encrypt(rng, reinterpret_cast<const CryptoPP::byte*>(part.data()), part.size(),
-                    reinterpret_cast<CryptoPP::byte*>(out.data()) + i * k);
+        encoding.Pad(rng, reinterpret_cast<const CryptoPP::byte*>(part.data()), part.size(), padded.data(), padded_bits,
+                     CryptoPP::g_nullNameValuePairs);
+        CryptoPP::Integer m(padded.data(), padded.size());
+        mod_n.Exponentiate(m, key.e).Encode(reinterpret_cast<CryptoPP::byte*>(out.data()) + i * k, k);
     }
     return base64_encode(out);
 }
 
-template <class Scheme>
+template <class Standard>
 std::string decrypt_with(const CryptoPP::RSA::PrivateKey& key, const std::string& ciphertext) {
-    typename Scheme::Decryptor dec(key);
+    typename CryptoPP::RSAES<Standard>::Decryptor dec(key);
     const std::size_t k = dec.FixedCiphertextLength();
     if (ciphertext.empty() || k == 0 || ciphertext.size() % k != 0) throw Error(ErrorCode::crypto, kDecryptionFailed);
     std::string out;
@@ -398,11 +410,11 @@ std::string decrypt_with(const CryptoPP::RSA::PrivateKey& key, const std::string
     return out;
 }
 
-using OaepSha1 = CryptoPP::RSAES<CryptoPP::OAEP<CryptoPP::SHA1>>;
+using OaepSha1 = CryptoPP::OAEP<CryptoPP::SHA1>;
 // Crypto++'s OAEP<H> uses MGF1 with the same H: OAEP-SHA-256 with MGF1-SHA-256, as OpenSSL's
 // rsa_oaep_md:sha256 + rsa_mgf1_md:sha256 and WebCrypto's RSA-OAEP/SHA-256 (checked by the KAT).
-using OaepSha256 = CryptoPP::RSAES<CryptoPP::OAEP<CryptoPP::SHA256>>;
-using Pkcs1v15 = CryptoPP::RSAES<CryptoPP::PKCS1v15>;
+using OaepSha256 = CryptoPP::OAEP<CryptoPP::SHA256>;
+using Pkcs1v15 = CryptoPP::PKCS1v15;
 
 std::string json_string(std::string_view s) {
     static const char hex[] = "0123456789abcdef";
@@ -474,13 +486,14 @@ PublicKey PublicKey::parse(std::string_view pem_or_der) {
     }
     check_numbers(nums.n, nums.e);
     auto impl = std::make_unique<Impl>();
-    impl->key.Initialize(nums.n, nums.e);
+    impl->n = nums.n;
+    impl->e = nums.e;
     return PublicKey(std::move(impl));
 }
 
-int PublicKey::bits() const { return static_cast<int>(impl_->key.GetModulus().BitCount()); }
-std::size_t PublicKey::modulus_bytes() const { return impl_->key.GetModulus().ByteCount(); }
-std::string PublicKey::spki_der() const { return spki_der_of(impl_->key.GetModulus(), impl_->key.GetPublicExponent()); }
+int PublicKey::bits() const { return static_cast<int>(impl_->n.BitCount()); }
+std::size_t PublicKey::modulus_bytes() const { return impl_->n.ByteCount(); }
+std::string PublicKey::spki_der() const { return spki_der_of(impl_->n, impl_->e); }
 std::string PublicKey::to_pem() const { return to_pem_text("PUBLIC KEY", spki_der()); }
 std::string PublicKey::fingerprint() const { return sha256_hex(spki_der()); }
 
@@ -525,7 +538,8 @@ PrivateKey PrivateKey::generate(int bits) {
 
 PublicKey PrivateKey::public_key() const {
     auto impl = std::make_unique<PublicKey::Impl>();
-    impl->key.Initialize(impl_->key.GetModulus(), impl_->key.GetPublicExponent());
+    impl->n = impl_->key.GetModulus();
+    impl->e = impl_->key.GetPublicExponent();
     return PublicKey(std::move(impl));
 }
 
@@ -570,9 +584,9 @@ std::string encrypt(const PublicKey& key, std::string_view plaintext, Padding pa
     const std::size_t piece = max_piece(key, padding);
     try {
         switch (padding) {
-            case Padding::oaep_sha1: return encrypt_with<OaepSha1>(key.impl().key, plaintext, piece);
-            case Padding::oaep_sha256: return encrypt_with<OaepSha256>(key.impl().key, plaintext, piece);
-            case Padding::pkcs1v15: return encrypt_with<Pkcs1v15>(key.impl().key, plaintext, piece);
+            case Padding::oaep_sha1: return encrypt_with<OaepSha1>(key.impl(), plaintext, piece);
+            case Padding::oaep_sha256: return encrypt_with<OaepSha256>(key.impl(), plaintext, piece);
+            case Padding::pkcs1v15: return encrypt_with<Pkcs1v15>(key.impl(), plaintext, piece);
         }
     } catch (const CryptoPP::Exception& e) {
         throw Error(ErrorCode::crypto, std::string("encryption failed: ") + e.what());
@@ -622,7 +636,9 @@ std::string sign_sha256(const PrivateKey& key, std::string_view message) {
 bool verify_sha256(const PublicKey& key, std::string_view message, std::string_view signature_base64) {
     std::string sig, why;
     if (!base64_decode_into(signature_base64, false, sig, why)) return false;
-    SignatureScheme::Verifier verifier(key.impl().key);
+    CryptoPP::RSA::PublicKey rsa;
+    rsa.Initialize(key.impl().n, key.impl().e);
+    SignatureScheme::Verifier verifier(rsa);
     if (sig.size() != verifier.SignatureLength()) return false;
     try {
         return verifier.VerifyMessage(reinterpret_cast<const CryptoPP::byte*>(message.data()), message.size(),

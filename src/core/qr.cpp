@@ -2,6 +2,8 @@
 // check that stands between the service's QR string and a shopper's wallet.
 #include "paywasm/qr.hpp"
 
+#include <algorithm>
+
 #include <qrcodegen/qrcodegen.hpp>
 
 #include "paywasm/error.hpp"
@@ -37,6 +39,29 @@ qrcodegen::QrCode::Ecc to_qrcodegen(Ecc ecc) {
     }
     return qrcodegen::QrCode::Ecc::MEDIUM;
 }
+
+// Data codewords per version (1-40) and level (L, M, Q, H): ISO/IEC 18004 capacities.
+//
+// qr_encode chooses the version itself and calls qrcodegen's low-level constructor instead of
+// encodeText/encodeSegments, which build their data_too_long message with std::ostringstream: that
+// alone drags ~55 KB (gzipped) of iostream and locale code into the wasm module. The unit tests check
+// that the matrices are identical to encodeText's at every version boundary.
+constexpr short kDataCodewords[4][40] = {
+    {19,   34,   55,   80,   108,  136,  156,  194,  232,  274,  324,  370,  428,  461,
+     523,  589,  647,  721,  795,  861,  932,  1006, 1094, 1174, 1276, 1370, 1468, 1531,
+     1631, 1735, 1843, 1955, 2071, 2191, 2306, 2434, 2566, 2702, 2812, 2956},
+    {16,  28,  44,  64,   86,   108,  124,  154,  182,  216,  254,  290,  334,  365,
+     415, 453, 507, 563,  627,  669,  714,  782,  860,  914,  1000, 1062, 1128, 1193,
+     1267, 1373, 1455, 1541, 1631, 1725, 1812, 1914, 1992, 2102, 2216, 2334},
+    {13,  22,  34,  48,  62,  76,  88,  110, 132, 154, 180, 206, 244,  261,
+     295, 325, 367, 397, 445, 485, 512, 568, 614, 664, 718, 754, 808,  871,
+     911, 985, 1033, 1115, 1171, 1231, 1286, 1354, 1426, 1502, 1582, 1666},
+    {9,   16,  26,  36,  46,  60,  66,  86,  100, 122, 140, 158, 180, 197,
+     223, 253, 283, 313, 341, 385, 406, 442, 464, 514, 538, 596, 628, 661,
+     701, 745, 793, 845, 901, 961, 986, 1054, 1096, 1142, 1222, 1276},
+};
+
+int data_codewords(int version, Ecc ecc) { return kDataCodewords[static_cast<int>(ecc)][version - 1]; }
 
 void check_border(int border) {
     if (border < 0 || border > kMaxBorder) {
@@ -87,32 +112,56 @@ Ecc parse_ecc(std::string_view name) {
 }
 
 QrMatrix qr_encode(std::string_view text, Ecc ecc) {
-    auto build = [&]() {
-        if (text.find('\0') == std::string_view::npos) {
-            return qrcodegen::QrCode::encodeText(std::string(text).c_str(), to_qrcodegen(ecc));
+    // encodeText stops at a NUL; bytes mode keeps every byte.
+    const std::vector<qrcodegen::QrSegment> segments =
+        text.find('\0') == std::string_view::npos
+            ? qrcodegen::QrSegment::makeSegments(std::string(text).c_str())
+            : std::vector<qrcodegen::QrSegment>{
+                  qrcodegen::QrSegment::makeBytes(std::vector<std::uint8_t>(text.begin(), text.end()))};
+
+    // Smallest version that holds the data at `ecc`, then the highest level that fits it too.
+    int version = 1, used_bits = -1;
+    for (;; ++version) {
+        used_bits = qrcodegen::QrSegment::getTotalBits(segments, version);
+        if (used_bits != -1 && used_bits <= 8 * data_codewords(version, ecc)) break;
+        if (version == 40) {
+            throw Error(ErrorCode::invalid_qr,
+                        "text is too long for a QR code: " + std::to_string(text.size()) +
+                            " bytes do not fit the largest QR code (version 40) at error-correction level " +
+                            ecc_name(ecc) + "; shorten the text or use a lower level (L holds the most)");
         }
-        // encodeText stops at a NUL; bytes mode keeps every byte.
-        std::vector<std::uint8_t> bytes(text.begin(), text.end());
-        return qrcodegen::QrCode::encodeSegments({qrcodegen::QrSegment::makeBytes(bytes)}, to_qrcodegen(ecc));
-    };
-    try {
-        qrcodegen::QrCode code = build();
-        QrMatrix m;
-        m.size = code.getSize();
-        m.modules.resize(static_cast<std::size_t>(m.size) * static_cast<std::size_t>(m.size));
-        for (int y = 0; y < m.size; ++y) {
-            for (int x = 0; x < m.size; ++x) {
-                m.modules[static_cast<std::size_t>(y) * static_cast<std::size_t>(m.size) + static_cast<std::size_t>(x)] =
-                    code.getModule(x, y) ? 1 : 0;
-            }
-        }
-        return m;
-    } catch (const qrcodegen::data_too_long&) {
-        throw Error(ErrorCode::invalid_qr,
-                    "text is too long for a QR code: " + std::to_string(text.size()) +
-                        " bytes do not fit the largest QR code (version 40) at error-correction level " +
-                        ecc_name(ecc) + "; shorten the text or use a lower level (L holds the most)");
     }
+    for (Ecc higher : {Ecc::medium, Ecc::quartile, Ecc::high}) {
+        if (higher > ecc && used_bits <= 8 * data_codewords(version, higher)) ecc = higher;
+    }
+
+    // Data bits: segments, terminator, bit padding to a byte, then the alternating pad bytes.
+    const std::size_t capacity_bits = 8 * static_cast<std::size_t>(data_codewords(version, ecc));
+    qrcodegen::BitBuffer bits;
+    for (const auto& seg : segments) {
+        bits.appendBits(static_cast<std::uint32_t>(seg.getMode().getModeBits()), 4);
+        bits.appendBits(static_cast<std::uint32_t>(seg.getNumChars()), seg.getMode().numCharCountBits(version));
+        bits.insert(bits.end(), seg.getData().begin(), seg.getData().end());
+    }
+    bits.appendBits(0, static_cast<int>(std::min<std::size_t>(4, capacity_bits - bits.size())));
+    bits.appendBits(0, static_cast<int>((8 - bits.size() % 8) % 8));
+    for (std::uint32_t pad = 0xEC; bits.size() < capacity_bits; pad ^= 0xEC ^ 0x11) bits.appendBits(pad, 8);
+    std::vector<std::uint8_t> codewords(bits.size() / 8);
+    for (std::size_t i = 0; i < bits.size(); ++i) {
+        if (bits[i]) codewords[i >> 3] = static_cast<std::uint8_t>(codewords[i >> 3] | (0x80 >> (i & 7)));
+    }
+
+    qrcodegen::QrCode code(version, to_qrcodegen(ecc), codewords, -1);  // -1: qrcodegen picks the mask
+    QrMatrix m;
+    m.size = code.getSize();
+    m.modules.resize(static_cast<std::size_t>(m.size) * static_cast<std::size_t>(m.size));
+    for (int y = 0; y < m.size; ++y) {
+        for (int x = 0; x < m.size; ++x) {
+            m.modules[static_cast<std::size_t>(y) * static_cast<std::size_t>(m.size) + static_cast<std::size_t>(x)] =
+                code.getModule(x, y) ? 1 : 0;
+        }
+    }
+    return m;
 }
 
 std::string qr_svg(const QrMatrix& m, int border) {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include <qrcodegen/qrcodegen.hpp>
+
 #include "paywasm/error.hpp"
 #include "paywasm/qr.hpp"
 
@@ -91,6 +93,52 @@ TEST_CASE("QR matrices have the version's size for known inputs") {
     CHECK(qr_encode(std::string(2953, 'a'), Ecc::low).size == 177);
     // A NUL is encoded as a byte, not an end of text.
     CHECK(qr_encode(std::string("a\0b", 3)).modules != qr_encode("a").modules);
+}
+
+TEST_CASE("qr_encode chooses qrcodegen's version at every boundary and draws the same modules") {
+    // qr_encode picks the version itself (see qr.cpp); qrcodegen's own encoder is the reference.
+    using Ref = qrcodegen::QrCode;
+    const std::pair<Ecc, Ref::Ecc> levels[] = {{Ecc::low, Ref::Ecc::LOW},
+                                               {Ecc::medium, Ref::Ecc::MEDIUM},
+                                               {Ecc::quartile, Ref::Ecc::QUARTILE},
+                                               {Ecc::high, Ref::Ecc::HIGH}};
+    auto same_modules = [](const std::string& text, Ecc ours, Ref::Ecc theirs) {
+        Ref ref = Ref::encodeText(text.c_str(), theirs);
+        QrMatrix m = qr_encode(text, ours);
+        if (m.size != ref.getSize()) return false;
+        for (int y = 0; y < m.size; ++y)
+            for (int x = 0; x < m.size; ++x)
+                if (m.dark(x, y) != ref.getModule(x, y)) return false;
+        return true;
+    };
+    // Version qrcodegen picks for `n` bytes (mask fixed to keep the search cheap; it does not
+    // change the version).
+    auto ref_version = [](std::size_t n, Ref::Ecc ecl) {
+        return Ref::encodeSegments(qrcodegen::QrSegment::makeSegments(std::string(n, 'a').c_str()), ecl, 1, 40, 0)
+            .getVersion();
+    };
+    for (auto [ours, theirs] : levels) {
+        // Byte mode ('a' is not alphanumeric): the longest text of each version, found by
+        // bisection, must give that version, and one byte more the next one.
+        std::size_t low = 1;
+        for (int version = 1; version < 40; ++version) {
+            std::size_t lo = low, hi = low + 256;  // each version adds well under 256 bytes
+            while (lo < hi) {
+                std::size_t mid = (lo + hi + 1) / 2;
+                if (ref_version(mid, theirs) <= version) lo = mid; else hi = mid - 1;
+            }
+            CAPTURE(version);
+            CAPTURE(lo);
+            CHECK(qr_encode(std::string(lo, 'a'), ours).size == 4 * version + 17);
+            CHECK(qr_encode(std::string(lo + 1, 'a'), ours).size == 4 * version + 21);
+            if (version % 8 == 1) CHECK(same_modules(std::string(lo, 'a'), ours, theirs));
+            low = lo + 1;
+        }
+    }
+    for (const char* text : {"0", "31415926535897932384626433832795", "HELLO WORLD $%*+-./:", "Grüße, 東京", kUri}) {
+        CAPTURE(text);
+        for (auto [ours, theirs] : levels) CHECK(same_modules(text, ours, theirs));
+    }
 }
 
 TEST_CASE("Text too long for version 40 is an invalid_qr error that says what to do") {
