@@ -257,7 +257,7 @@ struct PublicNumbers {
 PublicNumbers parse_rsa_public_key(std::string_view der_bytes) {
     DerReader outer(der_bytes);
     Tlv seq = outer.expect(der::kSequence, "RSAPublicKey");
-    if (!outer.empty()) invalid_key("trailing data inside the key's BIT STRING");
+    if (!outer.empty()) invalid_key("trailing data after RSAPublicKey");
     DerReader r(seq.content);
     PublicNumbers out;
     out.n = read_unsigned(r, "the modulus");
@@ -319,20 +319,22 @@ CryptoPP::RSA::PrivateKey parse_rsa_private_key(std::string_view der_bytes) {
     DerReader outer(der_bytes);
     Tlv seq = outer.expect(der::kSequence, "RSAPrivateKey");
     if (!outer.empty()) invalid_key("trailing data after RSAPrivateKey");
+    DerReader counter(seq.content);
+    int fields = 0;
+    for (; !counter.empty(); ++fields) counter.read("a field");
+    if (fields == 2) public_as_private();  // RSAPublicKey: n, e
     DerReader r(seq.content);
     CryptoPP::Integer version = read_unsigned(r, "the version");
-    if (version != CryptoPP::Integer::Zero()) invalid_key("multi-prime RSA keys are not supported");
-    if (r.peek_tag() != der::kInteger) invalid_key("not a key: RSAPrivateKey fields are missing");
+    if (version == CryptoPP::Integer::One()) invalid_key("multi-prime RSA keys are not supported");
+    if (version != CryptoPP::Integer::Zero() || fields != 9) invalid_key("not a key: not an RSAPrivateKey");
     CryptoPP::Integer n = read_unsigned(r, "the modulus");
     CryptoPP::Integer e = read_unsigned(r, "the public exponent");
-    if (r.empty()) public_as_private();  // it was an RSAPublicKey after all
     CryptoPP::Integer d = read_unsigned(r, "the private exponent");
     CryptoPP::Integer p = read_unsigned(r, "the first prime");
     CryptoPP::Integer q = read_unsigned(r, "the second prime");
     CryptoPP::Integer dp = read_unsigned(r, "the first CRT exponent");
     CryptoPP::Integer dq = read_unsigned(r, "the second CRT exponent");
     CryptoPP::Integer u = read_unsigned(r, "the CRT coefficient");
-    if (!r.empty()) invalid_key("not a key: RSAPrivateKey has extra fields");
     check_numbers(n, e);
     CryptoPP::RSA::PrivateKey key;
     key.Initialize(n, e, d, p, q, dp, dq, u);

@@ -162,7 +162,9 @@ TEST_CASE("A private key parses from PKCS#8 and PKCS#1, PEM and DER") {
 }
 
 TEST_CASE("Public and encrypted keys are refused where a private key is expected") {
-    for (const char* text : {keys::kPublic2048, keys::kPublic2048Pkcs1}) {
+    for (const std::string& text : {std::string(keys::kPublic2048), std::string(keys::kPublic2048Pkcs1),
+                                    base64_decode(keys::kPublic2048SpkiDerBase64),
+                                    base64_decode(keys::kPublic2048Pkcs1DerBase64)}) {
         Error e = error_of([&] { PrivateKey::parse(text); });
         CHECK(e.code() == ErrorCode::invalid_key);
         CHECK(std::string(e.what()) == "this is a public key; pass the private key");
@@ -173,6 +175,16 @@ TEST_CASE("Public and encrypted keys are refused where a private key is expected
     CHECK(contains(enc.what(), "encrypted private keys are not supported"));
     Error junk = error_of([] { PrivateKey::parse("not a key"); });
     CHECK(junk.code() == ErrorCode::invalid_key);
+}
+
+TEST_CASE("A private key whose parts do not fit together is refused") {
+    std::string der = base64_decode(keys::kPrivate2048Pkcs1DerBase64);
+    // Offsets 277..532 hold the private exponent d (after version, n and e); change one of its bytes.
+    REQUIRE(der.substr(0, 4) == std::string("\x30\x82\x04\xa4", 4));
+    der[400] = static_cast<char>(der[400] ^ 0x5a);
+    Error e = error_of([&] { PrivateKey::parse(der); });
+    CHECK(e.code() == ErrorCode::invalid_key);
+    CHECK(contains(e.what(), "do not fit together"));
 }
 
 TEST_CASE("max_piece is k - 2*hLen - 2 for OAEP and k - 11 for PKCS#1 v1.5") {
