@@ -270,26 +270,34 @@ void append_compact(std::string& out, JsonValue v) {
     }
 }
 
-void append_raw(std::string& out, std::string_view json, const std::string& field) {
+std::string JsonPath::str() const {
+    if (parent == nullptr) return std::string();
+    std::string out = parent->str();
+    if (is_element) return out + "[" + std::to_string(index) + "]";
+    if (!out.empty()) out += '.';
+    return out.append(name);
+}
+
+void append_raw(std::string& out, std::string_view json, const JsonPath& field) {
     JsonTree tree;
     try {
         tree = parse_json(json, ErrorCode::validation);
     } catch (const Error& e) {
-        fail_validation(field, e.what());
+        fail_validation(field.str(), e.what());
     }
     append_compact(out, tree.root());
 }
 
 void append_extra_members(std::string& out, std::string_view extra, bool& first,
-                          const std::string& field) {
+                          const JsonPath& field) {
     if (extra.empty() || extra == "{}") return;
     JsonTree tree;
     try {
         tree = parse_json(extra, ErrorCode::validation);
     } catch (const Error& e) {
-        fail_validation(field, e.what());
+        fail_validation(field.str(), e.what());
     }
-    if (!tree.root().is_object()) fail_validation(field, "must be the JSON text of an object");
+    if (!tree.root().is_object()) fail_validation(field.str(), "must be the JSON text of an object");
     for (JsonValue m = tree.root().first_child(); m.valid(); m = m.next_sibling()) {
         if (!first) out += ',';
         first = false;

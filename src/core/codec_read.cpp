@@ -4,12 +4,12 @@
 // Requests are read strictly: a member of the wrong type, a missing required member, an unknown
 // member (likely a typo that would silently drop an optional field) and a repeated member are
 // Error(validation). Responses are read leniently where the service may grow: unknown members go
-// to `extra` in their order, and a repeated member counts once, the last one winning as in
-// JSON.parse; wrong types and missing required members are Error(bad_response). Every message
-// starts with the full path of the member ("result.meta.offerId: expected a string").
+// to `extra`, in their order and as they came, and of a repeated known member the last one wins,
+// as in JSON.parse; wrong types and missing required members are Error(bad_response). Null reads
+// as absent for an optional member (RawJson keeps it). Every message starts with the full path of
+// the member ("result.meta.offerId: expected a string").
 #include <algorithm>
 #include <climits>
-#include <numeric>
 #include <type_traits>
 
 #include "core/json_tree.hpp"
@@ -23,12 +23,12 @@ struct Mode {
     bool request;
 };
 
-[[noreturn]] void fail(const Mode& m, const std::string& path, const std::string& reason) {
-    throw Error(m.code, path.empty() ? reason : path + ": " + reason, path);
-}
-
-std::string member_path(const std::string& path, std::string_view name) {
-    return path.empty() ? std::string(name) : path + "." + std::string(name);
+// Out of line and cold: the path becomes text only here, when an error names it.
+[[noreturn, gnu::noinline, gnu::cold]] void fail(const Mode& m, const JsonPath& path,
+                                                 const char* reason) {
+    std::string where = path.str();
+    std::string message = where.empty() ? reason : where + ": " + reason;
+    throw Error(m.code, std::move(message), std::move(where));
 }
 
 // ---- Scalars ----
@@ -42,20 +42,20 @@ bool has_lone_surrogate(std::string_view s) {
     return false;
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, std::string& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, std::string& out) {
     if (!v.is_string()) fail(m, path, "expected a string");
     if (m.request && has_lone_surrogate(v.text()))
         fail(m, path, "is not valid UTF-8 (it holds a lone surrogate)");
     out.assign(v.text());
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, bool& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, bool& out) {
     if (!v.is_bool()) fail(m, path, "expected a boolean");
     out = v.boolean();
 }
 
 // Integers are plain JSON integers ("-12"): no fraction, no exponent, within 64 bits.
-void read_value(const Mode& m, JsonValue v, const std::string& path, long long& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, long long& out) {
     if (!v.is_number()) fail(m, path, "expected an integer");
     std::string_view t = v.text();
     bool negative = t.front() == '-';
@@ -78,7 +78,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, long long& 
 // digits). A response's number may have more fractional digits (a double the service computed,
 // such as 1.2345678901234567e-7): it is rounded half away from zero to 18, and this is the only
 // place the codec rounds.
-Decimal number_value(const Mode& m, std::string_view text, const std::string& path) {
+Decimal number_value(const Mode& m, std::string_view text, const JsonPath& path) {
     bool negative = text.front() == '-';
     if (negative) text.remove_prefix(1);
     long long exponent = 0;
@@ -107,10 +107,12 @@ Decimal number_value(const Mode& m, std::string_view text, const std::string& pa
     auto length = static_cast<long long>(digits.size());
     if (length + exponent > Decimal::kMaxIntegerDigits)
         fail(m, path, "number has more than 30 integer digits");
-    if (exponent >= 0)
-        return Decimal::parse((negative ? "-" : "") + digits +
-                                  std::string(static_cast<std::size_t>(exponent), '0'),
-                              path);
+    Decimal value;
+    if (exponent >= 0) {
+        digits.append(static_cast<std::size_t>(exponent), '0');
+        Decimal::try_parse((negative ? "-" : "") + digits, value);  // within limits: cannot fail
+        return value;
+    }
     long long fraction = -exponent;
     bool round_up = false;
     if (fraction > Decimal::kMaxFractionDigits) {
@@ -131,18 +133,23 @@ Decimal number_value(const Mode& m, std::string_view text, const std::string& pa
         plain.append(static_cast<std::size_t>(fraction - length), '0');
         plain += digits;
     }
-    Decimal value = Decimal::parse(plain, path);
-    if (round_up) value += Decimal::parse(negative ? "-0.000000000000000001" : "0.000000000000000001");
+    Decimal::try_parse(plain, value);  // within limits: cannot fail
+    if (round_up) {
+        Decimal step;
+        Decimal::try_parse(negative ? "-0.000000000000000001" : "0.000000000000000001", step);
+        value += step;
+    }
     return value;
 }
 
-Decimal decimal_string_value(const Mode& m, std::string_view text, const std::string& path) {
+Decimal decimal_string_value(const Mode& m, std::string_view text, const JsonPath& path) {
     Decimal d;
     if (Decimal::try_parse(text, d)) return d;
+    std::string where = path.str();
     try {
-        Decimal::parse(text, path);
+        Decimal::parse(text, where);
     } catch (const Error& e) {
-        throw Error(m.code, e.what(), path);  // same reason, the mode's error code
+        throw Error(m.code, e.what(), where);  // Decimal's reason, the mode's error code
     }
     return d;
 }
@@ -150,7 +157,7 @@ Decimal decimal_string_value(const Mode& m, std::string_view text, const std::st
 // How the spec carries an amount.
 enum class Wire { number, string, number_or_string };
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, Decimal& out, Wire wire) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, Decimal& out, Wire wire) {
     if (v.is_number() && wire != Wire::string) {
         out = number_value(m, v.text(), path);
     } else if (v.is_string() && wire != Wire::number) {
@@ -165,7 +172,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, Decimal& ou
 // What the spec says of a value whose inner shape it does not show.
 enum class Shape { any, object_or_null, array_or_null };
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, RawJson& out, Shape shape) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, RawJson& out, Shape shape) {
     if (shape == Shape::object_or_null && !v.is_object() && !v.is_null())
         fail(m, path, "expected an object or null");
     if (shape == Shape::array_or_null && !v.is_array() && !v.is_null())
@@ -177,7 +184,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, RawJson& ou
 // ---- Objects ----
 
 // Every struct reader below; declared first so that the vector reader sees them all.
-#define PAYWASM_READER(T) void read_value(const Mode&, JsonValue, const std::string&, T&);
+#define PAYWASM_READER(T) void read_value(const Mode&, JsonValue, const JsonPath&, T&);
 PAYWASM_READER(CartItem)
 PAYWASM_READER(ShippingAddress)
 PAYWASM_READER(CustomerInfo)
@@ -211,7 +218,7 @@ PAYWASM_READER(SubscriptionCancelResult)
 #undef PAYWASM_READER
 
 template <class T, class... How>
-void read_value(const Mode& m, JsonValue v, const std::string& path, std::vector<T>& out,
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, std::vector<T>& out,
                 How... how) {
     if (!v.is_array()) fail(m, path, "expected an array");
     out.clear();
@@ -219,46 +226,43 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, std::vector
     std::size_t i = 0;
     for (JsonValue e = v.first_child(); e.valid(); e = e.next_sibling(), ++i) {
         out.emplace_back();
-        read_value(m, e, path + "[" + std::to_string(i) + "]", out.back(), how...);
+        read_value(m, e, path.element(i), out.back(), how...);
     }
 }
 
-// Reads the members of one object by name and accounts for the ones nobody asked for.
+// Reads the members of one object by name and accounts for the ones nobody asked for. Lookups
+// scan the members: a struct asks for a fixed number of names, so reading stays linear in the
+// size of the object however many members a hostile body has.
 class ObjectReader {
 public:
-    ObjectReader(const Mode& m, JsonValue v, std::string path) : m_(m), path_(std::move(path)) {
+    ObjectReader(const Mode& m, JsonValue v, const JsonPath& path) : m_(m), path_(path), object_(v) {
         if (!v.is_object()) fail(m_, path_, "expected an object");
-        for (JsonValue c = v.first_child(); c.valid(); c = c.next_sibling()) members_.push_back(c);
-        used_.assign(members_.size(), false);
-        shadowed_.assign(members_.size(), false);
-        // Positions sorted by name (stable: among equal names, document order), for lookups in
-        // O(log n) and for finding repeated names, however many members a hostile body has.
-        by_name_.resize(members_.size());
-        std::iota(by_name_.begin(), by_name_.end(), std::size_t{0});
-        std::stable_sort(by_name_.begin(), by_name_.end(), [this](std::size_t a, std::size_t b) {
-            return members_[a].key() < members_[b].key();
-        });
-        for (std::size_t k = 1; k < by_name_.size(); ++k) {
-            if (members_[by_name_[k - 1]].key() != members_[by_name_[k]].key()) continue;
-            if (m_.request) fail(m_, at(members_[by_name_[k]].key()), "member appears twice");
-            shadowed_[by_name_[k - 1]] = true;
-        }
+        used_.assign(v.size(), 0);
     }
 
-    std::string at(std::string_view name) const { return member_path(path_, name); }
-    const std::vector<JsonValue>& members() const { return members_; }
+    JsonPath at(std::string_view name) const { return path_.member(name); }
 
-    // The member called `name` (the last one when repeated), now counted as known; or an invalid
-    // value when there is none.
+    // The member called `name`, now counted as known, or an invalid value when there is none. A
+    // repeated name is an error in a request; in a response the last one wins, as in JSON.parse.
     JsonValue find(std::string_view name) {
-        auto it = std::upper_bound(by_name_.begin(), by_name_.end(), name,
-                                   [this](std::string_view n, std::size_t p) {
-                                       return n < members_[p].key();
-                                   });
-        if (it == by_name_.begin() || members_[*(it - 1)].key() != name) return {};
-        std::size_t position = *(it - 1);
-        used_[position] = true;
-        return members_[position];
+        JsonValue found;
+        std::size_t i = 0;
+        for (JsonValue c = object_.first_child(); c.valid(); c = c.next_sibling(), ++i) {
+            if (c.key() != name) continue;
+            if (found.valid() && m_.request) fail(m_, at(name), "member appears twice");
+            found = c;
+            used_[i] = 1;
+        }
+        return found;
+    }
+
+    // The name of the first member that starts with `prefix` and is longer, or "".
+    std::string_view first_name_extending(std::string_view prefix) const {
+        for (JsonValue c = object_.first_child(); c.valid(); c = c.next_sibling()) {
+            std::string_view key = c.key();
+            if (key.size() > prefix.size() && key.substr(0, prefix.size()) == prefix) return key;
+        }
+        return {};
     }
 
     template <class T, class... How>
@@ -279,9 +283,7 @@ public:
         out.reset();
         JsonValue v = find(name);
         if (!v.valid() || v.is_null()) return;
-        T value{};
-        read_value(m_, v, at(name), value, how...);
-        out = std::move(value);
+        read_value(m_, v, at(name), out.emplace(), how...);
     }
     // Absent: empty; anything else (null too) kept as compact text.
     void raw(std::string_view name, RawJson& out, Shape shape) {
@@ -291,31 +293,32 @@ public:
     }
 
     // The members nobody asked for. A request refuses the first one; a response gets them back
-    // as the text of an object, in document order (the `extra` of the models).
+    // as the text of an object, in document order and as they came (a repeated unknown name
+    // stays repeated, which means the same to JSON.parse) -- the `extra` of the models.
     std::string finish() const {
         std::string out = "{";
-        for (std::size_t i = 0; i < members_.size(); ++i) {
-            if (used_[i] || shadowed_[i]) continue;
-            if (m_.request) fail(m_, at(members_[i].key()), "unknown member");
+        std::size_t i = 0;
+        for (JsonValue c = object_.first_child(); c.valid(); c = c.next_sibling(), ++i) {
+            if (used_[i]) continue;
+            if (m_.request) fail(m_, at(c.key()), "unknown member");
             if (out.size() > 1) out += ',';
-            append_quoted(out, members_[i].key());
+            append_quoted(out, c.key());
             out += ':';
-            append_compact(out, members_[i]);
+            append_compact(out, c);
         }
         return out + "}";
     }
 
 private:
     const Mode& m_;
-    std::string path_;
-    std::vector<JsonValue> members_;
-    std::vector<bool> used_, shadowed_;
-    std::vector<std::size_t> by_name_;
+    JsonPath path_;
+    JsonValue object_;
+    std::vector<char> used_;
 };
 
 // ---- Requests ----
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, CartItem& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, CartItem& out) {
     ObjectReader r(m, v, path);
     r.required("id", out.id);
     r.required("name", out.name);
@@ -332,7 +335,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, CartItem& o
 
 // Also read inside a response (txMetadata.shippingAddress), where unknown members are dropped:
 // the model has no `extra` for them.
-void read_value(const Mode& m, JsonValue v, const std::string& path, ShippingAddress& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, ShippingAddress& out) {
     ObjectReader r(m, v, path);
     r.optional("firstname", out.firstname);
     r.optional("lastname", out.lastname);
@@ -348,7 +351,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, ShippingAdd
     r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, CustomerInfo& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, CustomerInfo& out) {
     ObjectReader r(m, v, path);
     r.required("name", out.name);
     r.required("email", out.email);
@@ -357,21 +360,21 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, CustomerInf
     r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, CustomParam& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, CustomParam& out) {
     ObjectReader r(m, v, path);
     r.required("name", out.name);
     r.required("value", out.value);
     r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, CustomParameter& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, CustomParameter& out) {
     ObjectReader r(m, v, path);
     r.required("returnMethod", out.return_method);
     r.required("params", out.params);
     r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, ExchangePayment& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, ExchangePayment& out) {
     ObjectReader r(m, v, path);
     r.required("clientId", out.client_id);
     r.required("assets", out.assets);
@@ -385,7 +388,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, ExchangePay
     r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, BankPayment& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, BankPayment& out) {
     ObjectReader r(m, v, path);
     r.required("clientId", out.client_id);
     r.required("amount", out.amount, Wire::number);
@@ -399,7 +402,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, BankPayment
     r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, QrGenerateRequest& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, QrGenerateRequest& out) {
     ObjectReader r(m, v, path);
     r.required("amount", out.amount, Wire::string);
     r.required("currency", out.currency);
@@ -411,7 +414,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, QrGenerateR
     r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, DebitItem& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, DebitItem& out) {
     ObjectReader r(m, v, path);
     r.required("subscriptionId", out.subscription_id);
     r.required("amount", out.amount, Wire::number);
@@ -419,7 +422,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, DebitItem& 
     r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path,
+void read_value(const Mode& m, JsonValue v, const JsonPath& path,
                 SubscriptionDebitRequest& out) {
     ObjectReader r(m, v, path);
     r.required("merchantAuth", out.merchant_auth);
@@ -429,7 +432,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path,
     r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path,
+void read_value(const Mode& m, JsonValue v, const JsonPath& path,
                 SubscriptionCancelRequest& out) {
     ObjectReader r(m, v, path);
     r.required("merchantId", out.merchant_id);
@@ -440,7 +443,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path,
 
 // ---- QR result ----
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, QrTransactionMeta& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, QrTransactionMeta& out) {
     ObjectReader r(m, v, path);
     r.optional("offerId", out.offer_id);
     r.required("receiverAddress", out.receiver_address);
@@ -448,7 +451,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, QrTransacti
     out.extra = r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, QrTransactionResult& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, QrTransactionResult& out) {
     ObjectReader r(m, v, path);
     r.required("totalAmount", out.total_amount, Wire::string);
     r.optional("currency", out.currency);
@@ -459,7 +462,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, QrTransacti
 }
 
 // `result` is required when ok is true; with ok false it is read only if present.
-void read_value(const Mode& m, JsonValue v, const std::string& path, QrGenerateResponse& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, QrGenerateResponse& out) {
     ObjectReader r(m, v, path);
     r.required("ok", out.ok);
     if (out.ok)
@@ -471,7 +474,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, QrGenerateR
 
 // ---- Transaction ----
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, StatusRefund& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, StatusRefund& out) {
     ObjectReader r(m, v, path);
     r.optional("pending", out.pending);
     r.optional("success", out.success);
@@ -479,7 +482,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, StatusRefun
     out.extra = r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, CheckItem& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, CheckItem& out) {
     ObjectReader r(m, v, path);
     r.optional("id", out.id);
     r.optional("num", out.num);
@@ -492,14 +495,14 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, CheckItem& 
     out.extra = r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, ChainHash& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, ChainHash& out) {
     ObjectReader r(m, v, path);
     r.optional("value", out.value);
     r.optional("network", out.network);
     out.extra = r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, TransactionMeta& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, TransactionMeta& out) {
     ObjectReader r(m, v, path);
     r.optional("hash", out.hash);
     r.optional("offerId", out.offer_id);
@@ -507,7 +510,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, Transaction
     out.extra = r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, ShopData& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, ShopData& out) {
     ObjectReader r(m, v, path);
     r.optional("url", out.url);
     r.optional("logo", out.logo);
@@ -516,26 +519,26 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, ShopData& o
     out.extra = r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, MerchantInfo& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, MerchantInfo& out) {
     ObjectReader r(m, v, path);
     r.optional("shopData", out.shop_data);
     out.extra = r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, Customer& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, Customer& out) {
     ObjectReader r(m, v, path);
     r.optional("email", out.email);
     r.optional("fullname", out.fullname);
     out.extra = r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, CurrencyInfo& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, CurrencyInfo& out) {
     ObjectReader r(m, v, path);
     r.optional("isFiat", out.is_fiat);
     out.extra = r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, TxMetadata& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, TxMetadata& out) {
     ObjectReader r(m, v, path);
     r.optional("id", out.id);
     r.optional("shippingAddress", out.shipping_address);
@@ -554,7 +557,7 @@ bool status_word_code(std::string_view word, int& code) {
 
 void read_status(const Mode& m, ObjectReader& r, Transaction& out) {
     JsonValue v = r.find("status");
-    std::string path = r.at("status");
+    JsonPath path = r.at("status");
     if (!v.valid()) fail(m, path, "missing required member");
     if (v.is_string()) {
         if (!status_word_code(v.text(), out.status))
@@ -573,23 +576,17 @@ void read_status(const Mode& m, ObjectReader& r, Transaction& out) {
 // `reference<processor>`: the first member named "reference" plus at least one more character.
 void read_reference(const Mode& m, ObjectReader& r, Transaction& out) {
     constexpr std::string_view kPrefix = "reference";
-    out.reference_field.clear();
     out.reference_value.reset();
-    for (const JsonValue& member : r.members()) {
-        std::string_view key = member.key();
-        if (key.size() > kPrefix.size() && key.substr(0, kPrefix.size()) == kPrefix) {
-            out.reference_field = std::string(key);
-            break;
-        }
-    }
-    if (out.reference_field.empty()) return;
-    JsonValue v = r.find(out.reference_field);
+    std::string_view name = r.first_name_extending(kPrefix);
+    out.reference_field = std::string(name);
+    if (name.empty()) return;
+    JsonValue v = r.find(name);
     if (v.is_null()) return;
-    if (!v.is_string()) fail(m, r.at(out.reference_field), "expected a string or null");
+    if (!v.is_string()) fail(m, r.at(name), "expected a string or null");
     out.reference_value = std::string(v.text());
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, Transaction& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, Transaction& out) {
     ObjectReader r(m, v, path);
     r.required("id", out.id);
     read_status(m, r, out);
@@ -633,7 +630,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, Transaction
 
 // ---- Shopper ----
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, ShopperProfileDetails& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, ShopperProfileDetails& out) {
     ObjectReader r(m, v, path);
     r.optional("zip", out.zip);
     r.optional("city", out.city);
@@ -648,7 +645,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, ShopperProf
     out.extra = r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, ShopperProfile& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, ShopperProfile& out) {
     ObjectReader r(m, v, path);
     r.optional("id", out.id);
     r.optional("email", out.email);
@@ -673,7 +670,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, ShopperProf
 }
 
 // `result` is required when ok is true; with ok false it is read only if present.
-void read_value(const Mode& m, JsonValue v, const std::string& path, UsersMeResponse& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, UsersMeResponse& out) {
     ObjectReader r(m, v, path);
     r.required("ok", out.ok);
     if (out.ok)
@@ -685,7 +682,7 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, UsersMeResp
 
 // ---- Subscriptions ----
 
-void read_value(const Mode& m, JsonValue v, const std::string& path, DebitEntry& out) {
+void read_value(const Mode& m, JsonValue v, const JsonPath& path, DebitEntry& out) {
     ObjectReader r(m, v, path);
     r.optional("transactionId", out.transaction_id);
     r.optional("amount", out.amount, Wire::number_or_string);
@@ -699,26 +696,28 @@ void read_value(const Mode& m, JsonValue v, const std::string& path, DebitEntry&
     out.extra = r.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path,
+void read_value(const Mode& m, JsonValue v, const JsonPath& path,
                 SubscriptionDebitResult& out) {
     ObjectReader envelope(m, v, path);
     envelope.required("status", out.status);
     JsonValue result = envelope.find("result");
     if (!result.valid()) fail(m, envelope.at("result"), "missing required member");
-    ObjectReader r(m, result, envelope.at("result"));
+    JsonPath result_path = envelope.at("result");
+    ObjectReader r(m, result, result_path);
     r.optional("data", out.data);
     r.optional("errors", out.errors, Shape::any);
     out.extra = r.finish();
     out.envelope_extra = envelope.finish();
 }
 
-void read_value(const Mode& m, JsonValue v, const std::string& path,
+void read_value(const Mode& m, JsonValue v, const JsonPath& path,
                 SubscriptionCancelResult& out) {
     ObjectReader envelope(m, v, path);
     envelope.required("status", out.status);
     JsonValue result = envelope.find("result");
     if (!result.valid()) fail(m, envelope.at("result"), "missing required member");
-    ObjectReader r(m, result, envelope.at("result"));
+    JsonPath result_path = envelope.at("result");
+    ObjectReader r(m, result, result_path);
     r.required("success", out.success);
     out.extra = r.finish();
     out.envelope_extra = envelope.finish();
@@ -739,7 +738,7 @@ T read_document(std::string_view json) {
                            kIsRequest<T>};
     JsonTree tree = parse_json(json, mode.code);
     T out{};
-    read_value(mode, tree.root(), "", out);
+    read_value(mode, tree.root(), JsonPath{}, out);
     return out;
 }
 

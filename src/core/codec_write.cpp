@@ -7,7 +7,7 @@
 namespace paywasm::detail {
 namespace {
 
-#define PAYWASM_WRITER(T) void write_value(std::string&, const T&, const std::string&);
+#define PAYWASM_WRITER(T) void write_value(std::string&, const T&, const JsonPath&);
 PAYWASM_WRITER(CartItem)
 PAYWASM_WRITER(ShippingAddress)
 PAYWASM_WRITER(CustomerInfo)
@@ -40,9 +40,9 @@ PAYWASM_WRITER(SubscriptionCancelRequest)
 PAYWASM_WRITER(SubscriptionCancelResult)
 #undef PAYWASM_WRITER
 
-void write_value(std::string& out, const std::string& s, const std::string&) { append_quoted(out, s); }
+void write_value(std::string& out, const std::string& s, const JsonPath&) { append_quoted(out, s); }
 // An absent RawJson is left out by its object; inside an array it can only be written as null.
-void write_value(std::string& out, const RawJson& raw, const std::string& path) {
+void write_value(std::string& out, const RawJson& raw, const JsonPath& path) {
     if (!raw.present())
         out += "null";
     else
@@ -50,11 +50,11 @@ void write_value(std::string& out, const RawJson& raw, const std::string& path) 
 }
 
 template <class T>
-void write_value(std::string& out, const std::vector<T>& items, const std::string& path) {
+void write_value(std::string& out, const std::vector<T>& items, const JsonPath& path) {
     out += '[';
     for (std::size_t i = 0; i < items.size(); ++i) {
         if (i > 0) out += ',';
-        write_value(out, items[i], path + "[" + std::to_string(i) + "]");
+        write_value(out, items[i], path.element(i));
     }
     out += ']';
 }
@@ -63,7 +63,7 @@ void write_value(std::string& out, const std::vector<T>& items, const std::strin
 // or an `extra` that is not valid JSON.
 class ObjectWriter {
 public:
-    ObjectWriter(std::string& out, const std::string& path) : out_(out), path_(path) { out_ += '{'; }
+    ObjectWriter(std::string& out, const JsonPath& path) : out_(out), path_(path) { out_ += '{'; }
 
     // A struct, a string or a vector of them.
     template <class T>
@@ -122,19 +122,17 @@ public:
         append_quoted(out_, name);
         out_ += ':';
     }
-    std::string at(std::string_view name) const {
-        return path_.empty() ? std::string(name) : path_ + "." + std::string(name);
-    }
+    JsonPath at(std::string_view name) const { return path_.member(name); }
 
 private:
     std::string& out_;
-    std::string path_;
+    JsonPath path_;
     bool first_ = true;
 };
 
 // ---- Requests ----
 
-void write_value(std::string& out, const CartItem& c, const std::string& path) {
+void write_value(std::string& out, const CartItem& c, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("id", c.id);
     w.value("name", c.name);
@@ -149,7 +147,7 @@ void write_value(std::string& out, const CartItem& c, const std::string& path) {
     w.close();
 }
 
-void write_value(std::string& out, const ShippingAddress& a, const std::string& path) {
+void write_value(std::string& out, const ShippingAddress& a, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("firstname", a.firstname);
     w.value("lastname", a.lastname);
@@ -165,7 +163,7 @@ void write_value(std::string& out, const ShippingAddress& a, const std::string& 
     w.close();
 }
 
-void write_value(std::string& out, const CustomerInfo& c, const std::string& path) {
+void write_value(std::string& out, const CustomerInfo& c, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("name", c.name);
     w.value("email", c.email);
@@ -174,21 +172,21 @@ void write_value(std::string& out, const CustomerInfo& c, const std::string& pat
     w.close();
 }
 
-void write_value(std::string& out, const CustomParam& p, const std::string& path) {
+void write_value(std::string& out, const CustomParam& p, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("name", p.name);
     w.value("value", p.value);
     w.close();
 }
 
-void write_value(std::string& out, const CustomParameter& p, const std::string& path) {
+void write_value(std::string& out, const CustomParameter& p, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("returnMethod", p.return_method);
     w.value("params", p.params);
     w.close();
 }
 
-void write_value(std::string& out, const ExchangePayment& p, const std::string& path) {
+void write_value(std::string& out, const ExchangePayment& p, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("clientId", p.client_id);
     w.value("assets", p.assets);
@@ -202,7 +200,7 @@ void write_value(std::string& out, const ExchangePayment& p, const std::string& 
     w.close();
 }
 
-void write_value(std::string& out, const BankPayment& p, const std::string& path) {
+void write_value(std::string& out, const BankPayment& p, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("clientId", p.client_id);
     w.number("amount", p.amount);
@@ -216,7 +214,7 @@ void write_value(std::string& out, const BankPayment& p, const std::string& path
     w.close();
 }
 
-void write_value(std::string& out, const QrGenerateRequest& q, const std::string& path) {
+void write_value(std::string& out, const QrGenerateRequest& q, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.decimal_string("amount", q.amount);
     w.value("currency", q.currency);
@@ -228,7 +226,7 @@ void write_value(std::string& out, const QrGenerateRequest& q, const std::string
     w.close();
 }
 
-void write_value(std::string& out, const DebitItem& d, const std::string& path) {
+void write_value(std::string& out, const DebitItem& d, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("subscriptionId", d.subscription_id);
     w.number("amount", d.amount);
@@ -236,7 +234,7 @@ void write_value(std::string& out, const DebitItem& d, const std::string& path) 
     w.close();
 }
 
-void write_value(std::string& out, const SubscriptionDebitRequest& r, const std::string& path) {
+void write_value(std::string& out, const SubscriptionDebitRequest& r, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("merchantAuth", r.merchant_auth);
     w.value("merchantId", r.merchant_id);
@@ -245,7 +243,7 @@ void write_value(std::string& out, const SubscriptionDebitRequest& r, const std:
     w.close();
 }
 
-void write_value(std::string& out, const SubscriptionCancelRequest& r, const std::string& path) {
+void write_value(std::string& out, const SubscriptionCancelRequest& r, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("merchantId", r.merchant_id);
     w.value("merchantAuth", r.merchant_auth);
@@ -255,7 +253,7 @@ void write_value(std::string& out, const SubscriptionCancelRequest& r, const std
 
 // ---- QR result ----
 
-void write_value(std::string& out, const QrTransactionMeta& m, const std::string& path) {
+void write_value(std::string& out, const QrTransactionMeta& m, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("offerId", m.offer_id);
     w.value("receiverAddress", m.receiver_address);
@@ -264,7 +262,7 @@ void write_value(std::string& out, const QrTransactionMeta& m, const std::string
     w.close();
 }
 
-void write_value(std::string& out, const QrTransactionResult& r, const std::string& path) {
+void write_value(std::string& out, const QrTransactionResult& r, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.decimal_string("totalAmount", r.total_amount);
     w.value("currency", r.currency);
@@ -275,7 +273,7 @@ void write_value(std::string& out, const QrTransactionResult& r, const std::stri
     w.close();
 }
 
-void write_value(std::string& out, const QrGenerateResponse& r, const std::string& path) {
+void write_value(std::string& out, const QrGenerateResponse& r, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.boolean("ok", r.ok);
     w.value("result", r.result);
@@ -285,7 +283,7 @@ void write_value(std::string& out, const QrGenerateResponse& r, const std::strin
 
 // ---- Transaction ----
 
-void write_value(std::string& out, const StatusRefund& s, const std::string& path) {
+void write_value(std::string& out, const StatusRefund& s, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.integer("pending", s.pending);
     w.integer("success", s.success);
@@ -294,7 +292,7 @@ void write_value(std::string& out, const StatusRefund& s, const std::string& pat
     w.close();
 }
 
-void write_value(std::string& out, const CheckItem& c, const std::string& path) {
+void write_value(std::string& out, const CheckItem& c, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("id", c.id);
     w.integer("num", c.num);
@@ -308,7 +306,7 @@ void write_value(std::string& out, const CheckItem& c, const std::string& path) 
     w.close();
 }
 
-void write_value(std::string& out, const ChainHash& h, const std::string& path) {
+void write_value(std::string& out, const ChainHash& h, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("value", h.value);
     w.value("network", h.network);
@@ -316,7 +314,7 @@ void write_value(std::string& out, const ChainHash& h, const std::string& path) 
     w.close();
 }
 
-void write_value(std::string& out, const TransactionMeta& m, const std::string& path) {
+void write_value(std::string& out, const TransactionMeta& m, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("hash", m.hash);
     w.value("offerId", m.offer_id);
@@ -325,7 +323,7 @@ void write_value(std::string& out, const TransactionMeta& m, const std::string& 
     w.close();
 }
 
-void write_value(std::string& out, const ShopData& s, const std::string& path) {
+void write_value(std::string& out, const ShopData& s, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("url", s.url);
     w.value("logo", s.logo);
@@ -335,14 +333,14 @@ void write_value(std::string& out, const ShopData& s, const std::string& path) {
     w.close();
 }
 
-void write_value(std::string& out, const MerchantInfo& m, const std::string& path) {
+void write_value(std::string& out, const MerchantInfo& m, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("shopData", m.shop_data);
     w.extra(m.extra);
     w.close();
 }
 
-void write_value(std::string& out, const Customer& c, const std::string& path) {
+void write_value(std::string& out, const Customer& c, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("email", c.email);
     w.value("fullname", c.fullname);
@@ -350,14 +348,14 @@ void write_value(std::string& out, const Customer& c, const std::string& path) {
     w.close();
 }
 
-void write_value(std::string& out, const CurrencyInfo& c, const std::string& path) {
+void write_value(std::string& out, const CurrencyInfo& c, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.boolean("isFiat", c.is_fiat);
     w.extra(c.extra);
     w.close();
 }
 
-void write_value(std::string& out, const TxMetadata& t, const std::string& path) {
+void write_value(std::string& out, const TxMetadata& t, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("id", t.id);
     w.value("shippingAddress", t.shipping_address);
@@ -368,7 +366,7 @@ void write_value(std::string& out, const TxMetadata& t, const std::string& path)
 
 // The spec's field table order. `status` goes back out as the word when it came as one; `check`
 // is left out when empty (absent and empty read the same).
-void write_value(std::string& out, const Transaction& t, const std::string& path) {
+void write_value(std::string& out, const Transaction& t, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("id", t.id);
     if (t.status_word)
@@ -421,7 +419,7 @@ void write_value(std::string& out, const Transaction& t, const std::string& path
 
 // ---- Shopper ----
 
-void write_value(std::string& out, const ShopperProfileDetails& p, const std::string& path) {
+void write_value(std::string& out, const ShopperProfileDetails& p, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("zip", p.zip);
     w.value("city", p.city);
@@ -437,7 +435,7 @@ void write_value(std::string& out, const ShopperProfileDetails& p, const std::st
     w.close();
 }
 
-void write_value(std::string& out, const ShopperProfile& p, const std::string& path) {
+void write_value(std::string& out, const ShopperProfile& p, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("id", p.id);
     w.value("email", p.email);
@@ -462,7 +460,7 @@ void write_value(std::string& out, const ShopperProfile& p, const std::string& p
     w.close();
 }
 
-void write_value(std::string& out, const UsersMeResponse& r, const std::string& path) {
+void write_value(std::string& out, const UsersMeResponse& r, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.boolean("ok", r.ok);
     w.value("result", r.result);
@@ -473,7 +471,7 @@ void write_value(std::string& out, const UsersMeResponse& r, const std::string& 
 // ---- Subscriptions ----
 
 // Amounts come back as numbers whichever form they arrived in.
-void write_value(std::string& out, const DebitEntry& d, const std::string& path) {
+void write_value(std::string& out, const DebitEntry& d, const JsonPath& path) {
     ObjectWriter w(out, path);
     w.value("transactionId", d.transaction_id);
     w.number("amount", d.amount);
@@ -488,7 +486,7 @@ void write_value(std::string& out, const DebitEntry& d, const std::string& path)
     w.close();
 }
 
-void write_value(std::string& out, const SubscriptionDebitResult& r, const std::string& path) {
+void write_value(std::string& out, const SubscriptionDebitResult& r, const JsonPath& path) {
     ObjectWriter envelope(out, path);
     envelope.integer("status", r.status);
     envelope.member("result");
@@ -503,7 +501,7 @@ void write_value(std::string& out, const SubscriptionDebitResult& r, const std::
     envelope.close();
 }
 
-void write_value(std::string& out, const SubscriptionCancelResult& r, const std::string& path) {
+void write_value(std::string& out, const SubscriptionCancelResult& r, const JsonPath& path) {
     ObjectWriter envelope(out, path);
     envelope.integer("status", r.status);
     envelope.member("result");
@@ -520,7 +518,7 @@ void write_value(std::string& out, const SubscriptionCancelResult& r, const std:
 template <class T>
 std::string write_document(const T& value) {
     std::string out;
-    write_value(out, value, std::string());
+    write_value(out, value, JsonPath{});
     return out;
 }
 
