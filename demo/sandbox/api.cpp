@@ -98,7 +98,7 @@ bool exchange_error(Sandbox& sb, const std::string& endpoint, const std::string&
     }
     if (endpoint == "exchange-pay") {
         if (auto code = sb.shopper.exchange_error()) {
-            send_exchange_error(res, *code, "status", exchange);
+            send_exchange_error(res, *code, "body", exchange);
             return true;
         }
     }
@@ -175,7 +175,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                   if (auto existing = sb.ledger.find_payment(payload.offer_id)) return send_replay(res, existing->transaction);
                   if (exchange_error(sb, "exchange-pay", exchange, res)) return;
                   if (!find_coin(payload.assets)) {
-                      return send_exchange_error(res, 421, "status", exchange);
+                      return send_exchange_error(res, 421, "body", exchange);
                   }
                   json profile = sb.shopper.profile(sb.identity.shopper_id);
                   NewPayment p;

@@ -3,7 +3,7 @@
 //   {"endpoint": "exchange-pay" | "bank-pay" | "qr-generate" | "users-me" | "subscription-debit" |
 //                "subscription-cancel" | "*",
 //    "kind": "error-418".."error-422" | "latency" | "500" | "malformed-json" | "drop",
-//    "count": 1, "ms": 2000, "form": "status" | "body" | "body-200"}
+//    "count": 1, "ms": 2000, "form": "body" | "status" | "body-200"}
 // Kept in memory only (a restart clears them). Transport kinds (latency, 500, malformed-json, drop)
 // are taken when the request arrives; exchange errors after the request passed authentication and
 // validation, where the real service would ask the exchange.
@@ -25,7 +25,7 @@ struct Fault {
     std::string kind;
     int remaining = 1;
     int ms = 0;
-    std::string form = "status";
+    std::string form = "body";
 };
 
 class Faults {
@@ -46,8 +46,9 @@ private:
 };
 
 // Writes the simulated exchange error `code` (418..422) in the given form:
-//   status   HTTP <code>, body {"code":<code>,"message":"<documented message>"}
-//   body     HTTP 400, same body
+//   body     HTTP 400, body {"code":<code>,"message":"<documented message>"}   (the default)
+//   status   HTTP <code>, same body. Beware 421: it is "Misdirected Request", which HTTP clients
+//            (Node's fetch, HTTP/2 browsers) answer by retrying on a new connection.
 //   body-200 HTTP 200, same body
 void send_exchange_error(httplib::Response& res, int code, const std::string& form, const std::string& exchange);
 

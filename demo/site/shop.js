@@ -1,0 +1,254 @@
+// The demo shop: fills the cart and address into <paywasm-checkout>, hands it the shopper token,
+// and runs the "merchant back end" panel against the sandbox's control API. Text only (textContent),
+// never markup, so nothing a server sends can turn into HTML.
+'use strict';
+
+const CART = [
+  { id: 'sku-espresso', name: 'Espresso beans, 1 kg', price: 24.5, quantity: 2 },
+  { id: 'sku-dripper', name: 'Ceramic pour-over dripper', price: 18, quantity: 1 },
+  {
+    id: 'sku-club', name: 'Coffee club: a bag every month', price: 15, quantity: 1,
+    isSubscription: true, frequency: 'monthly', subscriptionPeriod: '12m', merchantSubscriptionId: 'club-demo',
+  },
+];
+const STATUS_WORDS = {
+  10: 'waiting for payment', 0: 'pending', 1: 'successful', 2: 'successful', 3: 'successful', 4: 'successful',
+  '-1': 'failed', 101: 'partial payment', 19: 'timed out', 1011: 'partial, closed', 20: 'refund', 21: 'refund',
+  22: 'refund', 23: 'refund',
+};
+const FINAL = new Set([1, 2, 3, 4, -1, 101, 19, 1011]);
+
+const $ = (id) => document.getElementById(id);
+const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+
+function el(tag, props, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props || {})) {
+    if (k === 'onclick') node.addEventListener('click', v);
+    else if (k === 'className') node.className = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+async function json(method, url, body) {
+  const res = await fetch(url, {
+    method,
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (e) { /* shown as text below */ }
+  if (!res.ok) throw new Error((data && data.message) || `HTTP ${res.status}`);
+  return data;
+}
+
+function newOfferId() {
+  const bytes = new Uint8Array(6);
+  crypto.getRandomValues(bytes);
+  return 'order-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function shortId(id) { return String(id).slice(0, 8); }
+function time(iso) { return new Date(iso).toLocaleTimeString(); }
+
+// ---- Checkout ------------------------------------------------------------------------------------
+
+const checkout = $('checkout');
+let session = null;
+
+function renderCart() {
+  const body = $('cart-lines');
+  body.replaceChildren();
+  let total = 0;
+  for (const item of CART) {
+    total += item.price * item.quantity;
+    const name = el('td', {}, item.name);
+    if (item.isSubscription) name.append(' ', el('span', { className: 'tag' }, 'monthly'));
+    body.append(el('tr', {}, name, el('td', {}, String(item.quantity)),
+      el('td', { className: 'num' }, money.format(item.price * item.quantity))));
+  }
+  $('cart-total').textContent = money.format(total);
+}
+
+function shippingAddress() {
+  const out = {};
+  for (const input of $('shipping').elements) if (input.name) out[input.name] = input.value.trim();
+  return out;
+}
+
+function setOffer(id) {
+  checkout.offerId = id;
+  $('offer-id').textContent = id;
+}
+
+function logEvent(text, tone) {
+  const item = el('li', { className: tone || '' }, el('time', {}, new Date().toLocaleTimeString()), ' ', text);
+  $('events').prepend(item);
+  while ($('events').children.length > 30) $('events').lastChild.remove();
+}
+
+async function setUpCheckout() {
+  renderCart();
+  setOffer(newOfferId());
+  checkout.cart = CART;
+  checkout.shippingAddress = shippingAddress();
+  $('shipping').addEventListener('input', () => { checkout.shippingAddress = shippingAddress(); });
+  $('locale').addEventListener('change', (e) => checkout.setAttribute('locale', e.target.value));
+  $('new-order').addEventListener('click', () => {
+    setOffer(newOfferId());
+    if (typeof checkout.reset === 'function') checkout.reset();
+    logEvent('new order ' + checkout.offerId);
+  });
+
+  // The shopper's login session: a real shop gets this token from its own auth flow.
+  session = await json('GET', '/__sandbox/demo/session');
+  checkout.getShopperToken = async () => session.shopperToken;
+
+  checkout.addEventListener('paywasm-ready', () => logEvent('widget ready'));
+  checkout.addEventListener('paywasm-status', (e) => {
+    const tx = e.detail.transaction || {};
+    logEvent(`${e.detail.method} payment ${shortId(tx.id || '')}: status ${e.detail.status.code} (${e.detail.status.label})`);
+  });
+  checkout.addEventListener('paywasm-complete', (e) => logEvent(`complete: ${e.detail.status.label}`, 'good'));
+  checkout.addEventListener('paywasm-error', (e) => {
+    const err = e.detail.error;
+    logEvent(`error ${err.code}: ${err.message}`, 'bad');
+  });
+
+  if (!customElements.get('paywasm-checkout')) {
+    // The script tag is absent until `make dist` has run (or failed its integrity check).
+    setTimeout(() => { if (!customElements.get('paywasm-checkout')) $('widget-missing').hidden = false; }, 1500);
+  }
+}
+
+// ---- Merchant panel --------------------------------------------------------------------------------
+
+let lastWebhook = 0;
+async function pollWebhooks() {
+  const events = await json('GET', '/__sandbox/demo/received?since=' + lastWebhook);
+  for (const e of events) {
+    lastWebhook = Math.max(lastWebhook, e.id);
+    const tx = e.transaction;
+    const text = tx
+      ? `${tx.meta && tx.meta.offerId}: status ${tx.status} (${STATUS_WORDS[tx.status] || 'unknown'}), ${tx.receivedAmount} of ${tx.amount} ${tx.currency}`
+      : 'unparseable event';
+    $('webhooks').prepend(el('li', { className: e.verified ? 'good' : 'bad' },
+      el('time', {}, time(e.receivedAt)), ' ', e.verified ? 'signature OK · ' : 'BAD SIGNATURE · ', text));
+  }
+}
+
+async function advance(id, body) {
+  try {
+    await json('POST', `/__sandbox/transactions/${encodeURIComponent(id)}/advance`, body);
+  } catch (e) {
+    logEvent('advance: ' + e.message, 'bad');
+  }
+  refreshPanel();
+}
+
+async function renderTransactions() {
+  const list = await json('GET', '/__sandbox/transactions');
+  const ul = $('transactions');
+  ul.replaceChildren();
+  for (const t of list.slice(0, 12)) {
+    const tx = t.transaction;
+    const row = el('li', {},
+      el('span', { className: 'what' }, `${t.kind}${t.exchange ? ' · ' + t.exchange : ''} · ${t.offerId}`),
+      el('span', { className: 'status s' + String(t.status).replace('-', 'm') }, `${t.status} ${STATUS_WORDS[t.status] || ''}`),
+      el('span', { className: 'amount' }, `${tx.amount} ${tx.currency}`));
+    if (!FINAL.has(t.status)) {
+      const actions = el('span', { className: 'actions' },
+        el('button', { type: 'button', onclick: () => advance(t.id) }, 'Next status'),
+        el('button', { type: 'button', onclick: () => advance(t.id, { outcome: 101 }) }, 'Partial'),
+        el('button', { type: 'button', onclick: () => advance(t.id, { status: -1 }) }, 'Fail'));
+      if (t.kind === 'qr') actions.append(el('button', { type: 'button', onclick: () => advance(t.id, { status: 19 }) }, 'Time out'));
+      row.append(actions);
+    }
+    ul.append(row);
+  }
+  if (!list.length) ul.append(el('li', { className: 'empty' }, 'No transactions yet.'));
+}
+
+async function subscriptionCall(id, action) {
+  try {
+    const answer = await json('POST', `/__sandbox/demo/subscriptions/${encodeURIComponent(id)}/${action}`);
+    const r = answer.result || {};
+    if (action === 'debit') {
+      for (const d of r.data || []) logEvent(`debit ${shortId(id)}: transaction ${shortId(d.transactionId)}, ${d.amount} ${d.currency}, status ${d.status}`, 'good');
+      for (const err of r.errors || []) logEvent(`debit ${shortId(id)} refused: ${err.reason} (${err.message})`, 'bad');
+    } else {
+      logEvent(`cancel ${shortId(id)}: ${r.success ? 'cancelled' : 'not cancelled'}`, r.success ? 'good' : 'bad');
+    }
+  } catch (e) {
+    logEvent(`${action}: ${e.message}`, 'bad');
+  }
+  refreshPanel();
+}
+
+async function renderSubscriptions() {
+  const list = await json('GET', '/__sandbox/subscriptions');
+  const ul = $('subscriptions');
+  ul.replaceChildren();
+  for (const s of list.slice(0, 10)) {
+    ul.append(el('li', {},
+      el('span', { className: 'what' }, `${s.item.name} · ${s.amount} ${s.currency} · ${s.debits} debit(s)`),
+      el('span', { className: 'status ' + (s.status === 'active' ? 's1' : 'sm1') }, s.status),
+      el('span', { className: 'actions' },
+        el('button', { type: 'button', onclick: () => subscriptionCall(s.id, 'debit') }, 'Debit now'),
+        el('button', { type: 'button', onclick: () => subscriptionCall(s.id, 'cancel') }, 'Cancel'))));
+  }
+  if (!list.length) ul.append(el('li', { className: 'empty' }, 'None yet: pay a cart with the Coffee club by QR.'));
+}
+
+async function renderFaults() {
+  const faults = await json('GET', '/__sandbox/faults');
+  $('faults').textContent = faults.length
+    ? 'Queued: ' + faults.map((f) => `${f.kind} on ${f.endpoint} ×${f.count}`).join(', ')
+    : 'No faults queued.';
+}
+
+let refreshing = false;
+async function refreshPanel() {
+  if (refreshing) return;
+  refreshing = true;
+  try {
+    await Promise.all([pollWebhooks(), renderTransactions(), renderSubscriptions(), renderFaults()]);
+  } catch (e) {
+    $('faults').textContent = 'The sandbox is not answering: ' + e.message;
+  } finally {
+    refreshing = false;
+  }
+}
+
+async function setUpPanel() {
+  // The demo merchant receives its own webhooks unless someone configured another URL.
+  const hook = await json('GET', '/__sandbox/webhook');
+  if (!hook.url) await json('PUT', '/__sandbox/webhook', { url: location.origin + '/__sandbox/demo/webhook' });
+
+  $('fault-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const form = e.target.elements;
+    const kind = form.kind.value;
+    try {
+      await json('POST', '/__sandbox/faults', { endpoint: form.endpoint.value, kind, count: 1, ms: 25000 });
+    } catch (err) {
+      logEvent('fault: ' + err.message, 'bad');
+    }
+    renderFaults();
+  });
+  $('clear-faults').addEventListener('click', async () => { await json('DELETE', '/__sandbox/faults'); renderFaults(); });
+  $('shopper-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    await json('PUT', '/__sandbox/shopper', { profile: { firstName: e.target.elements.firstName.value } });
+    logEvent('shopper first name saved: reload to see the greeting');
+  });
+
+  refreshPanel();
+  setInterval(refreshPanel, 1500);
+}
+
+setUpCheckout().catch((e) => logEvent('setup: ' + e.message, 'bad'));
+setUpPanel().catch((e) => logEvent('panel: ' + e.message, 'bad'));
