@@ -14,7 +14,7 @@ namespace sandbox {
 
 namespace {
 
-void unauthorized(const std::string& message) { throw HttpError(401, "unauthorized", message); }
+[[noreturn]] void unauthorized(const std::string& message) { throw HttpError(401, "unauthorized", message); }
 
 void require_shopper(Sandbox& sb, const httplib::Request& req) {
     const std::string token = bearer_token(req);

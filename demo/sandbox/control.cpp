@@ -1,9 +1,15 @@
 // The control API under /__sandbox/ (tests and the demo page; docs/sandbox.md), and the demo
 // merchant's server side under /__sandbox/demo/: calls that need the merchant's secrets are made
 // here, server-side, so the page never holds them.
+#include <chrono>
+#include <limits>
+#include <memory>
+#include <thread>
+
 #include "paywasm/codec.hpp"
 #include "paywasm/crypto.hpp"
 #include "paywasm/error.hpp"
+#include "paywasm/protocol.hpp"
 #include "sandbox.hpp"
 #include "util.hpp"
 
@@ -59,6 +65,16 @@ void relay(httplib::Response& res, const httplib::Result& result) {
     res.set_content(result->body, result->get_header_value("Content-Type").empty()
                                       ? "application/json"
                                       : result->get_header_value("Content-Type"));
+}
+
+json status_view(const json& entry) {
+    const json& tx = entry["transaction"];
+    return json{{"id", tx["id"]},
+                {"status", tx["status"]},
+                {"amount", tx["amount"]},
+                {"receivedAmount", tx["receivedAmount"]},
+                {"currency", tx["currency"]},
+                {"transaction", tx}};
 }
 
 std::string fresh_merchant_auth(Sandbox& sb) {
@@ -147,31 +163,74 @@ void register_control(httplib::Server& server, Sandbox& sb) {
     route(server, "GET", "/__sandbox/demo/merchant-public-key.pem", limit, [&sb](Req, Res res, Body) {
         res.set_content(sb.identity.merchant_public_pem, "application/x-pem-file");
     });
-    // The merchant creates QR transactions with its token; the widget POSTs its order here.
+    // The merchant creates QR transactions with its token; the widget POSTs its order here
+    // ({offerId, amount, currency, cryptoCurrency, cart, shippingAddress}), which becomes a QR
+    // generate request: orderId from offerId, the QR cart form, customerInfo from the address.
     route(server, "POST", "/__sandbox/demo/qr", limit, [&sb](Req req, Res res, Body body) {
         json order = parse_object(req, body);
-        if (!order.contains("orderId")) order["orderId"] = "qr-" + random_hex(6);
-        if (!order.contains("cryptoCurrency")) order["cryptoCurrency"] = "BTC";
-        if (!order.contains("customerInfo")) {
-            json profile = sb.shopper.profile(sb.identity.shopper_id);
-            order["customerInfo"] = {{"name", profile.value("fullname", "Sandbox Shopper")},
-                                     {"email", profile.value("email", "shopper@example.com")}};
+        json profile = sb.shopper.profile(sb.identity.shopper_id);
+        json address = order.value("shippingAddress", json::object());
+        if (!address.is_object()) address = json::object();
+        std::string name = address.value("firstname", "");
+        if (!address.value("lastname", "").empty()) name += (name.empty() ? "" : " ") + address.value("lastname", "");
+        json cart = json::array();
+        if (order.contains("cart") && order["cart"].is_array()) {
+            for (const json& item : order["cart"]) {
+                json line = json::object();
+                for (const char* key : {"id", "name", "price", "quantity", "isSubscription", "frequency",
+                                        "subscriptionPeriod", "merchantSubscriptionId"}) {
+                    if (item.is_object() && item.contains(key)) line[key] = item[key];
+                }
+                cart.push_back(line);
+            }
         }
-        relay(res, sb.call_api("POST", "/purchase/qr/generate", order.dump(),
+        json request = {
+            {"amount", order.value("amount", json("0"))},
+            {"currency", order.value("currency", json("USD"))},
+            {"cryptoCurrency", order.value("cryptoCurrency", json("BTC"))},
+            {"orderId", order.value("orderId", order.value("offerId", json("qr-" + random_hex(6))))},
+            {"cart", cart},
+            {"customerInfo",
+             {{"name", name.empty() ? profile.value("fullname", "Sandbox Shopper") : name},
+              {"email", address.value("email", "").empty() ? profile.value("email", "shopper@example.com")
+                                                           : address.value("email", "")}}},
+        };
+        if (request["orderId"] == "") request["orderId"] = "qr-" + random_hex(6);
+        relay(res, sb.call_api("POST", "/purchase/qr/generate", request.dump(),
                                {{"Authorization", "Bearer " + sb.identity.merchant_token},
                                 {"x-transaction-source", "qr-code-api"}}));
     });
-    // The merchant's status URL for the widget: the transaction as the merchant knows it.
+    // The merchant's status URL for the widget: the transaction as the merchant knows it, as JSON,
+    // or with Accept: text/event-stream as server-sent events (one per change, until final).
     route(server, "GET", R"(/__sandbox/demo/status/([^/]+))", limit, [&sb](Req req, Res res, Body) {
-        auto entry = sb.ledger.get(req.matches[1]);
+        const std::string id = req.matches[1];
+        auto entry = sb.ledger.get(id);
         if (!entry) throw HttpError(404, "not_found", "no transaction with this id");
-        const json& tx = (*entry)["transaction"];
-        send_json(res, 200, json{{"id", tx["id"]},
-                                 {"status", tx["status"]},
-                                 {"amount", tx["amount"]},
-                                 {"receivedAmount", tx["receivedAmount"]},
-                                 {"currency", tx["currency"]},
-                                 {"transaction", tx}});
+        if (req.get_header_value("Accept").find("text/event-stream") == std::string::npos) {
+            return send_json(res, 200, status_view(*entry));
+        }
+        auto last = std::make_shared<int>(std::numeric_limits<int>::min());
+        const std::int64_t deadline = now_ms() + 10 * 60 * 1000;
+        res.set_header("Cache-Control", "no-store");
+        res.set_chunked_content_provider("text/event-stream", [&sb, id, last, deadline](std::size_t, httplib::DataSink& sink) {
+            auto current = sb.ledger.get(id);
+            if (!current) {
+                sink.done();
+                return true;
+            }
+            const int status = (*current)["status"].get<int>();
+            if (status != *last) {
+                *last = status;
+                const std::string event = "data: " + status_view(*current).dump() + "\n\n";
+                if (!sink.write(event.data(), event.size())) return false;
+            }
+            if (paywasm::describe_status(status).final || now_ms() > deadline) {
+                sink.done();
+                return true;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(250));
+            return sink.is_writable();
+        });
     });
     route(server, "POST", R"(/__sandbox/demo/subscriptions/([^/]+)/debit)", limit, [&sb](Req req, Res res, Body body) {
         json opts = optional_object(req, body);

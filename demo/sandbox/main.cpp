@@ -167,6 +167,9 @@ int main(int argc, char** argv) {
             if (req.path.rfind("/api/", 0) == 0) {
                 res.set_header("Access-Control-Allow-Origin", "*");
                 res.set_header("Access-Control-Expose-Headers", "Idempotent-Replayed");
+                if (res.status == 401 && req.path.rfind("/api/subscription/", 0) != 0) {
+                    res.set_header("WWW-Authenticate", "Bearer realm=\"paywasm-sandbox\"");
+                }
             }
         });
         server.set_error_handler([](const httplib::Request&, httplib::Response& res) {

@@ -86,6 +86,7 @@ describe('GET /users/me', () => {
     for (const token of [undefined, 'wrong-token', sb.merchant.merchantAccessToken]) {
       const r = await api(sb, '/users/me', { method: 'GET', token });
       assert.equal(r.status, 401, `token ${token}`);
+      assert.match(r.headers.get('www-authenticate'), /^Bearer /);
       assert.equal(r.json.code, 401);
       assert.ok(r.json.message.length > 0);
     }
@@ -261,6 +262,33 @@ describe('POST /exchanges/payments/{exchange}', () => {
     assert.equal(JSON.parse(answer.text).error, 'payload_too_large');
     const r = await api(sb, '/users/me', { method: 'GET', token: sb.merchant.shopperToken });
     assert.equal(r.status, 200);
+  });
+
+  test('a chunked body without Content-Length is cut off at the limit too', async () => {
+    const answer = await new Promise((resolve, reject) => {
+      const url = new URL(sb.base + '/api/purchases');
+      const req = http.request({
+        host: url.hostname, port: url.port, path: url.pathname, method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer ' + sb.merchant.shopperToken },
+      }, (res) => {
+        let text = '';
+        res.on('data', (d) => { text += d; });
+        res.on('end', () => resolve({ status: res.statusCode, text }));
+      });
+      req.on('error', (e) => (e.code === 'EPIPE' || e.code === 'ECONNRESET' ? undefined : reject(e)));
+      req.write('{"data":"');
+      const chunk = 'B'.repeat(64 * 1024);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 6 && req.write(chunk)) sent++;
+        if (sent < 6) req.once('drain', () => { sent++; pump(); });
+        else req.end('"}');
+      };
+      pump();
+    });
+    assert.equal(answer.status, 413);
+    assert.equal(JSON.parse(answer.text).code, 413);
+    assert.equal((await api(sb, '/users/me', { method: 'GET', token: sb.merchant.shopperToken })).status, 200);
   });
 
   test('the same offerId again returns the existing transaction (idempotency)', async () => {
@@ -542,6 +570,59 @@ describe('subscriptions', () => {
     assert.equal(r.json.result.errors[0].reason, 'cancelled');
     const subs = await getJson(sb.base + '/__sandbox/subscriptions');
     assert.equal(subs.find((s) => s.id === subscriptionId).status, 'cancelled');
+  });
+
+  test('the demo QR endpoint turns the widget\'s order into a QR payment with subscriptions', async () => {
+    const offerId = 'widget-' + crypto.randomUUID();
+    const order = {
+      offerId, amount: '64.00', currency: 'USD', cryptoCurrency: 'BTC',
+      cart: exchangePayload(sb.merchant).cart,
+      shippingAddress: { firstname: 'Grace', lastname: 'Hopper', email: 'grace@example.com' },
+    };
+    const r = await sendJson('POST', sb.base + '/__sandbox/demo/qr', order);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.ok, true);
+    assert.equal(r.body.result.meta.offerId, offerId);
+    const entry = await getJson(`${sb.base}/__sandbox/transactions/${r.body.result.id}`);
+    assert.equal(entry.kind, 'qr');
+    assert.deepEqual(entry.plaintext.customerInfo, { name: 'Grace Hopper', email: 'grace@example.com' });
+    assert.equal(entry.transaction.subscriptionIds.length, 1);
+    const subs = await getJson(sb.base + '/__sandbox/subscriptions');
+    assert.equal(subs.find((x) => x.id === entry.transaction.subscriptionIds[0]).offerId, offerId);
+  });
+
+  test('the demo status URL streams server-sent events until a final status', async () => {
+    const q = await sendJson('POST', sb.base + '/__sandbox/demo/qr', { amount: '49.00', currency: 'USD', cryptoCurrency: 'ETH',
+      cart: [{ id: 'a', name: 'Beans', price: 24.5, quantity: 2 }] });
+    const id = q.body.result.id;
+    const plain = await getJson(`${sb.base}/__sandbox/demo/status/${id}`);
+    assert.equal(plain.status, 10);
+    const res = await fetch(`${sb.base}/__sandbox/demo/status/${id}`, { headers: { accept: 'text/event-stream' } });
+    assert.match(res.headers.get('content-type'), /^text\/event-stream/);
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const nextEvent = async () => {
+      for (;;) {
+        const end = text.indexOf('\n\n');
+        if (end >= 0) {
+          const event = text.slice(0, end);
+          text = text.slice(end + 2);
+          return JSON.parse(event.replace(/^data: /, ''));
+        }
+        const { value, done } = await reader.read();
+        if (done) return null;
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    assert.equal((await nextEvent()).status, 10);
+    await sendJson('POST', `${sb.base}/__sandbox/transactions/${id}/advance`);
+    assert.equal((await nextEvent()).status, 0);
+    await sendJson('POST', `${sb.base}/__sandbox/transactions/${id}/advance`);
+    const last = await nextEvent();
+    assert.equal(last.status, 1);
+    assert.equal(last.receivedAmount, last.amount);
+    assert.equal(await nextEvent(), null, 'the stream ends at a final status');
   });
 
   test('the demo endpoints debit and cancel server-side', async () => {
