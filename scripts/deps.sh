@@ -31,7 +31,7 @@ APT_PACKAGES=(
   libcrypto++-dev libqrcodegencpp-dev          # native Crypto++ 8.7, qrcodegen 1.8
   libcpp-httplib-dev libssl-dev libsqlite3-dev # CLI transport, sandbox server
   rapidjson-dev nlohmann-json3-dev doctest-dev # header-only
-  openssl zbar-tools chromium                  # known-answer tests, QR decoding, browser tests
+  openssl zbar-tools librsvg2-bin chromium     # known-answer tests, QR rendering + decoding, browser tests
 )
 
 missing_apt_packages() {

@@ -30,7 +30,8 @@ QrMatrix qr_encode(std::string_view text, Ecc ecc = Ecc::medium);
 // background rect, all dark modules as one <path>, shape-rendering="crispEdges", no scripts,
 // no external references. Throws Error(validation, "border") outside 0..16.
 std::string qr_svg(const QrMatrix&, int border = 4);
-// Terminal rendering with two modules per character row (Unicode half blocks).
+// Terminal rendering with two modules per character row (Unicode half blocks), dark modules as
+// blocks (reads right on a light background). Throws Error(validation, "border") outside 0..16.
 std::string qr_text(const QrMatrix&, int border = 2);
 
 // A payment URI as the QR flow returns it: "<scheme>:<address>?amount=<decimal>&value=<decimal>..."

@@ -75,7 +75,7 @@ int run_keygen(const Args& args) {
     const std::string priv_path = args.require("private"), pub_path = args.require("public");
     if (priv_path == pub_path) usage_error("--private and --public must be different files");
     for (const std::string& path : {priv_path, pub_path}) {
-        if (::access(path.c_str(), F_OK) == 0) usage_error(path + " already exists (refusing to overwrite)");
+        if (::access(path.c_str(), F_OK) == 0) throw Error(ErrorCode::io, path + " already exists (refusing to overwrite)");
     }
     PrivateKey key = PrivateKey::generate(bits);
     PublicKey pub = key.public_key();
