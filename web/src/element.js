@@ -101,7 +101,10 @@ class PayWasmCheckout extends HTMLElement {
   set shippingAddress(v) { this._shippingAddress = v; }
   // Async callback returning the shopper's access token; called for each request, never stored.
   get getShopperToken() { return this._getShopperToken; }
-  set getShopperToken(fn) { this._getShopperToken = typeof fn === 'function' ? fn : null; }
+  set getShopperToken(fn) {
+    this._getShopperToken = typeof fn === 'function' ? fn : null;
+    if (this._core && this._getShopperToken && !this._s.greeting) this._greet();
+  }
   // The QR transaction created by the merchant's server ({ok, result} or the result itself).
   get qrResult() { return this._qrResult; }
   set qrResult(v) {
@@ -116,6 +119,14 @@ class PayWasmCheckout extends HTMLElement {
     this._life = new AbortController();
     const life = this._life;
     this._readInlineData();
+    if (document.readyState === 'loading') {
+      // Upgraded while the parser is still inside the element: its JSON child comes later.
+      document.addEventListener('DOMContentLoaded', () => {
+        if (this._life !== life) return;
+        this._readInlineData();
+        if (this._core) this._render();
+      }, { once: true });
+    }
     this._renderLoading();
     load({ wasmUrl: this.wasmUrl || undefined }).then((core) => {
       if (this._life !== life) return;
@@ -384,9 +395,11 @@ class PayWasmCheckout extends HTMLElement {
       code,
       h('p', { class: 'muted' }, t('scan')),
       h('dl', { class: 'detail', part: 'address' },
-        h('dt', {}, t('address')), h('dd', {}, uri.address), copy(t('copyAddress'), uri.address, 'copy-address'),
-        h('dt', {}, t('amount')), h('dd', {}, fiatAmount ? `${cryptoAmount} (${fiatAmount})` : cryptoAmount),
-        copy(t('copyAmount'), uri.amount, 'copy-amount')),
+        h('div', { class: 'row' }, h('dt', {}, t('address')),
+          h('dd', {}, h('span', { class: 'value' }, uri.address), copy(t('copyAddress'), uri.address, 'copy-address'))),
+        h('div', { class: 'row' }, h('dt', {}, t('amount')),
+          h('dd', {}, h('span', { class: 'value' }, fiatAmount ? `${cryptoAmount} (${fiatAmount})` : cryptoAmount),
+            copy(t('copyAmount'), uri.amount, 'copy-amount')))),
       // The URI passed the core's wallet-scheme allow-list, so it is never javascript: or data:.
       h('a', { class: 'link', part: 'link', href: result.meta.qrString, 'data-key': 'wallet-link' }, t('openWallet')),
     ];
@@ -406,7 +419,7 @@ class PayWasmCheckout extends HTMLElement {
 
   // Without clipboard access, select the value so the shopper can copy it by hand.
   _selectNextTo(button) {
-    const dd = button.previousElementSibling;
+    const dd = button.previousElementSibling;  // the .value span beside the button
     const range = document.createRange();
     range.selectNodeContents(dd);
     const sel = window.getSelection();
@@ -506,8 +519,7 @@ class PayWasmCheckout extends HTMLElement {
       token = null;
       const res = await send(req, { timeoutMs: Math.min(this._timeout(), 10000), retries: 2, signal: life.signal });
       const me = this._core.call('parseResponse', { endpoint: 'users-me', status: res.status, body: res.body });
-      const p = me.result || {};
-      const name = String((p.profile && p.profile.firstName) || (p.fullname || '').split(' ')[0] || '').trim().slice(0, 64);
+      const name = String(me.firstName || (me.fullname || '').trim().split(/\s+/)[0] || '').trim().slice(0, 64);
       if (!name || this._life !== life) return;
       this._s.greeting = name;
       const el = this._root.querySelector('.greeting');

@@ -1,0 +1,2 @@
+window.__firstPayWasm = window.PayWasm;
+window.__firstElement = customElements.get('paywasm-checkout');

@@ -1,0 +1,708 @@
+// The widget in Chromium: every flow end to end from the `make dist` files, under a strict CSP.
+//   node tests/browser/run.mjs --dist <dist dir> [--only <name part>]
+// The payment API is answered by Playwright route handlers (fake-api in lib.mjs); the suite's own
+// server (server.mjs) serves dist/, the pages and the merchant key on 127.0.0.1. To run a flow
+// against the sandbox server instead, see sandbox test at the end (PAYWASM_SANDBOX=<binary>).
+// Ends with the line "N passed, N failed"; exits 1 on any failure.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { startServer, API_ORIGIN } from './server.mjs';
+import { launch, makeKeys, opensslDecrypt, zbar, fakeApi, runTests, check, equal, sleep } from './lib.mjs';
+
+const argv = process.argv.slice(2);
+const arg = (name) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
+const DIST = path.resolve(arg('dist') || path.join(path.dirname(new URL(import.meta.url).pathname), '../../dist'));
+for (const f of ['paywasm.js', 'paywasm.mjs', 'paywasm.wasm', 'paywasm.d.ts', 'integrity.json']) {
+  if (!fs.existsSync(path.join(DIST, f))) {
+    console.log(`${DIST}/${f} is missing: run \`make dist\` (scripts/dist.sh) first`);
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
+}
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-browser-'));
+const keys = makeKeys(work);
+const server = await startServer({ distDir: DIST, keyPem: keys.publicPem });
+const chromium = await launch();
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+// ---- fixtures -----------------------------------------------------------------------------------
+
+const CART = [
+  { id: 'sku-1', name: 'T-shirt "Ünïcode" ☕', price: 12.5, quantity: 1 },
+  { id: 'sku-2', name: 'Socks', price: 6.5, quantity: 2 },
+  { id: 'sku-3', name: 'Sticker', price: 0.1, quantity: 3 },
+];
+const TOTAL = '25.8';  // exact: 0.1 * 3 is 0.3 here, not 0.30000000000000004
+const ADDRESS = { firstname: 'Ada', lastname: 'Lovelace', phoneNo: '+44 20 7946 0000', address1: '1 Analytical St',
+  city: 'London', zipcode: 'N1 9GU', country: 'GB', email: 'ada@example.test' };
+const OFFER = 'order-1001';
+const TOKEN = 'shopper-token-abc123';
+
+// The canonical exchange payload, built here with JSON.stringify in the spec's member order.
+function expectedExchangePayload({ exchangeCode2fa = '', savepassword = false, assets = 'BTC', currency = 'USD', cart = CART, offerId = OFFER, total = TOTAL, address = ADDRESS } = {}) {
+  return JSON.stringify({
+    clientId: 'm-123', assets,
+    cart: cart.map((c) => ({ id: c.id, name: c.name, price: c.price, quantity: c.quantity, localAmount: c.price, localCurrency: currency })),
+    shippingAddress: address, offerId, nativeAmount: total, savepassword, code2fa: exchangeCode2fa, merchantStoreCurrency: currency,
+  });
+}
+
+function transaction(status, extra = {}) {
+  return {
+    id: '0b6c2a8e-6f0e-4a43-9b1a-6d1f3c1e2a10', status, nativeAmount: TOTAL, nativeCurrency: 'USD',
+    amount: '0.00051234', currency: 'BTC', receivedAmount: '0', meta: { offerId: OFFER, receiverAddress: 'bc1qtest' },
+    errorMessage: null, ...extra,
+  };
+}
+
+// A fresh page on checkout.html with the API faked; `page.violations()` must stay empty.
+async function openPage(file = 'checkout.html', { viewport = { width: 800, height: 900 }, locale = 'en-US', colorScheme = 'light' } = {}) {
+  const context = await chromium.browser.newContext({ viewport, locale, colorScheme });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const api = await fakeApi(page, API_ORIGIN);
+  await page.goto(`${server.origin}/pages/${file}`);
+  const done = async () => {
+    const violations = await page.evaluate(() => window.__violations).catch(() => []);
+    await context.close();
+    check(errors.length === 0, `uncaught errors in the page: ${errors.join('; ')}`);
+    check(violations.length === 0, `CSP violations: ${JSON.stringify(violations)}`);
+  };
+  return { context, page, api, done };
+}
+
+// Mounts the widget with the test defaults (overridable); `token: null` means no callback.
+async function mount(page, options = {}) {
+  const opts = {
+    baseUrl: API_ORIGIN, merchantId: 'm-123', publicKey: keys.publicPem, currency: 'USD', offerId: OFFER,
+    cart: CART, shippingAddress: ADDRESS, timeout: '5000', token: TOKEN, ...options,
+  };
+  await page.evaluate((o) => {
+    const { token, ...rest } = o;
+    if (token !== null) rest.getShopperToken = async () => token;
+    window.__ctl = PayWasm.mount('#app', rest);
+  }, opts);
+  await waitEvent(page, 'paywasm-ready');
+}
+
+// Waits for an event of `type` (with status code `code` when given). No eval in the page: the CSP
+// forbids it, and a violation would fail the test.
+async function waitEvent(page, type, code = null) {
+  try {
+    await page.waitForFunction(([t, c]) => window.__events.some((e) => e.type === t && (c === null || (e.status && e.status.code === c))),
+      [type, code], { timeout: 15000 });
+  } catch (e) {
+    const seen = await page.evaluate(() => JSON.stringify(window.__events)).catch(() => '?');
+    throw new Error(`no ${type} event${code === null ? '' : ` with status ${code}`}; events so far: ${seen.slice(0, 1500)}`);
+  }
+  return page.evaluate((t) => window.__events.filter((e) => e.type === t), type);
+}
+const events = (page, type) => page.evaluate((t) => window.__events.filter((e) => e.type === t), type);
+const text = (page, selector) => page.locator(`paywasm-checkout ${selector}`).first().textContent();
+
+// ---- loading and the script-tag path -------------------------------------------------------------
+
+test('the script tag with SRI loads; the element shows the exact cart total', async () => {
+  const { page, done } = await openPage();
+  await mount(page);
+  equal(await text(page, '[part=total]'), '$25.80', 'total');
+  equal(await text(page, 'button.pay'), 'Pay $25.80', 'pay button');
+  const info = await page.evaluate(() => ({ v: PayWasm.version, locales: PayWasm.locales, defined: !!customElements.get('paywasm-checkout') }));
+  check(/^\d+\.\d+\.\d+$/.test(info.v) && info.defined, `version/define: ${JSON.stringify(info)}`);
+  equal(info.locales.join(','), 'en,es,fr,de,pt', 'locales');
+  await done();
+});
+
+test('a declarative element (attributes, JSON cart child, public-key-url) pays with the token callback', async () => {
+  const { page, api, done } = await openPage('tag.html');
+  api.on('POST /exchanges/payments/gemini', () => ({ json: transaction('pending', { nativeAmount: '19.98', nativeCurrency: 'EUR', amount: '0.01', currency: 'ETH' }) }));
+  await waitEvent(page, 'paywasm-ready');
+  const totalEur = await page.evaluate(() => new Intl.NumberFormat('en-US', { style: 'currency', currency: 'EUR' }).format('19.98'));
+  equal(await text(page, '[part=total]'), totalEur, 'total in EUR');
+  const options = await page.locator('paywasm-checkout select#exchange option').allTextContents();
+  equal(options.join(','), 'Kraken,Gemini', 'exchange names');
+  await page.locator('paywasm-checkout select#exchange').selectOption('gemini');
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-status');
+  const call = api.calls.find((c) => c.path === '/exchanges/payments/gemini');
+  equal(call.headers.authorization, 'Bearer tag-token-42', 'Authorization');
+  const plain = opensslDecrypt(keys, call.json.data, 'oaep-sha1', work).text;
+  equal(plain, JSON.stringify({
+    clientId: 'm-123', assets: 'ETH', cart: [{ id: 'sku-9', name: 'Mug', price: 9.99, quantity: 2, localAmount: 9.99, localCurrency: 'EUR' }],
+    shippingAddress: { firstname: 'Ana', city: 'Lisboa', country: 'PT' }, offerId: 'order-tag-1', nativeAmount: '19.98',
+    savepassword: false, code2fa: '', merchantStoreCurrency: 'EUR',
+  }), 'decrypted payload');
+  await done();
+});
+
+test('loaded twice (two classic tags and the module): one PayWasm, one element definition', async () => {
+  const { page, done } = await openPage('twice.html');
+  await page.waitForFunction(() => window.PayWasmModule);
+  const r = await page.evaluate(() => ({
+    same: window.__firstPayWasm === window.PayWasm && window.PayWasmModule.PayWasm === window.PayWasm,
+    element: window.__firstElement === customElements.get('paywasm-checkout'),
+  }));
+  check(r.same && r.element, `loaded twice: ${JSON.stringify(r)}`);
+  await mount(page);
+  await done();
+});
+
+test('the ES module exports the same API; load() is one promise and the core works', async () => {
+  const { page, done } = await openPage('module.html');
+  await page.waitForFunction(() => window.PayWasmModule);
+  const r = await page.evaluate(async (pem) => {
+    const { load, PayWasmError } = window.PayWasmModule;
+    const p1 = load();
+    const p2 = load();
+    const core = await p1;
+    let bad;
+    try { core.exchangePayload({ clientId: 'm', assets: 'BTC', cart: [], shippingAddress: {}, offerId: 'o', nativeAmount: '1', savepassword: false, code2fa: '', merchantStoreCurrency: 'USD' }); } catch (e) { bad = e; }
+    let badKey;
+    try { core.encrypt('not a key', 'x'); } catch (e) { badKey = e; }
+    const svg = core.qrSvg('bitcoin:bc1qxyz?amount=1&value=2', { ecc: 'M', border: 4 });
+    return {
+      samePromise: p1 === p2,
+      fingerprint: core.keyFingerprint(pem),
+      bad: { isError: bad instanceof PayWasmError, code: bad.code, field: bad.field, user: bad.userMessage },
+      badKey: { isError: badKey instanceof PayWasmError, code: badKey.code },
+      svgOk: svg.startsWith('<svg') && !/script|href/i.test(svg),
+      status: core.describeStatus(101),
+      word: core.describeStatus('processing'),
+      total: core.cartTotal([{ price: 0.1, quantity: 3 }, { price: 0.2, quantity: 1 }]),
+    };
+  }, keys.publicPem);
+  check(r.samePromise, 'load() returned two promises');
+  equal(r.fingerprint, keys.fingerprint, 'keyFingerprint vs openssl');
+  check(r.bad.isError && r.bad.code === 'validation' && r.bad.field === 'cart', `validation error: ${JSON.stringify(r.bad)}`);
+  check(r.bad.user.length > 0, 'userMessage');
+  check(r.badKey.isError && r.badKey.code === 'invalid_key', `invalid key: ${JSON.stringify(r.badKey)}`);
+  check(r.svgOk, 'qrSvg markup');
+  equal(`${r.status.kind}/${r.status.final}`, 'partial/false', 'status 101');
+  equal(r.word.kind, 'processing', 'status word');
+  equal(r.total, '0.5', 'cartTotal');
+  await done();
+});
+
+test('core.encrypt output decrypts with OpenSSL for every padding, all blocks', async () => {
+  const { page, done } = await openPage();
+  const plain = `{"note":"${'x'.repeat(700)}","ü":"☕"}`;
+  const bytes = Buffer.byteLength(plain);
+  // Largest piece per 2048-bit block: k - 2*hLen - 2 for OAEP, k - 11 for PKCS#1 v1.5.
+  for (const [padding, piece] of [['oaep-sha1', 214], ['oaep-sha256', 190], ['pkcs1v15', 245]]) {
+    const b64 = await page.evaluate(async ([pem, text, pad]) => (await PayWasm.load()).encrypt(pem, text, { padding: pad }), [keys.publicPem, plain, padding]);
+    const { text: back, blocks } = opensslDecrypt(keys, b64, padding, work);
+    equal(back, plain, `${padding} round trip`);
+    equal(blocks, Math.ceil(bytes / piece), `${padding} blocks for ${bytes} bytes`);
+  }
+  const pinned = await page.evaluate(async ([pem]) => {
+    try { (await PayWasm.load()).encrypt(pem, 'x', { fingerprint: '00'.repeat(32) }); return null; } catch (e) { return e.code; }
+  }, [keys.publicPem]);
+  equal(pinned, 'key_mismatch', 'pinned fingerprint');
+  await done();
+});
+
+// ---- exchange payment ----------------------------------------------------------------------------
+
+test('exchange payment end to end: OpenSSL decrypts the POSTed data to the exact canonical payload', async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /exchanges/payments/kraken', () => ({ json: transaction('pending') }));
+  await mount(page, { keyFingerprint: keys.fingerprint });
+  await page.locator('paywasm-checkout select#exchange').selectOption('kraken');
+  await page.locator('paywasm-checkout #code2fa').fill('123456');
+  await page.locator('paywasm-checkout #savepassword').check();
+  await page.locator('paywasm-checkout button.pay').click();
+  const [status] = await waitEvent(page, 'paywasm-status');
+  equal(status.status.kind, 'pending', 'status kind');
+  equal(status.method, 'exchange', 'method');
+  equal(api.count('POST /exchanges/payments/kraken'), 1, 'POSTs');
+  const call = api.calls.find((c) => c.path === '/exchanges/payments/kraken');
+  equal(call.headers.authorization, `Bearer ${TOKEN}`, 'Authorization');
+  equal(Object.keys(call.json).join(','), 'data', 'body members');
+  const { text: plain, blocks } = opensslDecrypt(keys, call.json.data, 'oaep-sha1', work);
+  equal(plain, expectedExchangePayload({ exchangeCode2fa: '123456', savepassword: true }), 'decrypted payload');
+  check(blocks >= 2, `payload spans ${blocks} blocks`);
+  const shown = await text(page, '.status');
+  check(shown.includes('Pending') && shown.includes('$25.80') && shown.includes('0.00051234 BTC') && shown.includes(OFFER),
+    `status box: ${shown}`);
+  check(shown.includes('2 minutes to 2 hours'), 'crypto timing hint');
+  check(await page.locator('paywasm-checkout button.pay').isDisabled(), 'pay button stays disabled after a payment');
+  await done();
+});
+
+test('immediate statuses: processing, completed (fires paywasm-complete), canceled', async () => {
+  for (const [word, kind, label] of [['processing', 'processing', 'Processing'], ['completed', 'success', 'Payment received'], ['canceled', 'canceled', 'Payment canceled']]) {
+    const { page, api, done } = await openPage();
+    api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction(word) }));
+    await mount(page);
+    await page.locator('paywasm-checkout button.pay').click();
+    const [ev] = await waitEvent(page, 'paywasm-status');
+    equal(ev.status.kind, kind, `${word} kind`);
+    check((await text(page, '.status')).includes(label), `${word} label`);
+    const complete = await events(page, 'paywasm-complete');
+    equal(complete.length, word === 'completed' ? 1 : 0, `${word}: paywasm-complete events`);
+    await done();
+  }
+});
+
+test('errors 418-422 (as HTTP status and as a body code) show their meaning and a next step', async () => {
+  const expected = {
+    418: ['authentication_failed', 'Authentication failed', 'try again after some time'],
+    419: ['insufficient_balance', 'Insufficient balance', 'Add funds'],
+    420: ['whitelist_pending', 'whitelist is pending', 'Approve the address'],
+    421: ['wallet_unsupported', 'does not support this coin wallet', 'try again after some time'],
+    422: ['below_minimum', 'less than the minimum', 'choose another exchange'],
+  };
+  for (const [code, [name, words, next]] of Object.entries(expected)) {
+    for (const asBody of [false, true]) {
+      const { page, api, done } = await openPage();
+      api.on('POST /exchanges/payments/coinbase', () => (asBody
+        ? { status: 200, json: { code: Number(code), message: 'see code' } }
+        : { status: Number(code), json: { message: code === '422' ? 'Amount is less than minimum transaction amount supported by Coinbase' : 'x' } }));
+      await mount(page);
+      await page.locator('paywasm-checkout button.pay').click();
+      const [ev] = await waitEvent(page, 'paywasm-error');
+      equal(ev.error.code, name, `${code} code`);
+      check(ev.error.isPayWasmError && !ev.error.mayHaveGoneThrough, `${code}: PayWasmError, definitely not sent`);
+      const shown = await text(page, '.error');
+      check(shown.includes(words) && shown.includes(next), `${code} (${asBody ? 'body' : 'status'}): ${shown}`);
+      check(await page.locator('paywasm-checkout .error').evaluate((el) => el.getAttribute('role') === 'alert'), 'role=alert');
+      check(!(await page.locator('paywasm-checkout button.pay').isDisabled()), `${code}: the shopper may try again`);
+      await done();
+    }
+  }
+});
+
+test('a timeout says the payment may have gone through, shows the offer id, and is not retried', async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /exchanges/payments/coinbase', () => 'hang');
+  await mount(page, { timeout: '700' });
+  await page.locator('paywasm-checkout button.pay').click();
+  const [ev] = await waitEvent(page, 'paywasm-error');
+  equal(ev.error.code, 'timeout', 'code');
+  check(ev.error.mayHaveGoneThrough && ev.error.offerId === OFFER, `mayHaveGoneThrough: ${JSON.stringify(ev.error)}`);
+  const shown = await text(page, '.error');
+  check(shown.includes('did not answer in time') && shown.includes('may have gone through') && shown.includes(OFFER), shown);
+  await sleep(1500);
+  equal(api.count('POST /exchanges/payments/coinbase'), 1, 'POSTs after the timeout');
+  check(await page.locator('paywasm-checkout button.pay').isDisabled(), 'no second payment from the same page');
+  await done();
+});
+
+test('offline: a network error, nothing retried, the button stays locked', async () => {
+  const { page, context, done } = await openPage();
+  await mount(page);
+  const sent = [];
+  page.on('request', (r) => { if (r.method() === 'POST') sent.push(r.url()); });
+  await page.unroute(`${API_ORIGIN}/**`);  // real network from here on, and the browser is offline
+  await context.setOffline(true);
+  await page.locator('paywasm-checkout button.pay').click();
+  const [ev] = await waitEvent(page, 'paywasm-error');
+  equal(ev.error.code, 'network', 'code');
+  check(ev.error.mayHaveGoneThrough, 'a POST that failed in the network may still have been sent');
+  check((await text(page, '.error')).includes('could not be reached'), 'network message');
+  await sleep(1000);
+  equal(sent.length, 1, 'POST attempts');
+  check(await page.locator('paywasm-checkout button.pay').isDisabled(), 'locked');
+  await context.setOffline(false);
+  await done();
+});
+
+test('a 5xx answer to a payment: may have gone through', async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /exchanges/payments/coinbase', () => ({ status: 502, body: '<html>bad gateway</html>', headers: { 'Content-Type': 'text/html' } }));
+  await mount(page);
+  await page.locator('paywasm-checkout button.pay').click();
+  const [ev] = await waitEvent(page, 'paywasm-error');
+  equal(ev.error.code, 'server', 'code');
+  check(ev.error.mayHaveGoneThrough, 'mayHaveGoneThrough');
+  await done();
+});
+
+test('double click and rapid clicks send exactly one POST', async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /exchanges/payments/coinbase', () => ({ delay: 400, json: transaction('pending') }));
+  await mount(page);
+  const button = page.locator('paywasm-checkout button.pay');
+  await button.dblclick();
+  await page.evaluate(() => { const b = document.querySelector('paywasm-checkout').shadowRoot.querySelector('button.pay'); b.click(); b.click(); });
+  check(await button.isDisabled(), 'disabled while in flight');
+  equal(await button.textContent(), 'Sending payment…', 'busy label');
+  await waitEvent(page, 'paywasm-status');
+  await sleep(300);
+  equal(api.count('POST /exchanges/payments/coinbase'), 1, 'POSTs');
+  await done();
+});
+
+test('no token callback: paying asks the shopper to sign in; no greeting, nothing sent', async () => {
+  const { page, api, done } = await openPage();
+  await mount(page, { token: null });
+  check(await page.locator('paywasm-checkout .greeting').isHidden(), 'no greeting');
+  await page.locator('paywasm-checkout button.pay').click();
+  const [ev] = await waitEvent(page, 'paywasm-error');
+  equal(ev.error.code, 'unauthorized', 'code');
+  equal(api.calls.length, 0, 'requests');
+  await done();
+});
+
+test('a pinned key-fingerprint that does not match refuses to encrypt and sends nothing', async () => {
+  const { page, api, done } = await openPage();
+  await mount(page, { keyFingerprint: 'ab'.repeat(32) });
+  await page.locator('paywasm-checkout button.pay').click();
+  const [ev] = await waitEvent(page, 'paywasm-error');
+  equal(ev.error.code, 'key_mismatch', 'code');
+  equal(api.count('POST /exchanges/payments/coinbase'), 0, 'POSTs');
+  await done();
+});
+
+// ---- greeting --------------------------------------------------------------------------------------
+
+test('greeting: hostile first names are shown as text, never as markup', async () => {
+  for (const name of ['<img src=x onerror="window.__pwned=1">', '<script>window.__pwned=2</script>', '"><svg onload=window.__pwned=3>']) {
+    const { page, api, done } = await openPage();
+    api.on('GET /users/me', (req) => {
+      equal(req.headers.authorization, `Bearer ${TOKEN}`, 'users/me Authorization');
+      return { json: { ok: true, result: { id: 'u1', email: 'a@b.test', profile: { firstName: name, lastName: 'X' } } } };
+    });
+    await mount(page);
+    await page.waitForFunction(() => !document.querySelector('paywasm-checkout').shadowRoot.querySelector('.greeting').hidden);
+    equal(await text(page, '.greeting'), `Hi, ${name}`, 'greeting text');
+    const r = await page.evaluate(() => {
+      const root = document.querySelector('paywasm-checkout').shadowRoot;
+      return { pwned: window.__pwned, markup: root.querySelectorAll('img, script, .greeting svg, .greeting *').length };
+    });
+    check(r.pwned === undefined && r.markup === 0, `injected: ${JSON.stringify(r)}`);
+    await done();
+  }
+});
+
+test('greeting: /users/me is retried with back-off; a failing one shows no greeting and no banner', async () => {
+  {
+    const { page, api, done } = await openPage();
+    let n = 0;
+    api.on('GET /users/me', () => (++n === 1 ? { status: 503, json: {} } : { json: { ok: true, result: { profile: { firstName: 'Grace' } } } }));
+    await mount(page);
+    await page.waitForFunction(() => !document.querySelector('paywasm-checkout').shadowRoot.querySelector('.greeting').hidden);
+    equal(await text(page, '.greeting'), 'Hi, Grace', 'greeting');
+    equal(api.count('GET /users/me'), 2, 'GET attempts');
+    await done();
+  }
+  {
+    const { page, api, done } = await openPage();
+    api.on('GET /users/me', () => ({ status: 401, json: { message: 'expired' } }));
+    await mount(page);
+    await sleep(500);
+    check(await page.locator('paywasm-checkout .greeting').isHidden(), 'no greeting');
+    check(await page.locator('paywasm-checkout .error').isHidden(), 'no error banner');
+    equal((await events(page, 'paywasm-error')).length, 0, 'no error event');
+    equal(api.count('GET /users/me'), 1, 'a 401 is not retried');
+    await done();
+  }
+});
+
+// ---- bank payment -----------------------------------------------------------------------------------
+
+test('bank payment (behind methods="exchange bank"): decrypted payload, pending with 3-4 working days', async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /purchases', () => ({ json: transaction(0, { amount: undefined, currency: undefined }) }));
+  await mount(page, { methods: 'exchange bank', accountId: 'acct-77', hostedPageId: 'hp-1' });
+  await page.locator('paywasm-checkout input[name=method][value=bank]').check();
+  await page.locator('paywasm-checkout #stockid').fill('bank-conn-5');
+  await page.locator('paywasm-checkout button.pay').click();
+  const [ev] = await waitEvent(page, 'paywasm-status');
+  equal(`${ev.method}/${ev.status.kind}`, 'bank/pending', 'status');
+  const call = api.calls.find((c) => c.path === '/purchases');
+  equal(call.headers.authorization, `Bearer ${TOKEN}`, 'Authorization');
+  const plain = opensslDecrypt(keys, call.json.data, 'oaep-sha1', work).text;
+  equal(plain, JSON.stringify({
+    clientId: 'm-123', amount: 25.8, accountId: 'acct-77',
+    cart: CART.map((c) => ({ id: c.id, name: c.name, price: c.price, quantity: c.quantity, localAmount: c.price, localCurrency: 'USD' })),
+    stockId: 'bank-conn-5', offerId: OFFER, merchantStoreCurrency: 'USD', hostedPageId: 'hp-1', shippingAddress: ADDRESS,
+  }), 'bank payload');
+  check((await text(page, '.status')).includes('3–4 working days'), 'bank hint');
+  await done();
+});
+
+// ---- QR payment -------------------------------------------------------------------------------------
+
+const QR_STRING = 'bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?amount=0.00051234&value=25.8';
+const QR_RESULT = { totalAmount: TOTAL, currency: 'USD', crytoCurrency: 'BTC', id: '7d1c9f5e-1111-4c2b-9a77-0e0e0e0e0e0e',
+  meta: { offerId: OFFER, receiverAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', qrString: QR_STRING } };
+
+test('QR flow: merchant endpoint, QR decoded by zbarimg, copy, wallet link, polled statuses 10 -> 101 -> 1', async () => {
+  const { page, context, api, done } = await openPage();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
+  let merchantBody = null;
+  await page.route(`${server.origin}/merchant/qr`, async (route) => {
+    merchantBody = JSON.parse(route.request().postData());
+    await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ ok: true, result: QR_RESULT }) });
+  });
+  const statuses = [{ status: 10 }, { status: 101, receivedAmount: '0.0002' }, { status: 1, receivedAmount: '0.00051234' }];
+  let polls = 0;
+  await page.route(`${server.origin}/merchant/status/**`, async (route) => {
+    const s = statuses[Math.min(polls++, statuses.length - 1)];
+    await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(s) });
+  });
+  await mount(page, { methods: 'qr', qrEndpoint: '/merchant/qr', statusUrl: '/merchant/status/{id}' });
+  await page.evaluate(() => document.querySelector('paywasm-checkout').setAttribute('status-interval', '100'));
+  await page.locator('paywasm-checkout button.pay').click();
+  await page.locator('paywasm-checkout .qr-code svg').waitFor();
+  equal(merchantBody.offerId, OFFER, 'order posted to the merchant');
+  equal(merchantBody.amount, TOTAL, 'amount posted to the merchant');
+  const png = path.join(work, 'qr.png');
+  await page.locator('paywasm-checkout .qr-code').screenshot({ path: png });
+  equal(zbar(png), QR_STRING, 'zbarimg');
+  equal(await page.locator('paywasm-checkout a.link').getAttribute('href'), QR_STRING, 'wallet link');
+  const details = await text(page, '.detail');
+  check(details.includes(QR_RESULT.meta.receiverAddress) && details.includes('0.00051234 BTC') && details.includes('$25.80'), details);
+  await page.locator('paywasm-checkout button[aria-label="Copy address"]').click();
+  await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t.startsWith('bc1q')));
+  equal(await page.evaluate(() => navigator.clipboard.readText()), QR_RESULT.meta.receiverAddress, 'clipboard');
+  await waitEvent(page, 'paywasm-status', 101);
+  await waitEvent(page, 'paywasm-complete');
+  const seen = (await events(page, 'paywasm-status')).map((e) => e.status.code);
+  equal(seen.join(','), '10,101,1', 'status sequence');
+  check((await text(page, '.status')).includes('Payment received'), 'final status');
+  const partialText = await page.evaluate(() => window.__events.find((e) => e.status && e.status.code === 101).transaction.receivedAmount);
+  equal(partialText, '0.0002', 'partial amount in the event');
+  const before = polls;
+  await sleep(500);
+  equal(polls, before, 'polling stops at a final status');
+  await done();
+});
+
+test('QR partial payment says how much arrived', async () => {
+  const { page, done } = await openPage();
+  await page.route(`${server.origin}/merchant/status/**`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"status":101,"receivedAmount":"0.0002"}' }));
+  await mount(page, { methods: 'qr', statusUrl: '/merchant/status/{id}', qrResult: QR_RESULT });
+  await page.evaluate(() => document.querySelector('paywasm-checkout').setAttribute('status-interval', '100'));
+  await waitEvent(page, 'paywasm-status', 101);
+  const shown = await text(page, '.status');
+  check(shown.includes('Partial payment: 0.0002 BTC of 0.00051234 BTC arrived'), shown);
+  await done();
+});
+
+test('QR statuses by server-sent events; failed (-1) and timed out (19) are shown as such', async () => {
+  for (const [code, label] of [[-1, 'Payment failed'], [19, 'Payment timed out']]) {
+    const { page, done } = await openPage();
+    await page.route(`${server.origin}/merchant/events/**`, (route) => route.fulfill({
+      status: 200, headers: { 'Content-Type': 'text/event-stream' },
+      body: `retry: 100000\ndata: {"status":0}\n\ndata: {"status":${code}}\n\n`,
+    }));
+    await mount(page, { methods: 'qr', statusUrl: '/merchant/events/{id}', statusMode: 'sse', qrResult: { ok: true, result: QR_RESULT } });
+    await waitEvent(page, 'paywasm-status', code);
+    check((await text(page, '.status')).includes(label), `${code}: ${label}`);
+    await done();
+  }
+});
+
+test('a QR result whose URI is not a wallet URI (javascript:) is refused: no code, no link', async () => {
+  const { page, done } = await openPage();
+  const evil = { ...QR_RESULT, meta: { ...QR_RESULT.meta, qrString: 'javascript:alert(1)//?amount=1&value=1' } };
+  await page.evaluate(() => {});
+  await mount(page, { methods: 'exchange', qrResult: evil });
+  const [ev] = await waitEvent(page, 'paywasm-error');
+  equal(ev.error.code, 'invalid_qr', 'code');
+  equal(await page.locator('paywasm-checkout a').count(), 0, 'links');
+  await done();
+});
+
+// ---- accessibility, keyboard, locales, layout, CSP -------------------------------------------------
+
+test('keyboard only: choose an exchange, enter 2FA, tick save, pay; focus is visible and moves to the status', async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /exchanges/payments/*', () => ({ json: transaction('pending') }));
+  await mount(page, { methods: 'exchange bank' });
+  await page.locator('h1').click();
+  const focused = () => page.evaluate(() => {
+    const el = document.querySelector('paywasm-checkout').shadowRoot.activeElement;
+    return el ? (el.id || el.dataset.key || el.className) : null;
+  });
+  await page.keyboard.press('Tab');
+  equal(await focused(), 'method-exchange', 'first stop: the method radios');
+  await page.keyboard.press('Tab');
+  equal(await focused(), 'exchange', 'exchange select');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Tab');
+  equal(await focused(), 'code2fa', '2FA field');
+  await page.keyboard.type('654321');
+  await page.keyboard.press('Tab');
+  equal(await focused(), 'savepassword', 'save checkbox');
+  await page.keyboard.press('Space');
+  await page.keyboard.press('Tab');
+  equal(await focused(), 'pay-exchange', 'pay button');
+  const outline = await page.evaluate(() => getComputedStyle(document.querySelector('paywasm-checkout').shadowRoot.activeElement).outlineStyle);
+  check(outline !== 'none', `focus ring: ${outline}`);
+  await page.keyboard.press('Enter');
+  await waitEvent(page, 'paywasm-status');
+  const call = api.calls.find((c) => c.method === 'POST');
+  equal(call.path, '/exchanges/payments/kraken', 'two ArrowDowns from Coinbase');
+  equal(opensslDecrypt(keys, call.json.data, 'oaep-sha1', work).text, expectedExchangePayload({ exchangeCode2fa: '654321', savepassword: true }), 'payload');
+  equal(await focused(), 'status', 'focus moved to the status');
+  await done();
+});
+
+test('locale switch: es, fr, de, pt texts and Intl currency formats; errors follow', async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /exchanges/payments/coinbase', () => ({ status: 419, json: {} }));
+  await mount(page, { methods: 'exchange qr', qrEndpoint: '/merchant/qr' });
+  const words = { es: ['Pagar con', 'Pagar '], fr: ['Payer avec', 'Payer '], de: ['Bezahlen mit', ' bezahlen'], pt: ['Pagar com', 'Pagar '] };
+  for (const [lang, [legend, pay]] of Object.entries(words)) {
+    await page.evaluate((l) => { document.querySelector('paywasm-checkout').locale = l; }, lang);
+    const money = await page.evaluate((l) => new Intl.NumberFormat(l, { style: 'currency', currency: 'USD' }).format('25.8'), lang);
+    equal(await text(page, 'legend'), legend, `${lang} legend`);
+    equal(await text(page, '[part=total]'), money, `${lang} total`);
+    const label = await text(page, 'button.pay');
+    check(label.includes(pay.trim()) && label.includes(money), `${lang} pay button: ${label}`);
+    equal(await page.locator('paywasm-checkout [part=container]').getAttribute('lang'), lang, `${lang} lang attribute`);
+  }
+  await page.locator('paywasm-checkout button.pay').first().click();
+  await waitEvent(page, 'paywasm-error');
+  check((await text(page, '.error')).includes('Saldo insuficiente'), 'error in Portuguese');
+  await page.evaluate(() => { document.querySelector('paywasm-checkout').locale = 'de'; });
+  check((await text(page, '.error')).includes('Unzureichendes Guthaben'), 'error follows the locale');
+  await done();
+});
+
+test('the browser language picks the locale when there is no locale attribute', async () => {
+  const { page, done } = await openPage('checkout.html', { locale: 'fr-FR' });
+  await mount(page);
+  equal(await text(page, 'button.pay'), `Payer ${await page.evaluate(() => new Intl.NumberFormat('fr-FR', { style: 'currency', currency: 'USD' }).format('25.8'))}`, 'pay label');
+  await done();
+});
+
+async function axe(page) {
+  await page.addScriptTag({ url: '/vendor/axe.min.js' });
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
+test('axe-core: no serious or critical violations (light, dark, with an error, with a QR code)', async () => {
+  for (const colorScheme of ['light', 'dark']) {
+    const { page, api, done } = await openPage('checkout.html', { colorScheme });
+    api.on('POST /exchanges/payments/coinbase', () => ({ status: 420, json: {} }));
+    await mount(page, { methods: 'exchange bank qr', qrResult: QR_RESULT });
+    let found = await axe(page);
+    check(found.length === 0, `${colorScheme} with QR: ${found.join('; ')}`);
+    await page.locator('paywasm-checkout input[name=method][value=exchange]').check();
+    await page.locator('paywasm-checkout button.pay').click();
+    await waitEvent(page, 'paywasm-error');
+    found = await page.evaluate(async () => (await window.axe.run(document)).violations.filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => v.id));
+    check(found.length === 0, `${colorScheme} with an error: ${found.join('; ')}`);
+    await done();
+  }
+  const { page, done } = await openPage();
+  await mount(page, { theme: 'dark' });
+  const found = await axe(page);
+  check(found.length === 0, `theme="dark" on a light page: ${found.join('; ')}`);
+  await done();
+});
+
+test('axe-core sees a real contrast problem (the check can fail)', async () => {
+  const { page, done } = await openPage();
+  await mount(page);
+  await page.evaluate(() => document.querySelector('paywasm-checkout').style.setProperty('--paywasm-fg', '#eeeeee'));
+  const found = await axe(page);
+  check(found.some((f) => f.startsWith('color-contrast')), `expected a contrast violation, got: ${found.join('; ')}`);
+  await done();
+});
+
+test('320 px wide: nothing overflows; host page CSS does not leak in', async () => {
+  const { page, done } = await openPage('checkout.html', { viewport: { width: 320, height: 640 } });
+  await mount(page, { methods: 'exchange bank qr', qrResult: QR_RESULT });
+  const r = await page.evaluate(() => {
+    const host = document.querySelector('paywasm-checkout');
+    const all = [...host.shadowRoot.querySelectorAll('*')];
+    const over = all.filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5).map((el) => el.className || el.localName);
+    const button = host.shadowRoot.querySelector('button.pay') || host.shadowRoot.querySelector('button');
+    return { scroll: document.documentElement.scrollWidth, over, buttonDisplay: getComputedStyle(button).display, font: getComputedStyle(button).fontFamily };
+  });
+  check(r.scroll <= 320, `page scrollWidth ${r.scroll}`);
+  check(r.over.length === 0, `overflowing: ${r.over.join(', ')}`);
+  check(r.buttonDisplay !== 'none' && !/Comic/.test(r.font), `host CSS leaked: ${JSON.stringify(r)}`);
+  await done();
+});
+
+test('the CSP listener works (a blocked inline style is seen), so "zero violations" means something', async () => {
+  const context = await chromium.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${server.origin}/pages/checkout.html`);
+  await page.evaluate(() => { const s = document.createElement('style'); s.textContent = 'body{color:red}'; document.head.append(s); });
+  await page.waitForFunction(() => window.__violations.length > 0);
+  const v = await page.evaluate(() => window.__violations[0].directive);
+  check(v.startsWith('style-src'), `directive ${v}`);
+  await context.close();
+});
+
+test('controller: on() gets events, off() and destroy() stop them; destroy removes the element it made', async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction('completed') }));
+  const r = await page.evaluate(async ([base, pem, cart]) => {
+    const seen = [];
+    const ctl = PayWasm.mount('#app', { baseUrl: base, merchantId: 'm-123', publicKey: pem, currency: 'USD', offerId: 'o-2', cart, getShopperToken: async () => 't' });
+    await new Promise((resolve) => ctl.on('ready', resolve));
+    const off = ctl.on('status', (d) => seen.push(`status:${d.status.kind}`));
+    ctl.on('paywasm-complete', (d) => seen.push(`complete:${d.transaction.id ? 'tx' : '-'}`));
+    ctl.element.shadowRoot.querySelector('button.pay').click();
+    await new Promise((resolve) => ctl.on('complete', resolve));
+    off();
+    ctl.destroy();
+    return { seen, inDom: !!document.querySelector('#app paywasm-checkout') };
+  }, [API_ORIGIN, keys.publicPem, CART]);
+  equal(r.seen.join(','), 'status:success,complete:tx', 'events through the controller');
+  check(!r.inDom, 'destroy() removed the element');
+  await done();
+});
+
+// ---- against the sandbox server (when its binary is given) -------------------------------------------
+
+if (process.env.PAYWASM_SANDBOX) {
+  test('against the sandbox server: exchange payment with its key and a shopper token', async () => {
+    const proc = spawn(process.env.PAYWASM_SANDBOX, ['--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const base = await new Promise((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error('sandbox did not start')), 15000);
+        proc.stdout.on('data', (d) => {
+          out += d;
+          const m = out.match(/listening on (http:\/\/\S+)/);
+          if (m) { clearTimeout(timer); resolve(m[1]); }
+        });
+      });
+      const merchant = await (await fetch(`${base}/__sandbox/merchant`)).json();
+      const context = await chromium.browser.newContext();
+      const page = await context.newPage();
+      await page.route(`${API_ORIGIN}/**`, async (route) => {
+        const req = route.request();
+        const url = new URL(req.url());
+        const all = await req.allHeaders();
+        const headers = {};
+        for (const h of ['authorization', 'content-type', 'accept']) if (all[h]) headers[h] = all[h];
+        const res = await fetch(base + url.pathname, { method: req.method(), headers, body: req.postData() || undefined });
+        await route.fulfill({ status: res.status, headers: { 'Access-Control-Allow-Origin': '*', 'Content-Type': res.headers.get('content-type') || 'application/json' }, body: await res.text() });
+      });
+      await page.goto(`${server.origin}/pages/checkout.html`);
+      await mount(page, { merchantId: merchant.merchantId, publicKey: merchant.publicKey, token: merchant.shopperToken });
+      await page.locator('paywasm-checkout button.pay').click();
+      const [ev] = await waitEvent(page, 'paywasm-status');
+      check(['pending', 'processing', 'success'].includes(ev.status.kind), `sandbox status ${ev.status.kind}`);
+      await context.close();
+    } finally {
+      proc.kill();
+    }
+  });
+}
+
+const ok = await runTests(tests, { only: arg('only') });
+await chromium.close();
+await server.close();
+fs.rmSync(work, { recursive: true, force: true });
+process.exit(ok ? 0 : 1);
