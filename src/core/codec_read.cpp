@@ -9,9 +9,10 @@
 // as absent for an optional member (RawJson keeps it). Every message starts with the full path of
 // the member ("result.meta.offerId: expected a string").
 #include <algorithm>
+#include <cassert>
 #include <climits>
-#include <type_traits>
 
+#include "core/codec_fields.hpp"
 #include "core/json_tree.hpp"
 #include "paywasm/codec.hpp"
 
@@ -154,9 +155,6 @@ Decimal decimal_string_value(const Mode& m, std::string_view text, const JsonPat
     return d;
 }
 
-// How the spec carries an amount.
-enum class Wire { number, string, number_or_string };
-
 void read_value(const Mode& m, JsonValue v, const JsonPath& path, Decimal& out, Wire wire) {
     if (v.is_number() && wire != Wire::string) {
         out = number_value(m, v.text(), path);
@@ -169,9 +167,6 @@ void read_value(const Mode& m, JsonValue v, const JsonPath& path, Decimal& out, 
     }
 }
 
-// What the spec says of a value whose inner shape it does not show.
-enum class Shape { any, object_or_null, array_or_null };
-
 void read_value(const Mode& m, JsonValue v, const JsonPath& path, RawJson& out, Shape shape) {
     if (shape == Shape::object_or_null && !v.is_object() && !v.is_null())
         fail(m, path, "expected an object or null");
@@ -181,370 +176,7 @@ void read_value(const Mode& m, JsonValue v, const JsonPath& path, RawJson& out, 
     append_compact(out.text, v);
 }
 
-// ---- Objects ----
-
-// Every struct reader below; declared first so that the vector reader sees them all.
-#define PAYWASM_READER(T) void read_value(const Mode&, JsonValue, const JsonPath&, T&);
-PAYWASM_READER(CartItem)
-PAYWASM_READER(ShippingAddress)
-PAYWASM_READER(CustomerInfo)
-PAYWASM_READER(CustomParam)
-PAYWASM_READER(CustomParameter)
-PAYWASM_READER(ExchangePayment)
-PAYWASM_READER(BankPayment)
-PAYWASM_READER(QrGenerateRequest)
-PAYWASM_READER(QrTransactionMeta)
-PAYWASM_READER(QrTransactionResult)
-PAYWASM_READER(QrGenerateResponse)
-PAYWASM_READER(StatusRefund)
-PAYWASM_READER(CheckItem)
-PAYWASM_READER(ChainHash)
-PAYWASM_READER(TransactionMeta)
-PAYWASM_READER(ShopData)
-PAYWASM_READER(MerchantInfo)
-PAYWASM_READER(Customer)
-PAYWASM_READER(CurrencyInfo)
-PAYWASM_READER(TxMetadata)
-PAYWASM_READER(Transaction)
-PAYWASM_READER(ShopperProfileDetails)
-PAYWASM_READER(ShopperProfile)
-PAYWASM_READER(UsersMeResponse)
-PAYWASM_READER(DebitItem)
-PAYWASM_READER(SubscriptionDebitRequest)
-PAYWASM_READER(DebitEntry)
-PAYWASM_READER(SubscriptionDebitResult)
-PAYWASM_READER(SubscriptionCancelRequest)
-PAYWASM_READER(SubscriptionCancelResult)
-#undef PAYWASM_READER
-
-template <class T, class... How>
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, std::vector<T>& out,
-                How... how) {
-    if (!v.is_array()) fail(m, path, "expected an array");
-    out.clear();
-    out.reserve(v.size());
-    std::size_t i = 0;
-    for (JsonValue e = v.first_child(); e.valid(); e = e.next_sibling(), ++i) {
-        out.emplace_back();
-        read_value(m, e, path.element(i), out.back(), how...);
-    }
-}
-
-// Reads the members of one object by name and accounts for the ones nobody asked for. Lookups
-// scan the members: a struct asks for a fixed number of names, so reading stays linear in the
-// size of the object however many members a hostile body has.
-class ObjectReader {
-public:
-    ObjectReader(const Mode& m, JsonValue v, const JsonPath& path) : m_(m), path_(path), object_(v) {
-        if (!v.is_object()) fail(m_, path_, "expected an object");
-        used_.assign(v.size(), 0);
-    }
-
-    JsonPath at(std::string_view name) const { return path_.member(name); }
-
-    // The member called `name`, now counted as known, or an invalid value when there is none. A
-    // repeated name is an error in a request; in a response the last one wins, as in JSON.parse.
-    JsonValue find(std::string_view name) {
-        JsonValue found;
-        std::size_t i = 0;
-        for (JsonValue c = object_.first_child(); c.valid(); c = c.next_sibling(), ++i) {
-            if (c.key() != name) continue;
-            if (found.valid() && m_.request) fail(m_, at(name), "member appears twice");
-            found = c;
-            used_[i] = 1;
-        }
-        return found;
-    }
-
-    // The name of the first member that starts with `prefix` and is longer, or "".
-    std::string_view first_name_extending(std::string_view prefix) const {
-        for (JsonValue c = object_.first_child(); c.valid(); c = c.next_sibling()) {
-            std::string_view key = c.key();
-            if (key.size() > prefix.size() && key.substr(0, prefix.size()) == prefix) return key;
-        }
-        return {};
-    }
-
-    template <class T, class... How>
-    void required(std::string_view name, T& out, How... how) {
-        JsonValue v = find(name);
-        if (!v.valid()) fail(m_, at(name), "missing required member");
-        read_value(m_, v, at(name), out, how...);
-    }
-    // Absent or null: `out` keeps its value.
-    template <class T, class... How>
-    void optional(std::string_view name, T& out, How... how) {
-        JsonValue v = find(name);
-        if (v.valid() && !v.is_null()) read_value(m_, v, at(name), out, how...);
-    }
-    // Absent or null: empty.
-    template <class T, class... How>
-    void optional(std::string_view name, std::optional<T>& out, How... how) {
-        out.reset();
-        JsonValue v = find(name);
-        if (!v.valid() || v.is_null()) return;
-        read_value(m_, v, at(name), out.emplace(), how...);
-    }
-    // Absent: empty; anything else (null too) kept as compact text.
-    void raw(std::string_view name, RawJson& out, Shape shape) {
-        out.text.clear();
-        JsonValue v = find(name);
-        if (v.valid()) read_value(m_, v, at(name), out, shape);
-    }
-
-    // The members nobody asked for. A request refuses the first one; a response gets them back
-    // as the text of an object, in document order and as they came (a repeated unknown name
-    // stays repeated, which means the same to JSON.parse) -- the `extra` of the models.
-    std::string finish() const {
-        std::string out = "{";
-        std::size_t i = 0;
-        for (JsonValue c = object_.first_child(); c.valid(); c = c.next_sibling(), ++i) {
-            if (used_[i]) continue;
-            if (m_.request) fail(m_, at(c.key()), "unknown member");
-            if (out.size() > 1) out += ',';
-            append_quoted(out, c.key());
-            out += ':';
-            append_compact(out, c);
-        }
-        return out + "}";
-    }
-
-private:
-    const Mode& m_;
-    JsonPath path_;
-    JsonValue object_;
-    std::vector<char> used_;
-};
-
-// ---- Requests ----
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, CartItem& out) {
-    ObjectReader r(m, v, path);
-    r.required("id", out.id);
-    r.required("name", out.name);
-    r.required("price", out.price, Wire::number);
-    r.required("quantity", out.quantity, Wire::number);
-    r.optional("localAmount", out.local_amount, Wire::number);
-    r.optional("localCurrency", out.local_currency);
-    r.optional("isSubscription", out.is_subscription);
-    r.optional("frequency", out.frequency);
-    r.optional("subscriptionPeriod", out.subscription_period);
-    r.optional("merchantSubscriptionId", out.merchant_subscription_id);
-    r.finish();
-}
-
-// Also read inside a response (txMetadata.shippingAddress), where unknown members are dropped:
-// the model has no `extra` for them.
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, ShippingAddress& out) {
-    ObjectReader r(m, v, path);
-    r.optional("firstname", out.firstname);
-    r.optional("lastname", out.lastname);
-    r.optional("phoneNo", out.phone_no);
-    r.optional("address1", out.address1);
-    r.optional("address2", out.address2);
-    r.optional("state", out.state);
-    r.optional("city", out.city);
-    r.optional("zipcode", out.zipcode);
-    r.optional("country", out.country);
-    r.optional("landmark", out.landmark);
-    r.optional("email", out.email);
-    r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, CustomerInfo& out) {
-    ObjectReader r(m, v, path);
-    r.required("name", out.name);
-    r.required("email", out.email);
-    r.optional("phone", out.phone);
-    r.optional("address", out.address);
-    r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, CustomParam& out) {
-    ObjectReader r(m, v, path);
-    r.required("name", out.name);
-    r.required("value", out.value);
-    r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, CustomParameter& out) {
-    ObjectReader r(m, v, path);
-    r.required("returnMethod", out.return_method);
-    r.required("params", out.params);
-    r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, ExchangePayment& out) {
-    ObjectReader r(m, v, path);
-    r.required("clientId", out.client_id);
-    r.required("assets", out.assets);
-    r.required("cart", out.cart);
-    r.required("shippingAddress", out.shipping_address);
-    r.required("offerId", out.offer_id);
-    r.required("nativeAmount", out.native_amount, Wire::string);
-    r.required("savepassword", out.savepassword);
-    r.required("code2fa", out.code2fa);
-    r.required("merchantStoreCurrency", out.merchant_store_currency);
-    r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, BankPayment& out) {
-    ObjectReader r(m, v, path);
-    r.required("clientId", out.client_id);
-    r.required("amount", out.amount, Wire::number);
-    r.required("accountId", out.account_id);
-    r.required("cart", out.cart);
-    r.required("stockId", out.stock_id);
-    r.required("offerId", out.offer_id);
-    r.required("merchantStoreCurrency", out.merchant_store_currency);
-    r.required("hostedPageId", out.hosted_page_id);
-    r.required("shippingAddress", out.shipping_address);
-    r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, QrGenerateRequest& out) {
-    ObjectReader r(m, v, path);
-    r.required("amount", out.amount, Wire::string);
-    r.required("currency", out.currency);
-    r.required("cryptoCurrency", out.crypto_currency);
-    r.required("orderId", out.order_id);
-    r.required("cart", out.cart);
-    r.required("customerInfo", out.customer_info);
-    r.optional("customParameter", out.custom_parameter);
-    r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, DebitItem& out) {
-    ObjectReader r(m, v, path);
-    r.required("subscriptionId", out.subscription_id);
-    r.required("amount", out.amount, Wire::number);
-    r.required("currency", out.currency);
-    r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path,
-                SubscriptionDebitRequest& out) {
-    ObjectReader r(m, v, path);
-    r.required("merchantAuth", out.merchant_auth);
-    r.required("merchantId", out.merchant_id);
-    r.optional("orderId", out.order_id);
-    r.optional("items", out.items);
-    r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path,
-                SubscriptionCancelRequest& out) {
-    ObjectReader r(m, v, path);
-    r.required("merchantId", out.merchant_id);
-    r.required("merchantAuth", out.merchant_auth);
-    r.required("subscriptionId", out.subscription_id);
-    r.finish();
-}
-
-// ---- QR result ----
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, QrTransactionMeta& out) {
-    ObjectReader r(m, v, path);
-    r.optional("offerId", out.offer_id);
-    r.required("receiverAddress", out.receiver_address);
-    r.required("qrString", out.qr_string);
-    out.extra = r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, QrTransactionResult& out) {
-    ObjectReader r(m, v, path);
-    r.required("totalAmount", out.total_amount, Wire::string);
-    r.optional("currency", out.currency);
-    r.optional("crytoCurrency", out.cryto_currency);
-    r.required("id", out.id);
-    r.required("meta", out.meta);
-    out.extra = r.finish();
-}
-
-// `result` is required when ok is true; with ok false it is read only if present.
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, QrGenerateResponse& out) {
-    ObjectReader r(m, v, path);
-    r.required("ok", out.ok);
-    if (out.ok)
-        r.required("result", out.result);
-    else
-        r.optional("result", out.result);
-    out.extra = r.finish();
-}
-
-// ---- Transaction ----
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, StatusRefund& out) {
-    ObjectReader r(m, v, path);
-    r.optional("pending", out.pending);
-    r.optional("success", out.success);
-    r.optional("rejected", out.rejected);
-    out.extra = r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, CheckItem& out) {
-    ObjectReader r(m, v, path);
-    r.optional("id", out.id);
-    r.optional("num", out.num);
-    r.optional("name", out.name);
-    r.optional("price", out.price, Wire::number);
-    r.optional("quantity", out.quantity, Wire::number);
-    r.optional("localAmount", out.local_amount, Wire::number);
-    r.optional("statusRefund", out.status_refund);
-    r.optional("amountFinal", out.amount_final, Wire::number);
-    out.extra = r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, ChainHash& out) {
-    ObjectReader r(m, v, path);
-    r.optional("value", out.value);
-    r.optional("network", out.network);
-    out.extra = r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, TransactionMeta& out) {
-    ObjectReader r(m, v, path);
-    r.optional("hash", out.hash);
-    r.optional("offerId", out.offer_id);
-    r.optional("receiverAddress", out.receiver_address);
-    out.extra = r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, ShopData& out) {
-    ObjectReader r(m, v, path);
-    r.optional("url", out.url);
-    r.optional("logo", out.logo);
-    r.optional("companyName", out.company_name);
-    r.optional("description", out.description);
-    out.extra = r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, MerchantInfo& out) {
-    ObjectReader r(m, v, path);
-    r.optional("shopData", out.shop_data);
-    out.extra = r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, Customer& out) {
-    ObjectReader r(m, v, path);
-    r.optional("email", out.email);
-    r.optional("fullname", out.fullname);
-    out.extra = r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, CurrencyInfo& out) {
-    ObjectReader r(m, v, path);
-    r.optional("isFiat", out.is_fiat);
-    out.extra = r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, TxMetadata& out) {
-    ObjectReader r(m, v, path);
-    r.optional("id", out.id);
-    r.optional("shippingAddress", out.shipping_address);
-    r.optional("nativeConversionRate", out.native_conversion_rate);
-    out.extra = r.finish();
-}
+// ---- The reader ----------------------------------------------------------------------------------
 
 // The immediate status words of an exchange payment and the codes they map to (protocol.hpp).
 bool status_word_code(std::string_view word, int& code) {
@@ -555,190 +187,220 @@ bool status_word_code(std::string_view word, int& code) {
     return true;
 }
 
-void read_status(const Mode& m, ObjectReader& r, Transaction& out) {
-    JsonValue v = r.find("status");
-    JsonPath path = r.at("status");
-    if (!v.valid()) fail(m, path, "missing required member");
-    if (v.is_string()) {
-        if (!status_word_code(v.text(), out.status))
-            fail(m, path, "expected an integer or one of pending, processing, canceled, completed");
-        out.status_word = std::string(v.text());
-        return;
+// Fills a model from the tree, one open object or array per frame. Member lookups scan the
+// object: a model asks for a fixed number of names, so reading stays linear in the size of the
+// object however many members a hostile body has.
+class Reader final : public FieldVisitor {
+public:
+    Reader(Mode mode, JsonValue root) : m_(mode) {
+        if (!root.is_object()) fail(m_, JsonPath{}, "expected an object");
+        push(root, JsonPath{});
     }
-    if (!v.is_number()) fail(m, path, "expected an integer or a status word");
-    long long code = 0;
-    read_value(m, v, path, code);
-    if (code < INT_MIN || code > INT_MAX) fail(m, path, "integer out of range");
-    out.status = static_cast<int>(code);
-    out.status_word.reset();
+
+    bool reading() const override { return true; }
+
+    void text(const char* name, std::string& v, Need need) override {
+        if (JsonValue m = take(name, need); m.valid()) read_value(m_, m, at(name), v);
+    }
+    void text(const char* name, std::optional<std::string>& v) override {
+        v.reset();
+        if (JsonValue m = take(name, Need::optional); m.valid()) read_value(m_, m, at(name), v.emplace());
+    }
+    void flag(const char* name, bool& v, Need need) override {
+        if (JsonValue m = take(name, need); m.valid()) read_value(m_, m, at(name), v);
+    }
+    void flag(const char* name, std::optional<bool>& v) override {
+        v.reset();
+        if (JsonValue m = take(name, Need::optional); m.valid()) read_value(m_, m, at(name), v.emplace());
+    }
+    void integer(const char* name, long long& v, Need need) override {
+        if (JsonValue m = take(name, need); m.valid()) read_value(m_, m, at(name), v);
+    }
+    void integer(const char* name, std::optional<long long>& v) override {
+        v.reset();
+        if (JsonValue m = take(name, Need::optional); m.valid()) read_value(m_, m, at(name), v.emplace());
+    }
+    void amount(const char* name, Decimal& v, Wire wire, Need need) override {
+        if (JsonValue m = take(name, need); m.valid()) read_value(m_, m, at(name), v, wire);
+    }
+    void amount(const char* name, std::optional<Decimal>& v, Wire wire) override {
+        v.reset();
+        if (JsonValue m = take(name, Need::optional); m.valid())
+            read_value(m_, m, at(name), v.emplace(), wire);
+    }
+    // Absent: empty; anything else (null too) kept as compact text.
+    void raw(const char* name, RawJson& v, Shape shape) override {
+        v.text.clear();
+        if (JsonValue m = find(name); m.valid()) read_value(m_, m, at(name), v, shape);
+    }
+
+    void status(Transaction& t) override {
+        JsonValue v = take("status", Need::required);
+        JsonPath path = at("status");
+        t.status_word.reset();
+        if (v.is_string()) {
+            if (!status_word_code(v.text(), t.status))
+                fail(m_, path, "expected an integer or one of pending, processing, canceled, completed");
+            t.status_word = std::string(v.text());
+            return;
+        }
+        if (!v.is_number()) fail(m_, path, "expected an integer or a status word");
+        long long code = 0;
+        read_value(m_, v, path, code);
+        if (code < INT_MIN || code > INT_MAX) fail(m_, path, "integer out of range");
+        t.status = static_cast<int>(code);
+    }
+
+    // `reference<processor>`: the first member named "reference" plus at least one more character.
+    void reference(Transaction& t) override {
+        constexpr std::string_view kPrefix = "reference";
+        t.reference_field.clear();
+        t.reference_value.reset();
+        for (JsonValue c = top().value.first_child(); c.valid(); c = c.next_sibling()) {
+            std::string_view key = c.key();
+            if (key.size() > kPrefix.size() && key.substr(0, kPrefix.size()) == kPrefix) {
+                t.reference_field = std::string(key);
+                break;
+            }
+        }
+        if (t.reference_field.empty()) return;
+        JsonValue v = find(t.reference_field);  // the one just seen, or a later repeat
+        if (v.is_null()) return;
+        if (!v.is_string()) fail(m_, at(t.reference_field), "expected a string or null");
+        t.reference_value = std::string(v.text());
+    }
+
+    bool enter_object(const char* name, bool, Need need) override {
+        JsonValue m = take(name, need);
+        if (!m.valid()) return false;
+        if (!m.is_object()) fail(m_, at(name), "expected an object");
+        push(m, at(name));
+        return true;
+    }
+
+    // The members nobody asked for. A request refuses the first one; a response keeps them in
+    // *extra as the text of an object, in document order and as they came (a repeated unknown
+    // name stays repeated, which means the same to JSON.parse), or drops them without an extra.
+    void leave_object(std::string* extra) override {
+        const Frame& f = top();
+        std::string out = "{";
+        std::size_t i = 0;
+        for (JsonValue c = f.value.first_child(); c.valid(); c = c.next_sibling(), ++i) {
+            if (f.used[i]) continue;
+            if (m_.request) fail(m_, f.path.member(c.key()), "unknown member");
+            if (out.size() > 1) out += ',';
+            append_quoted(out, c.key());
+            out += ':';
+            append_compact(out, c);
+        }
+        if (extra) *extra = out + "}";
+        pop();
+    }
+
+    std::size_t enter_array(const char* name, std::size_t, bool, Need need) override {
+        JsonValue m = take(name, need);
+        if (!m.valid()) return kNoArray;
+        if (!m.is_array()) fail(m_, at(name), "expected an array");
+        if (m.size() > kMaxArrayElements) fail(m_, at(name), "has more than 10000 elements");
+        push(m, at(name));
+        return m.size();
+    }
+    void enter_element_object(std::size_t i) override {
+        JsonValue e = next_element();
+        JsonPath path = top().path.element(i);
+        if (!e.is_object()) fail(m_, path, "expected an object");
+        push(e, path);
+    }
+    void element(std::size_t i, std::string& v) override {
+        JsonValue e = next_element();
+        read_value(m_, e, top().path.element(i), v);
+    }
+    void element(std::size_t i, RawJson& v) override {
+        JsonValue e = next_element();
+        read_value(m_, e, top().path.element(i), v, Shape::any);
+    }
+    void leave_array() override { pop(); }
+
+private:
+    struct Frame {
+        JsonValue value;
+        JsonPath path;               // its parent is the previous frame's path
+        std::vector<char> used;      // object members asked for
+        JsonValue cursor;            // next array element
+    };
+    static constexpr std::size_t kMaxFrames = 8;  // the models nest 4 deep at most
+
+    Frame& top() { return frames_[depth_ - 1]; }
+    const Frame& top() const { return frames_[depth_ - 1]; }
+    void push(JsonValue v, const JsonPath& path) {
+        assert(depth_ < kMaxFrames);
+        Frame& f = frames_[depth_++];
+        f.value = v;
+        f.path = path;
+        f.used.assign(v.is_object() ? v.size() : 0, 0);
+        f.cursor = v.first_child();
+    }
+    void pop() { --depth_; }
+    JsonValue next_element() {
+        JsonValue e = top().cursor;
+        top().cursor = e.next_sibling();
+        return e;
+    }
+    JsonPath at(std::string_view name) const { return top().path.member(name); }
+
+    // The member called `name`, now counted as known, or an invalid value when there is none. A
+    // repeated name is an error in a request; in a response the last one wins, as in JSON.parse.
+    JsonValue find(std::string_view name) {
+        Frame& f = top();
+        JsonValue found;
+        std::size_t i = 0;
+        for (JsonValue c = f.value.first_child(); c.valid(); c = c.next_sibling(), ++i) {
+            if (c.key() != name) continue;
+            if (found.valid() && m_.request) fail(m_, at(name), "member appears twice");
+            found = c;
+            f.used[i] = 1;
+        }
+        return found;
+    }
+    // The member to read, or an invalid value when there is nothing to read: absent (an error
+    // if required) or null and not required. A required null is read, and fails its type check.
+    JsonValue take(std::string_view name, Need need) {
+        JsonValue m = find(name);
+        if (!m.valid()) {
+            if (need == Need::required) fail(m_, at(name), "missing required member");
+            return {};
+        }
+        if (m.is_null() && need != Need::required) return {};
+        return m;
+    }
+
+    Mode m_;
+    Frame frames_[kMaxFrames];
+    std::size_t depth_ = 0;
+};
+
+}  // namespace
+
+namespace {
+
+// The part of reading that does not depend on the model, out of line once.
+using VisitFn = void (*)(FieldVisitor&, void*);
+void read_model(std::string_view json, bool request, void* model, VisitFn visit_model,
+                std::string* extra) {
+    const Mode mode{request ? ErrorCode::validation : ErrorCode::bad_response, request};
+    JsonTree tree = parse_json(json, mode.code);
+    Reader reader(mode, tree.root());
+    visit_model(reader, model);
+    reader.leave_object(extra);
 }
-
-// `reference<processor>`: the first member named "reference" plus at least one more character.
-void read_reference(const Mode& m, ObjectReader& r, Transaction& out) {
-    constexpr std::string_view kPrefix = "reference";
-    out.reference_value.reset();
-    std::string_view name = r.first_name_extending(kPrefix);
-    out.reference_field = std::string(name);
-    if (name.empty()) return;
-    JsonValue v = r.find(name);
-    if (v.is_null()) return;
-    if (!v.is_string()) fail(m, r.at(name), "expected a string or null");
-    out.reference_value = std::string(v.text());
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, Transaction& out) {
-    ObjectReader r(m, v, path);
-    r.required("id", out.id);
-    read_status(m, r, out);
-    r.optional("nativeAmount", out.native_amount, Wire::string);
-    r.optional("nativeCurrency", out.native_currency);
-    r.optional("amount", out.amount, Wire::string);
-    r.optional("receivedAmount", out.received_amount, Wire::string);
-    r.optional("currency", out.currency);
-    r.optional("type", out.type);
-    r.optional("description", out.description);
-    r.optional("check", out.check);
-    r.raw("subscriptionIds", out.subscription_ids, Shape::array_or_null);
-    r.optional("subscriptionOrder", out.subscription_order);
-    r.optional("meta", out.meta);
-    r.optional("stockId", out.stock_id);
-    r.optional("userId", out.user_id);
-    r.optional("merchantId", out.merchant_id);
-    r.optional("settlementId", out.settlement_id);
-    r.optional("statusRefund", out.status_refund);
-    r.optional("localAmount", out.local_amount, Wire::string);
-    r.optional("localCurrency", out.local_currency);
-    read_reference(m, r, out);
-    r.optional("merchantPayableAmount", out.merchant_payable_amount, Wire::string);
-    r.optional("errorMessage", out.error_message);
-    r.optional("settlementStatus", out.settlement_status);
-    r.optional("txMetaId", out.tx_meta_id);
-    r.optional("partnerId", out.partner_id);
-    r.optional("createdBy", out.created_by);
-    r.optional("createdAt", out.created_at);
-    r.optional("updatedAt", out.updated_at);
-    r.optional("merchant", out.merchant);
-    r.optional("customer", out.customer);
-    r.optional("currencyInfo", out.currency_info);
-    r.raw("stock", out.stock, Shape::object_or_null);
-    r.raw("partner", out.partner, Shape::object_or_null);
-    r.optional("txMetadata", out.tx_metadata);
-    r.optional("receivedAmountFinal", out.received_amount_final, Wire::number);
-    r.optional("receivedAmountCal", out.received_amount_cal, Wire::number);
-    out.extra = r.finish();
-}
-
-// ---- Shopper ----
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, ShopperProfileDetails& out) {
-    ObjectReader r(m, v, path);
-    r.optional("zip", out.zip);
-    r.optional("city", out.city);
-    r.optional("phone", out.phone);
-    r.optional("state", out.state);
-    r.optional("address", out.address);
-    r.optional("country", out.country);
-    r.optional("lastName", out.last_name);
-    r.optional("firstName", out.first_name);
-    r.optional("dateOfBirth", out.date_of_birth);
-    r.optional("phoneCountry", out.phone_country);
-    out.extra = r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, ShopperProfile& out) {
-    ObjectReader r(m, v, path);
-    r.optional("id", out.id);
-    r.optional("email", out.email);
-    r.optional("username", out.username);
-    r.optional("fullname", out.fullname);
-    r.optional("avatar", out.avatar);
-    r.optional("profile", out.profile);
-    r.optional("status", out.status);
-    r.optional("type", out.type);
-    r.optional("kybCryptoStatus", out.kyb_crypto_status);
-    r.optional("kybBankStatus", out.kyb_bank_status);
-    r.raw("shopData", out.shop_data, Shape::object_or_null);
-    r.raw("withdrawalAddresses", out.withdrawal_addresses, Shape::array_or_null);
-    r.optional("ssoStatus", out.sso_status);
-    r.optional("enableCancelSubscription", out.enable_cancel_subscription);
-    r.raw("verification", out.verification, Shape::any);
-    r.raw("graphSettings", out.graph_settings, Shape::array_or_null);
-    r.optional("is2faEnabled", out.is2fa_enabled);
-    r.optional("enableBankPayment", out.enable_bank_payment);
-    r.raw("verificationStatus", out.verification_status, Shape::any);
-    out.extra = r.finish();
-}
-
-// `result` is required when ok is true; with ok false it is read only if present.
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, UsersMeResponse& out) {
-    ObjectReader r(m, v, path);
-    r.required("ok", out.ok);
-    if (out.ok)
-        r.required("result", out.result);
-    else
-        r.optional("result", out.result);
-    out.extra = r.finish();
-}
-
-// ---- Subscriptions ----
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path, DebitEntry& out) {
-    ObjectReader r(m, v, path);
-    r.optional("transactionId", out.transaction_id);
-    r.optional("amount", out.amount, Wire::number_or_string);
-    r.optional("currency", out.currency);
-    r.optional("rateDivisor", out.rate_divisor, Wire::number_or_string);
-    r.optional("orderId", out.order_id);
-    r.optional("status", out.status);
-    r.optional("userId", out.user_id);
-    r.optional("merchantId", out.merchant_id);
-    r.optional("subscriptionId", out.subscription_id);
-    out.extra = r.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path,
-                SubscriptionDebitResult& out) {
-    ObjectReader envelope(m, v, path);
-    envelope.required("status", out.status);
-    JsonValue result = envelope.find("result");
-    if (!result.valid()) fail(m, envelope.at("result"), "missing required member");
-    JsonPath result_path = envelope.at("result");
-    ObjectReader r(m, result, result_path);
-    r.optional("data", out.data);
-    r.optional("errors", out.errors, Shape::any);
-    out.extra = r.finish();
-    out.envelope_extra = envelope.finish();
-}
-
-void read_value(const Mode& m, JsonValue v, const JsonPath& path,
-                SubscriptionCancelResult& out) {
-    ObjectReader envelope(m, v, path);
-    envelope.required("status", out.status);
-    JsonValue result = envelope.find("result");
-    if (!result.valid()) fail(m, envelope.at("result"), "missing required member");
-    JsonPath result_path = envelope.at("result");
-    ObjectReader r(m, result, result_path);
-    r.required("success", out.success);
-    out.extra = r.finish();
-    out.envelope_extra = envelope.finish();
-}
-
-template <class T>
-constexpr bool kIsRequest =
-    std::is_same_v<T, ExchangePayment> || std::is_same_v<T, BankPayment> ||
-    std::is_same_v<T, QrGenerateRequest> || std::is_same_v<T, SubscriptionDebitRequest> ||
-    std::is_same_v<T, SubscriptionCancelRequest> || std::is_same_v<T, CartItem> ||
-    std::is_same_v<T, ShippingAddress>;
 
 }  // namespace
 
 template <class T>
 T read_document(std::string_view json) {
-    static const Mode mode{kIsRequest<T> ? ErrorCode::validation : ErrorCode::bad_response,
-                           kIsRequest<T>};
-    JsonTree tree = parse_json(json, mode.code);
     T out{};
-    read_value(mode, tree.root(), JsonPath{}, out);
+    read_model(json, kIsRequest<T>, &out,
+               [](FieldVisitor& v, void* model) { visit(v, *static_cast<T*>(model)); }, own_extra(out));
     return out;
 }
 

@@ -1,525 +1,166 @@
-// to_json: the models -> compact JSON, members in the spec's order, absent optionals left out,
-// `extra` members after the known ones. The same model always gives the same bytes, natively and
-// in WASM, and the same bytes as JSON.stringify of the equivalent JavaScript object.
+// to_json: the models -> compact JSON, members in wire order (codec_fields.cpp), absent optionals
+// left out, `extra` members after the known ones. The same model always gives the same bytes,
+// natively and in WASM, and the same bytes as JSON.stringify of the equivalent JavaScript object.
+#include <cassert>
+
+#include "core/codec_fields.hpp"
 #include "core/json_tree.hpp"
 #include "paywasm/codec.hpp"
 
 namespace paywasm::detail {
 namespace {
 
-#define PAYWASM_WRITER(T) void write_value(std::string&, const T&, const JsonPath&);
-PAYWASM_WRITER(CartItem)
-PAYWASM_WRITER(ShippingAddress)
-PAYWASM_WRITER(CustomerInfo)
-PAYWASM_WRITER(CustomParam)
-PAYWASM_WRITER(CustomParameter)
-PAYWASM_WRITER(ExchangePayment)
-PAYWASM_WRITER(BankPayment)
-PAYWASM_WRITER(QrGenerateRequest)
-PAYWASM_WRITER(QrTransactionMeta)
-PAYWASM_WRITER(QrTransactionResult)
-PAYWASM_WRITER(QrGenerateResponse)
-PAYWASM_WRITER(StatusRefund)
-PAYWASM_WRITER(CheckItem)
-PAYWASM_WRITER(ChainHash)
-PAYWASM_WRITER(TransactionMeta)
-PAYWASM_WRITER(ShopData)
-PAYWASM_WRITER(MerchantInfo)
-PAYWASM_WRITER(Customer)
-PAYWASM_WRITER(CurrencyInfo)
-PAYWASM_WRITER(TxMetadata)
-PAYWASM_WRITER(Transaction)
-PAYWASM_WRITER(ShopperProfileDetails)
-PAYWASM_WRITER(ShopperProfile)
-PAYWASM_WRITER(UsersMeResponse)
-PAYWASM_WRITER(DebitItem)
-PAYWASM_WRITER(SubscriptionDebitRequest)
-PAYWASM_WRITER(DebitEntry)
-PAYWASM_WRITER(SubscriptionDebitResult)
-PAYWASM_WRITER(SubscriptionCancelRequest)
-PAYWASM_WRITER(SubscriptionCancelResult)
-#undef PAYWASM_WRITER
-
-void write_value(std::string& out, const std::string& s, const JsonPath&) { append_quoted(out, s); }
-// An absent RawJson is left out by its object; inside an array it can only be written as null.
-void write_value(std::string& out, const RawJson& raw, const JsonPath& path) {
-    if (!raw.present())
-        out += "null";
-    else
-        append_raw(out, raw.text, path);
-}
-
-template <class T>
-void write_value(std::string& out, const std::vector<T>& items, const JsonPath& path) {
-    out += '[';
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) out += ',';
-        write_value(out, items[i], path.element(i));
-    }
-    out += ']';
-}
-
-// Writes one object member by member; the path only names the field in an error about a RawJson
-// or an `extra` that is not valid JSON.
-class ObjectWriter {
+// Appends JSON for the members visit() names. It only reads the model (visit() takes it by
+// non-const reference because the reader shares the member lists).
+class Writer final : public FieldVisitor {
 public:
-    ObjectWriter(std::string& out, const JsonPath& path) : out_(out), path_(path) { out_ += '{'; }
+    Writer() {
+        out_ += '{';
+        push(JsonPath{});
+    }
+    std::string take() { return std::move(out_); }
 
-    // A struct, a string or a vector of them.
-    template <class T>
-    void value(std::string_view name, const T& v) {
+    bool reading() const override { return false; }
+
+    void text(const char* name, std::string& v, Need) override {
         member(name);
-        write_value(out_, v, at(name));
+        append_quoted(out_, v);
     }
-    template <class T>
-    void value(std::string_view name, const std::optional<T>& v) {
-        if (v) value(name, *v);
+    void text(const char* name, std::optional<std::string>& v) override {
+        if (v) text(name, *v, Need::optional);
     }
-    void number(std::string_view name, const Decimal& d) {
+    void flag(const char* name, bool& v, Need) override {
         member(name);
-        out_ += d.to_string();
+        out_ += v ? "true" : "false";
     }
-    void number(std::string_view name, const std::optional<Decimal>& d) {
-        if (d) number(name, *d);
+    void flag(const char* name, std::optional<bool>& v) override {
+        if (v) flag(name, *v, Need::optional);
     }
-    void decimal_string(std::string_view name, const Decimal& d) {
+    void integer(const char* name, long long& v, Need) override {
         member(name);
-        append_quoted(out_, d.to_string());
+        out_ += std::to_string(v);
     }
-    void decimal_string(std::string_view name, const std::optional<Decimal>& d) {
-        if (d) decimal_string(name, *d);
+    void integer(const char* name, std::optional<long long>& v) override {
+        if (v) integer(name, *v, Need::optional);
     }
-    void integer(std::string_view name, long long n) {
+    // Numbers in Decimal's canonical text; a string amount is that text quoted.
+    void amount(const char* name, Decimal& v, Wire wire, Need) override {
         member(name);
-        out_ += std::to_string(n);
+        if (wire == Wire::string)
+            append_quoted(out_, v.to_string());
+        else
+            out_ += v.to_string();
     }
-    void integer(std::string_view name, const std::optional<long long>& n) {
-        if (n) integer(name, *n);
+    void amount(const char* name, std::optional<Decimal>& v, Wire wire) override {
+        if (v) amount(name, *v, wire, Need::optional);
     }
-    void boolean(std::string_view name, bool b) {
+    // Left out when absent; "null" is written as null. Re-emitted compactly after a validity check.
+    void raw(const char* name, RawJson& v, Shape) override {
+        if (!v.present()) return;
         member(name);
-        out_ += b ? "true" : "false";
+        append_raw(out_, v.text, at(name));
     }
-    void boolean(std::string_view name, const std::optional<bool>& b) {
-        if (b) boolean(name, *b);
+
+    void status(Transaction& t) override {
+        if (t.status_word) {
+            text("status", *t.status_word, Need::required);
+        } else {
+            long long code = t.status;
+            integer("status", code, Need::required);
+        }
     }
-    // Left out when absent; "null" is written as null.
-    void raw(std::string_view name, const RawJson& r) {
-        if (r.present()) value(name, r);
+    void reference(Transaction& t) override {
+        if (t.reference_field.empty()) return;
+        member(t.reference_field);
+        if (t.reference_value)
+            append_quoted(out_, *t.reference_value);
+        else
+            out_ += "null";
     }
-    void null(std::string_view name) {
+
+    bool enter_object(const char* name, bool present, Need) override {
+        if (!present) return false;
         member(name);
-        out_ += "null";
+        out_ += '{';
+        push(at(name));
+        return true;
     }
-    void extra(const std::string& extra_json) {
-        append_extra_members(out_, extra_json, first_, at("extra"));
+    void leave_object(std::string* extra) override {
+        if (extra) append_extra_members(out_, *extra, top().first, top().path.member("extra"));
+        out_ += '}';
+        pop();
     }
-    void close() { out_ += '}'; }
-    // Writes the name of a member whose value the caller writes next.
+
+    std::size_t enter_array(const char* name, std::size_t size, bool present, Need) override {
+        if (!present) return kNoArray;
+        member(name);
+        out_ += '[';
+        push(at(name));
+        return size;
+    }
+    void enter_element_object(std::size_t i) override {
+        comma();
+        out_ += '{';
+        push(top().path.element(i));
+    }
+    void element(std::size_t, std::string& v) override {
+        comma();
+        append_quoted(out_, v);
+    }
+    // An absent RawJson can only be written as null inside an array.
+    void element(std::size_t i, RawJson& v) override {
+        comma();
+        if (v.present())
+            append_raw(out_, v.text, top().path.element(i));
+        else
+            out_ += "null";
+    }
+    void leave_array() override {
+        out_ += ']';
+        pop();
+    }
+
+private:
+    struct Frame {
+        JsonPath path;  // names the field of an invalid RawJson or extra
+        bool first = true;
+    };
+    static constexpr std::size_t kMaxFrames = 8;
+
+    Frame& top() { return frames_[depth_ - 1]; }
+    void push(const JsonPath& path) {
+        assert(depth_ < kMaxFrames);
+        frames_[depth_++] = Frame{path, true};
+    }
+    void pop() { --depth_; }
+    JsonPath at(std::string_view name) { return top().path.member(name); }
+    void comma() {
+        if (!top().first) out_ += ',';
+        top().first = false;
+    }
     void member(std::string_view name) {
-        if (!first_) out_ += ',';
-        first_ = false;
+        comma();
         append_quoted(out_, name);
         out_ += ':';
     }
-    JsonPath at(std::string_view name) const { return path_.member(name); }
 
-private:
-    std::string& out_;
-    JsonPath path_;
-    bool first_ = true;
+    std::string out_;
+    Frame frames_[kMaxFrames];
+    std::size_t depth_ = 0;
 };
 
-// ---- Requests ----
-
-void write_value(std::string& out, const CartItem& c, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("id", c.id);
-    w.value("name", c.name);
-    w.number("price", c.price);
-    w.number("quantity", c.quantity);
-    w.number("localAmount", c.local_amount);
-    w.value("localCurrency", c.local_currency);
-    w.boolean("isSubscription", c.is_subscription);
-    w.value("frequency", c.frequency);
-    w.value("subscriptionPeriod", c.subscription_period);
-    w.value("merchantSubscriptionId", c.merchant_subscription_id);
-    w.close();
-}
-
-void write_value(std::string& out, const ShippingAddress& a, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("firstname", a.firstname);
-    w.value("lastname", a.lastname);
-    w.value("phoneNo", a.phone_no);
-    w.value("address1", a.address1);
-    w.value("address2", a.address2);
-    w.value("state", a.state);
-    w.value("city", a.city);
-    w.value("zipcode", a.zipcode);
-    w.value("country", a.country);
-    w.value("landmark", a.landmark);
-    w.value("email", a.email);
-    w.close();
-}
-
-void write_value(std::string& out, const CustomerInfo& c, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("name", c.name);
-    w.value("email", c.email);
-    w.value("phone", c.phone);
-    w.value("address", c.address);
-    w.close();
-}
-
-void write_value(std::string& out, const CustomParam& p, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("name", p.name);
-    w.value("value", p.value);
-    w.close();
-}
-
-void write_value(std::string& out, const CustomParameter& p, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("returnMethod", p.return_method);
-    w.value("params", p.params);
-    w.close();
-}
-
-void write_value(std::string& out, const ExchangePayment& p, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("clientId", p.client_id);
-    w.value("assets", p.assets);
-    w.value("cart", p.cart);
-    w.value("shippingAddress", p.shipping_address);
-    w.value("offerId", p.offer_id);
-    w.decimal_string("nativeAmount", p.native_amount);
-    w.boolean("savepassword", p.savepassword);
-    w.value("code2fa", p.code2fa);
-    w.value("merchantStoreCurrency", p.merchant_store_currency);
-    w.close();
-}
-
-void write_value(std::string& out, const BankPayment& p, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("clientId", p.client_id);
-    w.number("amount", p.amount);
-    w.value("accountId", p.account_id);
-    w.value("cart", p.cart);
-    w.value("stockId", p.stock_id);
-    w.value("offerId", p.offer_id);
-    w.value("merchantStoreCurrency", p.merchant_store_currency);
-    w.value("hostedPageId", p.hosted_page_id);
-    w.value("shippingAddress", p.shipping_address);
-    w.close();
-}
-
-void write_value(std::string& out, const QrGenerateRequest& q, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.decimal_string("amount", q.amount);
-    w.value("currency", q.currency);
-    w.value("cryptoCurrency", q.crypto_currency);
-    w.value("orderId", q.order_id);
-    w.value("cart", q.cart);
-    w.value("customerInfo", q.customer_info);
-    w.value("customParameter", q.custom_parameter);
-    w.close();
-}
-
-void write_value(std::string& out, const DebitItem& d, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("subscriptionId", d.subscription_id);
-    w.number("amount", d.amount);
-    w.value("currency", d.currency);
-    w.close();
-}
-
-void write_value(std::string& out, const SubscriptionDebitRequest& r, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("merchantAuth", r.merchant_auth);
-    w.value("merchantId", r.merchant_id);
-    w.value("orderId", r.order_id);
-    w.value("items", r.items);
-    w.close();
-}
-
-void write_value(std::string& out, const SubscriptionCancelRequest& r, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("merchantId", r.merchant_id);
-    w.value("merchantAuth", r.merchant_auth);
-    w.value("subscriptionId", r.subscription_id);
-    w.close();
-}
-
-// ---- QR result ----
-
-void write_value(std::string& out, const QrTransactionMeta& m, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("offerId", m.offer_id);
-    w.value("receiverAddress", m.receiver_address);
-    w.value("qrString", m.qr_string);
-    w.extra(m.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const QrTransactionResult& r, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.decimal_string("totalAmount", r.total_amount);
-    w.value("currency", r.currency);
-    w.value("crytoCurrency", r.cryto_currency);
-    w.value("id", r.id);
-    w.value("meta", r.meta);
-    w.extra(r.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const QrGenerateResponse& r, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.boolean("ok", r.ok);
-    w.value("result", r.result);
-    w.extra(r.extra);
-    w.close();
-}
-
-// ---- Transaction ----
-
-void write_value(std::string& out, const StatusRefund& s, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.integer("pending", s.pending);
-    w.integer("success", s.success);
-    w.integer("rejected", s.rejected);
-    w.extra(s.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const CheckItem& c, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("id", c.id);
-    w.integer("num", c.num);
-    w.value("name", c.name);
-    w.number("price", c.price);
-    w.number("quantity", c.quantity);
-    w.number("localAmount", c.local_amount);
-    w.value("statusRefund", c.status_refund);
-    w.number("amountFinal", c.amount_final);
-    w.extra(c.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const ChainHash& h, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("value", h.value);
-    w.value("network", h.network);
-    w.extra(h.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const TransactionMeta& m, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("hash", m.hash);
-    w.value("offerId", m.offer_id);
-    w.value("receiverAddress", m.receiver_address);
-    w.extra(m.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const ShopData& s, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("url", s.url);
-    w.value("logo", s.logo);
-    w.value("companyName", s.company_name);
-    w.value("description", s.description);
-    w.extra(s.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const MerchantInfo& m, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("shopData", m.shop_data);
-    w.extra(m.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const Customer& c, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("email", c.email);
-    w.value("fullname", c.fullname);
-    w.extra(c.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const CurrencyInfo& c, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.boolean("isFiat", c.is_fiat);
-    w.extra(c.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const TxMetadata& t, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("id", t.id);
-    w.value("shippingAddress", t.shipping_address);
-    w.value("nativeConversionRate", t.native_conversion_rate);
-    w.extra(t.extra);
-    w.close();
-}
-
-// The spec's field table order. `status` goes back out as the word when it came as one; `check`
-// is left out when empty (absent and empty read the same).
-void write_value(std::string& out, const Transaction& t, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("id", t.id);
-    if (t.status_word)
-        w.value("status", *t.status_word);
-    else
-        w.integer("status", t.status);
-    w.decimal_string("nativeAmount", t.native_amount);
-    w.value("nativeCurrency", t.native_currency);
-    w.decimal_string("amount", t.amount);
-    w.decimal_string("receivedAmount", t.received_amount);
-    w.value("currency", t.currency);
-    w.integer("type", t.type);
-    w.value("description", t.description);
-    if (!t.check.empty()) w.value("check", t.check);
-    w.raw("subscriptionIds", t.subscription_ids);
-    w.boolean("subscriptionOrder", t.subscription_order);
-    w.value("meta", t.meta);
-    w.value("stockId", t.stock_id);
-    w.value("userId", t.user_id);
-    w.value("merchantId", t.merchant_id);
-    w.value("settlementId", t.settlement_id);
-    w.integer("statusRefund", t.status_refund);
-    w.decimal_string("localAmount", t.local_amount);
-    w.value("localCurrency", t.local_currency);
-    if (!t.reference_field.empty()) {
-        if (t.reference_value)
-            w.value(t.reference_field, *t.reference_value);
-        else
-            w.null(t.reference_field);
-    }
-    w.decimal_string("merchantPayableAmount", t.merchant_payable_amount);
-    w.value("errorMessage", t.error_message);
-    w.integer("settlementStatus", t.settlement_status);
-    w.value("txMetaId", t.tx_meta_id);
-    w.value("partnerId", t.partner_id);
-    w.value("createdBy", t.created_by);
-    w.value("createdAt", t.created_at);
-    w.value("updatedAt", t.updated_at);
-    w.value("merchant", t.merchant);
-    w.value("customer", t.customer);
-    w.value("currencyInfo", t.currency_info);
-    w.raw("stock", t.stock);
-    w.raw("partner", t.partner);
-    w.value("txMetadata", t.tx_metadata);
-    w.number("receivedAmountFinal", t.received_amount_final);
-    w.number("receivedAmountCal", t.received_amount_cal);
-    w.extra(t.extra);
-    w.close();
-}
-
-// ---- Shopper ----
-
-void write_value(std::string& out, const ShopperProfileDetails& p, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("zip", p.zip);
-    w.value("city", p.city);
-    w.value("phone", p.phone);
-    w.value("state", p.state);
-    w.value("address", p.address);
-    w.value("country", p.country);
-    w.value("lastName", p.last_name);
-    w.value("firstName", p.first_name);
-    w.value("dateOfBirth", p.date_of_birth);
-    w.integer("phoneCountry", p.phone_country);
-    w.extra(p.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const ShopperProfile& p, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("id", p.id);
-    w.value("email", p.email);
-    w.value("username", p.username);
-    w.value("fullname", p.fullname);
-    w.value("avatar", p.avatar);
-    w.value("profile", p.profile);
-    w.integer("status", p.status);
-    w.integer("type", p.type);
-    w.integer("kybCryptoStatus", p.kyb_crypto_status);
-    w.integer("kybBankStatus", p.kyb_bank_status);
-    w.raw("shopData", p.shop_data);
-    w.raw("withdrawalAddresses", p.withdrawal_addresses);
-    w.boolean("ssoStatus", p.sso_status);
-    w.boolean("enableCancelSubscription", p.enable_cancel_subscription);
-    w.raw("verification", p.verification);
-    w.raw("graphSettings", p.graph_settings);
-    w.boolean("is2faEnabled", p.is2fa_enabled);
-    w.boolean("enableBankPayment", p.enable_bank_payment);
-    w.raw("verificationStatus", p.verification_status);
-    w.extra(p.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const UsersMeResponse& r, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.boolean("ok", r.ok);
-    w.value("result", r.result);
-    w.extra(r.extra);
-    w.close();
-}
-
-// ---- Subscriptions ----
-
-// Amounts come back as numbers whichever form they arrived in.
-void write_value(std::string& out, const DebitEntry& d, const JsonPath& path) {
-    ObjectWriter w(out, path);
-    w.value("transactionId", d.transaction_id);
-    w.number("amount", d.amount);
-    w.value("currency", d.currency);
-    w.number("rateDivisor", d.rate_divisor);
-    w.value("orderId", d.order_id);
-    w.integer("status", d.status);
-    w.value("userId", d.user_id);
-    w.value("merchantId", d.merchant_id);
-    w.value("subscriptionId", d.subscription_id);
-    w.extra(d.extra);
-    w.close();
-}
-
-void write_value(std::string& out, const SubscriptionDebitResult& r, const JsonPath& path) {
-    ObjectWriter envelope(out, path);
-    envelope.integer("status", r.status);
-    envelope.member("result");
-    {
-        ObjectWriter w(out, envelope.at("result"));
-        w.value("data", r.data);
-        w.value("errors", r.errors);
-        w.extra(r.extra);
-        w.close();
-    }
-    envelope.extra(r.envelope_extra);
-    envelope.close();
-}
-
-void write_value(std::string& out, const SubscriptionCancelResult& r, const JsonPath& path) {
-    ObjectWriter envelope(out, path);
-    envelope.integer("status", r.status);
-    envelope.member("result");
-    {
-        ObjectWriter w(out, envelope.at("result"));
-        w.boolean("success", r.success);
-        w.extra(r.extra);
-        w.close();
-    }
-    envelope.extra(r.envelope_extra);
-    envelope.close();
+using VisitFn = void (*)(FieldVisitor&, void*);
+std::string write_model(void* model, VisitFn visit_model, std::string* extra) {
+    Writer writer;
+    visit_model(writer, model);
+    writer.leave_object(extra);
+    return writer.take();
 }
 
 template <class T>
-std::string write_document(const T& value) {
-    std::string out;
-    write_value(out, value, JsonPath{});
-    return out;
+std::string write_document(const T& model) {
+    T& m = const_cast<T&>(model);  // the writer only reads
+    return write_model(&m, [](FieldVisitor& v, void* p) { visit(v, *static_cast<T*>(p)); }, own_extra(m));
 }
 
 }  // namespace

@@ -367,6 +367,12 @@ TEST_CASE("A Transaction's status may be a word and its reference may be null") 
         CHECK(r.reference_value == "P-1");
         CHECK(r.extra == R"({"reference":"r0","referenceStripe":"pi_2"})");
     }
+    SUBCASE("a reference name holding an escaped NUL keeps all its bytes") {
+        Transaction r = from_json<Transaction>(R"({"id":"x","status":1,"reference\u0000Stripe":"v"})");
+        CHECK(r.reference_field == std::string("reference\0Stripe", 16));
+        CHECK(r.reference_value == "v");
+        CHECK(to_json(r) == R"({"id":"x","status":1,"reference\u0000Stripe":"v"})");
+    }
 }
 
 TEST_CASE("The QR generate response reads the result, keeps extras and writes back") {
