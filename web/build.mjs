@@ -20,16 +20,21 @@ if (wasmIntegrity && !/^sha384-[A-Za-z0-9+/=]+$/.test(wasmIntegrity)) throw new 
 
 const SOURCES = ['locales.js', 'core.js', 'net.js', 'element.js', 'api.js'];
 
-// Comment lines and blank lines go; code is kept as written (readable in the browser's devtools).
-function strip(text) {
-  return text.split('\n').filter((line) => !/^\s*(\/\/.*)?$/.test(line)).join('\n');
+// Comment lines, blank lines and indentation go; code is otherwise kept as written (readable in
+// the browser's devtools). Safe because no source line continues a string or template literal,
+// which is checked here.
+function strip(text, file) {
+  text.split('\n').forEach((line, i) => {
+    if ((line.match(/`/g) || []).length % 2) throw new Error(`${file}:${i + 1}: a template literal spans lines`);
+  });
+  return text.split('\n').filter((line) => !/^\s*(\/\/.*)?$/.test(line)).map((line) => line.trim()).join('\n');
 }
 const css = readFileSync(join(here, 'src', 'styles.css'), 'utf8')
   .replace(/\/\*[\s\S]*?\*\//g, '').replace(/\s*\n\s*/g, '\n').trim();
 const body = [
   `const VERSION = ${JSON.stringify(version)};`,
   `const CSS_TEXT = ${JSON.stringify(css)};`,
-  ...SOURCES.map((f) => strip(readFileSync(join(here, 'src', f), 'utf8'))),
+  ...SOURCES.map((f) => strip(readFileSync(join(here, 'src', f), 'utf8'), f)),
 ].join('\n').replace('@PAYWASM_WASM_INTEGRITY@', wasmIntegrity);
 if (/\beval\s*\(|new Function|innerHTML|insertAdjacentHTML|document\.write/.test(body)) {
   throw new Error('web/src uses eval, new Function or HTML injection: not allowed (CSP, XSS)');

@@ -671,6 +671,7 @@ if (process.env.PAYWASM_SANDBOX) {
       const base = await new Promise((resolve, reject) => {
         let out = '';
         const timer = setTimeout(() => reject(new Error('sandbox did not start')), 15000);
+        proc.on('error', (e) => { clearTimeout(timer); reject(e); });
         proc.stdout.on('data', (d) => {
           out += d;
           const m = out.match(/listening on (http:\/\/\S+)/);
@@ -686,7 +687,7 @@ if (process.env.PAYWASM_SANDBOX) {
         const all = await req.allHeaders();
         const headers = {};
         for (const h of ['authorization', 'content-type', 'accept']) if (all[h]) headers[h] = all[h];
-        const res = await fetch(base + url.pathname, { method: req.method(), headers, body: req.postData() || undefined });
+        const res = await fetch(`${base}/api${url.pathname}`, { method: req.method(), headers, body: req.postData() || undefined });
         await route.fulfill({ status: res.status, headers: { 'Access-Control-Allow-Origin': '*', 'Content-Type': res.headers.get('content-type') || 'application/json' }, body: await res.text() });
       });
       await page.goto(`${server.origin}/pages/checkout.html`);
