@@ -139,6 +139,10 @@ Decimal number_value(const Mode& m, std::string_view text, const JsonPath& path)
         Decimal step;
         Decimal::try_parse(negative ? "-0.000000000000000001" : "0.000000000000000001", step);
         value += step;
+        // 999...9.9999999999999999995 rounds up to 31 integer digits, which could not be read back.
+        std::string rounded = value.to_string();
+        if (rounded.find('.') == std::string::npos && rounded.size() - (negative ? 1 : 0) > 30)
+            fail(m, path, "number has more than 30 integer digits");
     }
     return value;
 }

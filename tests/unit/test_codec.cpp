@@ -522,6 +522,11 @@ TEST_CASE("JSON numbers become exact Decimals, exponent notation included") {
                                         "number has more than 30 integer digits");
         check_response_error<CheckItem>(R"({"price":1e308})", "price",
                                         "number has more than 30 integer digits");
+        // Rounding must not carry into a 31st integer digit (the result could not be read back).
+        check_response_error<CheckItem>(R"({"price":999999999999999999999999999999.9999999999999999995})", "price",
+                                        "number has more than 30 integer digits");
+        CHECK(price("999999999999999999999999999999.9999999999999999994") ==
+              "999999999999999999999999999999.999999999999999999");
         // RapidJSON itself refuses an exponent beyond a double's range, before the codec sees it.
         CHECK(starts_with(error_message<CheckItem>(R"({"price":1e309})"),
                           "not valid JSON at offset 9: Number too big to be stored in double."));
