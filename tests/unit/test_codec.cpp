@@ -862,6 +862,18 @@ TEST_CASE("Malformed, oversized and deeply nested input is refused without harm"
         std::string hostile(1000000, '[');
         CHECK(starts_with(error_message<Transaction>(hostile), "JSON nests deeper than 64 levels"));
     }
+    SUBCASE("an array of models holds at most 10000 elements") {
+        auto with_check = [](std::size_t n) {
+            std::string json = R"({"id":"x","status":0,"check":[)";
+            for (std::size_t i = 0; i < n; ++i) json += i ? ",{}" : "{}";
+            return json + "]}";
+        };
+        CHECK(from_json<Transaction>(with_check(10000)).check.size() == 10000);
+        check_response_error<Transaction>(with_check(10001), "check", "has more than 10000 elements");
+        std::string cart = R"({"merchantAuth":"a","merchantId":"m","items":[)";
+        for (int i = 0; i <= 10000; ++i) cart += i ? ",1" : "1";
+        check_request_error<SubscriptionDebitRequest>(cart + "]}", "items", "has more than 10000 elements");
+    }
     SUBCASE("a wide object is read in reasonable time") {
         std::string wide = "{\"id\":\"x\",\"status\":0";
         for (int i = 0; i < 20000; ++i) wide += ",\"k" + std::to_string(i) + "\":" + std::to_string(i);
