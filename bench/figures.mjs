@@ -1,0 +1,160 @@
+// The figures of a run, each: ours, the alternative (when there is one), the ratio, and the budget
+// it must meet (when it has one) with whether it did and by how much. Ratio = ours / alternative
+// (time or bytes; below 1 means ours is faster or smaller), from the medians of one run.
+import { summary } from './stats.mjs';
+
+export const KB = 1024;
+const MB = 1024 * 1024;
+
+export function fmtMs(ms) {
+  if (ms === null || ms === undefined) return '-';
+  if (ms < 1) return `${(ms * 1000).toFixed(0)} µs`;
+  if (ms < 10) return `${ms.toFixed(2)} ms`;
+  return `${ms.toFixed(1)} ms`;
+}
+export const fmtKB = (bytes) => `${(bytes / KB).toFixed(1)} KB`;
+export const fmtMB = (bytes) => `${(bytes / MB).toFixed(2)} MB`;
+const fmtSummary = (s, fmt) => `${fmt(s.median)} (${fmt(s.min)}–${fmt(s.max)})`;
+
+function ratioText(ratio, faster, slower) {
+  if (!Number.isFinite(ratio)) return '-';
+  return ratio <= 1 ? `${(1 / ratio).toFixed(2)}× ${faster}` : `${ratio.toFixed(2)}× ${slower}`;
+}
+
+// Budgets. Each returns { text, pass, by }.
+const budgets = {
+  // ours / alternative <= limit (e.g. at most 4x WebCrypto's time)
+  atMostTimes: (limit, what) => (ratio) => ({
+    text: `≤ ${limit}× ${what}`,
+    pass: ratio <= limit,
+    by: ratio <= limit ? `met: ${ratio.toFixed(2)}× (${Math.round((1 - ratio / limit) * 100)}% under)`
+      : `missed: ${ratio.toFixed(2)}× > ${limit}×; ours must get ${(ratio / limit).toFixed(2)}× faster`,
+  }),
+  // alternative / ours >= factor (e.g. at least 4x faster than node-forge)
+  atLeastFaster: (factor) => (ratio) => {
+    const speedup = 1 / ratio;
+    return {
+      text: `≥ ${factor}× faster`,
+      pass: speedup >= factor,
+      by: speedup >= factor ? `met: ${speedup.toFixed(2)}× (${Math.round((speedup / factor - 1) * 100)}% margin)`
+        : `missed: ${speedup.toFixed(2)}× < ${factor}×; ours must get ${(factor / speedup).toFixed(2)}× faster`,
+    };
+  },
+  atMost: (limit, fmt) => (value) => ({
+    text: `≤ ${fmt(limit)}`,
+    pass: value <= limit,
+    by: value <= limit ? `met: ${fmt(limit - value)} to spare (${Math.round((1 - value / limit) * 100)}%)`
+      : `missed: over by ${fmt(value - limit)} (+${Math.round((value / limit - 1) * 100)}%)`,
+  }),
+  zero: (unit) => (value) => ({
+    text: `0 ${unit}`,
+    pass: value === 0,
+    by: value === 0 ? 'met' : `missed: ${value} ${unit}`,
+  }),
+};
+
+export function buildFigures(r) {
+  const figures = [];
+  const gz = (k) => r.sizes[k].gzip;
+  const oursSize = gz('paywasm.js') + gz('paywasm.wasm');
+  const v = r.meta.alternatives;
+
+  // ---- transfer size ----
+  const sizeRow = (id, figure, altName, altBytes, budget) => {
+    const ratio = altBytes ? oursSize / altBytes : null;
+    figures.push({
+      id, group: 'size', figure, unit: 'bytes', ours: oursSize, oursText: fmtKB(oursSize),
+      alternative: altName ? { name: altName, value: altBytes, text: fmtKB(altBytes) } : null,
+      ratio, ratioText: ratio ? ratioText(ratio, 'smaller', 'larger') : '-',
+      budget: budget ? budget(oursSize) : null,
+    });
+  };
+  sizeRow('size.total', 'Transfer: paywasm.js + paywasm.wasm, gzip -9', `node-forge ${v['node-forge']} (forge.min.js)`,
+    gz('node-forge'), budgets.atMost(80 * KB, fmtKB));
+  sizeRow('size.vs-forge-qr', 'Transfer, same jobs (RSA-OAEP + QR)', `node-forge + qrcode-generator ${v['qrcode-generator']}`,
+    gz('node-forge') + gz('qrcode-generator'));
+  sizeRow('size.vs-jsencrypt', 'Transfer vs jsencrypt (RSA only)', `jsencrypt ${v.jsencrypt} (jsencrypt.min.js)`, gz('jsencrypt'));
+  sizeRow('size.vs-qrcode', 'Transfer vs qrcode-generator (QR only)', `qrcode-generator ${v['qrcode-generator']} (qrcode.js, unminified)`, gz('qrcode-generator'));
+
+  // ---- timing rows (micro) ----
+  const s = r.micro.summary;
+  const samples = r.micro.samples;
+  const timeRow = (id, group, figure, ours, alt, altName, budget, note) => {
+    const ratio = s[ours].median / s[alt].median;
+    // Ratios of the batches run in the same round: how stable the ratio is within the run.
+    const pairs = samples[ours].map((x, i) => x / samples[alt][i]).filter(Number.isFinite);
+    const rs = summary(pairs);
+    figures.push({
+      id, group, figure, unit: 'ms', ours: s[ours], oursText: fmtSummary(s[ours], fmtMs),
+      alternative: { name: altName, value: s[alt], text: fmtSummary(s[alt], fmtMs) },
+      ratio, ratioRange: [rs.min, rs.max], ratioText: ratioText(ratio, 'faster', 'slower'),
+      budget: budget ? budget(ratio) : null,
+      note,
+    });
+  };
+  const bytes = r.meta.inputs.payloadBytes;
+  const sample = `exchange payload (${bytes.sample} B)`;
+  const cart = `3 KB cart payload (${bytes.cart3k} B)`;
+  timeRow('encrypt.sample.webcrypto', 'encrypt', `Encrypt ${sample}, OAEP-SHA-1, chunked`, 'ours/oaep-sha1/sample',
+    'webcrypto/oaep-sha1/sample', 'WebCrypto RSA-OAEP SHA-1 (key imported once)', budgets.atMostTimes(4, "WebCrypto's time"),
+    'ours parses the PEM key on every call; WebCrypto gets an imported CryptoKey');
+  timeRow('encrypt.sample.forge', 'encrypt', `Encrypt ${sample}, OAEP-SHA-1, chunked`, 'ours/oaep-sha1/sample',
+    'node-forge/oaep-sha1/sample', `node-forge ${v['node-forge']} (key parsed once)`, budgets.atLeastFaster(4));
+  timeRow('encrypt.sample.webcrypto-import', 'encrypt', `Encrypt ${sample}, OAEP-SHA-1, key import included`, 'ours/oaep-sha1/sample',
+    'webcrypto+import/oaep-sha1/sample', 'WebCrypto with importKey per payment');
+  timeRow('encrypt.cart3k.webcrypto', 'encrypt', `Encrypt ${cart}, OAEP-SHA-1`, 'ours/oaep-sha1/cart3k',
+    'webcrypto/oaep-sha1/cart3k', 'WebCrypto RSA-OAEP SHA-1');
+  timeRow('encrypt.cart3k.forge', 'encrypt', `Encrypt ${cart}, OAEP-SHA-1`, 'ours/oaep-sha1/cart3k',
+    'node-forge/oaep-sha1/cart3k', `node-forge ${v['node-forge']}`);
+  timeRow('encrypt.sample.jsencrypt', 'encrypt', `Encrypt ${sample}, PKCS#1 v1.5`, 'ours/pkcs1v15/sample',
+    'jsencrypt/pkcs1v15/sample', `jsencrypt ${v.jsencrypt} encrypt()`);
+  timeRow('encrypt.cart3k.jsencrypt', 'encrypt', `Encrypt ${cart}, PKCS#1 v1.5`, 'ours/pkcs1v15/cart3k',
+    'jsencrypt/pkcs1v15/cart3k', `jsencrypt ${v.jsencrypt} encrypt()`);
+  timeRow('encrypt.sample.jsencrypt-oaep256', 'encrypt', `Encrypt ${sample}, OAEP-SHA-256`, 'ours/oaep-sha256/sample',
+    'jsencrypt/oaep-sha256/sample', `jsencrypt ${v.jsencrypt} encryptOAEP()`);
+  timeRow('encrypt.cart3k.jsencrypt-oaep256', 'encrypt', `Encrypt ${cart}, OAEP-SHA-256`, 'ours/oaep-sha256/cart3k',
+    'jsencrypt/oaep-sha256/cart3k', `jsencrypt ${v.jsencrypt} encryptOAEP()`);
+  timeRow('qr', 'qr', `QR matrix + SVG string, ${r.meta.inputs.qrTextLength}-character payment URI, ECC M`, 'ours/qr-svg',
+    'qrcode-generator/qr-svg', `qrcode-generator ${v['qrcode-generator']} createSvgTag()`, budgets.atLeastFaster(3));
+
+  // ---- cold start ----
+  const ready = r.cold.summary.ready;
+  figures.push({
+    id: 'ready', group: 'ready', figure: 'Cold start: script tag -> paywasm-ready (cache off, streaming compile)',
+    unit: 'ms', ours: ready, oursText: fmtSummary(ready, fmtMs), alternative: null, ratio: null, ratioText: '-',
+    budget: budgets.atMost(50, fmtMs)(ready.median),
+  });
+
+  // ---- main thread ----
+  const mt = r.mainThread;
+  const longTasks = mt.reduce((n, run) => n + (run.longTasks ? run.longTasks.length : 0), 0);
+  const traced = mt.filter((run) => run.trace).map((run) => run.trace.longestMs);
+  const longest = traced.length ? Math.max(...traced) : null;
+  figures.push({
+    id: 'main.longtasks', group: 'main', figure: 'Main thread: long tasks (> 50 ms), mount through one exchange payment',
+    unit: 'tasks', ours: longTasks,
+    oursText: `${longTasks} in ${mt.length} runs${longest !== null ? `; longest task ${fmtMs(longest)}` : ''}`,
+    alternative: null, ratio: null, ratioText: '-',
+    budget: mt.some((run) => run.longTasks === null) ? { text: '0 long tasks', pass: false, by: 'not measured: no Long Tasks API' }
+      : budgets.zero('long tasks')(longTasks),
+  });
+
+  // ---- memory ----
+  const m = r.memory;
+  const points = Object.keys(m).map(Number).sort((a, b) => a - b);
+  const last = m[points[points.length - 1]];
+  figures.push({
+    id: 'memory.size', group: 'memory', figure: `WASM linear memory after ${points[points.length - 1]} encryptions + ${points[points.length - 1]} QR renders`,
+    unit: 'bytes', ours: last, oursText: last === null ? 'not readable' : fmtMB(last), alternative: null, ratio: null, ratioText: '-',
+    budget: last === null ? { text: '≤ 2.00 MB', pass: false, by: 'not measured' } : budgets.atMost(2 * MB, fmtMB)(last),
+  });
+  if (m[100] !== undefined && last !== null) {
+    const growth = last - m[100];
+    figures.push({
+      id: 'memory.growth', group: 'memory', figure: `WASM memory growth from call 100 to call ${points[points.length - 1]}`,
+      unit: 'bytes', ours: growth, oursText: `${growth} bytes`, alternative: null, ratio: null, ratioText: '-',
+      budget: { text: '0 bytes (no leak)', pass: growth === 0, by: growth === 0 ? 'met' : `missed: +${growth} bytes` },
+    });
+  }
+  return figures;
+}

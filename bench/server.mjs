@@ -1,0 +1,71 @@
+// The benchmark's own web server on 127.0.0.1 (a free port): the widget's dist under /dist/, the
+// alternatives under /vendor/, the bench pages under /pages/, the run's inputs at /inputs.json.
+// HTML goes out with the strict Content-Security-Policy a merchant is told to use; the micro-bench
+// page is also cross-origin isolated (COOP + COEP), which gives performance.now() 5 us resolution
+// instead of 100 us. Nothing is cached (Cache-Control: no-store), so every load is cold.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+
+export const API_ORIGIN = 'http://api.paywasm.test';
+
+export const CSP = [
+  "default-src 'none'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  `connect-src 'self' ${API_ORIGIN}`,
+  "img-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json',
+};
+
+// vendor: { 'forge.min.js': '/abs/path', ... }; inputs: the object served as /inputs.json.
+// Resolves { origin, requests, close() }; `requests` lists every path served, in order.
+export async function startServer({ distDir, vendor, inputs }) {
+  const integrity = JSON.parse(fs.readFileSync(path.join(distDir, 'integrity.json'), 'utf8'));
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    requests.push(`${req.method} ${url.pathname}`);
+    const send = (status, type, body, extra) => {
+      res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...extra });
+      res.end(body);
+    };
+    const notFound = () => send(404, 'text/plain', 'not found');
+    const file = (p, extra) => {
+      if (!p || !fs.existsSync(p) || !fs.statSync(p).isFile()) return notFound();
+      return send(200, TYPES[path.extname(p)] || 'application/octet-stream', fs.readFileSync(p), extra);
+    };
+    const inside = (base, rel) => {
+      const p = path.normalize(path.join(base, rel));
+      return p.startsWith(base + path.sep) ? p : null;
+    };
+    if (url.pathname.startsWith('/dist/')) return file(inside(distDir, url.pathname.slice(6)));
+    if (url.pathname.startsWith('/vendor/')) return file(vendor[url.pathname.slice(8)]);
+    if (url.pathname === '/inputs.json') return send(200, TYPES['.json'], JSON.stringify(inputs));
+    if (url.pathname.startsWith('/pages/')) {
+      const p = inside(path.join(here, 'pages'), url.pathname.slice(7));
+      if (!p || !fs.existsSync(p)) return notFound();
+      if (!p.endsWith('.html')) return file(p);
+      const html = fs.readFileSync(p, 'utf8').replace(/\{\{SRI:([\w.]+)\}\}/g, (m, f) => integrity[f] || 'missing');
+      const isolated = url.searchParams.has('isolated')
+        ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
+      return send(200, TYPES['.html'], html, { 'Content-Security-Policy': CSP, ...isolated });
+    }
+    return notFound();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
+  };
+}
