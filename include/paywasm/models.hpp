@@ -45,10 +45,12 @@ struct CartItem {
     std::optional<std::string> merchant_subscription_id;
 };
 
-// All members are strings; an absent one is not written.
+// All members are strings; an absent one is not written. `extra` is filled only where the address
+// comes back in a response (txMetadata.shippingAddress); requests refuse unknown members.
 struct ShippingAddress {
     std::optional<std::string> firstname, lastname, phone_no, address1, address2, state, city,
         zipcode, country, landmark, email;
+    std::string extra = "{}";
 };
 
 struct CustomerInfo {

@@ -82,8 +82,7 @@ void visit(FieldVisitor& v, CartItem& c) {
     v.text("merchantSubscriptionId", c.merchant_subscription_id);
 }
 
-// Also inside a response (txMetadata.shippingAddress), where unknown members are dropped: the
-// model has no `extra` for them.
+// Also inside a response (txMetadata.shippingAddress), where unknown members go to `extra`.
 void visit(FieldVisitor& v, ShippingAddress& a) {
     v.text("firstname", a.firstname);
     v.text("lastname", a.lastname);

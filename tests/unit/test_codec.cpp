@@ -480,12 +480,15 @@ TEST_CASE("Response sub-objects read on their own") {
     CHECK(from_json<QrTransactionMeta>(R"({"receiverAddress":"r","qrString":"q"})").qr_string == "q");
 }
 
-TEST_CASE("Unknown members of a response's shipping address are dropped, having nowhere to go") {
+TEST_CASE("Unknown members of a response's shipping address are kept") {
     TxMetadata m = from_json<TxMetadata>(R"({"shippingAddress":{"city":"Oslo","floor":"3"},"x":1})");
     CHECK(m.shipping_address->city == "Oslo");
+    CHECK(m.shipping_address->extra == R"({"floor":"3"})");
     CHECK(m.extra == R"({"x":1})");
     CHECK(to_json(from_json<Transaction>(R"({"id":"i","status":0,"txMetadata":{"shippingAddress":{"city":"Oslo","floor":"3"}}})")) ==
-          R"({"id":"i","status":0,"txMetadata":{"shippingAddress":{"city":"Oslo"}}})");
+          R"({"id":"i","status":0,"txMetadata":{"shippingAddress":{"city":"Oslo","floor":"3"}}})");
+    // A request still refuses them (a typo must not silently drop a field).
+    CHECK_THROWS_AS(from_json<ShippingAddress>(R"({"city":"Oslo","floor":"3"})"), Error);
 }
 
 // ---- Numbers -------------------------------------------------------------------------------------
