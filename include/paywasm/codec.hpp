@@ -12,7 +12,15 @@
 //   - requests (ExchangePayment, BankPayment, QrGenerateRequest, SubscriptionDebitRequest,
 //     SubscriptionCancelRequest, CartItem, ShippingAddress): Error(validation, field path);
 //   - responses (everything else): Error(bad_response, field path).
-// Reading does the type checks only; validate.hpp checks the rules.
+// Reading does the type checks only; validate.hpp checks the rules. Further reading rules:
+//   - requests refuse unknown members ("cart[2].colour: unknown member": a typo must not silently
+//     drop a field) and repeated members; in responses the last repeat wins (as JSON.parse), and
+//     unknown members go to `extra` as they came;
+//   - an optional member that is null reads as absent; RawJson keeps null;
+//   - JSON numbers in exponent form convert exactly (1.5e-7 -> 0.00000015); a response number with
+//     more than 18 fractional digits is rounded half away from zero to 18, a request one refused;
+//   - nesting deeper than 64 levels and arrays of more than 10,000 models are refused.
+// Writing an `extra` or RawJson that is not valid JSON throws Error(validation) naming the field.
 #pragma once
 
 #include <cstddef>
