@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include "paywasm/error.hpp"
 
@@ -66,10 +67,12 @@ std::string bearer_token(const httplib::Request& req) {
     return start == std::string::npos ? std::string() : h.substr(start);
 }
 
+namespace {
+
 // cpp-httplib does not hand the socket to handlers, so find it: the one descriptor whose local port
 // is this server's and whose peer is the request's client. shutdown() (not close(): httplib still
-// owns the descriptor) makes the client see the connection end with no answer.
-void drop_connection(const httplib::Request& req) {
+// owns the descriptor) ends the connection; httplib then closes it.
+void shutdown_connection(int local_port, int remote_port) {
     DIR* dir = opendir("/proc/self/fd");
     if (!dir) return;
     while (dirent* e = readdir(dir)) {
@@ -85,12 +88,33 @@ void drop_connection(const httplib::Request& req) {
             if (a.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(a).sin6_port);
             return -1;
         };
-        if (port_of(local) == req.local_port && port_of(peer) == req.remote_port) {
+        if (port_of(local) == local_port && port_of(peer) == remote_port) {
             ::shutdown(static_cast<int>(fd), SHUT_RDWR);
             break;
         }
     }
     closedir(dir);
+}
+
+}  // namespace
+
+void drop_connection(const httplib::Request& req) { shutdown_connection(req.local_port, req.remote_port); }
+
+// httplib keeps a connection alive whatever the answer says, so the body is sent by a content
+// provider that shuts the connection down once the last byte is out.
+void close_after_answer(const httplib::Request& req, httplib::Response& res) {
+    auto body = std::make_shared<std::string>(res.body);
+    std::string type = res.get_header_value("Content-Type");
+    res.headers.erase("Content-Type");
+    res.body.clear();
+    res.set_header("Connection", "close");
+    const int local = req.local_port, remote = req.remote_port;
+    res.set_content_provider(body->size(), type,
+                             [body, local, remote](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                                 if (!sink.write(body->data() + offset, length)) return false;
+                                 if (offset + length >= body->size()) shutdown_connection(local, remote);
+                                 return true;
+                             });
 }
 
 void guard(httplib::Response& res, const std::function<void()>& body) {
@@ -121,25 +145,29 @@ void route(httplib::Server& server, std::string_view method, const std::string& 
     }
     auto wrapped = [handler, max_body](const httplib::Request& req, httplib::Response& res,
                                        const httplib::ContentReader& reader) {
+        // Over the limit, nothing more is kept, but the rest is read and dropped (up to
+        // drain_limit) so the connection stays usable; past that the connection is closed.
         std::string body;
-        bool too_big = false;
+        std::size_t seen = 0;
+        const std::size_t cap = drain_limit(max_body);
         bool complete = reader([&](const char* data, std::size_t len) {
-            if (body.size() + len > max_body) {
-                too_big = true;
-                return false;
+            seen += len;
+            if (seen > max_body) {
+                std::string().swap(body);
+                return seen <= cap;
             }
             body.append(data, len);
             return true;
         });
-        if (too_big || !complete) {
-            // The rest of the body is still in the socket: this connection cannot be reused.
-            res.set_header("Connection", "close");
-            if (too_big) {
-                send_error(res, 413, "payload_too_large",
-                           "the body is larger than the sandbox's limit of " + std::to_string(max_body) + " bytes");
-            } else {
-                send_error(res, 400, "bad_request", "the body could not be read");
-            }
+        if (seen > max_body) {
+            send_error(res, 413, "payload_too_large",
+                       "the body is larger than the sandbox's limit of " + std::to_string(max_body) + " bytes");
+            if (!complete) close_after_answer(req, res);
+            return;
+        }
+        if (!complete) {
+            send_error(res, 400, "bad_request", "the body could not be read");
+            close_after_answer(req, res);
             return;
         }
         guard(res, [&] { handler(req, res, body); });

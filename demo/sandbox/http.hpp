@@ -44,13 +44,19 @@ std::string bearer_token(const httplib::Request& req);
 
 // Closes the request's connection without an answer (the `drop` fault).
 void drop_connection(const httplib::Request& req);
+// Sends the answer already in `res`, then closes the connection: for a request whose body was not
+// read (413), which must not be taken for the next request on a kept-alive connection.
+void close_after_answer(const httplib::Request& req, httplib::Response& res);
 
 // Runs `body`, turning whatever it throws into a JSON error answer (HttpError as given,
 // paywasm::Error as 400 with its code and field, anything else as 500).
 void guard(httplib::Response& res, const std::function<void()>& body);
 
-// Registers a route. POST/PUT bodies are read through a content reader so that a body over
-// `max_body` is refused (413) without being read in full; GET/DELETE get an empty body.
+// How far a body over `max_body` is read (and dropped) before the connection is closed instead.
+constexpr std::size_t drain_limit(std::size_t max_body) { return max_body + 16 * 1024 * 1024; }
+
+// Registers a route. POST/PUT bodies are read through a content reader: a body over `max_body` is
+// answered 413 and none of it is kept; GET/DELETE get an empty body.
 using Handler = std::function<void(const httplib::Request&, httplib::Response&, const std::string& body)>;
 void route(httplib::Server& server, std::string_view method, const std::string& pattern, std::size_t max_body,
            Handler handler);

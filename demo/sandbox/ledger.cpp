@@ -181,7 +181,7 @@ json Ledger::build_transaction(const NewPayment& p, const std::string& id, std::
     qr_result = nullptr;
     if (p.kind == "qr") {
         qr_result = {
-            {"totalAmount", amount},
+            {"totalAmount", native},  // in `currency`, the fiat; the coin amount is in qrString
             {"currency", p.native_currency},
             {"crytoCurrency", p.asset},
             {"id", id},

@@ -116,6 +116,10 @@ int main(int argc, char** argv) {
     sandbox::Config config = parse_args(argc, argv);
 
     // SIGINT/SIGTERM are taken by one thread with sigwait(); every other thread has them blocked.
+    // Default dispositions first: a shell starts background jobs with SIGINT ignored, and an
+    // ignored signal never reaches sigwait().
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     sigset_t stop_signals;
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
@@ -143,19 +147,22 @@ int main(int argc, char** argv) {
     try {
         sandbox::Sandbox sb(config, data_dir);
         httplib::Server server;
-        server.set_payload_max_length(config.max_body);
+        server.set_payload_max_length(sandbox::drain_limit(config.max_body));
         server.set_read_timeout(10, 0);
+        // An idle kept-alive connection holds a worker until this runs out, and stop() waits for
+        // every worker: short, so Ctrl-C is quick with a browser still connected.
+        server.set_keep_alive_timeout(1);
         server.set_write_timeout(10, 0);
 
-        // Refuse an announced oversized body before reading any of it.
+        // A body announced far over the limit is refused at once, unread, and the connection closed.
         server.set_pre_routing_handler([&config](const httplib::Request& req, httplib::Response& res) {
             if (req.has_header("Content-Length")) {
                 unsigned long long length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
-                if (length > config.max_body) {
-                    res.set_header("Connection", "close");
+                if (length > sandbox::drain_limit(config.max_body)) {
                     sandbox::send_error(res, 413, "payload_too_large",
                                         "the body is larger than the sandbox's limit of " +
                                             std::to_string(config.max_body) + " bytes");
+                    sandbox::close_after_answer(req, res);
                     return httplib::Server::HandlerResponse::Handled;
                 }
             }
@@ -173,7 +180,9 @@ int main(int argc, char** argv) {
             }
         });
         server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-            if (res.body.empty()) sandbox::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
+            if (res.body.empty() && !res.content_provider_) {
+                sandbox::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
+            }
         });
         if (!config.quiet) {
             // Method, path (no query string), status. Never headers or bodies: they carry tokens.

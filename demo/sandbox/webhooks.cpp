@@ -156,8 +156,12 @@ void Webhooks::run() {
 }
 
 bool Webhooks::deliver_one() {
+    // Deliver to the URL configured now: a merchant who fixes a wrong URL gets the backlog; with no
+    // URL, pending events wait.
+    const std::optional<std::string> current = url();
+    if (!current) return false;
     std::int64_t seq = 0, attempts = 0;
-    std::string target, body, tx_id;
+    std::string target, body;
     {
         auto lk = db_.lock();
         Stmt s(db_, "SELECT seq, url, body, attempts FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? "
@@ -169,8 +173,7 @@ bool Webhooks::deliver_one() {
         body = s.text(2);
         attempts = s.integer(3);
     }
-    // Deliver to the URL configured now: a merchant who fixes a wrong URL gets the backlog.
-    if (auto current = url()) target = *current;
+    target = *current;
 
     const std::int64_t started = now_ms();
     std::optional<std::int64_t> http_status;

@@ -57,7 +57,10 @@ function time(iso) { return new Date(iso).toLocaleTimeString(); }
 // ---- Checkout ------------------------------------------------------------------------------------
 
 const checkout = $('checkout');
-let session = null;
+// The shopper's login session: a real shop gets this token from its own sign-in. Asked for at once,
+// so the widget's first getShopperToken() call (the greeting) already waits for it.
+const session = json('GET', '/__sandbox/demo/session');
+checkout.getShopperToken = async () => (await session).shopperToken;
 
 function renderCart() {
   const body = $('cart-lines');
@@ -102,10 +105,6 @@ async function setUpCheckout() {
     if (typeof checkout.reset === 'function') checkout.reset();
     logEvent('new order ' + checkout.offerId);
   });
-
-  // The shopper's login session: a real shop gets this token from its own auth flow.
-  session = await json('GET', '/__sandbox/demo/session');
-  checkout.getShopperToken = async () => session.shopperToken;
 
   checkout.addEventListener('paywasm-ready', () => logEvent('widget ready'));
   checkout.addEventListener('paywasm-status', (e) => {

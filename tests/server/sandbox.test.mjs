@@ -242,7 +242,7 @@ describe('POST /exchanges/payments/{exchange}', () => {
     assert.equal(await transactionCount(sb), count);
   });
 
-  test('a body over the limit is refused with 413 before it is read, and the server keeps serving', async () => {
+  test('a body over the limit is refused with 413, none of it kept, and the server keeps serving', async () => {
     const huge = JSON.stringify({ data: 'A'.repeat(300 * 1024) });
     const answer = await new Promise((resolve, reject) => {
       const url = new URL(sb.base + '/api/exchanges/payments/kraken');
@@ -264,7 +264,27 @@ describe('POST /exchanges/payments/{exchange}', () => {
     assert.equal(r.status, 200);
   });
 
-  test('a chunked body without Content-Length is cut off at the limit too', async () => {
+  test('a body announced far over the limit is refused unread', async () => {
+    const answer = await new Promise((resolve, reject) => {
+      const url = new URL(sb.base + '/api/purchases');
+      const req = http.request({
+        host: url.hostname, port: url.port, path: url.pathname, method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': 64 * 1024 * 1024,
+          authorization: 'Bearer ' + sb.merchant.shopperToken },
+      }, (res) => {
+        let text = '';
+        res.on('data', (d) => { text += d; });
+        res.on('end', () => { req.destroy(); resolve({ status: res.statusCode, text, connection: res.headers.connection }); });
+      });
+      req.on('error', (e) => (e.code === 'EPIPE' || e.code === 'ECONNRESET' ? undefined : reject(e)));
+      req.flushHeaders();  // the headers only: the answer must come without a byte of the 64 MiB
+    });
+    assert.equal(answer.status, 413);
+    assert.equal(answer.connection, 'close');
+    assert.equal(JSON.parse(answer.text).error, 'payload_too_large');
+  });
+
+  test('a chunked body without Content-Length is refused at the limit too', async () => {
     const answer = await new Promise((resolve, reject) => {
       const url = new URL(sb.base + '/api/purchases');
       const req = http.request({
@@ -450,9 +470,9 @@ describe('POST /purchase/qr/generate', () => {
     assert.deepEqual(Object.keys(q), ['totalAmount', 'currency', 'crytoCurrency', 'id', 'meta']);
     assert.equal(q.crytoCurrency, 'BTC');
     assert.equal(q.currency, 'USD');
-    assert.equal(q.totalAmount, '0.00076563');
+    assert.equal(q.totalAmount, '49.00', 'in currency (fiat)');
     assert.equal(q.meta.offerId, request.orderId);
-    assert.equal(q.meta.qrString, `bitcoin:${q.meta.receiverAddress}?amount=${q.totalAmount}&value=49.00`);
+    assert.equal(q.meta.qrString, `bitcoin:${q.meta.receiverAddress}?amount=0.00076563&value=49.00`);
     // The core's own check of payment URIs accepts it.
     execFileSync(CLI, ['qr', '--check-uri', '--format', 'text', q.meta.qrString]);
 
