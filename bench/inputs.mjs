@@ -1,6 +1,7 @@
 // The inputs every implementation gets, the same in one run: a fresh 2048-bit RSA key (e = 65537),
 // the exchange payment plaintext (the documented sample's shape, ~770 bytes: four OAEP-SHA-1
-// blocks), the same payload with a cart that makes it ~3 KB, and a 75-character payment URI.
+// blocks), the same payload with a cart that makes it ~3 KB, a one-block merchantAuth, and a
+// 75-character payment URI.
 import crypto from 'node:crypto';
 
 // The plaintext of `data` for POST /exchanges/payments/{exchange}: what the widget encrypts.
@@ -52,6 +53,8 @@ export function makeInputs() {
   const payloads = {
     sample: JSON.stringify(exchangeOrder(SAMPLE_CART)),
     cart3k: JSON.stringify(exchangeOrder(bigCart())),
+    // One block: what merchantAuth encrypts (subscription debit and cancel).
+    merchantAuth: JSON.stringify({ merchantId: '5f2b7c1e-8a4d-4c3b-9e61-2d7f0a9b3c48' }),
   };
   if (QR_TEXT.length !== 75) throw new Error(`QR text is ${QR_TEXT.length} characters, not 75`);
   return {

@@ -1,6 +1,6 @@
 // latest.md (the table and the details behind it) and chart.svg (hand-made bars, no libraries)
 // from the results object of bench/run.mjs.
-import { fmtMs, fmtKB, fmtMB, KB } from './figures.mjs';
+import { fmtMs, fmtKB, fmtMB, KB, costModel } from './figures.mjs';
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const cell = (s) => String(s).replace(/\|/g, '\\|');
@@ -35,6 +35,9 @@ export function renderMarkdown(r) {
     line(`| ${cell(f.figure)} | ${cell(f.oursText)} | ${cell(alt)} | ${cell(f.ratioText + (f.ratio ? `; ours/alt ${f.ratio.toFixed(3)}${range}` : ''))} | ${cell(f.budget ? f.budget.text : '-')} | ${cell(verdict(f))} |`);
   }
   line();
+  const notes = r.figures.filter((f) => f.note);
+  for (const f of notes) line(`- ${f.id}: ${f.note}`);
+  if (notes.length) line();
   line('Times are per call: median (min–max) of the rounds. Ratio = ours / alternative of the medians; the range is the same ratio '
     + 'per round (both batches ran back to back). "info" rows have no budget.');
   line();
@@ -43,6 +46,17 @@ export function renderMarkdown(r) {
   line(missed.length ? `**${missed.length} budget(s) missed:** ${missed.map((f) => `${f.id} (${f.budget.by.replace(/^missed: /, '')})`).join('; ')}.`
     : '**Every budget is met.**');
   line();
+
+  // ---- encryption cost model ----
+  const models = ['ours', 'webcrypto'].map((impl) => [impl, costModel(r, impl)]).filter(([, m]) => m);
+  if (models.length) {
+    line('## Encryption, fixed cost and cost per block (OAEP-SHA-1, fitted to the 1-, 4- and 15-block medians)');
+    line();
+    line('| implementation | per call | per 2048-bit block |');
+    line('|---|---|---|');
+    for (const [impl, m] of models) line(`| ${impl} | ${fmtMs(Math.max(0, m.fixedMs))} | ${fmtMs(m.perBlockMs)} |`);
+    line();
+  }
 
   // ---- cold start ----
   const c = r.cold.summary;

@@ -96,6 +96,8 @@
     'webcrypto/oaep-sha1/sample': [() => webcrypto(payload('sample'), subtleKey), true],
     'webcrypto/oaep-sha1/cart3k': [() => webcrypto(payload('cart3k'), subtleKey), true],
     'webcrypto+import/oaep-sha1/sample': [() => webcrypto(payload('sample'), null), true],
+    'ours/oaep-sha1/merchantAuth': [() => core.encrypt(pem(), payload('merchantAuth'), { padding: 'oaep-sha1' })],
+    'webcrypto/oaep-sha1/merchantAuth': [() => webcrypto(payload('merchantAuth'), subtleKey), true],
     'node-forge/oaep-sha1/sample': [() => forgeOaep(payload('sample'))],
     'node-forge/oaep-sha1/cart3k': [() => forgeOaep(payload('cart3k'))],
     'jsencrypt/pkcs1v15/sample': [() => jsencryptPkcs1(payload('sample'))],
