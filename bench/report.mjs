@@ -176,7 +176,7 @@ export function renderChart(r) {
   compared.forEach((f, i) => {
     const yy = top + i * rowH;
     const adv = 1 / f.ratio;
-    text(labelW - 8, yy + 16, `${f.figure.replace(/, chunked$/, '')} vs ${f.alternative.name.replace(/ \(.*\)$/, '')}`.slice(0, 58), 'class="label" text-anchor="end"');
+    text(labelW - 8, yy + 16, f.short || f.id, 'class="label" text-anchor="end"');
     const x0 = X(1);
     const x1 = X(adv);
     const cls = f.budget ? (f.budget.pass ? 'pass' : 'miss') : adv >= 1 ? 'good' : 'bad';

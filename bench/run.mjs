@@ -222,23 +222,32 @@ async function coldLoads(browser, origin) {
 
 const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'];
 
-// Longest main-thread task of the renderer between the two marks, from a Chromium trace.
+// Longest main-thread task of the renderer between the two marks, from a Chromium trace, with the
+// largest events inside it (what the task spent its time on).
 function longestTraceTask(trace, fromMark, toMark) {
   const events = JSON.parse(trace.toString('utf8')).traceEvents || [];
   const mark = (name) => events.find((e) => e.name === name && /user_timing/.test(e.cat || ''));
   const from = mark(fromMark);
   const to = mark(toMark);
   if (!from || !to) return null;
-  let longest = 0;
+  const isTask = (e) => e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask';
+  const onMain = events.filter((e) => e.ph === 'X' && e.pid === from.pid && e.tid === from.tid);
+  let longest = null;
   let count = 0;
-  for (const e of events) {
-    if (e.ph !== 'X' || e.pid !== from.pid || e.tid !== from.tid) continue;
-    if (e.name !== 'RunTask' && e.name !== 'ThreadControllerImpl::RunTask') continue;
-    if (e.ts + (e.dur || 0) < from.ts || e.ts > to.ts) continue;
+  for (const e of onMain) {
+    if (!isTask(e) || e.ts + (e.dur || 0) < from.ts || e.ts > to.ts) continue;
     count++;
-    longest = Math.max(longest, (e.dur || 0) / 1000);
+    if (!longest || (e.dur || 0) > longest.dur) longest = e;
   }
-  return count ? { longestMs: longest, tasks: count } : null;
+  if (!longest) return null;
+  const detail = (e) => {
+    const d = (e.args && (e.args.data || e.args.beginData)) || {};
+    const what = d.functionName || d.url || d.type || d.frame || '';
+    return what ? `${e.name} ${String(what).split('/').pop().slice(0, 60)}` : e.name;
+  };
+  const inside = onMain.filter((e) => !isTask(e) && e.ts >= longest.ts && e.ts + (e.dur || 0) <= longest.ts + longest.dur && (e.dur || 0) >= 1000)
+    .sort((a, b) => b.dur - a.dur).slice(0, 8).map((e) => ({ name: detail(e), ms: Math.round(e.dur / 100) / 10 }));
+  return { longestMs: longest.dur / 1000, tasks: count, atMs: (longest.ts - from.ts) / 1000, inside };
 }
 
 // Main thread: mount() on a cold page, then one exchange payment against a mocked API.
@@ -288,6 +297,11 @@ async function mainThreadRuns(browser, origin, inputs) {
     await page.waitForFunction(() => window.__benchStatus !== undefined || window.__benchError !== undefined, null, { timeout: 15000 });
     const after = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
     const trace = tracing ? await browser.stopTracing() : null;
+    // BENCH_TRACE_DIR=dir keeps each run's Chromium trace (open it in DevTools' Performance panel).
+    if (trace && process.env.BENCH_TRACE_DIR) {
+      fs.mkdirSync(process.env.BENCH_TRACE_DIR, { recursive: true });
+      fs.writeFileSync(path.join(process.env.BENCH_TRACE_DIR, `payment-run-${i + 1}.json`), trace);
+    }
     const r = await page.evaluate(() => {
       const mark = (n) => performance.getEntriesByName(n)[0].startTime;
       const from = mark('bench-mount');
