@@ -10,6 +10,7 @@
 #   BANK_DAY    seconds in one bank working day (default 2: a bank payment settles in about 7 seconds)
 #   PAYWASM_SANDBOX_DATA  data directory (default build/sandbox; delete it for a fresh merchant)
 #   PAYWASM_BIN_DIR       where `make build` put the binaries (default build/bin)
+#   PAYWASM_DIST_DIR      the widget files to serve (default dist; scripts/dist.sh reads it too)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,6 +19,7 @@ SPEED=${SPEED:-30}
 BANK_DAY=${BANK_DAY:-2}
 DATA=${PAYWASM_SANDBOX_DATA:-$ROOT/build/sandbox}
 BIN=${PAYWASM_BIN_DIR:-$ROOT/build/bin}
+DIST=${PAYWASM_DIST_DIR:-$ROOT/dist}
 SANDBOX=$BIN/paywasm-sandbox
 
 say() { printf 'demo: %s\n' "$*"; }
@@ -41,7 +43,7 @@ fi
 mkdir -p "$DATA"
 log=$(mktemp "${TMPDIR:-/tmp}/paywasm-demo.XXXXXX")
 "$SANDBOX" --host 127.0.0.1 --port "$PORT" --data "$DATA" --speed "$SPEED" --bank-day "$BANK_DAY" \
-  --site "$ROOT/demo/site" --dist "$ROOT/dist" >"$log" &
+  --site "$ROOT/demo/site" --dist "$DIST" >"$log" &
 pid=$!
 
 stop() {
@@ -68,7 +70,7 @@ BASE="http://127.0.0.1:$PORT"
 node - "$BASE" "$DATA" <<'JS'
 const [base, data] = process.argv.slice(2);
 const m = await (await fetch(base + '/__sandbox/merchant')).json();
-const line = (k, v) => console.log('  ' + k.padEnd(22) + v);
+const line = (k, v) => console.log('  ' + k.padEnd(24) + v);
 console.log('\npaywasm demo is running.\n');
 line('Demo shop:', base + '/');
 line('API base URL:', base + '/api');
@@ -80,7 +82,7 @@ line('shopper access token:', m.shopperToken);
 line('merchant public key:', data + '/merchant-public.pem');
 line('webhook public key:', data + '/webhook-public.pem');
 line('RSA padding:', m.padding);
-console.log('\nTry:  curl -H "Authorization: Bearer $SHOPPER_TOKEN" ' + base + '/api/users/me');
+console.log(`\nTry:  curl -H 'Authorization: Bearer ${m.shopperToken}' ${base}/api/users/me`);
 console.log('Press Ctrl-C to stop.\n');
 JS
 

@@ -478,6 +478,12 @@ describe('POST /purchase/qr/generate', () => {
 
     const again = await api(sb, '/purchase/qr/generate', { token: sb.merchant.merchantAccessToken, headers, body: request });
     assert.deepEqual(again.json, r.json, 'same orderId, same QR transaction');
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+
+    const paid = await payExchange(sb, exchangePayload(sb.merchant));
+    const clash = await api(sb, '/purchase/qr/generate', { token: sb.merchant.merchantAccessToken, headers,
+      body: qrRequest({ orderId: paid.json.meta.offerId }) });
+    assert.equal(clash.status, 409, 'an orderId an exchange payment already used');
 
     const entry = await getJson(`${sb.base}/__sandbox/transactions/${q.id}`);
     assert.equal(entry.status, 10);
@@ -562,6 +568,9 @@ describe('subscriptions', () => {
     assert.equal(d.status, 0);
     assert.equal(d.subscriptionId, subscriptionId);
     assert.deepEqual(r.json.result.errors, [{ subscriptionId: 'sub-unknown', reason: 'not_found', message: 'no subscription with this id' }]);
+    const euro = await debit({ merchantAuth: merchantAuth(m), merchantId: m.merchantId,
+      items: [{ subscriptionId, amount: 15, currency: 'EUR' }] });
+    assert.equal(euro.json.result.errors[0].reason, 'currency_mismatch');
     const entry = await getJson(`${sb.base}/__sandbox/transactions/${d.transactionId}`);
     assert.equal(entry.kind, 'debit');
     assert.equal(entry.transaction.meta.merchantSubscriptionId, 'club-42');
