@@ -6,7 +6,7 @@
 # Size matters (budget: paywasm.js + paywasm.wasm <= 80 KB with gzip -9), so the core and the
 # module are built with -Oz, and the link keeps out everything a browser module does not need.
 
-option(PAYWASM_WASM_LTO "Link-time optimization of the core and the widget module" OFF)
+option(PAYWASM_WASM_LTO "Link-time optimization of the core and the widget module (about 2 KB gzip smaller)" ON)
 
 # The core is shared with the wasm unit tests; optimizing it for size costs those little.
 target_compile_options(paywasm_core PRIVATE -Oz)

@@ -83,10 +83,34 @@ async function instantiate(options) {
       },
       emscripten_notify_memory_growth() {},
     },
+    // The little of WASI that libc links in: no files, no environment; stdout/stderr go to the console.
     wasi_snapshot_preview1: {
       proc_exit(code) {
         throw new PayWasmError('internal', `the core stopped (exit ${code})`);
       },
+      fd_write(fd, iovs, count, written) {
+        const view = new DataView(memory.buffer);
+        let text = '';
+        let total = 0;
+        for (let i = 0; i < count; i++) {
+          const ptr = view.getUint32(iovs + i * 8, true);
+          const len = view.getUint32(iovs + i * 8 + 4, true);
+          text += new TextDecoder().decode(new Uint8Array(memory.buffer, ptr, len));
+          total += len;
+        }
+        view.setUint32(written, total, true);
+        if (text.trim()) console.warn(`paywasm: ${text.trim()}`);
+        return 0;
+      },
+      fd_close() { return 0; },
+      fd_seek() { return 70; },  // ESPIPE
+      environ_sizes_get(count, size) {
+        const view = new DataView(memory.buffer);
+        view.setUint32(count, 0, true);
+        view.setUint32(size, 0, true);
+        return 0;
+      },
+      environ_get() { return 0; },
     },
   };
   // Anything else the module imports is a build mistake: it fails loudly when called.
