@@ -19,10 +19,15 @@ export function renderMarkdown(r) {
   line('# paywasm benchmarks: latest run');
   line();
   line(`${m.date.slice(0, 16).replace('T', ' ')} UTC, **${m.mode}** mode, commit ${m.commit}. ${m.browser} headless (Debian), Node ${m.node}, `
-    + `${m.machine.cpus} × ${m.machine.cpuModel} (load average ${m.machine.loadAverage.join(' ')} at the end). `
+    + `${m.machine.cpus} × ${m.machine.cpuModel} (1-minute load average ${m.machine.loadAtStart} at the start, ${m.machine.loadAverage[0]} at the end). `
     + `Timings: ${cfg.rounds} interleaved rounds after ${cfg.warmup} warm-up rounds, batches of about ${cfg.batchMs} ms, `
     + `timer ${m.crossOriginIsolated ? '5 µs (cross-origin isolated)' : '100 µs (not isolated)'}; ${cfg.coldLoads} cold loads; `
     + `${cfg.mainThreadRuns} payment runs. Took ${m.durationSeconds} s.`);
+  line();
+  if (Math.max(m.machine.loadAtStart, m.machine.loadAverage[0]) > m.machine.cpus) {
+    line(`**The machine was busy** (load above its ${m.machine.cpus} CPUs): absolute times are inflated and noisy; `
+      + 'the ratios (both sides measured back to back, interleaved) hold up better than the times.');
+  }
   line();
   line(`Inputs: ${m.inputs.key}; exchange payload ${m.inputs.payloadBytes.sample} B, cart payload ${m.inputs.payloadBytes.cart3k} B; `
     + `QR text \`${m.inputs.qrText}\` (${m.inputs.qrTextLength} characters). Sizes with ${m.gzip}.`);
@@ -78,6 +83,13 @@ export function renderMarkdown(r) {
       + `${fmtMs(run.taskMs)} | ${run.longTasks === null ? 'n/a' : run.longTasks.length} | ${run.trace ? `${fmtMs(run.trace.longestMs)} of ${run.trace.tasks} tasks` : 'n/a'} |`);
   });
   line();
+  const traced = r.mainThread.map((run, i) => [run, i]).filter(([run]) => run.trace);
+  if (traced.length) {
+    const [worst, i] = traced.sort((a, b) => b[0].trace.longestMs - a[0].trace.longestMs)[0];
+    line(`Longest task: run ${i + 1}, ${fmtMs(worst.trace.longestMs)}, starting ${fmtMs(worst.trace.atMs)} after mount(); inside it: `
+      + `${worst.trace.inside.map((e) => `${e.name} ${e.ms} ms`).join(', ') || 'no traced event over 1 ms'}.`);
+    line();
+  }
   line('mount -> status includes the click that Playwright sends (its own latency); script and task time come from CDP Performance.getMetrics.');
   line();
 

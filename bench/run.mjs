@@ -242,7 +242,7 @@ function longestTraceTask(trace, fromMark, toMark) {
   if (!longest) return null;
   const detail = (e) => {
     const d = (e.args && (e.args.data || e.args.beginData)) || {};
-    const what = d.functionName || d.url || d.type || d.frame || '';
+    const what = d.functionName || d.url || '';
     return what ? `${e.name} ${String(what).split('/').pop().slice(0, 60)}` : e.name;
   };
   const inside = onMain.filter((e) => !isTask(e) && e.ts >= longest.ts && e.ts + (e.dur || 0) <= longest.ts + longest.dur && (e.dur || 0) >= 1000)
@@ -341,7 +341,9 @@ function gitDescribe() {
 
 async function main() {
   const started = Date.now();
+  const loadAtStart = os.loadavg()[0];
   log(`${CONFIG.mode} run: dist ${distDir}`);
+  if (loadAtStart > os.cpus().length) log(`warning: load average ${loadAtStart.toFixed(1)} on ${os.cpus().length} CPUs: timings will be inflated and noisy`);
   const inputs = makeInputs();
 
   const sizes = transferSizes({
@@ -393,7 +395,10 @@ async function main() {
       config: CONFIG,
       durationSeconds: null,
       commit: gitDescribe(),
-      machine: { cpus: os.cpus().length, cpuModel: (os.cpus()[0] || {}).model || 'unknown', loadAverage: os.loadavg().map((x) => Math.round(x * 100) / 100) },
+      machine: {
+        cpus: os.cpus().length, cpuModel: (os.cpus()[0] || {}).model || 'unknown',
+        loadAtStart: Math.round(loadAtStart * 100) / 100, loadAverage: os.loadavg().map((x) => Math.round(x * 100) / 100),
+      },
       node: process.version,
       browser: micro.info.userAgent.replace(/.*(Chrome\/[0-9.]+).*/, '$1'),
       crossOriginIsolated: micro.info.crossOriginIsolated,
