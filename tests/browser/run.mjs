@@ -290,6 +290,14 @@ test('a timeout says the payment may have gone through, shows the offer id, and 
   await sleep(1500);
   equal(api.count('POST /exchanges/payments/coinbase'), 1, 'POSTs after the timeout');
   check(await page.locator('paywasm-checkout button.pay').isDisabled(), 'no second payment from the same page');
+  // The merchant starts a new order on purpose: reset() unlocks, and the next POST carries it.
+  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction('pending') }));
+  await page.evaluate(() => { window.__ctl.update({ offerId: 'order-1002' }); window.__ctl.reset(); });
+  check(!(await page.locator('paywasm-checkout button.pay').isDisabled()), 'reset() unlocks');
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-status');
+  const second = api.calls.filter((c) => c.method === 'POST')[1];
+  check(opensslDecrypt(keys, second.json.data, 'oaep-sha1', work).text.includes('"offerId":"order-1002"'), 'new offer id');
   await done();
 });
 
