@@ -72,6 +72,12 @@ export function renderMarkdown(r) {
   line(`| ${c.scriptFetch.median.toFixed(1)} | ${c.scriptToWasmRequest.median.toFixed(1)} | ${c.wasmFetch.median.toFixed(1)} | `
     + `${c.wasmToReady.median.toFixed(1)} | ${c.ready.median.toFixed(1)} (${c.ready.min.toFixed(1)}–${c.ready.max.toFixed(1)}) | ${c.fromNavigation.median.toFixed(1)} |`);
   line();
+  if (c.scriptWait) {
+    line(`Fetches (medians, ms): paywasm.js queued ${c.scriptWait.median.toFixed(1)}, server ${c.scriptServer.median.toFixed(1)}, `
+      + `download ${c.scriptDownload.median.toFixed(1)}; paywasm.wasm queued ${c.wasmWait.median.toFixed(1)}, server ${c.wasmServer.median.toFixed(1)}, `
+      + `download ${c.wasmDownload.median.toFixed(1)}. "wasm received -> paywasm-ready" is compile, instantiate, first render and the event.`);
+    line();
+  }
 
   // ---- main thread ----
   line('## Main thread, mount through one exchange payment (each run on a cold page)');

@@ -209,6 +209,12 @@ async function coldLoads(browser, origin) {
         scriptToWasmRequest: wasm.startTime - js.responseEnd,
         wasmFetch: wasm.responseEnd - wasm.startTime,
         wasmToReady: window.__benchReadyAt - wasm.responseEnd,
+        scriptWait: js.requestStart - js.startTime,
+        scriptServer: js.responseStart - js.requestStart,
+        scriptDownload: js.responseEnd - js.responseStart,
+        wasmWait: wasm.requestStart - wasm.startTime,
+        wasmServer: wasm.responseStart - wasm.requestStart,
+        wasmDownload: wasm.responseEnd - wasm.responseStart,
         jsTransfer: js.transferSize,
         wasmTransfer: wasm.transferSize,
       };
