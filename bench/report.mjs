@@ -21,7 +21,8 @@ export function renderMarkdown(r) {
   line(`${m.date.slice(0, 16).replace('T', ' ')} UTC, **${m.mode}** mode, commit ${m.commit}. ${m.browser} headless (Debian), Node ${m.node}, `
     + `${m.machine.cpus} × ${m.machine.cpuModel} (1-minute load average ${m.machine.loadAtStart} at the start, ${m.machine.loadAverage[0]} at the end). `
     + `Timings: ${cfg.rounds} interleaved rounds after ${cfg.warmup} warm-up rounds, batches of about ${cfg.batchMs} ms, `
-    + `timer ${m.crossOriginIsolated ? '5 µs (cross-origin isolated)' : '100 µs (not isolated)'}; ${cfg.coldLoads} cold loads; `
+    + `timer ${m.crossOriginIsolated ? '5 µs (cross-origin isolated)' : '100 µs (not isolated)'}, each library in its own renderer process; `
+    + `${cfg.coldLoads} cold loads; `
     + `${cfg.mainThreadRuns} payment runs. Took ${m.durationSeconds} s.`);
   line();
   if (Math.max(m.machine.loadAtStart, m.machine.loadAverage[0]) > m.machine.cpus) {

@@ -141,35 +141,52 @@ function checkOutputs(outputs, inputs) {
 const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run'];
 
-// Encryption and QR: one page, interleaved batches. Returns { samples: name -> [ms per call], pairs, info }.
+// Encryption and QR, interleaved batches. Each library runs in its own browser context (its own
+// renderer process, so its own JS heap): one library's garbage and heap growth cannot slow down
+// another's batches, while the interleaving still gives every library the same machine load.
+// Returns { samples: name -> [ms per call], batch, checks, info, errors, csp }.
+const family = (name) => name.split('/')[0].replace('+import', '');
+
 async function microBench(browser, origin, inputs) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
   const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${origin}/pages/micro.html?isolated`);
-  const info = await page.evaluate(() => window.bench.init());
-  const outputs = await page.evaluate(() => window.bench.outputs());
+  const open = async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${origin}/pages/micro.html?isolated`);
+    const info = await page.evaluate(() => window.bench.init());
+    return { context, page, info };
+  };
+  const first = await open();
+  const { info } = first;
+  const outputs = await first.page.evaluate(() => window.bench.outputs());
   const checks = checkOutputs(outputs, inputs);
+  await first.context.close();
   const names = info.names;
+  const pages = {};
+  for (const f of [...new Set(names.map(family))]) pages[f] = await open();
+  const pageOf = (name) => pages[family(name)].page;
 
   // Batch sizes from a few timed calls after a first (compiling) one.
   const batch = {};
   for (const name of names) {
-    await page.evaluate((n) => window.bench.time(n, 1), name);
-    const ms = await page.evaluate((n) => window.bench.time(n, 3), name);
+    await pageOf(name).evaluate((n) => window.bench.time(n, 1), name);
+    const ms = await pageOf(name).evaluate((n) => window.bench.time(n, 3), name);
     batch[name] = Math.max(1, Math.min(5000, Math.ceil(CONFIG.batchMs / Math.max(ms, 0.001))));
   }
   const samples = Object.fromEntries(names.map((n) => [n, []]));
   for (let round = 0; round < CONFIG.warmup + CONFIG.rounds; round++) {
     const order = names.map((_, i) => names[(i + round) % names.length]);
     for (const name of order) {
-      const ms = await page.evaluate(([n, k]) => window.bench.time(n, k), [name, batch[name]]);
+      const ms = await pageOf(name).evaluate(([n, k]) => window.bench.time(n, k), [name, batch[name]]);
       if (round >= CONFIG.warmup) samples[name].push(ms);
     }
   }
-  const csp = await page.evaluate(() => window.__benchCspViolations);
-  await context.close();
+  const csp = [];
+  for (const p of Object.values(pages)) {
+    csp.push(...await p.page.evaluate(() => window.__benchCspViolations));
+    await p.context.close();
+  }
   return { samples, batch, checks, info, errors, csp };
 }
 
