@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "paywasm/models.hpp"
+#include "paywasm/validate.hpp"
 
 namespace paywasm {
 
@@ -58,8 +59,9 @@ const std::vector<EndpointInfo>& endpoints();
 // Throws Error(usage) for an unknown name.
 const EndpointInfo& endpoint_by_name(std::string_view name);
 
-// Deprecated endpoints warn once per process through this sink (stderr by default natively,
-// console.warn in the widget). Passing nullptr silences warnings.
+// Deprecated endpoints warn once per process through this sink. None is set by default (the core
+// does no I/O): the CLI sets one that writes to stderr, the widget one that calls console.warn.
+// Passing nullptr silences warnings.
 using WarningSink = void (*)(std::string_view message);
 void set_warning_sink(WarningSink);
 
@@ -68,8 +70,9 @@ void set_warning_sink(WarningSink);
 // POST /purchase/qr/generate (DEPRECATED), Bearer merchant token, x-transaction-source: qr-code-api.
 HttpRequest qr_generate_request(const QrGenerateRequest&, std::string_view merchant_token);
 // POST /exchanges/payments/{exchange}, Bearer shopper token, body {"data":"<encrypted>"}.
+// `exchange` must be in limits.exchanges (which a merchant may extend).
 HttpRequest exchange_payment_request(std::string_view exchange, std::string_view encrypted_data,
-                                     std::string_view shopper_token);
+                                     std::string_view shopper_token, const Limits& limits = {});
 // POST /purchases (DEPRECATED), Bearer shopper token, body {"data":"<encrypted>"}.
 HttpRequest bank_payment_request(std::string_view encrypted_data, std::string_view shopper_token);
 // GET /users/me, Bearer shopper token.

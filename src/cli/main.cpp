@@ -15,6 +15,7 @@
 
 #include "cli/cli.hpp"
 #include "paywasm/error.hpp"
+#include "paywasm/protocol.hpp"
 
 namespace paywasm::cli {
 
@@ -123,8 +124,14 @@ void print_overview(std::FILE* out) {
 
 }  // namespace
 
+static void stderr_warning(std::string_view message) {
+    std::fwrite(message.data(), 1, message.size(), stderr);
+    std::fputc('\n', stderr);
+}
+
 int main(int argc, char** argv) {
     using namespace paywasm;
+    set_warning_sink(stderr_warning);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) { print_overview(stderr); return 2; }
     if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") { print_overview(stdout); return 0; }

@@ -2,12 +2,9 @@
 // (HttpResponse -> model or typed Error). The rules are stated in protocol.hpp.
 #include "paywasm/protocol.hpp"
 
-#include <rapidjson/document.h>
-
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
+#include "core/json_tree.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/validate.hpp"
@@ -39,11 +36,7 @@ const EndpointInfo& endpoint_by_name(std::string_view name) {
 
 namespace {
 
-void stderr_sink(std::string_view message) {
-    std::fwrite(message.data(), 1, message.size(), stderr);
-    std::fputc('\n', stderr);
-}
-WarningSink g_warning_sink = stderr_sink;
+WarningSink g_warning_sink = nullptr;
 bool g_warned[6] = {};
 
 void warn_deprecated_once(Endpoint e) {
@@ -113,39 +106,43 @@ struct BodyHints {
     std::string message;    // body's message / error text, sanitized
 };
 
-int as_exchange_code(const rapidjson::Value& v) {
-    long long n = 0;
-    if (v.IsInt64()) n = v.GetInt64();
-    else if (v.IsString()) {
-        const char* s = v.GetString();
-        char* end = nullptr;
-        n = std::strtoll(s, &end, 10);
-        if (end == s || *end != '\0') return 0;
-    } else return 0;
-    return n >= 418 && n <= 422 ? static_cast<int>(n) : 0;
+int as_exchange_code(detail::JsonValue v) {
+    if (!v.valid() || (!v.is_number() && !v.is_string())) return 0;
+    std::string_view t = v.text();
+    if (t.size() != 3 || t.find_first_not_of("0123456789") != std::string_view::npos) return 0;
+    int n = (t[0] - '0') * 100 + (t[1] - '0') * 10 + (t[2] - '0');
+    return n >= 418 && n <= 422 ? n : 0;
 }
 
+detail::JsonValue member(detail::JsonValue object, std::string_view name) {
+    for (auto m = object.first_child(); m.valid(); m = m.next_sibling()) {
+        if (m.key() == name) return m;
+    }
+    return {};
+}
+
+// The same tree parser as the codec (one JSON parser in the wasm module); an unparsable body just
+// has no hints.
 BodyHints read_hints(std::string_view body) {
     BodyHints h;
-    if (body.empty() || body.size() > kMaxJsonBytes) return h;
-    rapidjson::Document doc;
-    doc.Parse<rapidjson::kParseStopWhenDoneFlag>(body.data(), body.size());
-    if (doc.HasParseError() || !doc.IsObject()) return h;
+    if (body.empty() || body.size() > kMaxJsonBytes || body.find('{') == std::string_view::npos) return h;
+    detail::JsonTree tree;
+    try {
+        tree = detail::parse_json(body, ErrorCode::bad_response);
+    } catch (const Error&) {
+        return h;
+    }
+    detail::JsonValue doc = tree.root();
+    if (!doc.is_object()) return h;
     for (const char* key : {"code", "statusCode", "errorCode"}) {
-        auto it = doc.FindMember(key);
-        if (it != doc.MemberEnd() && (h.exchange_code = as_exchange_code(it->value))) break;
+        if ((h.exchange_code = as_exchange_code(member(doc, key)))) break;
     }
     // `status` carries the code only in an error body, never in a Transaction (which has an id).
-    if (!h.exchange_code && !doc.HasMember("id")) {
-        auto it = doc.FindMember("status");
-        if (it != doc.MemberEnd()) h.exchange_code = as_exchange_code(it->value);
-    }
+    if (!h.exchange_code && !member(doc, "id").valid()) h.exchange_code = as_exchange_code(member(doc, "status"));
     for (const char* key : {"message", "error", "errorMessage"}) {
-        auto it = doc.FindMember(key);
-        if (it == doc.MemberEnd()) continue;
-        const rapidjson::Value* v = &it->value;
-        if (v->IsObject() && v->HasMember("message")) v = &(*v)["message"];
-        if (v->IsString()) { h.message = sanitize({v->GetString(), v->GetStringLength()}); break; }
+        detail::JsonValue v = member(doc, key);
+        if (v.valid() && v.is_object()) v = member(v, "message");
+        if (v.valid() && v.is_string()) { h.message = sanitize(v.text()); break; }
     }
     return h;
 }
@@ -194,8 +191,8 @@ HttpRequest qr_generate_request(const QrGenerateRequest& request, std::string_vi
 }
 
 HttpRequest exchange_payment_request(std::string_view exchange, std::string_view encrypted_data,
-                                     std::string_view shopper_token) {
-    validate_exchange_name(exchange);
+                                     std::string_view shopper_token, const Limits& limits) {
+    validate_exchange_name(exchange, limits);
     return shopper_post("/exchanges/payments/" + std::string(exchange), encrypted_data, shopper_token);
 }
 

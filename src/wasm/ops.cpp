@@ -117,8 +117,7 @@ HttpRequest shopper_request(const EndpointInfo& e, const Args& a, const std::str
     switch (e.endpoint) {
         case Endpoint::exchange_payment: {
             const std::string exchange = a.str("exchange");
-            validate_exchange_name(exchange, limits_of(a));
-            return exchange_payment_request(exchange, data, a.str("token"));
+            return exchange_payment_request(exchange, data, a.str("token"), limits_of(a));
         }
         case Endpoint::bank_payment: return bank_payment_request(data, a.str("token"));
         case Endpoint::users_me: return users_me_request(a.str("token"));
