@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
 import { makeInputs } from './inputs.mjs';
-import { startServer, API_ORIGIN } from './server.mjs';
+import { startServerProcess, API_ORIGIN } from './server.mjs';
 import { transferSizes, wasmBreakdown, gzipTool } from './sizes.mjs';
 import { summary } from './stats.mjs';
 import { buildFigures } from './figures.mjs';
@@ -382,7 +382,7 @@ async function main() {
   });
   log(`sizes: paywasm.js ${sizes['paywasm.js'].gzip} + paywasm.wasm ${sizes['paywasm.wasm'].gzip} bytes gzip -9`);
 
-  const server = await startServer({
+  const server = await startServerProcess({
     distDir, vendor: VENDOR,
     inputs: { publicKeyPem: inputs.publicKeyPem, payloads: inputs.payloads, qrText: inputs.qrText },
   });
@@ -392,6 +392,7 @@ async function main() {
   let cold;
   let mainThread;
   let profile;
+  let requests = [];
   try {
     log(`encryption and QR: ${CONFIG.rounds} rounds after ${CONFIG.warmup} warm-up rounds`);
     micro = await microBench(browser, server.origin, inputs);
@@ -405,11 +406,12 @@ async function main() {
     log('profile: where the time of our calls goes');
     profile = await profileCalls(browser, server.origin, readSymbolNames(path.join(buildDir, 'widget', 'paywasm.wasm.symbols')),
       ['ours/oaep-sha1/sample', 'ours/qr-svg'], quick ? 600 : 1500);
+    requests = await server.requests();
   } finally {
     await browser.close();
     await server.close();
   }
-  const outsideRequests = server.requests.filter((r) => !/ \/(dist|vendor|pages)\/|\/inputs\.json$|\/favicon\.ico$/.test(r));
+  const outsideRequests = requests.filter((r) => !/ \/(dist|vendor|pages)\/|\/inputs\.json$|\/favicon\.ico$/.test(r));
 
   const results = {
     meta: {

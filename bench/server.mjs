@@ -57,6 +57,10 @@ export async function startServer({ distDir, vendor, inputs }) {
     if (url.pathname.startsWith('/dist/')) return file(inside(distDir, url.pathname.slice(6)));
     if (url.pathname.startsWith('/vendor/')) return file(vendor[url.pathname.slice(8)]);
     if (url.pathname === '/inputs.json') return send(200, TYPES['.json'], JSON.stringify(inputs));
+    if (url.pathname === '/__bench/requests') {
+      requests.pop();  // this request itself
+      return send(200, TYPES['.json'], JSON.stringify(requests));
+    }
     if (url.pathname.startsWith('/pages/')) {
       const p = inside(path.join(here, 'pages'), url.pathname.slice(7));
       if (!p || !read(p)) return notFound();
@@ -75,4 +79,41 @@ export async function startServer({ distDir, vendor, inputs }) {
     requests,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
   };
+}
+
+// The same server in a child process, so the driver's own work (Playwright's protocol traffic
+// during a navigation) never delays an answer. Resolves { origin, requests(), close() }.
+export async function startServerProcess(config) {
+  const { spawn } = await import('node:child_process');
+  const os = await import('node:os');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-bench-server-'));
+  const configFile = path.join(dir, 'config.json');
+  fs.writeFileSync(configFile, JSON.stringify(config));
+  const child = spawn(process.execPath, [new URL(import.meta.url).pathname, configFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const origin = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve(JSON.parse(line).origin);
+    });
+    child.on('exit', (code) => reject(new Error(`the bench server exited (${code}) before it listened`)));
+  });
+  fs.rmSync(dir, { recursive: true, force: true });
+  return {
+    origin,
+    requests: async () => (await fetch(`${origin}/__bench/requests`)).json(),
+    close: () => new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+// node bench/server.mjs CONFIG.json: serve until SIGTERM; the first line of stdout is {"origin":...}.
+if (process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url).pathname) {
+  const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+  const server = await startServer(config);
+  process.stdout.write(`${JSON.stringify({ origin: server.origin })}\n`);
+  process.on('SIGTERM', () => server.close().then(() => process.exit(0)));
 }
