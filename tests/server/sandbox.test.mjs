@@ -708,8 +708,14 @@ describe('webhooks', () => {
   });
 
   test('paywasm verify-webhook accepts a genuine webhook and refuses a tampered one', async () => {
-    await payExchange(sb, exchangePayload(sb.merchant));
-    const event = receiver.received.at(-1).body;
+    const paid = await payExchange(sb, exchangePayload(sb.merchant));
+    // This payment's own "created" webhook: another test's transaction may be delivered after it.
+    const created = () => receiver.received.find((e) => {
+      const d = JSON.parse(e.body).data;
+      return d.transactionId === paid.json.id && d.status === 0;
+    });
+    await waitFor(() => created() !== undefined, 5000, 'the created webhook');
+    const event = created().body;
     const dir = tempDir('paywasm-webhook-');
     const key = path.join(dir, 'webhook-public.pem');
     fs.writeFileSync(key, sb.merchant.webhookPublicKey);
