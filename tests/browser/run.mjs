@@ -234,6 +234,25 @@ test('exchange payment end to end: OpenSSL decrypts the POSTed data to the exact
   await done();
 });
 
+test('a subscription item keeps its subscription fields in the payload; the button label comes back', async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /exchanges/payments/kraken', () => ({ json: transaction('pending') }));
+  const sub = { id: 'sub-1', name: 'Coffee club', price: 9.99, quantity: 1, isSubscription: true, frequency: 'monthly',
+    subscriptionPeriod: '12m', merchantSubscriptionId: 'club-42' };
+  await mount(page, { cart: [sub] });
+  const label = await page.locator('paywasm-checkout button.pay').textContent();
+  await page.locator('paywasm-checkout select#exchange').selectOption('kraken');
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-status');
+  const call = api.calls.find((c) => c.path === '/exchanges/payments/kraken');
+  const sent = JSON.parse(opensslDecrypt(keys, call.json.data, 'oaep-sha1', work).text);
+  equal(JSON.stringify(sent.cart), JSON.stringify([{ id: 'sub-1', name: 'Coffee club', price: 9.99, quantity: 1,
+    localAmount: 9.99, localCurrency: 'USD', isSubscription: true, frequency: 'monthly', subscriptionPeriod: '12m',
+    merchantSubscriptionId: 'club-42' }]), 'cart line with its subscription fields, in wire order');
+  equal(await page.locator('paywasm-checkout button.pay').textContent(), label, 'button label after the payment');
+  await done();
+});
+
 test('immediate statuses: processing, completed (fires paywasm-complete), canceled', async () => {
   for (const [word, kind, label] of [['processing', 'processing', 'Processing'], ['completed', 'success', 'Payment received'], ['canceled', 'canceled', 'Payment canceled']]) {
     const { page, api, done } = await openPage();

@@ -291,7 +291,7 @@ class PayWasmCheckout extends HTMLElement {
 
     const payButton = (method) => h('button', {
       type: 'button', class: 'pay', part: 'button pay-button', 'data-key': `pay-${method}`,
-      onclick: () => this._pay(method),
+      'data-label': payLabel(), onclick: () => this._pay(method),
     }, payLabel());
 
     const panels = {
@@ -432,6 +432,7 @@ class PayWasmCheckout extends HTMLElement {
     for (const b of this._root.querySelectorAll('button.pay')) {
       b.disabled = s.inFlight || s.paid || s.locked;
       if (s.inFlight && b.dataset.key === `pay-${s.method}`) b.textContent = this._t('paying');
+      else if (b.dataset.label) b.textContent = b.dataset.label;
     }
     const root = this._root.firstElementChild;
     if (root) root.setAttribute('aria-busy', s.inFlight ? 'true' : 'false');
@@ -536,11 +537,18 @@ class PayWasmCheckout extends HTMLElement {
     const currency = this._currency();
     const total = this._total();
     if (!total) throw new PayWasmError('validation', 'the cart is empty or invalid', { field: 'cart' });
-    const cart = this._cart.map((it) => ({
-      id: String(it.id), name: String(it.name), price: it.price, quantity: it.quantity,
-      localAmount: it.localAmount !== undefined ? it.localAmount : it.price,
-      localCurrency: it.localCurrency || currency,
-    }));
+    const cart = this._cart.map((it) => {
+      const line = {
+        id: String(it.id), name: String(it.name), price: it.price, quantity: it.quantity,
+        localAmount: it.localAmount !== undefined ? it.localAmount : it.price,
+        localCurrency: it.localCurrency || currency,
+      };
+      // Subscription products keep their fields: the service creates the subscription from them.
+      for (const k of ['isSubscription', 'frequency', 'subscriptionPeriod', 'merchantSubscriptionId']) {
+        if (it[k] !== undefined) line[k] = it[k];
+      }
+      return line;
+    });
     const shippingAddress = this._shippingAddress || {};
     if (method === 'exchange') {
       return {
