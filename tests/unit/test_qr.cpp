@@ -8,21 +8,13 @@
 
 #include "paywasm/error.hpp"
 #include "paywasm/qr.hpp"
+#include "test_support.hpp"
 
 using namespace paywasm;
 
 namespace {
 
-template <class F>
-Error error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e;
-    }
-    FAIL("expected a paywasm::Error");
-    return Error(ErrorCode::usage, "unreachable");
-}
+using test::error_of;
 
 bool contains(const std::string& haystack, std::string_view needle) {
     return haystack.find(needle) != std::string::npos;
