@@ -1,0 +1,429 @@
+// Network faults: the widget in Chromium against the REAL sandbox process and its fault injection.
+//   PAYWASM_SANDBOX=<paywasm-sandbox> PAYWASM_CLI=<paywasm> node tests/faults/run.mjs --dist <dist dir> [--only <name part>]
+// The sandbox serves the test page (tests/faults/pages, under its strict CSP, with the SRI of the
+// widget it serves) and the API on one origin; a counting TCP relay (relay.mjs) sits in front of it,
+// so every request that reaches the sandbox is counted, including any the browser's network stack
+// sends again by itself. Each test also counts the sandbox's transactions for its offerId.
+// Ends with the line "N passed, N failed"; exits 1 on any failure.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { launch, runTests, check, equal, sleep } from '../browser/lib.mjs';
+import { startSandbox, getJson, sendJson, waitFor } from '../server/harness.mjs';
+import { startRelay } from './relay.mjs';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const argv = process.argv.slice(2);
+const arg = (name) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
+const DIST = path.resolve(arg('dist') || path.join(here, '../../dist'));
+if (!fs.existsSync(path.join(DIST, 'paywasm.js')) || !fs.existsSync(path.join(DIST, 'paywasm.wasm'))) {
+  console.log(`${DIST} has no paywasm.js/paywasm.wasm: run \`make dist\` (scripts/dist.sh) first`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+
+const sandbox = await startSandbox(['--site', path.join(here, 'pages'), '--dist', DIST]);
+const relay = await startRelay(Number(new URL(sandbox.base).port));
+const ORIGIN = relay.origin;
+const M = sandbox.merchant;
+const TOKEN = M.shopperToken;
+const FINGERPRINT = crypto.createHash('sha256')
+  .update(crypto.createPublicKey(M.publicKey).export({ type: 'spki', format: 'der' })).digest('hex');
+const chromium = await launch();
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+const CART = [
+  { id: 'sku-beans', name: 'Espresso beans 1 kg', price: 24.5, quantity: 2 },
+  { id: 'sku-mug', name: 'Mug', price: 9.99, quantity: 1 },
+];
+const ADDRESS = { firstname: 'Grace', lastname: 'Hopper', city: 'Washington', country: 'US', email: 'grace@example.test' };
+const MSG = {
+  maybe: 'Your payment may have gone through. Please do not pay again',
+  timeout: 'The payment service did not answer in time.',
+  network: 'The payment service could not be reached.',
+  server: 'The payment service had a problem.',
+  bad: 'The payment service sent an answer the checkout does not understand.',
+};
+
+const control = (method, p, body) => sendJson(method, `${sandbox.base}/__sandbox${p}`, body);
+const transactionsFor = async (offerId) =>
+  (await getJson(`${sandbox.base}/__sandbox/transactions`)).filter((t) => t.offerId === offerId);
+const newOffer = (tag) => `faults-${tag}-${crypto.randomUUID().slice(0, 8)}`;
+
+async function fault(spec) {
+  const r = await control('POST', '/faults', spec);
+  equal(r.status, 201, `queue fault ${JSON.stringify(spec)}`);
+}
+
+// A fresh context and page on the sandbox-served shop; every console message is kept.
+async function openPage() {
+  await control('DELETE', '/faults');
+  const context = await chromium.browser.newContext({ locale: 'en-US' });
+  const page = await context.newPage();
+  const console_ = [];
+  const errors = [];
+  page.on('console', (m) => console_.push(m.text()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const posts = [];  // what the page itself asked for (the relay counts what reached the sandbox)
+  page.on('request', (r) => { if (r.method() === 'POST') posts.push(new URL(r.url()).pathname); });
+  await page.goto(`${ORIGIN}/`);
+  const done = async () => {
+    const violations = await page.evaluate(() => window.__violations).catch(() => []);
+    await context.close();
+    check(errors.length === 0, `uncaught errors in the page: ${errors.join('; ')}`);
+    check(violations.length === 0, `CSP violations: ${JSON.stringify(violations)}`);
+  };
+  return { context, page, console: console_, posts, done };
+}
+
+async function mount(page, options = {}) {
+  const opts = {
+    baseUrl: `${ORIGIN}/api`, merchantId: M.merchantId, publicKeyUrl: '/__sandbox/demo/merchant-public-key.pem',
+    keyFingerprint: FINGERPRINT, currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods: 'exchange qr',
+    exchanges: 'kraken gemini', qrEndpoint: '/__sandbox/demo/qr', statusUrl: '/__sandbox/demo/status/{id}',
+    statusInterval: '300', timeout: '5000', token: TOKEN, ...options,
+  };
+  await page.evaluate((o) => {
+    const { token, ...rest } = o;
+    if (token !== null) rest.getShopperToken = async () => token;
+    window.__ctl = PayWasm.mount('#app', rest);
+  }, opts);
+  await waitEvent(page, 'paywasm-ready');
+}
+
+async function waitEvent(page, type, nth = 1) {
+  try {
+    await page.waitForFunction(([t, n]) => window.__events.filter((e) => e.type === t).length >= n, [type, nth], { timeout: 15000 });
+  } catch (e) {
+    const seen = await page.evaluate(() => JSON.stringify(window.__events)).catch(() => '?');
+    throw new Error(`no ${type} event #${nth}; events so far: ${seen.slice(0, 1500)}`);
+  }
+  return page.evaluate((t) => window.__events.filter((e) => e.type === t), type);
+}
+
+const shadow = (page, selector) => page.locator(`paywasm-checkout ${selector}`).first();
+const shownError = (page) => shadow(page, '.error').textContent();
+const shownStatus = (page) => shadow(page, '.status').textContent();
+
+// The widget's busy and button state: { busy, disabled, label }.
+const uiState = (page) => page.evaluate(() => {
+  const root = document.querySelector('paywasm-checkout').shadowRoot;
+  const b = root.querySelector('button.pay');
+  return { busy: root.querySelector('[part~=container]').getAttribute('aria-busy'), disabled: b.disabled, label: b.textContent };
+});
+
+// After an unclear outcome: not busy, the pay button locked, the error names the order.
+async function checkUnclear(page, offerId, first) {
+  const shown = await shownError(page);
+  check(shown.includes(first), `error text should say "${first}": ${shown}`);
+  check(shown.includes(MSG.maybe) && shown.includes(offerId), `error text should warn and name ${offerId}: ${shown}`);
+  const ui = await uiState(page);
+  equal(ui.busy, 'false', 'aria-busy after the error');
+  check(ui.disabled, 'the pay button stays locked after an unclear outcome');
+  check(ui.label.startsWith('Pay '), `the button has its label back: ${ui.label}`);
+}
+
+// The safe retry: the merchant resets the widget keeping the SAME offerId; the sandbox's idempotency
+// answers with the stored transaction (or stores it now if it never was). Returns the status event.
+async function retrySameOffer(page, nthStatus = 1) {
+  await page.evaluate(() => window.__ctl.reset());
+  const ui = await uiState(page);
+  check(!ui.disabled && ui.busy === 'false', `reset() unlocks: ${JSON.stringify(ui)}`);
+  await shadow(page, 'button.pay').click();
+  const statuses = await waitEvent(page, 'paywasm-status', nthStatus);
+  return statuses[nthStatus - 1];
+}
+
+const payPosts = () => relay.count('POST', '/api/exchanges/payments/');
+
+// ---- exchange payment faults --------------------------------------------------------------------
+
+test('slow answer (latency 1.5 s < timeout 5 s): busy while waiting, then the status; one POST, one transaction', async () => {
+  const { page, posts, done } = await openPage();
+  const offerId = newOffer('slow');
+  await mount(page, { offerId });
+  await fault({ endpoint: 'exchange-pay', kind: 'latency', ms: 1500 });
+  const before = payPosts();
+  await shadow(page, 'button.pay').click();
+  await sleep(400);
+  const busy = await uiState(page);
+  equal(busy.busy, 'true', 'aria-busy while in flight');
+  check(busy.disabled && busy.label === 'Sending payment…', `busy button: ${JSON.stringify(busy)}`);
+  const [ev] = await waitEvent(page, 'paywasm-status');
+  equal(ev.status.kind, 'pending', 'status');
+  check((await shownStatus(page)).includes('Pending'), 'status text');
+  const ui = await uiState(page);
+  check(ui.busy === 'false' && ui.disabled, `after success: not busy, no second payment: ${JSON.stringify(ui)}`);
+  equal(payPosts() - before, 1, 'POSTs that reached the sandbox');
+  equal(posts.filter((p) => p.startsWith('/api/exchanges')).length, 1, 'POSTs the page made');
+  const txs = await transactionsFor(offerId);
+  equal(txs.length, 1, 'transactions');
+  equal(txs[0].transaction.id, ev.transaction.id, 'the shown transaction is the stored one');
+  await done();
+});
+
+test('timeout (latency 3 s > timeout 1 s): clear message, locked, one POST; the same-offer retry replays: one transaction', async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('timeout');
+  await mount(page, { offerId, timeout: '1000' });
+  await fault({ endpoint: 'exchange-pay', kind: 'latency', ms: 3000 });
+  const before = payPosts();
+  await shadow(page, 'button.pay').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  equal(err.error.code, 'timeout', 'code');
+  check(err.error.mayHaveGoneThrough && err.error.offerId === offerId, `mayHaveGoneThrough: ${JSON.stringify(err.error)}`);
+  await checkUnclear(page, offerId, MSG.timeout);
+  await shadow(page, 'button.pay').click({ force: true }).catch(() => {});  // a locked button sends nothing
+  // The sandbox finishes the slow request after the widget gave up: the payment IS stored.
+  const txs = await waitFor(async () => { const t = await transactionsFor(offerId); return t.length ? t : null; }, 6000, 'the late transaction');
+  equal(payPosts() - before, 1, 'POSTs that reached the sandbox before the retry');
+  const ev = await retrySameOffer(page);
+  equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
+  equal(payPosts() - before, 2, 'POSTs in all (the one retry the shopper chose)');
+  equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
+  await done();
+});
+
+test('HTTP 500: "had a problem", locked as unclear, nothing stored; the same-offer retry pays once', async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('500');
+  await mount(page, { offerId });
+  await fault({ endpoint: 'exchange-pay', kind: '500' });
+  const before = payPosts();
+  await shadow(page, 'button.pay').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  equal(err.error.code, 'server', 'code');
+  await checkUnclear(page, offerId, MSG.server);
+  await sleep(500);
+  equal(payPosts() - before, 1, 'POSTs (a 5xx is never retried automatically)');
+  equal((await transactionsFor(offerId)).length, 0, 'transactions after the 500');
+  const ev = await retrySameOffer(page);
+  equal(ev.status.kind, 'pending', 'status after the retry');
+  equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
+  await done();
+});
+
+test('malformed JSON (half an answer): "does not understand", locked; the payment was stored and the retry replays it', async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('malformed');
+  await mount(page, { offerId });
+  await fault({ endpoint: 'exchange-pay', kind: 'malformed-json' });
+  const before = payPosts();
+  await shadow(page, 'button.pay').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  equal(err.error.code, 'bad_response', 'code');
+  await checkUnclear(page, offerId, MSG.bad);
+  await sleep(500);
+  equal(payPosts() - before, 1, 'POSTs');
+  const txs = await transactionsFor(offerId);
+  equal(txs.length, 1, 'the sandbox stored the payment');
+  const ev = await retrySameOffer(page);
+  equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
+  equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
+  await done();
+});
+
+// The sandbox keeps idle connections 1 s; after 1.5 s idle the payment goes out on a new connection.
+test('dropped connection on a fresh connection: "could not be reached", locked, one POST; the retry replays: one transaction', async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('drop');
+  await mount(page, { offerId });
+  await fault({ endpoint: 'exchange-pay', kind: 'drop' });
+  await sleep(1500);
+  const before = payPosts();
+  await shadow(page, 'button.pay').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  equal(err.error.code, 'network', 'code');
+  await checkUnclear(page, offerId, MSG.network);
+  await sleep(500);
+  equal(payPosts() - before, 1, 'POSTs that reached the sandbox');
+  const txs = await transactionsFor(offerId);
+  equal(txs.length, 1, 'the sandbox stored the payment before dropping');
+  const ev = await retrySameOffer(page);
+  equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
+  equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
+  await done();
+});
+
+// Chromium resends a request by itself when a reused kept-alive connection closes before any answer
+// (it cannot tell that from a server that closed an idle connection): the payment POST goes out on
+// the connection /users/me just used, so the sandbox's idempotency is what keeps this to one payment.
+test('dropped connection on a kept-alive connection: whatever the browser resends, one transaction in the end', async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('drop-reused');
+  await mount(page, { offerId, publicKey: M.publicKey, publicKeyUrl: undefined });
+  await waitFor(() => shadow(page, '.greeting').isVisible(), 8000, 'the greeting');
+  await fault({ endpoint: 'exchange-pay', kind: 'drop' });
+  const before = relay.requests.length;
+  await shadow(page, 'button.pay').click();
+  await page.waitForFunction(() => window.__events.some((e) => e.type === 'paywasm-error' || e.type === 'paywasm-status'));
+  await sleep(500);
+  const posts = relay.requests.slice(before).filter((r) => r.method === 'POST');
+  check(posts.length >= 1, 'the POST reached the sandbox');
+  const first = posts[0];
+  check(relay.requests.some((r) => r.connection === first.connection && r.at <= first.at && r !== first),
+    'setup: the POST went out on a kept-alive connection');
+  const stored = await transactionsFor(offerId);
+  equal(stored.length, 1, 'transactions (the sandbox stored the dropped one)');
+  const evs = await page.evaluate(() => window.__events.filter((e) => e.type !== 'paywasm-ready'));
+  if (posts.length === 2) {
+    // Chromium resent it on a new connection; the sandbox replayed the stored transaction.
+    check(posts[1].connection !== first.connection, 'the resend used a new connection');
+    equal(evs[0].type, 'paywasm-status', 'the widget got the replayed answer');
+    equal(evs[0].transaction.id, stored[0].transaction.id, 'the shown transaction is the stored one');
+    console.log('    Chromium resent the dropped payment POST by itself (2 reached the sandbox); idempotency kept one transaction');
+  } else {
+    equal(posts.length, 1, 'POSTs that reached the sandbox');
+    equal(evs[0].type, 'paywasm-error', 'an unclear outcome');
+    await checkUnclear(page, offerId, MSG.network);
+  }
+  await sleep(300);
+  equal((await transactionsFor(offerId)).length, 1, 'transactions at the end');
+  await done();
+});
+
+test('offline before the key was fetched: "could not be reached", nothing sent so the button stays usable; online again it pays once', async () => {
+  const { page, context, done } = await openPage();
+  const offerId = newOffer('offline-key');
+  await mount(page, { offerId });
+  const before = relay.requests.length;
+  await context.setOffline(true);
+  await shadow(page, 'button.pay').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  equal(err.error.code, 'network', 'code');
+  check(!err.error.mayHaveGoneThrough, 'the key GET failed: no payment can have been sent');
+  const shown = await shownError(page);
+  check(shown.includes(MSG.network) && shown.includes('Check your internet connection and try again.'), shown);
+  const ui = await uiState(page);
+  check(ui.busy === 'false' && !ui.disabled, `not busy, the shopper may try again: ${JSON.stringify(ui)}`);
+  await sleep(300);
+  equal(relay.requests.length - before, 0, 'requests that reached the sandbox while offline');
+  await context.setOffline(false);
+  await shadow(page, 'button.pay').click();
+  const [ev] = await waitEvent(page, 'paywasm-status');
+  equal(ev.status.kind, 'pending', 'status online');
+  equal((await transactionsFor(offerId)).length, 1, 'transactions');
+  await done();
+});
+
+test('offline when the payment POST is sent: may have gone through, locked, nothing reached the sandbox; the retry pays once', async () => {
+  const { page, context, done } = await openPage();
+  const offerId = newOffer('offline-post');
+  await mount(page, { offerId, publicKey: M.publicKey, publicKeyUrl: undefined });
+  const before = relay.requests.length;
+  await context.setOffline(true);
+  await shadow(page, 'button.pay').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  equal(err.error.code, 'network', 'code');
+  await checkUnclear(page, offerId, MSG.network);
+  await sleep(300);
+  equal(relay.requests.length - before, 0, 'requests that reached the sandbox while offline');
+  equal((await transactionsFor(offerId)).length, 0, 'transactions while offline');
+  await context.setOffline(false);
+  const ev = await retrySameOffer(page);
+  equal(ev.status.kind, 'pending', 'status after the retry');
+  equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
+  await done();
+});
+
+// ---- safe GETs and the QR flow ----------------------------------------------------------------------
+
+test('/users/me answering 500 then fine: the safe GET is retried and the greeting appears', async () => {
+  const { page, done } = await openPage();
+  await fault({ endpoint: 'users-me', kind: '500' });
+  const before = relay.count('GET', '/api/users/me');
+  await mount(page, { offerId: newOffer('me') });
+  await waitFor(() => shadow(page, '.greeting').isVisible(), 8000, 'the greeting');
+  check((await shadow(page, '.greeting').textContent()).startsWith('Hi, '), 'greeting text');
+  equal(relay.count('GET', '/api/users/me') - before, 2, 'GET /users/me: the 500 and one retry');
+  await done();
+});
+
+test('QR: the merchant endpoint times out; the shopper asks again and gets the same QR transaction', async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('qr');
+  await mount(page, { offerId, timeout: '1000' });
+  await shadow(page, 'input#method-qr').check();
+  await fault({ endpoint: 'qr-generate', kind: 'latency', ms: 2500 });
+  await shadow(page, 'button[data-key=pay-qr]').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  equal(err.error.code, 'timeout', 'code');
+  check((await shownError(page)).includes(MSG.timeout), 'timeout text');
+  equal((await uiState(page)).busy, 'false', 'aria-busy after the timeout');
+  await waitFor(async () => (await transactionsFor(offerId)).length === 1, 5000, 'the late QR transaction');
+  await shadow(page, 'button[data-key=pay-qr]').click();
+  const [st] = await waitEvent(page, 'paywasm-status');
+  equal(st.status.code, 10, 'waiting for payment');
+  const txs = await transactionsFor(offerId);
+  equal(txs.length, 1, 'QR transactions');
+  equal(st.transaction.id, txs[0].transaction.id, 'the QR shown is the stored one');
+  await done();
+});
+
+// ---- the shopper token leaves no trace ---------------------------------------------------------------
+
+test('after a full flow nothing of the shopper token is in storage, cookies, IndexedDB, caches, URL, history or console', async () => {
+  const { page, context, console: logged, done } = await openPage();
+  const offerId = newOffer('token');
+  await mount(page, { offerId });
+  await waitFor(() => shadow(page, '.greeting').isVisible(), 8000, 'the greeting (a token use)');
+  await shadow(page, 'button.pay').click();
+  const [ev] = await waitEvent(page, 'paywasm-status');
+  const id = ev.transaction.id;
+  // The status moves to success through the sandbox; a QR payment on the same page too.
+  equal((await control('POST', `/transactions/${id}/advance`, {})).status, 200, 'advance');
+  await page.evaluate((o) => { window.__ctl.update({ offerId: o }); window.__ctl.reset(); }, offerId + '-qr');
+  await shadow(page, 'input#method-qr').check();
+  await shadow(page, 'button[data-key=pay-qr]').click();
+  await waitEvent(page, 'paywasm-status', 2);
+  await page.evaluate(() => console.log('console capture works: probe'));
+  const seen = await page.evaluate(async () => {
+    const out = { local: [], session: [], cookie: document.cookie, idb: [], caches: [], url: location.href };
+    for (let i = 0; i < localStorage.length; i++) out.local.push(localStorage.key(i) + '=' + localStorage.getItem(localStorage.key(i)));
+    for (let i = 0; i < sessionStorage.length; i++) out.session.push(sessionStorage.key(i) + '=' + sessionStorage.getItem(sessionStorage.key(i)));
+    for (const info of await indexedDB.databases()) {
+      const db = await new Promise((res, rej) => { const r = indexedDB.open(info.name); r.onsuccess = () => res(r.result); r.onerror = rej; });
+      for (const store of db.objectStoreNames) {
+        const all = await new Promise((res) => { const r = db.transaction(store).objectStore(store).getAll(); r.onsuccess = () => res(r.result); });
+        out.idb.push(info.name + '/' + store + ':' + JSON.stringify(all));
+      }
+      db.close();
+    }
+    for (const name of await caches.keys()) {
+      const cache = await caches.open(name);
+      for (const req of await cache.keys()) out.caches.push(name + ' ' + req.url + ' ' + await (await cache.match(req)).text());
+    }
+    out.events = JSON.stringify(window.__events);
+    out.dom = document.documentElement.outerHTML + document.querySelector('paywasm-checkout').shadowRoot.innerHTML;
+    return out;
+  });
+  const cdp = await context.newCDPSession(page);
+  const history = await cdp.send('Page.getNavigationHistory');
+  const cookies = await context.cookies();
+  const state = await context.storageState();
+  check(logged.some((m) => m.includes('console capture works')), 'the console listener sees page messages');
+  const where = {
+    localStorage: seen.local.join('\n'), sessionStorage: seen.session.join('\n'),
+    cookies: seen.cookie + JSON.stringify(cookies) + JSON.stringify(state), indexedDB: seen.idb.join('\n'),
+    cacheStorage: seen.caches.join('\n'), url: seen.url, history: JSON.stringify(history.entries),
+    console: logged.join('\n'), events: seen.events, dom: seen.dom,
+  };
+  // The whole token and any 8-character piece of it.
+  const pieces = [];
+  for (let i = 0; i + 8 <= TOKEN.length; i += 4) pieces.push(TOKEN.slice(i, i + 8));
+  check(TOKEN.length >= 16, `the sandbox token is long enough to search for: ${TOKEN.length}`);
+  for (const [name, text] of Object.entries(where)) {
+    const hit = pieces.find((p) => text.includes(p));
+    check(!hit, `a piece of the shopper token is in ${name}`);
+  }
+  // The probe can see a token where one is: the same search finds it in a string that has it.
+  check(pieces.some((p) => `x${TOKEN}x`.includes(p)), 'the search finds the token where it is');
+  await done();
+});
+
+const ok = await runTests(tests, { only: arg('only'), perTestTimeoutMs: 30000 });
+await chromium.close();
+await relay.close();
+await sandbox.stop();
+process.exit(ok ? 0 : 1);
