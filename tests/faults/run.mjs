@@ -256,7 +256,12 @@ test('dropped connection on a kept-alive connection: whatever the browser resend
   await waitFor(() => shadow(page, '.greeting').isVisible(), 8000, 'the greeting');
   await fault({ endpoint: 'exchange-pay', kind: 'drop' });
   const before = relay.requests.length;
-  await shadow(page, 'button.pay').click();
+  // A credential-less request first (the pool the widget's API calls use), then the click at once:
+  // the payment goes out on that connection well within the sandbox's 1 s keep-alive.
+  await page.evaluate(async () => {
+    await (await fetch('/record.js', { credentials: 'omit', cache: 'no-store' })).text();
+    document.querySelector('paywasm-checkout').shadowRoot.querySelector('button.pay').click();
+  });
   await page.waitForFunction(() => window.__events.some((e) => e.type === 'paywasm-error' || e.type === 'paywasm-status'));
   await sleep(500);
   const posts = relay.requests.slice(before).filter((r) => r.method === 'POST');
