@@ -118,6 +118,7 @@ async function checkUnclear(page, offerId, first) {
   const shown = await shownError(page);
   check(shown.includes(first), `error text should say "${first}": ${shown}`);
   check(shown.includes(MSG.maybe) && shown.includes(offerId), `error text should warn and name ${offerId}: ${shown}`);
+  check(!/try again/i.test(shown), `an unclear outcome must not invite the shopper to try again: ${shown}`);
   const ui = await uiState(page);
   equal(ui.busy, 'false', 'aria-busy after the error');
   check(ui.disabled, 'the pay button stays locked after an unclear outcome');
@@ -243,6 +244,30 @@ test('dropped connection on a fresh connection: "could not be reached", locked, 
   const ev = await retrySameOffer(page);
   equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
   equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
+  await done();
+});
+
+test('a clear refusal (error 419 from the sandbox): the message and next step, the button usable, nothing stored; paying again works', async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('419');
+  await mount(page, { offerId });
+  await fault({ endpoint: 'exchange-pay', kind: 'error-419' });
+  const before = payPosts();
+  await shadow(page, 'button.pay').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  equal(err.error.code, 'insufficient_balance', 'code');
+  check(!err.error.mayHaveGoneThrough, 'a refusal is a clear outcome');
+  const shown = await shownError(page);
+  check(shown.includes('Insufficient balance in your exchange account.')
+    && shown.includes('Add funds to your exchange account, or choose another exchange.'), shown);
+  const ui = await uiState(page);
+  check(ui.busy === 'false' && !ui.disabled && ui.label.startsWith('Pay '), `usable: ${JSON.stringify(ui)}`);
+  equal((await transactionsFor(offerId)).length, 0, 'transactions after the refusal');
+  await shadow(page, 'button.pay').click();
+  const [ev] = await waitEvent(page, 'paywasm-status');
+  equal(ev.status.kind, 'pending', 'status of the second try');
+  equal(payPosts() - before, 2, 'POSTs: the refused one and the shopper\'s second try');
+  equal((await transactionsFor(offerId)).length, 1, 'transactions');
   await done();
 });
 
