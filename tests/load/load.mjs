@@ -96,13 +96,19 @@ async function worker() {
     if (r.error) await sleep(20);  // the sandbox is down: don't spin
   }
 }
+// Around the kill the receiver answers 500, so the outbox holds undelivered events when the process
+// dies: they can only arrive through the outbox after the restart.
 async function killer() {
-  await sleep((SECONDS * 1000) / 2);
+  await sleep((SECONDS * 1000) / 2 - 1000);
+  receiver.failing = true;
+  await sleep(1000);
   const killedAt = Date.now();
   sandbox.proc.kill('SIGKILL');
   await new Promise((resolve) => (sandbox.proc.exitCode !== null || sandbox.proc.signalCode ? resolve() : sandbox.proc.on('exit', resolve)));
   sandbox = await startSandbox(['--port', String(port), '--data', dataDir, '--speed', String(SPEED)]);
   down = { killedAt, upAt: Date.now() };
+  await sleep(1000);
+  receiver.failing = false;
 }
 await Promise.all([...Array.from({ length: CONNECTIONS }, worker), killer()]);
 const elapsed = (Date.now() - started) / 1000;
@@ -175,6 +181,7 @@ const verify = (e) => crypto.verify('sha256', Buffer.from(e.data.data), M.webhoo
 const t0 = Date.now();
 await waitFor(async () => {
   for (const r of receiver.received.splice(0)) {
+    if (r.status !== 200) continue;  // answered 500 on purpose: not delivered
     const e = JSON.parse(r.body);
     if (!verify(e)) { badSignature++; continue; }
     const tx = JSON.parse(e.data.data);
@@ -191,6 +198,9 @@ verdict(badSignature === 0 && inconsistent === 0, 'every webhook signature verif
 const log = await getJson(`${sandbox.base}/__sandbox/webhooks?limit=100000`);
 verdict(log.length > 0 && log.every((w) => w.state === 'delivered'), 'the outbox shows every event delivered',
   `${log.length} events, ${log.filter((w) => w.state !== 'delivered').length} not delivered`);
+const carried = log.filter((w) => Date.parse(w.createdAt) < down.killedAt && Date.parse(w.deliveredAt) > down.upAt);
+verdict(carried.length > 0, 'events created before the kill and refused by the receiver were delivered after the restart',
+  `${carried.length} events`);
 
 agent.destroy();
 await sandbox.stop();
