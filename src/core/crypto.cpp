@@ -1,23 +1,27 @@
-// src/core/crypto.cpp — RSA keys, chunked RSA encryption, signatures, base64 (Crypto++ inside).
-// Key parsing is done by hand (crypto_der.hpp) so every refusal can say exactly why; Crypto++ does
-// the arithmetic and the paddings. No iostreams, no Crypto++ filters: the wasm build is size-bound.
+// src/core/crypto.cpp — public keys, chunked RSA encryption, base64, SHA-256 (Crypto++ inside).
+// Key parsing is done by hand (crypto_der.hpp) so every refusal can say exactly why. Public keys are
+// plain (n, e) byte strings and encryption's m^e mod n is bigint_modexp.cpp's Montgomery loop;
+// Crypto++ does the paddings and the hashes. Everything that needs Crypto++'s Integer (private keys,
+// decryption, signatures) is in crypto_private.cpp, a separate object the widget's wasm never
+// links: a reference to Integer from this file would pull in Crypto++'s integer.o, whose static
+// initializers keep its ~80 KB of multiplication code alive. No iostreams, no Crypto++ filters.
 #include "paywasm/crypto.hpp"
 
 #include <unistd.h>  // getentropy (glibc; Emscripten maps it to crypto.getRandomValues / Node crypto)
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include <cryptopp/cryptlib.h>
-#include <cryptopp/integer.h>
-#include <cryptopp/modarith.h>
 #include <cryptopp/oaep.h>
 #include <cryptopp/pkcspad.h>
-#include <cryptopp/rsa.h>
 #include <cryptopp/sha.h>
 
+#include "core/bigint_modexp.hpp"
 #include "core/crypto_der.hpp"
+#include "core/crypto_internal.hpp"
 #include "paywasm/error.hpp"
 
 namespace paywasm {
@@ -26,25 +30,10 @@ using detail::DerReader;
 using detail::Tlv;
 namespace der = detail::der;
 
-// A public key is just (n, e): encryption pads with Crypto++'s padding classes and exponentiates
-// directly, so the wasm module carries none of Crypto++'s key-object, ASN.1 and filter machinery.
-struct PublicKey::Impl {
-    CryptoPP::Integer n, e;
-};
-struct PrivateKey::Impl {
-    CryptoPP::RSA::PrivateKey key;
-};
-
-namespace {
+// Shared with crypto_private.cpp (declared in crypto_internal.hpp).
+namespace keyio {
 
 constexpr std::size_t kMaxPlaintext = 64 * 1024;
-constexpr char kDecryptionFailed[] = "decryption failed";
-
-// Crypto++'s view of the platform CSPRNG. No state, no seed: every byte comes from getentropy().
-class PlatformRng final : public CryptoPP::RandomNumberGenerator {
-public:
-    void GenerateBlock(CryptoPP::byte* output, std::size_t size) override { random_bytes(output, size); }
-};
 
 void wipe(std::string& s) {
     volatile char* p = s.data();
@@ -119,11 +108,6 @@ bool base64_decode_into(std::string_view text, bool skip_blanks, std::string& ou
 
 // ---- PEM ----
 
-struct Pem {
-    std::string label;
-    std::string der;
-};
-
 std::string_view trim(std::string_view s) {
     auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
     while (!s.empty() && blank(s.front())) s.remove_prefix(1);
@@ -179,27 +163,31 @@ bool is_public_label(std::string_view label) { return label == "PUBLIC KEY" || l
 
 // ---- Integers and the checks every key passes ----
 
-CryptoPP::Integer read_unsigned(DerReader& r, const char* what) {
+// A non-negative DER INTEGER as a big-endian magnitude without leading zero bytes ("" for 0).
+std::string read_unsigned(DerReader& r, const char* what) {
     Tlv t = r.expect(der::kInteger, what);
     if (t.content.empty()) DerReader::fail(std::string("not a key: ") + what + " is an empty INTEGER");
     if (static_cast<unsigned char>(t.content[0]) & 0x80) invalid_key(std::string(what) + " is negative");
-    return CryptoPP::Integer(reinterpret_cast<const CryptoPP::byte*>(t.content.data()), t.content.size());
+    std::string_view m = t.content;
+    while (!m.empty() && m.front() == '\0') m.remove_prefix(1);
+    return std::string(m);
 }
 
-std::string magnitude(const CryptoPP::Integer& v) {
-    std::string out(v.MinEncodedSize(), '\0');
-    v.Encode(reinterpret_cast<CryptoPP::byte*>(out.data()), out.size());
-    return out;
+bool is_even(std::string_view m) { return m.empty() || (static_cast<unsigned char>(m.back()) & 1) == 0; }
+
+std::string describe(std::string_view m) {
+    const std::size_t bits = detail::bit_length(m);
+    if (bits <= 63) {
+        unsigned long long v = 0;
+        for (char c : m) v = (v << 8) | static_cast<unsigned char>(c);
+        return std::to_string(v);
+    }
+    return "a " + std::to_string(bits) + "-bit number";
 }
 
-std::string describe(const CryptoPP::Integer& v) {
-    if (v.BitCount() <= 63) return std::to_string(static_cast<long long>(v.ConvertToLong()));
-    return "a " + std::to_string(v.BitCount()) + "-bit number";
-}
-
-void check_numbers(const CryptoPP::Integer& n, const CryptoPP::Integer& e) {
-    if (n.IsEven()) invalid_key("modulus is even: not an RSA key");
-    int bits = static_cast<int>(n.BitCount());
+void check_numbers(std::string_view n, std::string_view e) {
+    if (is_even(n)) invalid_key("modulus is even: not an RSA key");
+    int bits = static_cast<int>(detail::bit_length(n));
     if (bits < kMinKeyBits) {
         invalid_key("key has " + std::to_string(bits) + " bits; at least " + std::to_string(kMinKeyBits) +
                     " are required (make a new one: paywasm keygen --bits 2048)");
@@ -208,23 +196,22 @@ void check_numbers(const CryptoPP::Integer& n, const CryptoPP::Integer& e) {
         invalid_key("key has " + std::to_string(bits) + " bits; at most " + std::to_string(kMaxKeyBits) +
                     " are supported");
     }
-    if (e == CryptoPP::Integer::One()) {
+    if (detail::compare_magnitudes(e, std::string_view("\x01", 1)) == 0) {
         invalid_key("public exponent e = 1 is refused: with e = 1 RSA leaves the message unencrypted");
     }
-    if (e.IsEven()) invalid_key("public exponent e = " + describe(e) + " is even: not a valid RSA exponent");
-    if (e < CryptoPP::Integer(65537L)) {
+    if (is_even(e)) invalid_key("public exponent e = " + describe(e) + " is even: not a valid RSA exponent");
+    if (detail::compare_magnitudes(e, std::string_view("\x01\x00\x01", 3)) < 0) {
         invalid_key("public exponent e = " + describe(e) +
                     " is below 65537: small exponents are a known hazard with weak paddings");
     }
-    if (e >= n) invalid_key("public exponent is not smaller than the modulus");
+    if (detail::compare_magnitudes(e, n) >= 0) invalid_key("public exponent is not smaller than the modulus");
 }
 
-std::string rsa_public_key_der(const CryptoPP::Integer& n, const CryptoPP::Integer& e) {
-    return detail::der_tlv(der::kSequence,
-                           detail::der_unsigned_integer(magnitude(n)) + detail::der_unsigned_integer(magnitude(e)));
+std::string rsa_public_key_der(std::string_view n, std::string_view e) {
+    return detail::der_tlv(der::kSequence, detail::der_unsigned_integer(n) + detail::der_unsigned_integer(e));
 }
 
-std::string spki_der_of(const CryptoPP::Integer& n, const CryptoPP::Integer& e) {
+std::string spki_der_of(std::string_view n, std::string_view e) {
     std::string bits(1, '\0');  // no unused bits
     bits += rsa_public_key_der(n, e);
     return detail::der_tlv(der::kSequence, detail::der_rsa_algorithm() + detail::der_tlv(der::kBitString, bits));
@@ -251,7 +238,7 @@ void check_rsa_algorithm(std::string_view algorithm_content) {
 }
 
 struct PublicNumbers {
-    CryptoPP::Integer n, e;
+    std::string n, e;
 };
 
 PublicNumbers parse_rsa_public_key(std::string_view der_bytes) {
@@ -313,110 +300,75 @@ Pem unarmour(std::string_view input, bool want_private) {
     not_a_key(text, want_private);
 }
 
-// ---- Private key DER ----
+// ---- The encryption paddings, as the widget links them ----
+//
+// Crypto++'s OAEP<H> and P1363_MGF1 cannot be used here: OAEP<SHA1>'s vtable is instantiated in
+// Crypto++'s dll.o, and P1363_MGF1's code in pubkey.o; both objects also hold RSA/DSA/EC key code,
+// and linking either pulls in integer.o (whose static initializers keep all of Crypto++'s big-integer
+// code). So OAEP is Crypto++'s own OAEP_Base (its Pad() does the encoding), given the hash and this
+// MGF1 through its three virtual hooks, exactly as OAEP<H, P1363_MGF1> gives them. PKCS#1 v1.5 is
+// Crypto++'s PKCS_EncryptionPaddingScheme unchanged. Decryption (crypto_private.cpp) uses Crypto++'s
+// own OAEP<H>, so every round-trip test checks this against it; the KAT suite against OpenSSL.
 
-CryptoPP::RSA::PrivateKey parse_rsa_private_key(std::string_view der_bytes) {
-    DerReader outer(der_bytes);
-    Tlv seq = outer.expect(der::kSequence, "RSAPrivateKey");
-    if (!outer.empty()) invalid_key("trailing data after RSAPrivateKey");
-    DerReader counter(seq.content);
-    int fields = 0;
-    for (; !counter.empty(); ++fields) counter.read("a field");
-    if (fields == 2) public_as_private();  // RSAPublicKey: n, e
-    DerReader r(seq.content);
-    CryptoPP::Integer version = read_unsigned(r, "the version");
-    if (version == CryptoPP::Integer::One()) invalid_key("multi-prime RSA keys are not supported");
-    if (version != CryptoPP::Integer::Zero() || fields != 9) invalid_key("not a key: not an RSAPrivateKey");
-    CryptoPP::Integer n = read_unsigned(r, "the modulus");
-    CryptoPP::Integer e = read_unsigned(r, "the public exponent");
-    CryptoPP::Integer d = read_unsigned(r, "the private exponent");
-    CryptoPP::Integer p = read_unsigned(r, "the first prime");
-    CryptoPP::Integer q = read_unsigned(r, "the second prime");
-    CryptoPP::Integer dp = read_unsigned(r, "the first CRT exponent");
-    CryptoPP::Integer dq = read_unsigned(r, "the second CRT exponent");
-    CryptoPP::Integer u = read_unsigned(r, "the CRT coefficient");
-    check_numbers(n, e);
-    CryptoPP::RSA::PrivateKey key;
-    key.Initialize(n, e, d, p, q, dp, dq, u);
-    PlatformRng rng;
-    if (!key.Validate(rng, 1)) invalid_key("private key parts do not fit together (n != p*q or d does not match e)");
-    return key;
-}
-
-CryptoPP::RSA::PrivateKey parse_private_der(std::string_view bytes) {
-    DerReader top(bytes);
-    Tlv outer = top.expect(der::kSequence, "the key");
-    if (!top.empty()) invalid_key("trailing data: " + std::to_string(top.remaining()) + " bytes after the DER key");
-    DerReader r(outer.content);
-    if (r.peek_tag() == der::kSequence) {  // SubjectPublicKeyInfo or EncryptedPrivateKeyInfo
-        r.read("the algorithm identifier");
-        if (r.peek_tag() == der::kOctetString) {
-            invalid_key("encrypted private keys are not supported; decrypt it first (openssl pkey -in KEY -out PLAIN.pem)");
+// MGF1 (PKCS #1 v2.2, B.2.1): output (^)= H(seed || 0) || H(seed || 1) || ..., 32-bit big-endian
+// counters, truncated to the output length. What P1363_MGF1KDF2_Common does with no derivation
+// parameters and counter start 0.
+class Mgf1 final : public CryptoPP::MaskGeneratingFunction {
+public:
+    void GenerateAndMask(CryptoPP::HashTransformation& hash, CryptoPP::byte* output, std::size_t output_length,
+                         const CryptoPP::byte* seed, std::size_t seed_length, bool mask) const override {
+        std::vector<CryptoPP::byte> block(hash.DigestSize());
+        for (std::uint32_t counter = 0; output_length > 0; ++counter) {
+            const CryptoPP::byte c[4] = {static_cast<CryptoPP::byte>(counter >> 24),
+                                         static_cast<CryptoPP::byte>(counter >> 16),
+                                         static_cast<CryptoPP::byte>(counter >> 8), static_cast<CryptoPP::byte>(counter)};
+            hash.Update(seed, seed_length);
+            hash.Update(c, sizeof c);
+            hash.Final(block.data());
+            const std::size_t n = output_length < block.size() ? output_length : block.size();
+            for (std::size_t j = 0; j < n; ++j) output[j] = mask ? static_cast<CryptoPP::byte>(output[j] ^ block[j]) : block[j];
+            output += n;
+            output_length -= n;
         }
-        public_as_private();
     }
-    if (r.peek_tag() != der::kInteger) invalid_key("not a key: the DER is not an RSA private key");
-    r.read("the version");
-    if (r.peek_tag() != der::kSequence) return parse_rsa_private_key(bytes);  // PKCS#1
-    // PKCS#8 PrivateKeyInfo: version, algorithm, OCTET STRING { RSAPrivateKey }, [attributes]
-    Tlv alg = r.expect(der::kSequence, "the algorithm identifier");
-    check_rsa_algorithm(alg.content);
-    Tlv inner = r.expect(der::kOctetString, "the private key");
-    while (!r.empty()) {
-        Tlv extra = r.read("the attributes");
-        if ((extra.tag & 0xc0) != 0x80) invalid_key("not a key: PrivateKeyInfo has unexpected fields");
-    }
-    return parse_rsa_private_key(inner.content);
-}
+};
 
-// What Crypto++'s TF_EncryptorBase::Encrypt does, without its key objects: pad each piece to
-// (bits(n) - 1) bits, c = m^e mod n, write c as exactly k bytes.
-template <class Standard>
+// OAEP with hash H and MGF1-H: the same hooks OAEP<H, P1363_MGF1> implements.
+template <class H>
+class OaepEncoding final : public CryptoPP::OAEP_Base {
+protected:
+    unsigned int DigestSize() const override { return H::DIGESTSIZE; }
+    CryptoPP::HashTransformation* NewHash() const override { return new H; }
+    CryptoPP::MaskGeneratingFunction* NewMGF() const override { return new Mgf1; }
+};
+
+// What Crypto++'s TF_EncryptorBase::Encrypt does, without its key objects or its Integer: pad each
+// piece to (bits(n) - 1) bits, c = m^e mod n (Montgomery, bigint_modexp.cpp), write c as exactly k
+// bytes.
+template <class Encoding>
 std::string encrypt_with(const PublicKey::Impl& key, std::string_view plaintext, std::size_t piece) {
-    const typename Standard::EncryptionMessageEncodingMethod encoding;
-    const std::size_t padded_bits = key.n.BitCount() - 1;
-    const std::size_t k = key.n.ByteCount();
+    const Encoding encoding;
+    const std::size_t padded_bits = detail::bit_length(key.n) - 1;
+    const std::size_t k = key.n.size();
     if (piece == 0 || piece > encoding.MaxUnpaddedLength(padded_bits)) {
         throw Error(ErrorCode::crypto, "key too small for this padding");
     }
     const std::size_t blocks = (plaintext.size() + piece - 1) / piece;
     std::string out(blocks * k, '\0');
     std::vector<CryptoPP::byte> padded((padded_bits + 7) / 8);
-    const CryptoPP::ModularArithmetic mod_n(key.n);
+    const detail::MontgomeryModulus mod_n(key.n);
     PlatformRng rng;
     for (std::size_t i = 0; i < blocks; ++i) {
         std::string_view part = plaintext.substr(i * piece, piece);
         encoding.Pad(rng, reinterpret_cast<const CryptoPP::byte*>(part.data()), part.size(), padded.data(), padded_bits,
                      CryptoPP::g_nullNameValuePairs);
-        CryptoPP::Integer m(padded.data(), padded.size());
-        mod_n.Exponentiate(m, key.e).Encode(reinterpret_cast<CryptoPP::byte*>(out.data()) + i * k, k);
+        std::string c = mod_n.power(
+            std::string_view(reinterpret_cast<const char*>(padded.data()), padded.size()), key.e, k);
+        out.replace(i * k, k, c);
     }
+    std::memset(padded.data(), 0, padded.size());
     return base64_encode(out);
 }
-
-template <class Standard>
-std::string decrypt_with(const CryptoPP::RSA::PrivateKey& key, const std::string& ciphertext) {
-    typename CryptoPP::RSAES<Standard>::Decryptor dec(key);
-    const std::size_t k = dec.FixedCiphertextLength();
-    if (ciphertext.empty() || k == 0 || ciphertext.size() % k != 0) throw Error(ErrorCode::crypto, kDecryptionFailed);
-    std::string out;
-    std::vector<CryptoPP::byte> buf(dec.FixedMaxPlaintextLength());
-    PlatformRng rng;
-    for (std::size_t off = 0; off < ciphertext.size(); off += k) {
-        CryptoPP::DecodingResult r =
-            dec.Decrypt(rng, reinterpret_cast<const CryptoPP::byte*>(ciphertext.data()) + off, k, buf.data());
-        if (!r.isValidCoding) throw Error(ErrorCode::crypto, kDecryptionFailed);
-        out.append(reinterpret_cast<const char*>(buf.data()), r.messageLength);
-    }
-    std::memset(buf.data(), 0, buf.size());
-    return out;
-}
-
-using OaepSha1 = CryptoPP::OAEP<CryptoPP::SHA1>;
-// Crypto++'s OAEP<H> uses MGF1 with the same H: OAEP-SHA-256 with MGF1-SHA-256, as OpenSSL's
-// rsa_oaep_md:sha256 + rsa_mgf1_md:sha256 and WebCrypto's RSA-OAEP/SHA-256 (checked by the KAT).
-using OaepSha256 = CryptoPP::OAEP<CryptoPP::SHA256>;
-using Pkcs1v15 = CryptoPP::PKCS1v15;
 
 std::string json_string(std::string_view s) {
     static const char hex[] = "0123456789abcdef";
@@ -445,7 +397,9 @@ std::string json_string(std::string_view s) {
     return out;
 }
 
-}  // namespace
+}  // namespace keyio
+
+using namespace keyio;
 
 // ---- Padding names ----
 
@@ -493,77 +447,11 @@ PublicKey PublicKey::parse(std::string_view pem_or_der) {
     return PublicKey(std::move(impl));
 }
 
-int PublicKey::bits() const { return static_cast<int>(impl_->n.BitCount()); }
-std::size_t PublicKey::modulus_bytes() const { return impl_->n.ByteCount(); }
+int PublicKey::bits() const { return static_cast<int>(detail::bit_length(impl_->n)); }
+std::size_t PublicKey::modulus_bytes() const { return impl_->n.size(); }
 std::string PublicKey::spki_der() const { return spki_der_of(impl_->n, impl_->e); }
 std::string PublicKey::to_pem() const { return to_pem_text("PUBLIC KEY", spki_der()); }
 std::string PublicKey::fingerprint() const { return sha256_hex(spki_der()); }
-
-// ---- PrivateKey ----
-
-PrivateKey::PrivateKey(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-PrivateKey::PrivateKey(PrivateKey&&) noexcept = default;
-PrivateKey& PrivateKey::operator=(PrivateKey&&) noexcept = default;
-PrivateKey::~PrivateKey() = default;
-
-PrivateKey PrivateKey::parse(std::string_view pem_or_der) {
-    Pem pem = unarmour(pem_or_der, true);
-    if (is_public_label(pem.label)) public_as_private();
-    if (pem.label == "ENCRYPTED PRIVATE KEY") {
-        wipe(pem.der);
-        invalid_key("encrypted private keys are not supported; decrypt it first (openssl pkey -in KEY -out PLAIN.pem)");
-    }
-    if (!pem.label.empty() && !is_private_label(pem.label)) {
-        invalid_key("PEM block '" + pem.label + "' is not a private key; expected PRIVATE KEY or RSA PRIVATE KEY");
-    }
-    auto impl = std::make_unique<Impl>();
-    try {
-        impl->key = pem.label == "RSA PRIVATE KEY" ? parse_rsa_private_key(pem.der) : parse_private_der(pem.der);
-    } catch (...) {
-        wipe(pem.der);
-        throw;
-    }
-    wipe(pem.der);
-    return PrivateKey(std::move(impl));
-}
-
-PrivateKey PrivateKey::generate(int bits) {
-    if (bits < kMinKeyBits || bits > kMaxKeyBits || bits % 8 != 0) {
-        fail_validation("bits", "must be a multiple of 8 from " + std::to_string(kMinKeyBits) + " to " +
-                                    std::to_string(kMaxKeyBits) + ", not " + std::to_string(bits));
-    }
-    PlatformRng rng;
-    auto impl = std::make_unique<Impl>();
-    impl->key.Initialize(rng, static_cast<unsigned>(bits), CryptoPP::Integer(65537L));
-    return PrivateKey(std::move(impl));
-}
-
-PublicKey PrivateKey::public_key() const {
-    auto impl = std::make_unique<PublicKey::Impl>();
-    impl->n = impl_->key.GetModulus();
-    impl->e = impl_->key.GetPublicExponent();
-    return PublicKey(std::move(impl));
-}
-
-std::string PrivateKey::to_pem() const {
-    const auto& k = impl_->key;
-    std::string fields = detail::der_unsigned_integer({});  // version 0
-    for (const CryptoPP::Integer* v :
-         {&k.GetModulus(), &k.GetPublicExponent(), &k.GetPrivateExponent(), &k.GetPrime1(), &k.GetPrime2(),
-          &k.GetModPrime1PrivateExponent(), &k.GetModPrime2PrivateExponent(),
-          &k.GetMultiplicativeInverseOfPrime2ModPrime1()}) {
-        std::string m = magnitude(*v);
-        fields += detail::der_unsigned_integer(m);
-        wipe(m);
-    }
-    std::string rsa_private = detail::der_tlv(der::kSequence, fields);
-    std::string octets = detail::der_tlv(der::kOctetString, rsa_private);
-    std::string body = detail::der_unsigned_integer({}) + detail::der_rsa_algorithm() + octets;
-    std::string info = detail::der_tlv(der::kSequence, body);
-    std::string pem = to_pem_text("PRIVATE KEY", info);
-    for (std::string* s : {&fields, &rsa_private, &octets, &body, &info}) wipe(*s);
-    return pem;
-}
 
 // ---- Encryption ----
 
@@ -586,9 +474,10 @@ std::string encrypt(const PublicKey& key, std::string_view plaintext, Padding pa
     const std::size_t piece = max_piece(key, padding);
     try {
         switch (padding) {
-            case Padding::oaep_sha1: return encrypt_with<OaepSha1>(key.impl(), plaintext, piece);
-            case Padding::oaep_sha256: return encrypt_with<OaepSha256>(key.impl(), plaintext, piece);
-            case Padding::pkcs1v15: return encrypt_with<Pkcs1v15>(key.impl(), plaintext, piece);
+            case Padding::oaep_sha1: return encrypt_with<OaepEncoding<CryptoPP::SHA1>>(key.impl(), plaintext, piece);
+            case Padding::oaep_sha256: return encrypt_with<OaepEncoding<CryptoPP::SHA256>>(key.impl(), plaintext, piece);
+            case Padding::pkcs1v15:
+                return encrypt_with<CryptoPP::PKCS_EncryptionPaddingScheme>(key.impl(), plaintext, piece);
         }
     } catch (const CryptoPP::Exception& e) {
         throw Error(ErrorCode::crypto, std::string("encryption failed: ") + e.what());
@@ -596,58 +485,9 @@ std::string encrypt(const PublicKey& key, std::string_view plaintext, Padding pa
     throw Error(ErrorCode::crypto, "encryption failed: unknown padding");
 }
 
-std::string decrypt(const PrivateKey& key, std::string_view base64, Padding padding) {
-    std::string ciphertext, why;
-    if (!base64_decode_into(base64, false, ciphertext, why)) throw Error(ErrorCode::crypto, kDecryptionFailed);
-    try {
-        switch (padding) {
-            case Padding::oaep_sha1: return decrypt_with<OaepSha1>(key.impl().key, ciphertext);
-            case Padding::oaep_sha256: return decrypt_with<OaepSha256>(key.impl().key, ciphertext);
-            case Padding::pkcs1v15: return decrypt_with<Pkcs1v15>(key.impl().key, ciphertext);
-        }
-    } catch (const Error&) {
-        throw;
-    } catch (...) {  // Crypto++ throws for a block >= n, among others: same answer for every failure
-    }
-    throw Error(ErrorCode::crypto, kDecryptionFailed);
-}
-
 std::string merchant_auth(const PublicKey& key, std::string_view merchant_id, Padding padding) {
     if (merchant_id.empty()) fail_validation("merchantId", "must not be empty");
     return encrypt(key, "{\"merchantId\":" + json_string(merchant_id) + "}", padding);
-}
-
-// ---- Signatures ----
-
-using SignatureScheme = CryptoPP::RSASS<CryptoPP::PKCS1v15, CryptoPP::SHA256>;
-
-std::string sign_sha256(const PrivateKey& key, std::string_view message) {
-    SignatureScheme::Signer signer(key.impl().key);
-    std::string sig(signer.MaxSignatureLength(), '\0');
-    PlatformRng rng;
-    try {
-        std::size_t n = signer.SignMessage(rng, reinterpret_cast<const CryptoPP::byte*>(message.data()), message.size(),
-                                           reinterpret_cast<CryptoPP::byte*>(sig.data()));
-        sig.resize(n);
-    } catch (const CryptoPP::Exception& e) {
-        throw Error(ErrorCode::crypto, std::string("signing failed: ") + e.what());
-    }
-    return base64_encode(sig);
-}
-
-bool verify_sha256(const PublicKey& key, std::string_view message, std::string_view signature_base64) {
-    std::string sig, why;
-    if (!base64_decode_into(signature_base64, false, sig, why)) return false;
-    CryptoPP::RSA::PublicKey rsa;
-    rsa.Initialize(key.impl().n, key.impl().e);
-    SignatureScheme::Verifier verifier(rsa);
-    if (sig.size() != verifier.SignatureLength()) return false;
-    try {
-        return verifier.VerifyMessage(reinterpret_cast<const CryptoPP::byte*>(message.data()), message.size(),
-                                      reinterpret_cast<const CryptoPP::byte*>(sig.data()), sig.size());
-    } catch (const CryptoPP::Exception&) {
-        return false;
-    }
 }
 
 // ---- Hashing, base64, randomness ----

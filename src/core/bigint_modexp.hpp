@@ -1,0 +1,49 @@
+// src/core/bigint_modexp.hpp — b^e mod n for the RSA *public* operation, without Crypto++'s Integer.
+// Internal to crypto.cpp (and its unit test). Numbers cross this interface as big-endian unsigned
+// byte strings, the way DER and RSA blocks hold them.
+//
+// Why it exists: Crypto++'s Integer is about 84 KB of the widget's wasm code, and the widget only
+// ever encrypts (m^e mod n with a public e). Private-key operations (decryption, signing, key
+// generation) stay with Crypto++, natively.
+//
+// Not constant-time, on purpose: the exponent is the public exponent and the base a freshly padded
+// message the caller already knows; nothing secret steers a branch or a memory access here. Do not
+// use this for private keys.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace paywasm::detail {
+
+// Number of significant bits of a big-endian magnitude (leading zero bytes allowed); 0 for zero.
+std::size_t bit_length(std::string_view magnitude);
+
+// -1, 0 or 1 as a <, ==, > b (big-endian magnitudes, leading zero bytes allowed).
+int compare_magnitudes(std::string_view a, std::string_view b);
+
+// An odd modulus n > 1 prepared for Montgomery multiplication on 32-bit limbs (64-bit products):
+// R = 2^(32*limbs), n' = -n^-1 mod 2^32, R^2 mod n.
+class MontgomeryModulus {
+public:
+    // `modulus`: big-endian magnitude. Throws Error(crypto) when it is even or < 3.
+    explicit MontgomeryModulus(std::string_view modulus);
+
+    // base^exponent mod n as exactly `out_bytes` big-endian bytes (out_bytes >= the modulus' byte
+    // length). `base` may be any value below 2^(32*limbs) (it is reduced); `exponent` any size.
+    std::string power(std::string_view base, std::string_view exponent, std::size_t out_bytes) const;
+
+private:
+    using Limbs = std::vector<std::uint32_t>;
+    // out = a * b / R mod n, for a < R and b < n (out may alias neither a nor b).
+    void multiply(const std::uint32_t* a, const std::uint32_t* b, std::uint32_t* out, std::uint32_t* scratch) const;
+
+    Limbs n_;           // little-endian limbs
+    Limbs r_squared_;   // R^2 mod n
+    std::uint32_t n_prime_ = 0;
+};
+
+}  // namespace paywasm::detail

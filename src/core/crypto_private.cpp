@@ -1,0 +1,251 @@
+// src/core/crypto_private.cpp — private keys (parse, generate, PEM), decryption, and RSA
+// signatures (sign and verify), with Crypto++'s Integer and RSA key objects. Native code (the CLI,
+// the sandbox, the tests) uses it; the widget's wasm module never references anything here, so
+// Crypto++'s big-integer code stays out of it (see crypto.cpp's header comment).
+#include <cstring>
+#include <vector>
+
+#include <cryptopp/cryptlib.h>
+#include <cryptopp/integer.h>
+#include <cryptopp/oaep.h>
+#include <cryptopp/pkcspad.h>
+#include <cryptopp/rsa.h>
+#include <cryptopp/sha.h>
+
+#include "core/crypto_der.hpp"
+#include "core/crypto_internal.hpp"
+#include "paywasm/crypto.hpp"
+#include "paywasm/error.hpp"
+
+namespace paywasm {
+
+using detail::DerReader;
+using detail::Tlv;
+namespace der = detail::der;
+using namespace keyio;
+
+struct PrivateKey::Impl {
+    CryptoPP::RSA::PrivateKey key;
+};
+
+namespace {
+
+using OaepSha1 = CryptoPP::OAEP<CryptoPP::SHA1>;
+// Crypto++'s OAEP<H> uses MGF1 with the same H: OAEP-SHA-256 with MGF1-SHA-256, as OpenSSL's
+// rsa_oaep_md:sha256 + rsa_mgf1_md:sha256 and WebCrypto's RSA-OAEP/SHA-256 (checked by the KAT).
+using OaepSha256 = CryptoPP::OAEP<CryptoPP::SHA256>;
+using Pkcs1v15 = CryptoPP::PKCS1v15;
+
+// Private keys only (Crypto++ does their arithmetic).
+CryptoPP::Integer read_integer(DerReader& r, const char* what) {
+    std::string m = read_unsigned(r, what);
+    CryptoPP::Integer v(reinterpret_cast<const CryptoPP::byte*>(m.data()), m.size());
+    wipe(m);
+    return v;
+}
+
+CryptoPP::Integer to_integer(const std::string& m) {
+    return CryptoPP::Integer(reinterpret_cast<const CryptoPP::byte*>(m.data()), m.size());
+}
+
+std::string magnitude(const CryptoPP::Integer& v) {
+    std::string out(v.MinEncodedSize(), '\0');
+    v.Encode(reinterpret_cast<CryptoPP::byte*>(out.data()), out.size());
+    while (!out.empty() && out.front() == '\0') out.erase(0, 1);  // zero is "", as read_unsigned gives it
+    return out;
+}
+
+// ---- Private key DER ----
+
+CryptoPP::RSA::PrivateKey parse_rsa_private_key(std::string_view der_bytes) {
+    DerReader outer(der_bytes);
+    Tlv seq = outer.expect(der::kSequence, "RSAPrivateKey");
+    if (!outer.empty()) invalid_key("trailing data after RSAPrivateKey");
+    DerReader counter(seq.content);
+    int fields = 0;
+    for (; !counter.empty(); ++fields) counter.read("a field");
+    if (fields == 2) public_as_private();  // RSAPublicKey: n, e
+    DerReader r(seq.content);
+    CryptoPP::Integer version = read_integer(r, "the version");
+    if (version == CryptoPP::Integer::One()) invalid_key("multi-prime RSA keys are not supported");
+    if (version != CryptoPP::Integer::Zero() || fields != 9) invalid_key("not a key: not an RSAPrivateKey");
+    CryptoPP::Integer n = read_integer(r, "the modulus");
+    CryptoPP::Integer e = read_integer(r, "the public exponent");
+    CryptoPP::Integer d = read_integer(r, "the private exponent");
+    CryptoPP::Integer p = read_integer(r, "the first prime");
+    CryptoPP::Integer q = read_integer(r, "the second prime");
+    CryptoPP::Integer dp = read_integer(r, "the first CRT exponent");
+    CryptoPP::Integer dq = read_integer(r, "the second CRT exponent");
+    CryptoPP::Integer u = read_integer(r, "the CRT coefficient");
+    check_numbers(magnitude(n), magnitude(e));
+    CryptoPP::RSA::PrivateKey key;
+    key.Initialize(n, e, d, p, q, dp, dq, u);
+    PlatformRng rng;
+    if (!key.Validate(rng, 1)) invalid_key("private key parts do not fit together (n != p*q or d does not match e)");
+    return key;
+}
+
+CryptoPP::RSA::PrivateKey parse_private_der(std::string_view bytes) {
+    DerReader top(bytes);
+    Tlv outer = top.expect(der::kSequence, "the key");
+    if (!top.empty()) invalid_key("trailing data: " + std::to_string(top.remaining()) + " bytes after the DER key");
+    DerReader r(outer.content);
+    if (r.peek_tag() == der::kSequence) {  // SubjectPublicKeyInfo or EncryptedPrivateKeyInfo
+        r.read("the algorithm identifier");
+        if (r.peek_tag() == der::kOctetString) {
+            invalid_key("encrypted private keys are not supported; decrypt it first (openssl pkey -in KEY -out PLAIN.pem)");
+        }
+        public_as_private();
+    }
+    if (r.peek_tag() != der::kInteger) invalid_key("not a key: the DER is not an RSA private key");
+    r.read("the version");
+    if (r.peek_tag() != der::kSequence) return parse_rsa_private_key(bytes);  // PKCS#1
+    // PKCS#8 PrivateKeyInfo: version, algorithm, OCTET STRING { RSAPrivateKey }, [attributes]
+    Tlv alg = r.expect(der::kSequence, "the algorithm identifier");
+    check_rsa_algorithm(alg.content);
+    Tlv inner = r.expect(der::kOctetString, "the private key");
+    while (!r.empty()) {
+        Tlv extra = r.read("the attributes");
+        if ((extra.tag & 0xc0) != 0x80) invalid_key("not a key: PrivateKeyInfo has unexpected fields");
+    }
+    return parse_rsa_private_key(inner.content);
+}
+
+template <class Standard>
+std::string decrypt_with(const CryptoPP::RSA::PrivateKey& key, const std::string& ciphertext) {
+    typename CryptoPP::RSAES<Standard>::Decryptor dec(key);
+    const std::size_t k = dec.FixedCiphertextLength();
+    if (ciphertext.empty() || k == 0 || ciphertext.size() % k != 0) throw Error(ErrorCode::crypto, kDecryptionFailed);
+    std::string out;
+    std::vector<CryptoPP::byte> buf(dec.FixedMaxPlaintextLength());
+    PlatformRng rng;
+    for (std::size_t off = 0; off < ciphertext.size(); off += k) {
+        CryptoPP::DecodingResult r =
+            dec.Decrypt(rng, reinterpret_cast<const CryptoPP::byte*>(ciphertext.data()) + off, k, buf.data());
+        if (!r.isValidCoding) throw Error(ErrorCode::crypto, kDecryptionFailed);
+        out.append(reinterpret_cast<const char*>(buf.data()), r.messageLength);
+    }
+    std::memset(buf.data(), 0, buf.size());
+    return out;
+}
+
+}  // namespace
+
+// ---- PrivateKey ----
+
+PrivateKey::PrivateKey(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PrivateKey::PrivateKey(PrivateKey&&) noexcept = default;
+PrivateKey& PrivateKey::operator=(PrivateKey&&) noexcept = default;
+PrivateKey::~PrivateKey() = default;
+
+PrivateKey PrivateKey::parse(std::string_view pem_or_der) {
+    Pem pem = unarmour(pem_or_der, true);
+    if (is_public_label(pem.label)) public_as_private();
+    if (pem.label == "ENCRYPTED PRIVATE KEY") {
+        wipe(pem.der);
+        invalid_key("encrypted private keys are not supported; decrypt it first (openssl pkey -in KEY -out PLAIN.pem)");
+    }
+    if (!pem.label.empty() && !is_private_label(pem.label)) {
+        invalid_key("PEM block '" + pem.label + "' is not a private key; expected PRIVATE KEY or RSA PRIVATE KEY");
+    }
+    auto impl = std::make_unique<Impl>();
+    try {
+        impl->key = pem.label == "RSA PRIVATE KEY" ? parse_rsa_private_key(pem.der) : parse_private_der(pem.der);
+    } catch (...) {
+        wipe(pem.der);
+        throw;
+    }
+    wipe(pem.der);
+    return PrivateKey(std::move(impl));
+}
+
+PrivateKey PrivateKey::generate(int bits) {
+    if (bits < kMinKeyBits || bits > kMaxKeyBits || bits % 8 != 0) {
+        fail_validation("bits", "must be a multiple of 8 from " + std::to_string(kMinKeyBits) + " to " +
+                                    std::to_string(kMaxKeyBits) + ", not " + std::to_string(bits));
+    }
+    PlatformRng rng;
+    auto impl = std::make_unique<Impl>();
+    impl->key.Initialize(rng, static_cast<unsigned>(bits), CryptoPP::Integer(65537L));
+    return PrivateKey(std::move(impl));
+}
+
+PublicKey PrivateKey::public_key() const {
+    auto impl = std::make_unique<PublicKey::Impl>();
+    impl->n = magnitude(impl_->key.GetModulus());
+    impl->e = magnitude(impl_->key.GetPublicExponent());
+    return PublicKey(std::move(impl));
+}
+
+std::string PrivateKey::to_pem() const {
+    const auto& k = impl_->key;
+    std::string fields = detail::der_unsigned_integer({});  // version 0
+    for (const CryptoPP::Integer* v :
+         {&k.GetModulus(), &k.GetPublicExponent(), &k.GetPrivateExponent(), &k.GetPrime1(), &k.GetPrime2(),
+          &k.GetModPrime1PrivateExponent(), &k.GetModPrime2PrivateExponent(),
+          &k.GetMultiplicativeInverseOfPrime2ModPrime1()}) {
+        std::string m = magnitude(*v);
+        fields += detail::der_unsigned_integer(m);
+        wipe(m);
+    }
+    std::string rsa_private = detail::der_tlv(der::kSequence, fields);
+    std::string octets = detail::der_tlv(der::kOctetString, rsa_private);
+    std::string body = detail::der_unsigned_integer({}) + detail::der_rsa_algorithm() + octets;
+    std::string info = detail::der_tlv(der::kSequence, body);
+    std::string pem = to_pem_text("PRIVATE KEY", info);
+    for (std::string* s : {&fields, &rsa_private, &octets, &body, &info}) wipe(*s);
+    return pem;
+}
+
+// ---- Decryption ----
+
+std::string decrypt(const PrivateKey& key, std::string_view base64, Padding padding) {
+    std::string ciphertext, why;
+    if (!base64_decode_into(base64, false, ciphertext, why)) throw Error(ErrorCode::crypto, kDecryptionFailed);
+    try {
+        switch (padding) {
+            case Padding::oaep_sha1: return decrypt_with<OaepSha1>(key.impl().key, ciphertext);
+            case Padding::oaep_sha256: return decrypt_with<OaepSha256>(key.impl().key, ciphertext);
+            case Padding::pkcs1v15: return decrypt_with<Pkcs1v15>(key.impl().key, ciphertext);
+        }
+    } catch (const Error&) {
+        throw;
+    } catch (...) {  // Crypto++ throws for a block >= n, among others: same answer for every failure
+    }
+    throw Error(ErrorCode::crypto, kDecryptionFailed);
+}
+
+// ---- Signatures ----
+
+using SignatureScheme = CryptoPP::RSASS<CryptoPP::PKCS1v15, CryptoPP::SHA256>;
+
+std::string sign_sha256(const PrivateKey& key, std::string_view message) {
+    SignatureScheme::Signer signer(key.impl().key);
+    std::string sig(signer.MaxSignatureLength(), '\0');
+    PlatformRng rng;
+    try {
+        std::size_t n = signer.SignMessage(rng, reinterpret_cast<const CryptoPP::byte*>(message.data()), message.size(),
+                                           reinterpret_cast<CryptoPP::byte*>(sig.data()));
+        sig.resize(n);
+    } catch (const CryptoPP::Exception& e) {
+        throw Error(ErrorCode::crypto, std::string("signing failed: ") + e.what());
+    }
+    return base64_encode(sig);
+}
+
+bool verify_sha256(const PublicKey& key, std::string_view message, std::string_view signature_base64) {
+    std::string sig, why;
+    if (!base64_decode_into(signature_base64, false, sig, why)) return false;
+    CryptoPP::RSA::PublicKey rsa;
+    rsa.Initialize(to_integer(key.impl().n), to_integer(key.impl().e));
+    SignatureScheme::Verifier verifier(rsa);
+    if (sig.size() != verifier.SignatureLength()) return false;
+    try {
+        return verifier.VerifyMessage(reinterpret_cast<const CryptoPP::byte*>(message.data()), message.size(),
+                                      reinterpret_cast<const CryptoPP::byte*>(sig.data()), sig.size());
+    } catch (const CryptoPP::Exception&) {
+        return false;
+    }
+}
+
+}  // namespace paywasm
