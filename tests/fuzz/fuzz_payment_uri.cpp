@@ -1,7 +1,9 @@
 // Fuzz target: check_payment_uri (the qrString of the QR flow, before it is drawn or linked).
 // Properties: only Error(invalid_qr) refuses; an accepted URI is printable ASCII of at most 2048
-// bytes, starts with an allow-listed scheme and ':', has a non-empty [A-Za-z0-9._-] address and
-// non-negative decimal amount and value; it always fits a QR code at ECC M, whose SVG has no script.
+// bytes, starts with an allow-listed scheme and ':', has a non-empty [A-Za-z0-9._-] address, and
+// amount and value of the form digits[.digits] (any length: a value in wei may exceed Decimal's 30
+// integer digits, so only those within Decimal's limits must also parse as a Decimal); it always
+// fits a QR code at ECC M, whose SVG has no script.
 #include <string>
 
 #include "fuzz_common.hpp"
@@ -17,10 +19,21 @@ bool address_char(char c) {
            c == '-';
 }
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
 void check_amount(const std::string& text, const char* what) {
-    Decimal d;
-    PAYWASM_FUZZ_CHECK(Decimal::try_parse(text, d), std::string(what) + " is a decimal: " + text);
-    PAYWASM_FUZZ_CHECK(!d.is_negative(), std::string(what) + " is not negative: " + text);
+    std::size_t i = 0, integer = 0, fraction = 0;
+    for (; i < text.size() && is_digit(text[i]); ++i) ++integer;
+    if (i < text.size() && text[i] == '.') {
+        for (++i; i < text.size() && is_digit(text[i]); ++i) ++fraction;
+    }
+    const bool grammar = integer > 0 && i == text.size() && (text.find('.') == std::string::npos || fraction > 0);
+    PAYWASM_FUZZ_CHECK(grammar, std::string(what) + " is digits[.digits]: " + text);
+    if (integer <= Decimal::kMaxIntegerDigits && fraction <= Decimal::kMaxFractionDigits) {
+        Decimal d;
+        PAYWASM_FUZZ_CHECK(Decimal::try_parse(text, d), std::string(what) + " within Decimal's limits parses: " + text);
+        PAYWASM_FUZZ_CHECK(!d.is_negative(), std::string(what) + " is not negative: " + text);
+    }
 }
 
 }  // namespace
