@@ -2,10 +2,11 @@
 // See bigint_modexp.hpp: public exponent only, so no constant-time care is needed or taken.
 //
 // Numbers are little-endian vectors of 32-bit limbs; every product is 32x32 -> 64 bits (one i64.mul
-// in WebAssembly). Multiplication is CIOS (coarsely integrated operand scanning): for each limb of
-// b, add a*b[i] to the running total, then add the multiple m*n that clears its lowest limb and
-// shift one limb down. After s rounds the total is a*b/R mod n, below 2n; one conditional
-// subtraction brings it below n.
+// in WebAssembly). A Montgomery product is done in two steps: the full 2s-limb product (schoolbook;
+// a square computes each cross product a[i]*a[j] once and doubles them, about half the
+// multiplications, and e = 65537 is 16 squarings for 1 multiplication), then the reduction: s
+// times, add the multiple m*n that clears the lowest remaining limb. What is left, shifted down s
+// limbs, is a*b/R mod n, below 2n; one conditional subtraction brings it below n.
 #include "core/bigint_modexp.hpp"
 
 #include "paywasm/error.hpp"
@@ -104,7 +105,7 @@ MontgomeryModulus::MontgomeryModulus(std::string_view modulus) {
         }
         if (at_least(x.data(), carry, n_.data(), s)) subtract(x.data(), n_.data(), s);
     }
-    Limbs y(s), scratch(s + 2);
+    Limbs y(s), scratch(2 * s);
     for (int i = 0; i < 5; ++i) {
         multiply(x.data(), x.data(), y.data(), scratch.data());
         x.swap(y);
@@ -112,42 +113,94 @@ MontgomeryModulus::MontgomeryModulus(std::string_view modulus) {
     r_squared_ = std::move(x);
 }
 
-void MontgomeryModulus::multiply(const u32* a, const u32* b, u32* out, u32* t) const {
-    const std::size_t s = n_.size();
-    const u32* n = n_.data();
-    for (std::size_t j = 0; j < s + 2; ++j) t[j] = 0;
+namespace {
+
+// t[0..2s) = a * b.
+void multiply_full(const u32* a, const u32* b, u32* t, std::size_t s) {
+    for (std::size_t j = 0; j < s; ++j) t[j] = 0;
     for (std::size_t i = 0; i < s; ++i) {
-        // t += a * b[i]   (a[j]*b[i] + t[j] + carry <= 2^64 - 1: no overflow)
         const u64 bi = b[i];
         u64 carry = 0;
+        u32* ti = t + i;
         for (std::size_t j = 0; j < s; ++j) {
-            u64 p = a[j] * bi + t[j] + carry;
-            t[j] = static_cast<u32>(p);
+            u64 p = a[j] * bi + ti[j] + carry;  // <= (2^32-1)^2 + 2(2^32-1) = 2^64 - 1: no overflow
+            ti[j] = static_cast<u32>(p);
             carry = p >> 32;
         }
-        u64 top = static_cast<u64>(t[s]) + carry;
-        t[s] = static_cast<u32>(top);
-        t[s + 1] = static_cast<u32>(top >> 32);
-        // t = (t + m*n) / 2^32, with m chosen so the low limb becomes zero.
-        const u64 m = static_cast<u32>(t[0] * n_prime_);
-        carry = (m * n[0] + t[0]) >> 32;
-        for (std::size_t j = 1; j < s; ++j) {
-            u64 p = m * n[j] + t[j] + carry;
-            t[j - 1] = static_cast<u32>(p);
-            carry = p >> 32;
-        }
-        top = static_cast<u64>(t[s]) + carry;
-        t[s - 1] = static_cast<u32>(top);
-        t[s] = t[s + 1] + static_cast<u32>(top >> 32);
+        ti[s] = static_cast<u32>(carry);
     }
-    // t < 2n here; one subtraction at most.
-    for (std::size_t j = 0; j < s; ++j) out[j] = t[j];
-    if (at_least(out, t[s], n, s)) subtract(out, n, s);
+}
+
+// t[0..2s) = a * a: the cross products once, doubled, plus the squares on the diagonal.
+void square_full(const u32* a, u32* t, std::size_t s) {
+    for (std::size_t j = 0; j < 2 * s; ++j) t[j] = 0;
+    for (std::size_t i = 0; i + 1 < s; ++i) {
+        const u64 ai = a[i];
+        u64 carry = 0;
+        u32* tij = t + 2 * i + 1;  // a[i]*a[j] lands at i + j, j from i + 1
+        const u32* aj = a + i + 1;
+        const std::size_t count = s - i - 1;
+        for (std::size_t j = 0; j < count; ++j) {
+            u64 p = aj[j] * ai + tij[j] + carry;
+            tij[j] = static_cast<u32>(p);
+            carry = p >> 32;
+        }
+        tij[count] = static_cast<u32>(carry);
+    }
+    u32 shifted_out = 0;  // t = 2t
+    for (std::size_t j = 0; j < 2 * s; ++j) {
+        u32 next = t[j] >> 31;
+        t[j] = (t[j] << 1) | shifted_out;
+        shifted_out = next;
+    }
+    u64 carry = 0;  // t += sum a[i]^2 * 2^(64i)
+    for (std::size_t i = 0; i < s; ++i) {
+        u64 sq = static_cast<u64>(a[i]) * a[i];
+        u64 lo = static_cast<u64>(t[2 * i]) + static_cast<u32>(sq) + carry;
+        t[2 * i] = static_cast<u32>(lo);
+        u64 hi = static_cast<u64>(t[2 * i + 1]) + (sq >> 32) + (lo >> 32);
+        t[2 * i + 1] = static_cast<u32>(hi);
+        carry = hi >> 32;
+    }
+}
+
+}  // namespace
+
+void MontgomeryModulus::multiply(const u32* a, const u32* b, u32* out, u32* t) const {
+    const std::size_t s = n_.size();
+    if (a == b) {
+        square_full(a, t, s);
+    } else {
+        multiply_full(a, b, t, s);
+    }
+    reduce(t, out);
+}
+
+void MontgomeryModulus::reduce(u32* t, u32* out) const {
+    const std::size_t s = n_.size();
+    const u32* n = n_.data();
+    u32 top = 0;  // the carry out of t[i + s], added one limb higher in the next round
+    for (std::size_t i = 0; i < s; ++i) {
+        const u64 m = static_cast<u32>(t[i] * n_prime_);  // t[i] + m*n[0] = 0 mod 2^32
+        u32* ti = t + i;
+        u64 carry = 0;
+        for (std::size_t j = 0; j < s; ++j) {
+            u64 p = m * n[j] + ti[j] + carry;
+            ti[j] = static_cast<u32>(p);
+            carry = p >> 32;
+        }
+        u64 sum = static_cast<u64>(ti[s]) + carry + top;
+        ti[s] = static_cast<u32>(sum);
+        top = static_cast<u32>(sum >> 32);
+    }
+    // t[s..2s) + top * 2^(32s) < 2n here; one subtraction at most.
+    for (std::size_t j = 0; j < s; ++j) out[j] = t[s + j];
+    if (at_least(out, top, n, s)) subtract(out, n, s);
 }
 
 std::string MontgomeryModulus::power(std::string_view base, std::string_view exponent, std::size_t out_bytes) const {
     const std::size_t s = n_.size();
-    Limbs b, one(s, 0), acc(s), tmp(s), bm(s), scratch(s + 2);
+    Limbs b, one(s, 0), acc(s), tmp(s), bm(s), scratch(2 * s);
     if (!to_limbs(base, s, b)) throw Error(ErrorCode::crypto, "RSA input is longer than the modulus");
     one[0] = 1;
 

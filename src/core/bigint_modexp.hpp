@@ -38,8 +38,11 @@ public:
 
 private:
     using Limbs = std::vector<std::uint32_t>;
-    // out = a * b / R mod n, for a < R and b < n (out may alias neither a nor b).
+    // out = a * b / R mod n, for a < R and b < n (out may alias neither a nor b; a == b squares).
+    // `scratch` holds 2 * limbs.
     void multiply(const std::uint32_t* a, const std::uint32_t* b, std::uint32_t* out, std::uint32_t* scratch) const;
+    // out = t / R mod n for t < R*n (t: 2 * limbs, overwritten).
+    void reduce(std::uint32_t* t, std::uint32_t* out) const;
 
     Limbs n_;           // little-endian limbs
     Limbs r_squared_;   // R^2 mod n

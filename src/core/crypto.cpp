@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include <cryptopp/cryptlib.h>
@@ -342,6 +343,21 @@ protected:
     CryptoPP::MaskGeneratingFunction* NewMGF() const override { return new Mgf1; }
 };
 
+// The last modulus prepared for Montgomery multiplication. Computing R^2 mod n costs about a
+// quarter of a 2048-bit block, and callers encrypt with one key over and over (the widget parses
+// the PEM again on every call, so a per-key cache would not survive). Public data only. One per
+// thread (no lock; a mutex also cost the wasm 6 KB gzip); valid until this thread's next call.
+const detail::MontgomeryModulus& prepared_modulus(const std::string& n) {
+    thread_local std::string last_n;
+    thread_local std::unique_ptr<const detail::MontgomeryModulus> last;
+    if (!last || last_n != n) {
+        last.reset();
+        last = std::make_unique<const detail::MontgomeryModulus>(n);
+        last_n = n;
+    }
+    return *last;
+}
+
 // What Crypto++'s TF_EncryptorBase::Encrypt does, without its key objects or its Integer: pad each
 // piece to (bits(n) - 1) bits, c = m^e mod n (Montgomery, bigint_modexp.cpp), write c as exactly k
 // bytes.
@@ -356,7 +372,7 @@ std::string encrypt_with(const PublicKey::Impl& key, std::string_view plaintext,
     const std::size_t blocks = (plaintext.size() + piece - 1) / piece;
     std::string out(blocks * k, '\0');
     std::vector<CryptoPP::byte> padded((padded_bits + 7) / 8);
-    const detail::MontgomeryModulus mod_n(key.n);
+    const detail::MontgomeryModulus& mod_n = prepared_modulus(key.n);
     PlatformRng rng;
     for (std::size_t i = 0; i < blocks; ++i) {
         std::string_view part = plaintext.substr(i * piece, piece);
