@@ -108,8 +108,8 @@ export function renderMarkdown(r) {
   line(`|${points.map(() => '---').join('|')}|`);
   line(`| ${points.map((p) => (r.memory[p] === null ? 'n/a' : fmtMB(r.memory[p]))).join(' | ')} |`);
   line();
-  line('Each call is one encryption of the exchange payload (OAEP-SHA-1) and one QR SVG. The memory is read through '
-    + 'bench/pages/instrument.js (it keeps the module\'s exported memory; the public API does not expose it).');
+  line('Each call is one encryption of the exchange payload (OAEP-SHA-1) and one QR SVG. The memory is read with '
+    + 'the core\'s memoryBytes() (memory.buffer.byteLength of the module\'s exported memory).');
   line();
 
   // ---- size breakdown ----

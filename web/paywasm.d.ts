@@ -116,6 +116,8 @@ export interface PayWasmCore {
   cartTotal(cart: Array<Pick<CartItem, 'price' | 'quantity'>>): string;
   checkPaymentUri(uri: string): PaymentUri;
   describeStatus(codeOrWord: number | string): StatusInfo;
+  /** Bytes of WebAssembly linear memory now (it only grows): for leak checks and benchmarks. */
+  memoryBytes(): number;
   /** Low level: any operation of the module (see src/wasm/ops.cpp). */
   call(op: string, args: Record<string, unknown>): unknown;
 }

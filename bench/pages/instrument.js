@@ -1,18 +1,7 @@
-// Loaded before paywasm.js on every bench page. Keeps a reference to the widget's WebAssembly
-// memory (the module's exported `memory`) so the bench can read memory.buffer.byteLength: the
-// public API does not expose it. It wraps WebAssembly.instantiate and changes nothing else.
+// Loaded before paywasm.js on every bench page: records long tasks and CSP violations. It changes
+// nothing in the page (the wasm memory is read with the core's own memoryBytes()).
 (function () {
   'use strict';
-  const original = WebAssembly.instantiate;
-  WebAssembly.instantiate = function (...args) {
-    return original.apply(this, args).then((result) => {
-      const instance = result instanceof WebAssembly.Instance ? result : result.instance;
-      if (instance && instance.exports.memory instanceof WebAssembly.Memory) {
-        window.__benchWasmMemory = instance.exports.memory;
-      }
-      return result;
-    });
-  };
   // Every long task (> 50 ms) of the page, from the start.
   window.__benchLongTasks = [];
   try {

@@ -154,7 +154,7 @@
   // WASM linear memory after `total` encryptions of the sample and `total` QR renders (alternated),
   // read at each checkpoint; also before the first call.
   function memory(total, checkpoints) {
-    const mem = () => (window.__benchWasmMemory ? window.__benchWasmMemory.buffer.byteLength : null);
+    const mem = () => core.memoryBytes();
     const at = { 0: mem() };
     for (let i = 1; i <= total; i++) {
       sink = core.encrypt(pem(), payload('sample'), { padding: 'oaep-sha1' });

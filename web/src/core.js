@@ -226,6 +226,10 @@ function makeCore(ex, memory) {
       return typeof codeOrWord === 'number' ? call('describeStatus', { code: codeOrWord })
         : call('describeStatus', { word: str(codeOrWord) });
     },
+    // Bytes of WebAssembly linear memory right now (it only grows): for leak checks and benchmarks.
+    memoryBytes() {
+      return memory.buffer.byteLength;
+    },
     // Low level: any op of src/wasm/ops.cpp (buildRequest, paymentRequest, parseResponse, ...).
     call,
   });
