@@ -12,7 +12,7 @@ option(PAYWASM_WASM_LTO "Link-time optimization of the core and the widget modul
 target_compile_options(paywasm_core PRIVATE -Oz)
 # Except the RSA modular multiplication, where the encryption time goes (budget: <= 4x WebCrypto):
 # -O2 (-Oz measured 15-20% slower, -O3 no faster) and outside LTO (whose -Oz link would re-optimize
-# it for size). About 1.5 KB gzip more.
+# it for size). About 2 KB gzip more.
 set_source_files_properties(${CMAKE_SOURCE_DIR}/src/core/bigint_modexp.cpp PROPERTIES COMPILE_OPTIONS "-O2;-fno-lto")
 # qrcodegen's one std::ostringstream would link libc++'s whole iostream/locale code (~55 KB):
 # a string builder stands in for it (same message text). See src/wasm/qrcodegen_nostream.hpp.
