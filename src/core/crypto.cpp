@@ -23,6 +23,7 @@
 #include "core/bigint_modexp.hpp"
 #include "core/crypto_der.hpp"
 #include "core/crypto_internal.hpp"
+#include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
 
 namespace paywasm {
@@ -386,33 +387,6 @@ std::string encrypt_with(const PublicKey::Impl& key, std::string_view plaintext,
     return base64_encode(out);
 }
 
-std::string json_string(std::string_view s) {
-    static const char hex[] = "0123456789abcdef";
-    std::string out = "\"";
-    for (char c : s) {
-        auto uc = static_cast<unsigned char>(c);
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (uc < 0x20) {
-                    out += "\\u00";
-                    out += hex[uc >> 4];
-                    out += hex[uc & 0xf];
-                } else {
-                    out += c;
-                }
-        }
-    }
-    out += '"';
-    return out;
-}
-
 }  // namespace keyio
 
 using namespace keyio;
@@ -503,7 +477,7 @@ std::string encrypt(const PublicKey& key, std::string_view plaintext, Padding pa
 
 std::string merchant_auth(const PublicKey& key, std::string_view merchant_id, Padding padding) {
     if (merchant_id.empty()) fail_validation("merchantId", "must not be empty");
-    return encrypt(key, "{\"merchantId\":" + json_string(merchant_id) + "}", padding);
+    return encrypt(key, "{\"merchantId\":" + json_quote(merchant_id) + "}", padding);
 }
 
 // ---- Hashing, base64, randomness ----

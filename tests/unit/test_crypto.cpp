@@ -10,23 +10,14 @@
 #include "paywasm/crypto.hpp"
 #include "paywasm/error.hpp"
 #include "test_crypto_keys.hpp"
+#include "test_support.hpp"
 
 using namespace paywasm;
 namespace keys = paywasm::test_keys;
 
 namespace {
 
-// The Error a call throws (REQUIREd to throw one).
-template <class F>
-Error error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e;
-    }
-    FAIL("expected a paywasm::Error");
-    return Error(ErrorCode::usage, "unreachable");
-}
+using test::error_of;
 
 std::string key_refusal(std::string_view key_text) {
     Error e = error_of([&] { PublicKey::parse(key_text); });
