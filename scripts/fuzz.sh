@@ -73,10 +73,10 @@ main() {
   cmake --build "$BUILD" -j"$JOBS"
   ((build_only)) && exit 0
 
-  # ---- Targets (tests/fuzz/targets.txt: <name> <dict or -> <max_len>) ----
+  # ---- Targets (tests/fuzz/targets.txt: <name> <dict or -> <max_len> <brief runs>) ----
   declare -A dict max_len
   all=()
-  while read -r name d len; do
+  while read -r name d len _; do
     [[ -z $name || $name == \#* ]] && continue
     all+=("$name")
     dict[$name]=$d
