@@ -1,7 +1,8 @@
 // Fuzz target: PublicKey::parse on PEM ("PUBLIC KEY", "RSA PUBLIC KEY") and DER input — the merchant's
 // key as the widget receives it from the host page.
 // Properties: only Error(invalid_key) refuses; an accepted key is within the size and exponent
-// rules; its SPKI DER and its PEM parse back to the same fingerprint.
+// rules; its SPKI DER and its PEM parse back to the same fingerprint; encrypting to it works (the
+// hostile modulus goes through the Montgomery exponentiation) and gives whole k-byte blocks.
 #include <optional>
 
 #include "fuzz_common.hpp"
@@ -23,5 +24,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         PAYWASM_FUZZ_CHECK(PublicKey::parse(key->to_pem()).fingerprint() == fingerprint, "PEM re-parses");
     });
     PAYWASM_FUZZ_CHECK(max_piece(*key, Padding::oaep_sha256) > 0, "every padding fits an accepted key");
+    if (key->bits() <= 4096) {  // larger keys with a huge exponent cost seconds per input
+        fuzz::accepts({}, [&] {
+            const std::string cipher = base64_decode(encrypt(*key, "paywasm fuzz", Padding::oaep_sha1));
+            PAYWASM_FUZZ_CHECK(cipher.size() == key->modulus_bytes(), "one block of k bytes");
+        });
+    }
     return 0;
 }
