@@ -17,6 +17,8 @@ JOBS ?= 2
 BUILD_TYPE ?= Release
 BUILD := build
 NATIVE := $(BUILD)/native
+ASAN := $(BUILD)/asan
+FUZZ := $(BUILD)/fuzz
 WASM := $(BUILD)/wasm
 DEPS_ENV := $(BUILD)/deps.env
 
@@ -27,7 +29,7 @@ export NODE_PATH := /usr/share/nodejs
 GENERATOR := $(if $(shell command -v ninja),-G Ninja,)
 CMAKE_COMMON := $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 
-.PHONY: all deps build build-native build-wasm test dist demo bench clean
+.PHONY: all deps build build-native build-wasm build-asan build-fuzz test fuzz dist demo bench clean
 
 all: build
 
@@ -45,7 +47,8 @@ $(WASM)/.configured: $(DEPS_ENV)
 	touch $@
 
 $(NATIVE)/.configured: $(DEPS_ENV)
-	cmake -S . -B $(NATIVE) $(CMAKE_COMMON) -DPAYWASM_WASM_DIR=$(CURDIR)/$(WASM) -DPAYWASM_BIN_DIR=$(CURDIR)/$(BUILD)/bin
+	cmake -S . -B $(NATIVE) $(CMAKE_COMMON) -DPAYWASM_WASM_DIR=$(CURDIR)/$(WASM) -DPAYWASM_BIN_DIR=$(CURDIR)/$(BUILD)/bin \
+	  -DPAYWASM_ASAN_DIR=$(CURDIR)/$(ASAN) -DPAYWASM_FUZZ_DIR=$(CURDIR)/$(FUZZ)
 	touch $@
 
 # deps.env is produced by scripts/deps.sh (the `deps` target); this rule only covers `make build`
@@ -62,8 +65,26 @@ build-native: $(NATIVE)/.configured
 build: deps
 	$(MAKE) --no-print-directory build-native build-wasm
 
+# The same native sources again under AddressSanitizer + UndefinedBehaviorSanitizer (unit tests,
+# CLI, sandbox), and the libFuzzer targets (clang); the native ctest runs both (unit.asan,
+# server.asan, fuzz.brief).
+$(ASAN)/.configured: $(DEPS_ENV)
+	cmake -S . -B $(ASAN) $(CMAKE_COMMON) -DPAYWASM_SANITIZE=address,undefined -DPAYWASM_BIN_DIR=$(CURDIR)/$(ASAN)/bin
+	touch $@
+
+build-asan: $(ASAN)/.configured
+	cmake --build $(ASAN) -j$(JOBS)
+
+build-fuzz:
+	FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ) FUZZ_JOBS=$(JOBS) scripts/fuzz.sh --build-only
+
 test: build
+	$(MAKE) --no-print-directory build-asan build-fuzz
 	ctest --test-dir $(NATIVE) --output-on-failure
+
+# Every fuzz target for FUZZ_SECONDS (default 60) each.
+fuzz: deps
+	FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ) FUZZ_JOBS=$(JOBS) scripts/fuzz.sh
 
 # Helpers that arrive with the widget, the sandbox and the benchmarks.
 define run-script
