@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/json_tree.hpp"
+#include "core/utf8.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/validate.hpp"
@@ -91,12 +92,24 @@ HttpRequest shopper_post(std::string path, std::string_view encrypted_data, std:
 
 // ---- Parsers' shared pieces -------------------------------------------------------------------------
 
-// At most 200 bytes of a server-provided message, controls replaced, for error texts.
+// A server-provided message made fit for an error text: at most 200 bytes, cut between code
+// points; controls and bidi overrides become spaces, bytes that are not UTF-8 become '?'.
 std::string sanitize(std::string_view s) {
+    constexpr std::size_t kMax = 200;
     std::string out;
-    for (char c : s.substr(0, 200)) {
-        auto u = static_cast<unsigned char>(c);
-        out.push_back(u < 0x20 || u == 0x7F ? ' ' : c);
+    for (std::size_t i = 0; i < s.size();) {
+        std::uint32_t cp = 0;
+        std::size_t n = detail::utf8_decode(s, i, cp);
+        if (n == 0) {
+            if (out.size() + 1 > kMax) break;
+            out.push_back('?');
+            i += 1;
+            continue;
+        }
+        if (out.size() + n > kMax) break;
+        if (detail::is_control(cp) || detail::is_bidi_override(cp)) out.push_back(' ');
+        else out.append(s.substr(i, n));
+        i += n;
     }
     return out;
 }

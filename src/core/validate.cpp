@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/utf8.hpp"
 #include "paywasm/error.hpp"
 
 namespace paywasm {
@@ -34,27 +35,6 @@ std::string at(const std::string& base, const char* member) {
 }
 std::string index(const std::string& base, std::size_t i) { return base + "[" + std::to_string(i) + "]"; }
 
-// Decodes one UTF-8 code point at s[i]; returns its length, or 0 if the sequence is invalid
-// (overlong, surrogate, > U+10FFFF, truncated).
-std::size_t utf8_decode(std::string_view s, std::size_t i, std::uint32_t& cp) {
-    auto b = static_cast<unsigned char>(s[i]);
-    std::size_t len;
-    std::uint32_t min;
-    if (b < 0x80) { cp = b; return 1; }
-    if ((b & 0xE0) == 0xC0) { len = 2; cp = b & 0x1F; min = 0x80; }
-    else if ((b & 0xF0) == 0xE0) { len = 3; cp = b & 0x0F; min = 0x800; }
-    else if ((b & 0xF8) == 0xF0) { len = 4; cp = b & 0x07; min = 0x10000; }
-    else return 0;
-    if (i + len > s.size()) return 0;
-    for (std::size_t k = 1; k < len; ++k) {
-        auto c = static_cast<unsigned char>(s[i + k]);
-        if ((c & 0xC0) != 0x80) return 0;
-        cp = (cp << 6) | (c & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return len;
-}
-
 // Every string the service receives: valid UTF-8, bounded, no controls, no bidi overrides (which
 // would let a name display differently from what it is).
 void check_text(const std::string& path, std::string_view s, const Limits& limits, bool required) {
@@ -65,12 +45,12 @@ void check_text(const std::string& path, std::string_view s, const Limits& limit
     }
     for (std::size_t i = 0; i < s.size();) {
         std::uint32_t cp = 0;
-        std::size_t n = utf8_decode(s, i, cp);
+        std::size_t n = detail::utf8_decode(s, i, cp);
         if (n == 0) fail_validation(path, "is not valid UTF-8 (byte " + std::to_string(i) + ")");
-        if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0)) {
+        if (detail::is_control(cp)) {
             fail_validation(path, "contains a control character at byte " + std::to_string(i));
         }
-        if ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) {
+        if (detail::is_bidi_override(cp)) {
             fail_validation(path, "contains a bidirectional override character at byte " + std::to_string(i));
         }
         i += n;

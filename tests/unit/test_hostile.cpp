@@ -13,8 +13,10 @@
 #include "paywasm/qr.hpp"
 #include "paywasm/validate.hpp"
 #include "samples.hpp"
+#include "test_support.hpp"
 
 using namespace paywasm;
+using paywasm::test::error_of;
 
 namespace {
 
@@ -26,17 +28,6 @@ std::string replaced(std::string_view text, std::string_view from, std::string_v
     REQUIRE_MESSAGE(out.find(from, at + 1) == std::string::npos, "sample has ", from, " twice");
     out.replace(at, from.size(), to);
     return out;
-}
-
-template <class F>
-Error error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e;
-    }
-    FAIL("expected a paywasm::Error");
-    return Error(ErrorCode::usage, "unreachable");
 }
 
 // The error an exchange order's JSON text meets on its way in: from_json, then validate.

@@ -7,23 +7,10 @@
 
 #include "paywasm/error.hpp"
 #include "paywasm/protocol.hpp"
+#include "test_support.hpp"
 
 using namespace paywasm;
-
-namespace {
-
-template <class F>
-Error error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e;
-    }
-    FAIL("expected a paywasm::Error");
-    return Error(ErrorCode::usage, "unreachable");
-}
-
-}  // namespace
+using paywasm::test::error_of;
 
 // Review of check_http_status: it looked for an error code and message in every body with
 // RapidJSON's recursive DOM parser, without a depth limit, before the codec's depth-limited reader
@@ -44,5 +31,32 @@ TEST_CASE("An answer nested a million levels deep gives the status's typed error
         }
         CHECK(error_of([&] { parse_users_me_response({200, *body}); }).code() == ErrorCode::bad_response);
         CHECK(error_of([&] { parse_subscription_debit_response({503, *body}); }).code() == ErrorCode::server);
+    }
+}
+
+// Review of the parsers' message sanitizer: it cut a server's message at byte 200 whatever the
+// UTF-8 there (half a character reached the shopper's screen and, in the CLI, the terminal) and
+// passed bidi overrides through, so a message could display reversed.
+TEST_CASE("A server's message in an error is cut between characters and loses bidi overrides") {
+    SUBCASE("a 301-byte message ('a' and 150 two-byte characters) keeps 199 bytes of whole characters") {
+        std::string msg = "a";
+        for (int i = 0; i < 150; ++i) msg += "\xC3\xA9";  // U+00E9
+        Error e = error_of([&] { check_http_status({503, "{\"message\":\"" + msg + "\"}"}); });
+        const std::string text = e.what();
+        const auto at = text.find("a\xC3\xA9");
+        REQUIRE(at != std::string::npos);
+        std::size_t i = at + 1;
+        while (text.compare(i, 2, "\xC3\xA9") == 0) i += 2;
+        CHECK((i - at - 1) / 2 == 99);
+        CHECK((i == text.size() || static_cast<unsigned char>(text[i]) < 0x80));  // no half character
+    }
+    SUBCASE("bidi overrides and isolates become spaces") {
+        Error e = error_of([&] {
+            check_http_status({503, R"({"message":"gnp.\u202eexe \u2066x\u2069"})"});
+        });
+        const std::string text = e.what();
+        CHECK(text.find("gnp. exe  x ") != std::string::npos);
+        CHECK(text.find("\xE2\x80\xAE") == std::string::npos);
+        CHECK(text.find("\xE2\x81\xA6") == std::string::npos);
     }
 }
