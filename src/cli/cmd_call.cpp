@@ -65,7 +65,7 @@ PublicKey key_from(const Args& args) {
 // Subscription inputs may leave merchantAuth out; it is then made from their merchantId.
 std::string with_merchant_auth(const std::string& input, const Args& args) {
     rapidjson::Document doc;
-    doc.Parse(input.data(), input.size());
+    doc.Parse<rapidjson::kParseIterativeFlag>(input.data(), input.size());  // iterative: no recursion on hostile nesting
     if (doc.HasParseError() || !doc.IsObject() || doc.HasMember("merchantAuth") || !args.has("public-key")) {
         return input;  // from_json reports whatever is wrong
     }

@@ -64,7 +64,7 @@ int run_verify_webhook(const Args& args) {
     if (body.size() > kMaxJsonBytes) malformed("larger than " + std::to_string(kMaxJsonBytes) + " bytes");
 
     rapidjson::Document doc;
-    doc.Parse(body.data(), body.size());
+    doc.Parse<rapidjson::kParseIterativeFlag>(body.data(), body.size());  // iterative: no recursion on hostile nesting
     if (doc.HasParseError()) {
         malformed(std::string("not JSON (") + rapidjson::GetParseError_En(doc.GetParseError()) + " at byte " +
                   std::to_string(doc.GetErrorOffset()) + ")");

@@ -191,6 +191,19 @@ await test('wrong usage exits 2 with usage text', async () => {
   eq(r2.code, 2, 'unknown endpoint exit code');
 });
 
+// Review: both commands parsed their input with RapidJSON's recursive parser; 300,000 '[' overflowed
+// the stack (SIGSEGV) before any check ran.
+await test('input nested 300,000 levels deep is a clear error, not a crash', async () => {
+  const deep = '['.repeat(300000);
+  const debit = await run(['call', 'subscription-debit', '--base-url', base, '--public-key', pubPath], deep);
+  eq(debit.code, 1, `subscription-debit exit code (${debit.stderr.slice(0, 200)})`);
+  eq(JSON.parse(debit.stderr).error.code, 'validation', 'subscription-debit error code');
+  eq(seen.length, 0, 'requests sent');
+  const hook = await run(['verify-webhook', '--public-key', pubPath, '-'], deep);
+  eq(hook.code, 1, `verify-webhook exit code (${hook.stderr.slice(0, 200)})`);
+  if (!/not JSON/.test(hook.stderr)) throw new Error(`verify-webhook message: ${hook.stderr.slice(0, 200)}`);
+});
+
 server.close();
 fs.rmSync(dir, { recursive: true, force: true });
 console.log(`${passed} passed, ${failed} failed`);
