@@ -45,8 +45,8 @@ struct PaymentUri {
 // Checks that `uri` looks like a wallet payment URI and returns its parts. Throws
 // Error(invalid_qr, "<what is wrong>"): a scheme not in the allow-list of wallet schemes
 // (javascript:, data:, http(s):, ... never pass), a missing or malformed address, a missing
-// amount or value parameter or one that is not a non-negative decimal, control characters,
-// more than 2048 bytes.
+// amount or value parameter or one that is not a non-negative decimal (decimal.hpp's form: at most
+// 18 fractional and 30 integer digits; no sign), control characters, more than 2048 bytes.
 PaymentUri check_payment_uri(std::string_view uri);
 // The allow-list used above (lower-case scheme names).
 const std::vector<std::string>& payment_uri_schemes();

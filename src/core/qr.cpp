@@ -6,6 +6,7 @@
 
 #include <qrcodegen/qrcodegen.hpp>
 
+#include "paywasm/decimal.hpp"
 #include "paywasm/error.hpp"
 
 namespace paywasm {
@@ -85,15 +86,11 @@ bool uri_char(char c) {
     }
 }
 
+// A non-negative amount as money is written everywhere else (decimal.hpp): digits with an optional
+// '.fraction' of 1..18 digits, at most 30 integer digits, no sign, no exponent.
 bool is_decimal(std::string_view s) {
-    std::size_t i = 0, int_digits = 0, frac_digits = 0;
-    while (i < s.size() && is_digit(s[i])) { ++i; ++int_digits; }
-    if (i < s.size() && s[i] == '.') {
-        ++i;
-        while (i < s.size() && is_digit(s[i])) { ++i; ++frac_digits; }
-        if (frac_digits == 0) return false;
-    }
-    return int_digits > 0 && i == s.size();
+    Decimal d;
+    return !s.empty() && s[0] != '-' && Decimal::try_parse(s, d);
 }
 
 }  // namespace
@@ -290,8 +287,9 @@ PaymentUri check_payment_uri(std::string_view uri) {
                 if (eq == std::string_view::npos) bad_uri("parameter '" + name + "' has no value");
                 std::string_view v = param.substr(eq + 1);
                 if (!is_decimal(v)) {
-                    bad_uri("parameter '" + name + "' is '" + std::string(v) +
-                            "', not a non-negative decimal (digits with an optional '.fraction', no sign, no exponent)");
+                    bad_uri("parameter '" + name + "' is '" + std::string(v.substr(0, 40)) + (v.size() > 40 ? "...'" : "'") +
+                            ", not a non-negative decimal (digits with an optional '.fraction' of at most 18 digits, "
+                            "at most 30 integer digits, no sign, no exponent)");
                 }
                 target = std::string(v);
             }

@@ -203,7 +203,7 @@ TEST_CASE("Payment URIs from the allow-listed wallet schemes pass with their par
 }
 
 TEST_CASE("Strings that are not wallet payment URIs are refused with the reason") {
-    struct Case { std::string uri; const char* reason; };
+    struct Case { std::string uri; std::string reason; };
     const Case cases[] = {
         {"javascript:alert(1)", "scheme 'javascript' is not a wallet payment scheme"},
         {"JavaScript:alert(1)//?amount=1&value=1", "scheme 'javascript' is not a wallet payment scheme"},
@@ -224,6 +224,9 @@ TEST_CASE("Strings that are not wallet payment URIs are refused with the reason"
         {"bitcoin:abc?amount=.5&value=1", "'amount' is '.5'"},
         {"bitcoin:abc?amount=+1&value=1", "'amount' is '+1'"},
         {"bitcoin:abc?amount=&value=1", "'amount' is ''"},
+        {"bitcoin:abc?amount=0.1234567890123456789&value=1", "'amount' is '0.1234567890123456789', not a non-negative decimal (digits with an optional '.fraction' of at most 18 digits"},
+        {"bitcoin:abc?amount=1&value=1234567890123456789012345678901", "'value' is '1234567890123456789012345678901', not"},
+        {"bitcoin:abc?amount=1&value=" + std::string(100, '7'), "'value' is '" + std::string(40, '7') + "...', not"},
         {"bitcoin:abc?amount&value=1", "'amount' has no value"},
         {"bitcoin:abc?amount=1&amount=2&value=1", "'amount' appears twice"},
         {"bitcoin:abc?amount=1&&value=1", "empty query parameter"},
