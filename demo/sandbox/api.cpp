@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "decode.hpp"
 #include "market.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
@@ -34,25 +35,9 @@ void require_merchant_token(Sandbox& sb, const httplib::Request& req) {
     }
 }
 
-// merchantId + merchantAuth in the body: merchantAuth must decrypt (merchant key, configured
-// padding) to a JSON object whose merchantId is this merchant.
+// merchantId + merchantAuth in the body (decode.hpp).
 void require_merchant_auth(Sandbox& sb, const json& body) {
-    auto id = body.find("merchantId");
-    auto auth = body.find("merchantAuth");
-    if (id == body.end() || auth == body.end() || !id->is_string() || !auth->is_string()) {
-        unauthorized("merchantId and merchantAuth (strings) are required");
-    }
-    if (id->get<std::string>() != sb.identity.merchant_id) unauthorized("unknown merchantId");
-    std::string plaintext;
-    try {
-        plaintext = sb.decrypt(auth->get<std::string>(), "merchantAuth").first;
-    } catch (const HttpError&) {
-        unauthorized("merchantAuth cannot be decrypted with the merchant's key");
-    }
-    json inner = json::parse(plaintext, nullptr, false);
-    if (!inner.is_object() || !inner.contains("merchantId") || inner["merchantId"] != sb.identity.merchant_id) {
-        unauthorized("merchantAuth does not hold {\"merchantId\": \"<this merchant>\"}");
-    }
+    check_merchant_auth(body, sb.identity.merchant_key, sb.padding(), sb.identity.merchant_id);
 }
 
 std::string customer_name(const paywasm::ShippingAddress& a, const json& profile) {
@@ -108,12 +93,7 @@ bool exchange_error(Sandbox& sb, const std::string& endpoint, const std::string&
 template <class T>
 T read_payload(Sandbox& sb, const httplib::Request& req, const std::string& body, std::string& plaintext,
                std::string& padding) {
-    json outer = parse_object(req, body);
-    const std::string data = need_string(outer, "data");
-    std::tie(plaintext, padding) = sb.decrypt(data, "data");
-    T payload = paywasm::from_json<T>(plaintext);
-    paywasm::validate(payload, sb.limits);
-    return payload;
+    return decode_payment<T>(req, body, sb.identity.merchant_key, sb.padding(), sb.limits, plaintext, padding);
 }
 
 }  // namespace

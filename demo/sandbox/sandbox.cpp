@@ -1,5 +1,7 @@
 #include "sandbox.hpp"
 
+#include "decode.hpp"
+
 #include "paywasm/error.hpp"
 #include "util.hpp"
 
@@ -114,21 +116,7 @@ void Sandbox::set_padding(const std::string& name) {
 }
 
 std::pair<std::string, std::string> Sandbox::decrypt(const std::string& base64, const std::string& field) {
-    const std::string configured = padding();
-    const char* const all[] = {"oaep-sha1", "oaep-sha256", "pkcs1v15"};
-    for (const char* name : all) {
-        if (configured != "any" && configured != name) continue;
-        try {
-            return {paywasm::decrypt(identity.merchant_key, base64, paywasm::parse_padding(name)), name};
-        } catch (const paywasm::Error&) {
-        }
-    }
-    const std::size_t k = identity.merchant_key.public_key().modulus_bytes();
-    throw HttpError(400, "decryption_failed",
-                    field + ": cannot be decrypted with the merchant's key (the sandbox expects base64 of " +
-                        std::to_string(k) + "-byte RSA blocks, padding " + configured +
-                        ", long plaintexts cut into pieces with one block each)",
-                    field);
+    return decrypt_field(identity.merchant_key, padding(), base64, field);
 }
 
 httplib::Result Sandbox::call_api(const std::string& method, const std::string& path, const std::string& body,

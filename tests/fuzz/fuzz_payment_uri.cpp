@@ -1,9 +1,9 @@
 // Fuzz target: check_payment_uri (the qrString of the QR flow, before it is drawn or linked).
 // Properties: only Error(invalid_qr) refuses; an accepted URI is printable ASCII of at most 2048
 // bytes, starts with an allow-listed scheme and ':', has a non-empty [A-Za-z0-9._-] address, and
-// amount and value of the form digits[.digits] (any length: a value in wei may exceed Decimal's 30
-// integer digits, so only those within Decimal's limits must also parse as a Decimal); it always
-// fits a QR code at ECC M, whose SVG has no script.
+// amount and value of the form digits[.digits] within Decimal's limits (30 integer digits are
+// 10^12 ETH in wei; 18 fractional digits), which parse as a non-negative Decimal; it always fits a
+// QR code at ECC M, whose SVG has no script.
 #include <string>
 
 #include "fuzz_common.hpp"
@@ -29,11 +29,11 @@ void check_amount(const std::string& text, const char* what) {
     }
     const bool grammar = integer > 0 && i == text.size() && (text.find('.') == std::string::npos || fraction > 0);
     PAYWASM_FUZZ_CHECK(grammar, std::string(what) + " is digits[.digits]: " + text);
-    if (integer <= Decimal::kMaxIntegerDigits && fraction <= Decimal::kMaxFractionDigits) {
-        Decimal d;
-        PAYWASM_FUZZ_CHECK(Decimal::try_parse(text, d), std::string(what) + " within Decimal's limits parses: " + text);
-        PAYWASM_FUZZ_CHECK(!d.is_negative(), std::string(what) + " is not negative: " + text);
-    }
+    PAYWASM_FUZZ_CHECK(integer <= Decimal::kMaxIntegerDigits && fraction <= Decimal::kMaxFractionDigits,
+                       std::string(what) + " is within Decimal's limits: " + text);
+    Decimal d;
+    PAYWASM_FUZZ_CHECK(Decimal::try_parse(text, d), std::string(what) + " parses as a Decimal: " + text);
+    PAYWASM_FUZZ_CHECK(!d.is_negative(), std::string(what) + " is not negative: " + text);
 }
 
 }  // namespace

@@ -1,0 +1,46 @@
+// decode.hpp — how the sandbox reads what a client sends it, apart from the server and its state,
+// so the fuzz target tests/fuzz/fuzz_sandbox_request.cpp runs exactly this code.
+//
+// Every function throws HttpError (http.hpp) or paywasm::Error(validation) for bad input and
+// nothing else; the routes turn both into JSON error answers.
+#pragma once
+
+#include <httplib.h>
+
+#include <string>
+#include <utility>
+
+#include "http.hpp"
+#include "paywasm/crypto.hpp"
+#include "paywasm/models.hpp"
+#include "paywasm/validate.hpp"
+
+namespace sandbox {
+
+// Decrypts `base64` (RSA blocks of the key's size, concatenated) with `key` under the padding
+// `setting` names (oaep-sha1 | oaep-sha256 | pkcs1v15), or each of the three for "any". Returns
+// the plaintext and the padding that worked; throws HttpError(400, decryption_failed, field).
+std::pair<std::string, std::string> decrypt_field(const paywasm::PrivateKey& key, const std::string& setting,
+                                                  const std::string& base64, const std::string& field);
+
+// An exchange or bank payment body, {"data": "<base64>"}: parse_object's rules, then decrypt_field,
+// then the core's from_json<T> and validate(limits). `plaintext` and `padding` are set as soon as
+// decryption succeeds (the ledger records them), even when reading or validation then fails.
+template <class T>
+T decode_payment(const httplib::Request& req, const std::string& body, const paywasm::PrivateKey& key,
+                 const std::string& setting, const paywasm::Limits& limits, std::string& plaintext,
+                 std::string& padding);
+extern template paywasm::ExchangePayment decode_payment(const httplib::Request&, const std::string&,
+                                                        const paywasm::PrivateKey&, const std::string&,
+                                                        const paywasm::Limits&, std::string&, std::string&);
+extern template paywasm::BankPayment decode_payment(const httplib::Request&, const std::string&,
+                                                    const paywasm::PrivateKey&, const std::string&,
+                                                    const paywasm::Limits&, std::string&, std::string&);
+
+// A subscription body's merchantId and merchantAuth: merchantId must be `merchant_id` and
+// merchantAuth must decrypt (as decrypt_field) to a JSON object whose merchantId is the same.
+// Throws HttpError(401, unauthorized) saying which part is wrong.
+void check_merchant_auth(const json& body, const paywasm::PrivateKey& key, const std::string& setting,
+                         const std::string& merchant_id);
+
+}  // namespace sandbox
