@@ -1,15 +1,22 @@
 // Assembles dist/paywasm.js (classic script) and dist/paywasm.mjs (ES module) from web/src, with
-// the CSS, the version and the wasm's SRI value built in. Run by scripts/dist.sh:
-//   node web/build.mjs --out dist --version 0.1.0 --wasm-integrity sha384-...
+// the CSS, the version and the wasm's SRI value built in, minified with terser (pinned in
+// package.json). Run by scripts/dist.sh:
+//   node web/build.mjs --out dist --version 0.1.0 --wasm-integrity sha384-... [--no-minify] [--source-map]
 // Both files share one body; whichever loads first defines window.PayWasm and the element, and the
-// other reuses them (so loading twice does no harm).
+// other reuses them (so loading twice does no harm). --no-minify writes the readable assembly (for
+// debugging); --source-map also writes paywasm.js.map and paywasm.mjs.map (not shipped: no
+// sourceMappingURL comment points at them).
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import vm from 'node:vm';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const FLAGS = ['no-minify', 'source-map'];
 const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, a, i, all) => {
-  if (a.startsWith('--')) pairs.push([a.slice(2), all[i + 1]]);
+  if (FLAGS.includes(a.slice(2))) pairs.push([a.slice(2), true]);
+  else if (a.startsWith('--')) pairs.push([a.slice(2), all[i + 1]]);
   return pairs;
 }, []));
 const out = args.out || join(here, '..', 'dist');
@@ -20,25 +27,56 @@ if (wasmIntegrity && !/^sha384-[A-Za-z0-9+/=]+$/.test(wasmIntegrity)) throw new 
 
 const SOURCES = ['locales.js', 'core.js', 'net.js', 'element.js', 'api.js'];
 
-// Comment lines, blank lines and indentation go; code is otherwise kept as written (readable in
-// the browser's devtools). Safe because no source line continues a string or template literal,
-// which is checked here.
-function strip(text, file) {
-  text.split('\n').forEach((line, i) => {
-    if ((line.match(/`/g) || []).length % 2) throw new Error(`${file}:${i + 1}: a template literal spans lines`);
-  });
-  return text.split('\n').filter((line) => !/^\s*(\/\/.*)?$/.test(line)).map((line) => line.trim()).join('\n');
+// CSS minifier for our own stylesheet: comments and layout whitespace go; strings are kept as
+// written; a space is kept wherever it may separate tokens (descendant combinators, values such as
+// `1px solid`, `calc(a - 2px)`), and only dropped next to `{ } ; , >` and after `:` in declarations.
+function minifyCss(text) {
+  const STRING = /("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')/;
+  // Comments first, in one left-to-right pass with strings (a quote inside a comment is no string).
+  const uncommented = text.split(new RegExp(`(/\\*[\\s\\S]*?\\*/|${STRING.source.slice(1, -1)})`))
+    .map((part, i) => (i % 2 && part.startsWith('/*') ? ' ' : part)).join('');
+  return uncommented.split(STRING).map((part, i) => (i % 2 ? part : part
+    .replace(/\s+/g, ' ')
+    .replace(/ ?([{};,>]) ?/g, '$1')
+    .replace(/([{;][\w-]+): /g, '$1:')         // a declaration's colon (never a selector's)
+    .replace(/;}/g, '}'))).join('').trim();
 }
-const css = readFileSync(join(here, 'src', 'styles.css'), 'utf8')
-  .replace(/\/\*[\s\S]*?\*\//g, '').replace(/\s*\n\s*/g, '\n').trim();
+const css = minifyCss(readFileSync(join(here, 'src', 'styles.css'), 'utf8'));
+// locales.js keeps MESSAGES as one readable object per language. Shipped, the key names are
+// written once and each language is an array in that order (null: not translated, English is
+// used), unpacked into the same objects when the script starts: the same data, 23 -> 16 KB raw.
+function packMessages(source) {
+  const literal = /^const MESSAGES = (\{[\s\S]*?^\});$/m.exec(source);
+  if (!literal) throw new Error('locales.js: no `const MESSAGES = {...};` block to pack');
+  const messages = vm.runInNewContext(`(${literal[1]})`, Object.create(null));
+  const keys = Object.keys(messages.en);
+  for (const [lang, table] of Object.entries(messages)) {
+    const unknown = Object.keys(table).filter((k) => !keys.includes(k));
+    if (unknown.length) throw new Error(`locales.js: ${lang} has keys that en lacks: ${unknown.join(', ')}`);
+  }
+  const rows = Object.entries(messages).map(([lang, table]) => [lang, keys.map((k) => (k in table ? table[k] : null))]);
+  const packed = `const MESSAGES = ((keys, rows) => {
+  const out = {};
+  for (const lang in rows) {
+    const table = (out[lang] = {});
+    rows[lang].forEach((text, i) => { if (text !== null) table[keys[i]] = text; });
+  }
+  return out;
+})(${JSON.stringify(keys)}, ${JSON.stringify(Object.fromEntries(rows))});`;
+  // The packed form must give back exactly the objects written in locales.js.
+  const unpacked = vm.runInNewContext(`${packed}\nMESSAGES`, Object.create(null));
+  if (JSON.stringify(unpacked) !== JSON.stringify(messages)) throw new Error('locales.js: packing changed MESSAGES');
+  return source.replace(literal[0], () => packed);
+}
+
 const body = [
   `const VERSION = ${JSON.stringify(version)};`,
   `const CSS_TEXT = ${JSON.stringify(css)};`,
-  ...SOURCES.map((f) => strip(readFileSync(join(here, 'src', f), 'utf8'), f)),
+  ...SOURCES.map((f) => {
+    const text = readFileSync(join(here, 'src', f), 'utf8');
+    return f === 'locales.js' ? packMessages(text) : text;
+  }),
 ].join('\n').replace('@PAYWASM_WASM_INTEGRITY@', wasmIntegrity);
-if (/\beval\s*\(|new Function|innerHTML|insertAdjacentHTML|document\.write/.test(body)) {
-  throw new Error('web/src uses eval, new Function or HTML injection: not allowed (CSP, XSS)');
-}
 
 const banner = `/*! paywasm ${version} | <paywasm-checkout> and the PayWasm API | ` +
   'needs script-src \'self\' \'wasm-unsafe-eval\' */\n';
@@ -60,6 +98,34 @@ return PayWasm;
 export default PayWasm;
 export const { load, mount, PayWasmError, version, locales } = PayWasm;
 `;
+
+// terser: compress and mangle local names (never property names: they are the public API, the
+// DOM's and the wasm exports'); the banner comment stays. ES2020 is what the widget needs anyway.
+let terser;
+try {
+  terser = createRequire(import.meta.url)('terser');
+} catch (e) {
+  throw new Error('terser is not installed: run scripts/deps.sh (it runs npm ci from package-lock.json)');
+}
+// --no-minify: the same parse, printed readable (names kept, comments other than the banner gone).
+function minify(code, file, isModule) {
+  const readable = !!args['no-minify'];
+  return terser.minify(code, {
+    module: isModule,
+    ecma: 2020,
+    compress: readable ? false : { passes: 2 },
+    mangle: !readable,
+    format: { comments: /^!/, beautify: readable },
+    sourceMap: args['source-map'] ? { filename: file } : false,
+  });
+}
+
 mkdirSync(out, { recursive: true });
-writeFileSync(join(out, 'paywasm.js'), classic);
-writeFileSync(join(out, 'paywasm.mjs'), module);
+for (const [file, code, isModule] of [['paywasm.js', classic, false], ['paywasm.mjs', module, true]]) {
+  const result = await minify(code, file, isModule);
+  if (/\beval\s*\(|new Function|innerHTML|insertAdjacentHTML|document\.write|sourceMappingURL/.test(result.code)) {
+    throw new Error(`${file}: web/src uses eval, new Function or HTML injection (not allowed: CSP, XSS), or a source map URL`);
+  }
+  writeFileSync(join(out, file), result.code.endsWith('\n') ? result.code : `${result.code}\n`);
+  if (result.map) writeFileSync(join(out, `${file}.map`), result.map);
+}
