@@ -13,7 +13,7 @@ target_compile_options(paywasm_core PRIVATE -Oz)
 # Except the RSA modular multiplication, where the encryption time goes (budget: <= 4x WebCrypto):
 # -O2 (-Oz measured 15-20% slower, -O3 no faster) and outside LTO (whose -Oz link would re-optimize
 # it for size). About 2 KB gzip more.
-set_source_files_properties(${CMAKE_SOURCE_DIR}/src/core/bigint_modexp.cpp PROPERTIES COMPILE_OPTIONS "-O2;-fno-lto")
+set_source_files_properties(${CMAKE_SOURCE_DIR}/src/core/bigint_modexp.cpp PROPERTIES COMPILE_OPTIONS "-O2;-fno-lto;-msimd128")  # SIMD128: Chromium 91+, Firefox 89+, Safari 16.4+
 # qrcodegen's one std::ostringstream would link libc++'s whole iostream/locale code (~55 KB):
 # a string builder stands in for it (same message text). See src/wasm/qrcodegen_nostream.hpp.
 target_compile_options(paywasm_qrcodegen PRIVATE

@@ -1,15 +1,25 @@
 // src/core/bigint_modexp.cpp — Montgomery modular exponentiation for the RSA public operation.
 // See bigint_modexp.hpp: public exponent only, so no constant-time care is needed or taken.
 //
-// Numbers are little-endian vectors of 32-bit limbs; every product is 32x32 -> 64 bits (one i64.mul
-// in WebAssembly). A Montgomery product is done in two steps: the full 2s-limb product (schoolbook;
-// a square computes each cross product a[i]*a[j] once and doubles them, about half the
-// multiplications, and e = 65537 is 16 squarings for 1 multiplication), then the reduction: s
-// times, add the multiple m*n that clears the lowest remaining limb. What is left, shifted down s
-// limbs, is a*b/R mod n, below 2n; one conditional subtraction brings it below n.
+// Numbers are little-endian vectors of 32-bit limbs; every product is 32x32 -> 64 bits. A Montgomery
+// product is done in two steps: the full 2s-limb product (schoolbook; a square computes each cross
+// product a[i]*a[j] once and doubles them, about half the multiplications, and e = 65537 is 16
+// squarings for 1 multiplication), then the reduction: s times, add the multiple m*n that clears the
+// lowest remaining limb. What is left, shifted down s limbs, is a*b/R mod n, below 2n; one
+// conditional subtraction brings it below n.
+//
+// Two exponentiations run side by side, in lockstep: limb j of the two numbers sits at [2j] and
+// [2j + 1] ("pairs"), and every step works on both lanes at once. In wasm with SIMD128 (this file is
+// compiled with -msimd128) a lane pair is one v128: i64x2.extmul_low_i32x4_u gives both 32x32->64
+// products in one instruction, and the loads, adds and shifts are shared as well. Elsewhere the same
+// steps run on two scalars (Lanes below), so the native tests check the same algorithm.
 #include "core/bigint_modexp.hpp"
 
 #include "paywasm/error.hpp"
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 
 namespace paywasm::detail {
 
@@ -18,39 +28,134 @@ namespace {
 using u32 = std::uint32_t;
 using u64 = std::uint64_t;
 
+// ---- Two lanes ----
+// V: two 64-bit lanes. P: two 32-bit multiplicands (what mul() takes); in SIMD the i32 lanes 0, 1.
+// The wrappers must inline: called, each would cost more than the instruction it wraps.
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#if defined(__wasm_simd128__)
+using V = v128_t;
+ALWAYS_INLINE V ld(const u32* p) { return wasm_u64x2_load32x2(p); }  // p[0], p[1], zero-extended
+ALWAYS_INLINE void st(u32* p, V v) { wasm_v128_store64_lane(p, wasm_i32x4_shuffle(v, v, 0, 2, 0, 2), 0); }  // low halves
+ALWAYS_INLINE V ldp(const u32* p) { return wasm_v128_load64_zero(p); }  // p[0], p[1] as multiplicands
+ALWAYS_INLINE V splat(const u32* p) { return wasm_v128_load32_splat(p); }  // p[0] in both lanes, as a multiplicand
+// wasm_u64x2_extmul_low_u32x4 is written in the header as extend * extend, and once inlined next to
+// a load LLVM 14 folds it into i64x2.load32x2_u + i64x2.mul, which V8 lowers to about 8 x64
+// instructions instead of extmul's 3 (pmuludq): the instruction itself, as inline assembly.
+ALWAYS_INLINE V mul(V a, V b) {
+    V r;
+    __asm__("local.get %1\n\tlocal.get %2\n\ti64x2.extmul_low_i32x4_u\n\tlocal.set %0" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+ALWAYS_INLINE V add(V a, V b) { return wasm_i64x2_add(a, b); }
+ALWAYS_INLINE V hi(V a) { return wasm_u64x2_shr(a, 32); }
+ALWAYS_INLINE V lo(V a) { return wasm_v128_and(a, wasm_i64x2_const_splat(0xffffffff)); }
+ALWAYS_INLINE V zero() { return wasm_i64x2_const_splat(0); }
+ALWAYS_INLINE V mul_low32(V p, u32 k) { return wasm_i32x4_mul(p, wasm_i32x4_splat(static_cast<int>(k))); }  // P * k mod 2^32
+ALWAYS_INLINE u32 lane0(V v) { return static_cast<u32>(wasm_i64x2_extract_lane(v, 0)); }
+ALWAYS_INLINE u32 lane1(V v) { return static_cast<u32>(wasm_i64x2_extract_lane(v, 1)); }
+#else
+struct V {
+    u64 x0, x1;
+};
+ALWAYS_INLINE V ld(const u32* p) { return {p[0], p[1]}; }
+ALWAYS_INLINE void st(u32* p, V v) {
+    p[0] = static_cast<u32>(v.x0);
+    p[1] = static_cast<u32>(v.x1);
+}
+ALWAYS_INLINE V ldp(const u32* p) { return {p[0], p[1]}; }
+ALWAYS_INLINE V splat(const u32* p) { return {p[0], p[0]}; }
+ALWAYS_INLINE V mul(V a, V b) { return {u64{static_cast<u32>(a.x0)} * static_cast<u32>(b.x0), u64{static_cast<u32>(a.x1)} * static_cast<u32>(b.x1)}; }
+ALWAYS_INLINE V add(V a, V b) { return {a.x0 + b.x0, a.x1 + b.x1}; }
+ALWAYS_INLINE V hi(V a) { return {a.x0 >> 32, a.x1 >> 32}; }
+ALWAYS_INLINE V lo(V a) { return {a.x0 & 0xffffffffu, a.x1 & 0xffffffffu}; }
+ALWAYS_INLINE V zero() { return {0, 0}; }
+ALWAYS_INLINE V mul_low32(V p, u32 k) { return {static_cast<u32>(static_cast<u32>(p.x0) * k), static_cast<u32>(static_cast<u32>(p.x1) * k)}; }
+ALWAYS_INLINE u32 lane0(V v) { return static_cast<u32>(v.x0); }
+ALWAYS_INLINE u32 lane1(V v) { return static_cast<u32>(v.x1); }
+#endif
+
 std::string_view strip_zeros(std::string_view m) {
     while (!m.empty() && m.front() == '\0') m.remove_prefix(1);
     return m;
 }
 
-// Big-endian bytes -> `limbs` little-endian limbs; false when the value does not fit.
-bool to_limbs(std::string_view bytes, std::size_t limbs, std::vector<u32>& out) {
+// Big-endian bytes -> limbs little-endian limbs at out[0], out[stride], ...; false when the value
+// does not fit. `out` must hold stride * limbs entries.
+bool to_limbs(std::string_view bytes, std::size_t limbs, u32* out, std::size_t stride) {
     bytes = strip_zeros(bytes);
     if (bytes.size() > limbs * 4) return false;
-    out.assign(limbs, 0);
+    for (std::size_t j = 0; j < limbs; ++j) out[j * stride] = 0;
     for (std::size_t i = 0; i < bytes.size(); ++i) {
         auto byte = static_cast<u32>(static_cast<unsigned char>(bytes[bytes.size() - 1 - i]));
-        out[i / 4] |= byte << (8 * (i % 4));
+        out[(i / 4) * stride] |= byte << (8 * (i % 4));
     }
     return true;
 }
 
-// a >= b over s limbs, with `a_top` an extra high limb of a.
-bool at_least(const u32* a, u32 a_top, const u32* b, std::size_t s) {
+// a >= b over s limbs (a's limbs `stride` apart, b's contiguous), with `a_top` an extra high limb.
+bool at_least(const u32* a, u32 a_top, const u32* b, std::size_t s, std::size_t stride) {
     if (a_top != 0) return true;
     for (std::size_t i = s; i-- > 0;) {
-        if (a[i] != b[i]) return a[i] > b[i];
+        if (a[i * stride] != b[i]) return a[i * stride] > b[i];
     }
     return true;
 }
 
-// a -= b over s limbs (the borrow out of the top is dropped: callers know a >= b, counting a_top).
-void subtract(u32* a, const u32* b, std::size_t s) {
+// a -= b over s limbs, a's `stride` apart (the borrow out of the top is dropped: callers know
+// a >= b, counting a_top).
+void subtract(u32* a, const u32* b, std::size_t s, std::size_t stride) {
     u64 borrow = 0;
     for (std::size_t i = 0; i < s; ++i) {
-        u64 d = static_cast<u64>(a[i]) - b[i] - borrow;
-        a[i] = static_cast<u32>(d);
+        u64 d = static_cast<u64>(a[i * stride]) - b[i] - borrow;
+        a[i * stride] = static_cast<u32>(d);
         borrow = (d >> 32) & 1;
+    }
+}
+
+// t[0..2s) = a * b, pairs.
+void multiply_full(const u32* a, const u32* b, u32* t, std::size_t s) {
+    for (std::size_t j = 0; j < 2 * s; ++j) t[j] = 0;
+    for (std::size_t i = 0; i < s; ++i) {
+        const V bi = ldp(b + 2 * i);
+        V carry = zero();
+        u32* ti = t + 2 * i;
+        for (std::size_t j = 0; j < s; ++j) {
+            V p = add(add(mul(ldp(a + 2 * j), bi), ld(ti + 2 * j)), carry);  // < 2^64: no overflow
+            st(ti + 2 * j, p);
+            carry = hi(p);
+        }
+        st(ti + 2 * s, carry);
+    }
+}
+
+// t[0..2s) = a * a, pairs: the cross products once, doubled, plus the squares on the diagonal.
+void square_full(const u32* a, u32* t, std::size_t s) {
+    for (std::size_t j = 0; j < 4 * s; ++j) t[j] = 0;
+    for (std::size_t i = 0; i + 1 < s; ++i) {
+        const V ai = ldp(a + 2 * i);
+        V carry = zero();
+        u32* tij = t + 2 * (2 * i + 1);  // a[i]*a[j] lands at i + j, j from i + 1
+        const u32* aj = a + 2 * (i + 1);
+        const std::size_t count = s - i - 1;
+        for (std::size_t j = 0; j < count; ++j) {
+            V p = add(add(mul(ldp(aj + 2 * j), ai), ld(tij + 2 * j)), carry);
+            st(tij + 2 * j, p);
+            carry = hi(p);
+        }
+        st(tij + 2 * count, carry);
+    }
+    // t = 2t + sum a[i]^2 * 2^(64i), one pass: each limb doubled plus its half of the square.
+    V carry = zero();
+    for (std::size_t i = 0; i < s; ++i) {
+        const V ai = ldp(a + 2 * i);
+        const V sq = mul(ai, ai);
+        V t0 = ld(t + 4 * i);
+        V w = add(add(add(t0, t0), lo(sq)), carry);
+        st(t + 4 * i, w);
+        V t1 = ld(t + 4 * i + 2);
+        w = add(add(add(t1, t1), hi(sq)), hi(w));
+        st(t + 4 * i + 2, w);
+        carry = hi(w);
     }
 }
 
@@ -82,7 +187,8 @@ MontgomeryModulus::MontgomeryModulus(std::string_view modulus) {
         throw Error(ErrorCode::crypto, "Montgomery modulus must be odd and at least 3");
     }
     const std::size_t s = (modulus.size() + 3) / 4;
-    to_limbs(modulus, s, n_);
+    n_.resize(s);
+    to_limbs(modulus, s, n_.data(), 1);
 
     // n' = -n^-1 mod 2^32. Newton's iteration x <- x(2 - n x) doubles the number of correct low
     // bits each time; x = n is already right to 3 bits for odd n, so 4 rounds give 48 >= 32.
@@ -92,7 +198,7 @@ MontgomeryModulus::MontgomeryModulus(std::string_view modulus) {
 
     // R^2 mod n without a division: with c = s, doubling (and subtracting n when needed) from
     // 2^(bits(n)-1) up to 2^(32s + c) mod n, then five Montgomery squarings, each taking
-    // 2^(32s + x) to 2^(32s + 2x): 2^(32s + 32c) = 2^(64s) = R^2.
+    // 2^(32s + x) to 2^(32s + 2x): 2^(32s + 32c) = 2^(64s) = R^2. In pairs, both lanes the same.
     const std::size_t bits = bit_length(modulus);
     Limbs x(s, 0);
     x[(bits - 1) / 32] = u32{1} << ((bits - 1) % 32);
@@ -103,68 +209,16 @@ MontgomeryModulus::MontgomeryModulus(std::string_view modulus) {
             x[i] = (x[i] << 1) | carry;
             carry = next;
         }
-        if (at_least(x.data(), carry, n_.data(), s)) subtract(x.data(), n_.data(), s);
+        if (at_least(x.data(), carry, n_.data(), s, 1)) subtract(x.data(), n_.data(), s, 1);
     }
-    Limbs y(s), scratch(2 * s);
+    Limbs xx(2 * s), y(2 * s), scratch(4 * s + 2);
+    for (std::size_t j = 0; j < s; ++j) xx[2 * j] = xx[2 * j + 1] = x[j];
     for (int i = 0; i < 5; ++i) {
-        multiply(x.data(), x.data(), y.data(), scratch.data());
-        x.swap(y);
+        multiply(xx.data(), xx.data(), y.data(), scratch.data());
+        xx.swap(y);
     }
-    r_squared_ = std::move(x);
+    r_squared_ = std::move(xx);
 }
-
-namespace {
-
-// t[0..2s) = a * b.
-void multiply_full(const u32* a, const u32* b, u32* t, std::size_t s) {
-    for (std::size_t j = 0; j < s; ++j) t[j] = 0;
-    for (std::size_t i = 0; i < s; ++i) {
-        const u64 bi = b[i];
-        u64 carry = 0;
-        u32* ti = t + i;
-        for (std::size_t j = 0; j < s; ++j) {
-            u64 p = a[j] * bi + ti[j] + carry;  // <= (2^32-1)^2 + 2(2^32-1) = 2^64 - 1: no overflow
-            ti[j] = static_cast<u32>(p);
-            carry = p >> 32;
-        }
-        ti[s] = static_cast<u32>(carry);
-    }
-}
-
-// t[0..2s) = a * a: the cross products once, doubled, plus the squares on the diagonal.
-void square_full(const u32* a, u32* t, std::size_t s) {
-    for (std::size_t j = 0; j < 2 * s; ++j) t[j] = 0;
-    for (std::size_t i = 0; i + 1 < s; ++i) {
-        const u64 ai = a[i];
-        u64 carry = 0;
-        u32* tij = t + 2 * i + 1;  // a[i]*a[j] lands at i + j, j from i + 1
-        const u32* aj = a + i + 1;
-        const std::size_t count = s - i - 1;
-        for (std::size_t j = 0; j < count; ++j) {
-            u64 p = aj[j] * ai + tij[j] + carry;
-            tij[j] = static_cast<u32>(p);
-            carry = p >> 32;
-        }
-        tij[count] = static_cast<u32>(carry);
-    }
-    u32 shifted_out = 0;  // t = 2t
-    for (std::size_t j = 0; j < 2 * s; ++j) {
-        u32 next = t[j] >> 31;
-        t[j] = (t[j] << 1) | shifted_out;
-        shifted_out = next;
-    }
-    u64 carry = 0;  // t += sum a[i]^2 * 2^(64i)
-    for (std::size_t i = 0; i < s; ++i) {
-        u64 sq = static_cast<u64>(a[i]) * a[i];
-        u64 lo = static_cast<u64>(t[2 * i]) + static_cast<u32>(sq) + carry;
-        t[2 * i] = static_cast<u32>(lo);
-        u64 hi = static_cast<u64>(t[2 * i + 1]) + (sq >> 32) + (lo >> 32);
-        t[2 * i + 1] = static_cast<u32>(hi);
-        carry = hi >> 32;
-    }
-}
-
-}  // namespace
 
 void MontgomeryModulus::multiply(const u32* a, const u32* b, u32* out, u32* t) const {
     const std::size_t s = n_.size();
@@ -179,88 +233,86 @@ void MontgomeryModulus::multiply(const u32* a, const u32* b, u32* out, u32* t) c
 void MontgomeryModulus::reduce(u32* t, u32* out) const {
     const std::size_t s = n_.size();
     const u32* n = n_.data();
-    u32 top = 0;  // the carry out of t[i + s], added one limb higher in the next round
-    std::size_t i = 0;
-    // Two rows at a time when s >= 2: row i+1's multiple m2 is known once row i has passed limb
-    // i+1, so both rows then walk n together (half the loads and stores of t, two independent
-    // multiplications per step). Same sums, same order per limb, as two single rows.
-    for (; i + 1 < s; i += 2) {
-        const u64 m1 = static_cast<u32>(t[i] * n_prime_);
-        u32* ti = t + i;
-        u64 c1 = (m1 * n[0] + ti[0]) >> 32;  // the low half is 0 by the choice of m1
-        u64 p1 = m1 * n[1] + ti[1] + c1;
-        c1 = p1 >> 32;
-        const u64 m2 = static_cast<u32>(static_cast<u32>(p1) * n_prime_);
-        u64 c2 = (m2 * n[0] + static_cast<u32>(p1)) >> 32;  // limb i+1: 0 as well
-        for (std::size_t j = 2; j < s; ++j) {
-            p1 = m1 * n[j] + ti[j] + c1;  // row i at limb i+j
-            c1 = p1 >> 32;
-            u64 p2 = m2 * n[j - 1] + static_cast<u32>(p1) + c2;  // row i+1 at the same limb
-            ti[j] = static_cast<u32>(p2);
-            c2 = p2 >> 32;
-        }
-        p1 = static_cast<u64>(ti[s]) + c1 + top;  // limb i+s: row i's carries
-        u64 p2 = m2 * n[s - 1] + static_cast<u32>(p1) + c2;
-        ti[s] = static_cast<u32>(p2);
-        u64 sum = static_cast<u64>(ti[s + 1]) + (p2 >> 32) + (p1 >> 32);  // limb i+s+1
-        ti[s + 1] = static_cast<u32>(sum);
-        top = static_cast<u32>(sum >> 32);
-    }
-    for (; i < s; ++i) {
-        const u64 m = static_cast<u32>(t[i] * n_prime_);  // t[i] + m*n[0] = 0 mod 2^32
-        u32* ti = t + i;
-        u64 carry = 0;
+    V top = zero();  // the carry out of t[i + s], added one limb higher in the next round
+    for (std::size_t i = 0; i < s; ++i) {
+        u32* ti = t + 2 * i;
+        const V m = mul_low32(ldp(ti), n_prime_);  // t[i] + m*n[0] = 0 mod 2^32
+        V carry = zero();
         for (std::size_t j = 0; j < s; ++j) {
-            u64 p = m * n[j] + ti[j] + carry;
-            ti[j] = static_cast<u32>(p);
-            carry = p >> 32;
+            V p = add(add(mul(m, splat(n + j)), ld(ti + 2 * j)), carry);
+            st(ti + 2 * j, p);
+            carry = hi(p);
         }
-        u64 sum = static_cast<u64>(ti[s]) + carry + top;
-        ti[s] = static_cast<u32>(sum);
-        top = static_cast<u32>(sum >> 32);
+        V sum = add(add(ld(ti + 2 * s), carry), top);
+        st(ti + 2 * s, sum);
+        top = hi(sum);
     }
-    // t[s..2s) + top * 2^(32s) < 2n here; one subtraction at most.
-    for (std::size_t j = 0; j < s; ++j) out[j] = t[s + j];
-    if (at_least(out, top, n, s)) subtract(out, n, s);
+    // t[s..2s) + top * 2^(32s) < 2n here, in each lane; one subtraction at most.
+    for (std::size_t j = 0; j < 2 * s; ++j) out[j] = t[2 * s + j];
+    if (at_least(out, lane0(top), n, s, 2)) subtract(out, n, s, 2);
+    if (at_least(out + 1, lane1(top), n, s, 2)) subtract(out + 1, n, s, 2);
+}
+
+std::vector<std::string> MontgomeryModulus::power_each(const std::vector<std::string_view>& bases,
+                                                       std::string_view exponent, std::size_t out_bytes) const {
+    const std::size_t s = n_.size();
+    exponent = strip_zeros(exponent);
+    const std::size_t ebits = bit_length(exponent);
+    std::vector<std::string> results;
+    results.reserve(bases.size());
+    Limbs b(2 * s), acc(2 * s), tmp(2 * s), bm(2 * s), scratch(4 * s + 2);
+    for (std::size_t first = 0; first < bases.size(); first += 2) {
+        const std::size_t count = bases.size() - first < 2 ? 1 : 2;  // an odd last base runs in both lanes
+        for (std::size_t lane = 0; lane < 2; ++lane) {
+            if (!to_limbs(bases[first + (lane < count ? lane : 0)], s, b.data() + lane, 2)) {
+                throw Error(ErrorCode::crypto, "RSA input is longer than the modulus");
+            }
+        }
+        if (ebits == 0) {  // b^0 = 1 (n >= 3)
+            for (std::size_t j = 0; j < 2 * s; ++j) acc[j] = j < 2 ? 1 : 0;
+        } else {
+            multiply(b.data(), r_squared_.data(), bm.data(), scratch.data());  // b*R mod n (reduces b too)
+            // Left to right over the exponent's bits, starting after its top bit (acc = b*R there).
+            // A set lowest bit multiplies by b itself: (x*R) * b / R = x*b, which leaves Montgomery
+            // form in the same step; b < R and acc < n keep the product below R*n, as needed.
+            acc = bm;
+            bool converted = false;
+            for (std::size_t k = ebits - 1; k-- > 0;) {
+                multiply(acc.data(), acc.data(), tmp.data(), scratch.data());
+                acc.swap(tmp);
+                auto byte = static_cast<unsigned char>(exponent[exponent.size() - 1 - k / 8]);
+                if ((byte >> (k % 8)) & 1) {
+                    multiply(acc.data(), k == 0 ? b.data() : bm.data(), tmp.data(), scratch.data());
+                    acc.swap(tmp);
+                    converted = k == 0;
+                }
+            }
+            if (!converted) {  // out of Montgomery form: acc / R, a reduction alone
+                for (std::size_t j = 0; j < 2 * s; ++j) {
+                    scratch[j] = acc[j];
+                    scratch[2 * s + j] = 0;
+                }
+                reduce(scratch.data(), acc.data());
+            }
+        }
+        for (std::size_t lane = 0; lane < count; ++lane) {
+            std::string out(out_bytes, '\0');
+            for (std::size_t i = 0; i < 4 * s; ++i) {
+                auto byte = static_cast<char>((acc[2 * (i / 4) + lane] >> (8 * (i % 4))) & 0xff);
+                if (i < out_bytes) {
+                    out[out_bytes - 1 - i] = byte;
+                } else if (byte != 0) {
+                    throw Error(ErrorCode::crypto, "RSA output does not fit in the block");
+                }
+            }
+            results.push_back(std::move(out));
+        }
+    }
+    return results;
 }
 
 std::string MontgomeryModulus::power(std::string_view base, std::string_view exponent, std::size_t out_bytes) const {
-    const std::size_t s = n_.size();
-    Limbs b, one(s, 0), acc(s), tmp(s), bm(s), scratch(2 * s);
-    if (!to_limbs(base, s, b)) throw Error(ErrorCode::crypto, "RSA input is longer than the modulus");
-    one[0] = 1;
-
-    exponent = strip_zeros(exponent);
-    if (exponent.empty()) {
-        acc = one;  // b^0 = 1 (n >= 3)
-    } else {
-        multiply(b.data(), r_squared_.data(), bm.data(), scratch.data());  // b*R mod n (reduces b too)
-        // Left to right over the exponent's bits, starting after its top bit (acc = b there).
-        acc = bm;
-        const std::size_t ebits = bit_length(exponent);
-        for (std::size_t k = ebits - 1; k-- > 0;) {
-            multiply(acc.data(), acc.data(), tmp.data(), scratch.data());
-            acc.swap(tmp);
-            auto byte = static_cast<unsigned char>(exponent[exponent.size() - 1 - k / 8]);
-            if ((byte >> (k % 8)) & 1) {
-                multiply(acc.data(), bm.data(), tmp.data(), scratch.data());
-                acc.swap(tmp);
-            }
-        }
-        multiply(acc.data(), one.data(), tmp.data(), scratch.data());  // out of Montgomery form
-        acc.swap(tmp);
-    }
-
-    std::string out(out_bytes, '\0');
-    for (std::size_t i = 0; i < 4 * s; ++i) {
-        auto byte = static_cast<char>((acc[i / 4] >> (8 * (i % 4))) & 0xff);
-        if (i < out_bytes) {
-            out[out_bytes - 1 - i] = byte;
-        } else if (byte != 0) {
-            throw Error(ErrorCode::crypto, "RSA output does not fit in the block");
-        }
-    }
-    return out;
+    return std::move(power_each({base}, exponent, out_bytes)[0]);
 }
 
 }  // namespace paywasm::detail

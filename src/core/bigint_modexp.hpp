@@ -36,16 +36,22 @@ public:
     // length). `base` may be any value below 2^(32*limbs) (it is reduced); `exponent` any size.
     std::string power(std::string_view base, std::string_view exponent, std::size_t out_bytes) const;
 
+    // power() of each base with the same exponent, in order. Bases go two at a time through the
+    // two lanes of one computation (SIMD lanes in wasm), so an even count costs least.
+    std::vector<std::string> power_each(const std::vector<std::string_view>& bases, std::string_view exponent,
+                                        std::size_t out_bytes) const;
+
 private:
     using Limbs = std::vector<std::uint32_t>;
-    // out = a * b / R mod n, for a < R and b < n (out may alias neither a nor b; a == b squares).
-    // `scratch` holds 2 * limbs.
+    // Operands are pairs of numbers, limb j of the two at [2j] and [2j + 1] (see the .cpp).
+    // out = a * b / R mod n in each lane, for a * b < R*n (out may alias neither a nor b; a == b
+    // squares). `scratch` holds 4 * limbs + 2.
     void multiply(const std::uint32_t* a, const std::uint32_t* b, std::uint32_t* out, std::uint32_t* scratch) const;
-    // out = t / R mod n for t < R*n (t: 2 * limbs, overwritten).
+    // out = t / R mod n for t < R*n in each lane (t: 2 * limbs pairs, overwritten).
     void reduce(std::uint32_t* t, std::uint32_t* out) const;
 
     Limbs n_;           // little-endian limbs
-    Limbs r_squared_;   // R^2 mod n
+    Limbs r_squared_;   // R^2 mod n, as a pair (the same number in both lanes)
     std::uint32_t n_prime_ = 0;
 };
 

@@ -359,11 +359,38 @@ const detail::MontgomeryModulus& prepared_modulus(const std::string& n) {
     return *last;
 }
 
+// Serves GenerateBlock from one getentropy() read made up front (in the browser each read is a
+// call out to crypto.getRandomValues), then from the platform directly once that is used up.
+class PrefetchedRng final : public CryptoPP::RandomNumberGenerator {
+public:
+    explicit PrefetchedRng(std::size_t bytes) : buffer_(bytes) {
+        if (bytes > 0) random_bytes(buffer_.data(), bytes);
+    }
+    ~PrefetchedRng() override {
+        volatile CryptoPP::byte* p = buffer_.data();
+        for (std::size_t i = 0; i < buffer_.size(); ++i) p[i] = 0;
+    }
+    void GenerateBlock(CryptoPP::byte* output, std::size_t size) override {
+        if (size <= buffer_.size() - used_) {
+            std::memcpy(output, buffer_.data() + used_, size);
+            used_ += size;
+        } else {
+            random_bytes(output, size);
+        }
+    }
+
+private:
+    std::vector<CryptoPP::byte> buffer_;
+    std::size_t used_ = 0;
+};
+
 // What Crypto++'s TF_EncryptorBase::Encrypt does, without its key objects or its Integer: pad each
-// piece to (bits(n) - 1) bits, c = m^e mod n (Montgomery, bigint_modexp.cpp), write c as exactly k
-// bytes.
+// piece to (bits(n) - 1) bits, c = m^e mod n (Montgomery, bigint_modexp.cpp; all blocks in one
+// power_each call, two at a time), write c as exactly k bytes. `seed_bytes`: the random bytes one
+// block's padding draws (OAEP's seed), read for all blocks at once.
 template <class Encoding>
-std::string encrypt_with(const PublicKey::Impl& key, std::string_view plaintext, std::size_t piece) {
+std::string encrypt_with(const PublicKey::Impl& key, std::string_view plaintext, std::size_t piece,
+                         std::size_t seed_bytes) {
     const Encoding encoding;
     const std::size_t padded_bits = detail::bit_length(key.n) - 1;
     const std::size_t k = key.n.size();
@@ -371,19 +398,23 @@ std::string encrypt_with(const PublicKey::Impl& key, std::string_view plaintext,
         throw Error(ErrorCode::crypto, "key too small for this padding");
     }
     const std::size_t blocks = (plaintext.size() + piece - 1) / piece;
-    std::string out(blocks * k, '\0');
-    std::vector<CryptoPP::byte> padded((padded_bits + 7) / 8);
+    const std::size_t padded_size = (padded_bits + 7) / 8;
+    std::string padded(blocks * padded_size, '\0');
     const detail::MontgomeryModulus& mod_n = prepared_modulus(key.n);
-    PlatformRng rng;
+    PrefetchedRng rng(blocks * seed_bytes);
+    std::vector<std::string_view> bases(blocks);
     for (std::size_t i = 0; i < blocks; ++i) {
         std::string_view part = plaintext.substr(i * piece, piece);
-        encoding.Pad(rng, reinterpret_cast<const CryptoPP::byte*>(part.data()), part.size(), padded.data(), padded_bits,
+        auto* at = reinterpret_cast<CryptoPP::byte*>(padded.data() + i * padded_size);
+        encoding.Pad(rng, reinterpret_cast<const CryptoPP::byte*>(part.data()), part.size(), at, padded_bits,
                      CryptoPP::g_nullNameValuePairs);
-        std::string c = mod_n.power(
-            std::string_view(reinterpret_cast<const char*>(padded.data()), padded.size()), key.e, k);
-        out.replace(i * k, k, c);
+        bases[i] = std::string_view(padded).substr(i * padded_size, padded_size);
     }
-    std::memset(padded.data(), 0, padded.size());
+    std::vector<std::string> c = mod_n.power_each(bases, key.e, k);
+    wipe(padded);
+    std::string out;
+    out.reserve(blocks * k);
+    for (const std::string& block : c) out += block;
     return base64_encode(out);
 }
 
@@ -464,10 +495,11 @@ std::string encrypt(const PublicKey& key, std::string_view plaintext, Padding pa
     const std::size_t piece = max_piece(key, padding);
     try {
         switch (padding) {
-            case Padding::oaep_sha1: return encrypt_with<OaepEncoding<CryptoPP::SHA1>>(key.impl(), plaintext, piece);
-            case Padding::oaep_sha256: return encrypt_with<OaepEncoding<CryptoPP::SHA256>>(key.impl(), plaintext, piece);
-            case Padding::pkcs1v15:
-                return encrypt_with<CryptoPP::PKCS_EncryptionPaddingScheme>(key.impl(), plaintext, piece);
+            case Padding::oaep_sha1: return encrypt_with<OaepEncoding<CryptoPP::SHA1>>(key.impl(), plaintext, piece, 20);
+            case Padding::oaep_sha256:
+                return encrypt_with<OaepEncoding<CryptoPP::SHA256>>(key.impl(), plaintext, piece, 32);
+            case Padding::pkcs1v15:  // draws its non-zero padding bytes one at a time: no prefetch
+                return encrypt_with<CryptoPP::PKCS_EncryptionPaddingScheme>(key.impl(), plaintext, piece, 0);
         }
     } catch (const CryptoPP::Exception& e) {
         throw Error(ErrorCode::crypto, std::string("encryption failed: ") + e.what());

@@ -6,11 +6,13 @@
 // (Sizes stay small for speed: the limb loops are the same for every size, and 1..64 limbs cover
 // both parities of the two-rows reduction. The unit test compares random 4096-bit moduli.)
 // Properties: a modulus below 3 is refused with Error(crypto) only; otherwise power() equals
-// Crypto++'s result, as exactly the requested number of big-endian bytes.
+// Crypto++'s result, as exactly the requested number of big-endian bytes, and so does power_each()
+// for the base and its bytes reversed (two different numbers in the two lanes).
 #include <cryptopp/integer.h>
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/bigint_modexp.hpp"
 #include "fuzz_common.hpp"
@@ -64,5 +66,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     PAYWASM_FUZZ_CHECK(got == want, "base^exp mod n differs from Crypto++\n  n    = " + hex(modulus) +
                                         "\n  e    = " + hex(exponent) + "\n  base = " + hex(base) +
                                         "\n  got  = " + hex(got) + "\n  want = " + hex(want));
+
+    // Two bases at once (the two lanes of power_each): the base and its bytes reversed.
+    const std::string other(base.rbegin(), base.rend());
+    const std::vector<std::string> pair = mont->power_each({base, other}, exponent, out_bytes);
+    std::string want_other(out_bytes, '\0');
+    a_exp_b_mod_c(integer(other), integer(exponent), n)
+        .Encode(reinterpret_cast<CryptoPP::byte*>(want_other.data()), want_other.size());
+    PAYWASM_FUZZ_CHECK(pair.size() == 2 && pair[0] == want && pair[1] == want_other,
+                       "power_each differs from Crypto++\n  n    = " + hex(modulus) + "\n  e    = " + hex(exponent) +
+                           "\n  base = " + hex(base) + "\n  other = " + hex(other));
     return 0;
 }

@@ -72,6 +72,43 @@ TEST_CASE("Montgomery exponentiation matches 64-bit arithmetic on one-limb modul
     }
 }
 
+std::uint64_t reference_pow_wide(std::uint64_t b, std::uint64_t e, std::uint64_t n) {
+    using u128 = unsigned __int128;
+    std::uint64_t r = 1 % n;
+    b %= n;
+    for (; e != 0; e >>= 1) {
+        if (e & 1) r = static_cast<std::uint64_t>(static_cast<u128>(r) * b % n);
+        b = static_cast<std::uint64_t>(static_cast<u128>(b) * b % n);
+    }
+    return r;
+}
+
+TEST_CASE("power_each gives each base's power, two at a time and an odd one alone") {
+    // Two-limb moduli (checked with 128-bit products), one and two limbs of base, 1 to 5 bases: both
+    // lanes, the odd last base, and lanes whose final subtractions differ.
+    std::mt19937_64 rng(4096);
+    for (int round = 0; round < 400; ++round) {
+        CAPTURE(round);
+        std::uint64_t n = rng();
+        if (round % 4 == 0) n >>= 20;  // the top limb partly empty
+        n |= (std::uint64_t{1} << 33) | 1;
+        const std::uint64_t e = round % 5 == 0 ? rng() : round % 5 == 1 ? 65537 : (rng() & 0xfff);
+        const std::size_t count = 1 + static_cast<std::size_t>(round % 5);
+        std::vector<std::string> bases;
+        for (std::size_t i = 0; i < count; ++i) bases.push_back(be_bytes(rng() >> (i % 3 ? 0 : 40), 8));  // some >= n
+        std::vector<std::string_view> views(bases.begin(), bases.end());
+        MontgomeryModulus mod(be_bytes(n, 8));
+        std::vector<std::string> got = mod.power_each(views, be_bytes(e, 8), 8);
+        REQUIRE(got.size() == count);
+        for (std::size_t i = 0; i < count; ++i) {
+            CHECK_MESSAGE(from_be(got[i]) == reference_pow_wide(from_be(bases[i]), e, n),
+                          "n=" << n << " b=" << from_be(bases[i]) << " e=" << e << " i=" << i);
+        }
+    }
+    MontgomeryModulus mod(be_bytes(0xfffffffbu, 4));
+    CHECK(mod.power_each({}, be_bytes(3, 1), 4).empty());
+}
+
 TEST_CASE("Montgomery exponentiation handles the edge values") {
     const std::uint64_t n = 0xfffffffbu;  // the largest 32-bit prime: one full limb
     MontgomeryModulus mod(be_bytes(n, 4));
