@@ -25,6 +25,7 @@ const wasmIntegrity = args['wasm-integrity'] || '';
 if (!/^[0-9]+\.[0-9]+\.[0-9]+/.test(version)) throw new Error(`bad --version ${version}`);
 if (wasmIntegrity && !/^sha384-[A-Za-z0-9+/=]+$/.test(wasmIntegrity)) throw new Error('bad --wasm-integrity');
 
+// core.js starts fetching the wasm as soon as it has run, before the element is defined.
 const SOURCES = ['locales.js', 'core.js', 'net.js', 'element.js', 'api.js'];
 
 // CSS minifier for our own stylesheet: comments and layout whitespace go; strings are kept as

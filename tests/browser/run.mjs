@@ -152,6 +152,64 @@ test('loaded twice (two classic tags and the module): one PayWasm, one element d
   await done();
 });
 
+test('the wasm is fetched once, as soon as the script runs: before mount(), which reuses it; twice-loaded pages too', async () => {
+  const wasmRequests = (from) => server.requests.slice(from).filter((r) => r === 'GET /dist/paywasm.wasm').length;
+  let from = server.requests.length;
+  const { page, done } = await openPage();
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/dist/paywasm.wasm')), null, { timeout: 5000 });
+  equal(await page.evaluate(() => document.querySelector('paywasm-checkout')), null, 'no element yet');
+  equal(wasmRequests(from), 1, 'wasm requests before mount()');
+  await mount(page);
+  equal(await text(page, '[part=total]'), '$25.80', 'total');
+  equal(wasmRequests(from), 1, 'wasm requests after mount()');
+  await done();
+  from = server.requests.length;
+  const twice = await openPage('twice.html');
+  await twice.page.waitForFunction(() => window.PayWasmModule);
+  await mount(twice.page);
+  equal(wasmRequests(from), 1, 'wasm requests with the script loaded twice and the module');
+  await twice.done();
+});
+
+test('a slow wasm shows the loading message, then the form; a wasm that cannot be fetched shows an error', async () => {
+  for (const mode of ['slow', 'missing']) {
+    const context = await chromium.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await fakeApi(page, API_ORIGIN);
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    await page.route(`${server.origin}/dist/paywasm.wasm`, async (route) => {
+      if (mode === 'missing') return route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' });
+      await held;
+      return route.continue();
+    });
+    await page.goto(`${server.origin}/pages/checkout.html`);
+    await page.evaluate((o) => { window.__ctl = PayWasm.mount('#app', o); },
+      { baseUrl: API_ORIGIN, merchantId: 'm-123', publicKey: keys.publicPem, currency: 'USD', offerId: OFFER, cart: CART });
+    if (mode === 'slow') {
+      await page.locator('paywasm-checkout [role=status]').filter({ hasText: 'Loading secure checkout' }).waitFor({ timeout: 5000 });
+      equal(await page.locator('paywasm-checkout button.pay').count(), 0, 'no pay button while loading');
+      release();
+      await waitEvent(page, 'paywasm-ready');
+      equal(await text(page, '[part=total]'), '$25.80', 'total after the slow load');
+      equal(await page.locator('paywasm-checkout [role=status]').filter({ hasText: 'Loading' }).count(), 0, 'loading message gone');
+    } else {
+      const [err] = await waitEvent(page, 'paywasm-error');
+      equal(err.error.code, 'network', 'error code');
+      // A 404 body fails the SRI check, so the browser reports a failed fetch rather than the status.
+      check(/could not fetch \S+\/dist\/paywasm\.wasm/.test(err.error.message), `error message: ${err.error.message}`);
+      check(await page.locator('paywasm-checkout .error').isVisible(), 'the error is shown');
+      equal(await page.locator('paywasm-checkout [role=alert]').count(), 1, 'one alert');
+    }
+    const violations = await page.evaluate(() => window.__violations);
+    await context.close();
+    check(errors.length === 0, `${mode}: uncaught errors in the page: ${errors.join('; ')}`);
+    check(violations.length === 0, `${mode}: CSP violations: ${JSON.stringify(violations)}`);
+  }
+});
+
 test('the ES module exports the same API; load() is one promise and the core works', async () => {
   const { page, done } = await openPage('module.html');
   await page.waitForFunction(() => window.PayWasmModule);

@@ -50,13 +50,10 @@ function load(options) {
   return loadPromise;
 }
 
-async function instantiate(options) {
-  if (typeof WebAssembly !== 'object') {
-    throw new PayWasmError('unsupported', 'this browser has no WebAssembly');
-  }
-  const url = new URL(options.wasmUrl || 'paywasm.wasm', options.wasmUrl ? document.baseURI : SCRIPT_URL).href;
-  const integrity = options.integrity !== undefined ? options.integrity || ''
-    : WASM_INTEGRITY.startsWith('sha') ? WASM_INTEGRITY : '';
+const defaultWasmIntegrity = () => (WASM_INTEGRITY.startsWith('sha') ? WASM_INTEGRITY : '');
+
+// Fetches and compiles the module (streaming when it is served as application/wasm).
+async function compileFrom(url, integrity) {
   let response;
   try {
     response = await fetch(url, { credentials: 'same-origin', integrity });
@@ -66,14 +63,43 @@ async function instantiate(options) {
   if (!response.ok) {
     throw new PayWasmError('network', `could not fetch ${url}: HTTP ${response.status}`, { httpStatus: response.status });
   }
-  let module;
   try {
-    module = (response.headers.get('Content-Type') || '').startsWith('application/wasm')
+    return (response.headers.get('Content-Type') || '').startsWith('application/wasm')
       ? await WebAssembly.compileStreaming(response)
       : await WebAssembly.compile(await response.arrayBuffer());
   } catch (e) {
     throw new PayWasmError('unsupported', `could not compile ${url} (a Content-Security-Policy needs script-src 'wasm-unsafe-eval'): ${e.message}`);
   }
+}
+
+// The default module (paywasm.wasm beside the script, with the built-in SRI value) is fetched and
+// compiled as soon as the script runs, so the download overlaps with the page's own work and the
+// element's first render. The first load() with that same URL and integrity takes it over; any
+// other load() fetches its own. Compiling runs nothing: the module is only instantiated by load().
+let early = null;
+function startEarly() {
+  if (typeof WebAssembly !== 'object' || typeof fetch !== 'function') return;
+  try {
+    const url = new URL('paywasm.wasm', SCRIPT_URL).href;
+    const integrity = defaultWasmIntegrity();
+    const module = compileFrom(url, integrity);
+    module.catch(() => {});  // reported by the load() that takes it over, if any
+    early = { url, integrity, module };
+  } catch (e) {
+    early = null;  // load() will say what is wrong
+  }
+}
+
+async function instantiate(options) {
+  if (typeof WebAssembly !== 'object') {
+    throw new PayWasmError('unsupported', 'this browser has no WebAssembly');
+  }
+  const url = new URL(options.wasmUrl || 'paywasm.wasm', options.wasmUrl ? document.baseURI : SCRIPT_URL).href;
+  const integrity = options.integrity !== undefined ? options.integrity || '' : defaultWasmIntegrity();
+  let pending;
+  if (early && early.url === url && early.integrity === integrity) pending = early.module;
+  early = null;  // taken over, or not wanted: a retry after a failure fetches again
+  const module = await (pending || compileFrom(url, integrity));
   let memory = null;
   const known = {
     env: {
@@ -234,3 +260,5 @@ function makeCore(ex, memory) {
     call,
   });
 }
+
+startEarly();

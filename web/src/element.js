@@ -29,6 +29,7 @@ const ICON_PATHS = {
   alert: ['M12 3L2 20h20z', 'M12 10v4', 'M12 17v.5'],
 };
 const SVG_NS = 'http://www.w3.org/2000/svg';
+const LOADING_DELAY_MS = 200;
 
 let sharedSheet = null;
 function styleSheet() {
@@ -64,6 +65,20 @@ function icon(name) {
     svg.append(p);
   }
   return svg;
+}
+
+// Intl.NumberFormat objects, kept per locale and currency (null: crypto amounts, all their digits).
+// The first one of a page loads ICU data (10-30 ms): see connectedCallback.
+const numberFormats = new Map();
+function numberFormat(tag, currency) {
+  const key = `${tag} ${currency || ''}`;
+  let f = numberFormats.get(key);
+  if (!f) {
+    f = currency ? new Intl.NumberFormat(tag, { style: 'currency', currency })
+      : new Intl.NumberFormat(tag, { maximumFractionDigits: 18 });
+    numberFormats.set(key, f);
+  }
+  return f;
 }
 
 const words = (s) => String(s || '').split(/[\s,]+/).filter(Boolean);
@@ -118,17 +133,32 @@ class PayWasmCheckout extends HTMLElement {
     if (this._life) return;
     this._life = new AbortController();
     const life = this._life;
+    // First, so that a wasm-url of its own starts downloading before anything is drawn.
+    const loading = load({ wasmUrl: this.wasmUrl || undefined });
     this._readInlineData();
     if (document.readyState === 'loading') {
       // Upgraded while the parser is still inside the element: its JSON child comes later.
       document.addEventListener('DOMContentLoaded', () => {
         if (this._life !== life) return;
-        this._readInlineData();
-        if (this._core) this._render();
+        if (this._readInlineData() && this._core) this._render();
       }, { once: true });
     }
-    this._renderLoading();
-    load({ wasmUrl: this.wasmUrl || undefined }).then((core) => {
+    // With a cart, the first currency format (ICU data: 10-30 ms, once per page) runs in a task of
+    // its own while the core loads, and the first render in the task after it: no single task
+    // does instantiation, ICU loading and rendering one after the other.
+    const formats = Array.isArray(this._cart) && this._cart.length ? new Promise((resolve) => {
+      setTimeout(() => {
+        if (this._life === life) this._money('0', this._currency(), true);
+        setTimeout(resolve, 0);
+      }, 0);
+    }) : null;
+    // The loading message only when the core takes a while (a slow network): a fast start goes
+    // straight to the form, without a flash of text and without a layout of it on the way.
+    const slow = setTimeout(() => {
+      if (this._life === life && !this._core) this._renderLoading();
+    }, LOADING_DELAY_MS);
+    (formats ? Promise.all([loading, formats]).then(() => loading) : loading).then((core) => {
+      clearTimeout(slow);
       if (this._life !== life) return;
       this._core = core;
       this._render();
@@ -136,7 +166,9 @@ class PayWasmCheckout extends HTMLElement {
       this._greet();
       this._emit('paywasm-ready', { methods: this._methods() });
     }, (e) => {
+      clearTimeout(slow);
       if (this._life !== life) return;
+      if (!this._root.querySelector('.error')) this._renderLoading();
       this._showError(e);
     });
   }
@@ -180,17 +212,22 @@ class PayWasmCheckout extends HTMLElement {
 
   _changed() { if (this._core) this._render(); }
 
-  // A <script type="application/json"> child: {"cart": [...], "shippingAddress": {...}}.
+  // A <script type="application/json"> child: {"cart": [...], "shippingAddress": {...}}. Returns
+  // true when it gave the cart (what the form shows).
   _readInlineData() {
     const script = this.querySelector('script[type="application/json"]');
-    if (!script) return;
+    if (!script) return false;
     try {
       const data = JSON.parse(script.textContent);
-      if (this._cart === null && Array.isArray(data.cart)) this._cart = data.cart;
       if (this._shippingAddress === null && data.shippingAddress) this._shippingAddress = data.shippingAddress;
+      if (this._cart === null && Array.isArray(data.cart)) {
+        this._cart = data.cart;
+        return true;
+      }
     } catch (e) {
       console.warn('paywasm: the JSON <script> child of <paywasm-checkout> is not valid JSON');
     }
+    return false;
   }
 
   _methods() {
@@ -214,11 +251,10 @@ class PayWasmCheckout extends HTMLElement {
   // Formats decimal text: fiat with Intl currency style, crypto with all its digits and the code.
   _money(value, currency, fiat) {
     if (value === null || value === undefined || value === '') return '';
-    const tag = this._locale.tag;
     const v = String(value);
     try {
-      if (fiat) return new Intl.NumberFormat(tag, { style: 'currency', currency }).format(v);
-      return `${new Intl.NumberFormat(tag, { maximumFractionDigits: 18 }).format(v)} ${currency || ''}`.trim();
+      if (fiat) return numberFormat(this._locale.tag, currency).format(v);
+      return `${numberFormat(this._locale.tag, null).format(v)} ${currency || ''}`.trim();
     } catch (e) {
       return `${v} ${currency || ''}`.trim();
     }
