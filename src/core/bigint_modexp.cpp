@@ -21,6 +21,14 @@
 #include <wasm_simd128.h>
 #endif
 
+// The file is compiled for speed (-O2 in wasm) for the three loops of the Montgomery product; the
+// rest runs a few times per block or per key and is kept small.
+#if defined(__clang__)
+#define SMALL __attribute__((minsize))
+#else
+#define SMALL
+#endif
+
 namespace paywasm::detail {
 
 namespace {
@@ -74,14 +82,14 @@ ALWAYS_INLINE u32 lane0(V v) { return static_cast<u32>(v.x0); }
 ALWAYS_INLINE u32 lane1(V v) { return static_cast<u32>(v.x1); }
 #endif
 
-std::string_view strip_zeros(std::string_view m) {
+SMALL std::string_view strip_zeros(std::string_view m) {
     while (!m.empty() && m.front() == '\0') m.remove_prefix(1);
     return m;
 }
 
 // Big-endian bytes -> limbs little-endian limbs at out[0], out[stride], ...; false when the value
 // does not fit. `out` must hold stride * limbs entries.
-bool to_limbs(std::string_view bytes, std::size_t limbs, u32* out, std::size_t stride) {
+SMALL bool to_limbs(std::string_view bytes, std::size_t limbs, u32* out, std::size_t stride) {
     bytes = strip_zeros(bytes);
     if (bytes.size() > limbs * 4) return false;
     for (std::size_t j = 0; j < limbs; ++j) out[j * stride] = 0;
@@ -93,7 +101,7 @@ bool to_limbs(std::string_view bytes, std::size_t limbs, u32* out, std::size_t s
 }
 
 // a >= b over s limbs (a's limbs `stride` apart, b's contiguous), with `a_top` an extra high limb.
-bool at_least(const u32* a, u32 a_top, const u32* b, std::size_t s, std::size_t stride) {
+SMALL bool at_least(const u32* a, u32 a_top, const u32* b, std::size_t s, std::size_t stride) {
     if (a_top != 0) return true;
     for (std::size_t i = s; i-- > 0;) {
         if (a[i * stride] != b[i]) return a[i * stride] > b[i];
@@ -103,7 +111,7 @@ bool at_least(const u32* a, u32 a_top, const u32* b, std::size_t s, std::size_t 
 
 // a -= b over s limbs, a's `stride` apart (the borrow out of the top is dropped: callers know
 // a >= b, counting a_top).
-void subtract(u32* a, const u32* b, std::size_t s, std::size_t stride) {
+SMALL void subtract(u32* a, const u32* b, std::size_t s, std::size_t stride) {
     u64 borrow = 0;
     for (std::size_t i = 0; i < s; ++i) {
         u64 d = static_cast<u64>(a[i * stride]) - b[i] - borrow;
@@ -161,7 +169,7 @@ void square_full(const u32* a, u32* t, std::size_t s) {
 
 }  // namespace
 
-std::size_t bit_length(std::string_view magnitude) {
+SMALL std::size_t bit_length(std::string_view magnitude) {
     magnitude = strip_zeros(magnitude);
     if (magnitude.empty()) return 0;
     std::size_t bits = (magnitude.size() - 1) * 8;
@@ -169,7 +177,7 @@ std::size_t bit_length(std::string_view magnitude) {
     return bits;
 }
 
-int compare_magnitudes(std::string_view a, std::string_view b) {
+SMALL int compare_magnitudes(std::string_view a, std::string_view b) {
     a = strip_zeros(a);
     b = strip_zeros(b);
     if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
@@ -180,14 +188,14 @@ int compare_magnitudes(std::string_view a, std::string_view b) {
     return 0;
 }
 
-MontgomeryModulus::MontgomeryModulus(std::string_view modulus) {
+SMALL MontgomeryModulus::MontgomeryModulus(std::string_view modulus) {
     modulus = strip_zeros(modulus);
     if (modulus.empty() || (static_cast<unsigned char>(modulus.back()) & 1) == 0 ||
         (modulus.size() == 1 && static_cast<unsigned char>(modulus[0]) < 3)) {
         throw Error(ErrorCode::crypto, "Montgomery modulus must be odd and at least 3");
     }
     const std::size_t s = (modulus.size() + 3) / 4;
-    n_.resize(s);
+    n_ = Limbs(s);
     to_limbs(modulus, s, n_.data(), 1);
 
     // n' = -n^-1 mod 2^32. Newton's iteration x <- x(2 - n x) doubles the number of correct low
@@ -253,18 +261,17 @@ void MontgomeryModulus::reduce(u32* t, u32* out) const {
     if (at_least(out + 1, lane1(top), n, s, 2)) subtract(out + 1, n, s, 2);
 }
 
-std::vector<std::string> MontgomeryModulus::power_each(const std::vector<std::string_view>& bases,
-                                                       std::string_view exponent, std::size_t out_bytes) const {
+SMALL std::string MontgomeryModulus::power_each(const std::string_view* bases, std::size_t count,
+                                               std::string_view exponent, std::size_t out_bytes) const {
     const std::size_t s = n_.size();
     exponent = strip_zeros(exponent);
     const std::size_t ebits = bit_length(exponent);
-    std::vector<std::string> results;
-    results.reserve(bases.size());
+    std::string results(count * out_bytes, '\0');
     Limbs b(2 * s), acc(2 * s), tmp(2 * s), bm(2 * s), scratch(4 * s + 2);
-    for (std::size_t first = 0; first < bases.size(); first += 2) {
-        const std::size_t count = bases.size() - first < 2 ? 1 : 2;  // an odd last base runs in both lanes
+    for (std::size_t first = 0; first < count; first += 2) {
+        const std::size_t lanes = count - first < 2 ? 1 : 2;  // an odd last base runs in both lanes
         for (std::size_t lane = 0; lane < 2; ++lane) {
-            if (!to_limbs(bases[first + (lane < count ? lane : 0)], s, b.data() + lane, 2)) {
+            if (!to_limbs(bases[first + (lane < lanes ? lane : 0)], s, b.data() + lane, 2)) {
                 throw Error(ErrorCode::crypto, "RSA input is longer than the modulus");
             }
         }
@@ -295,8 +302,8 @@ std::vector<std::string> MontgomeryModulus::power_each(const std::vector<std::st
                 reduce(scratch.data(), acc.data());
             }
         }
-        for (std::size_t lane = 0; lane < count; ++lane) {
-            std::string out(out_bytes, '\0');
+        for (std::size_t lane = 0; lane < lanes; ++lane) {
+            char* out = &results[(first + lane) * out_bytes];
             for (std::size_t i = 0; i < 4 * s; ++i) {
                 auto byte = static_cast<char>((acc[2 * (i / 4) + lane] >> (8 * (i % 4))) & 0xff);
                 if (i < out_bytes) {
@@ -305,14 +312,13 @@ std::vector<std::string> MontgomeryModulus::power_each(const std::vector<std::st
                     throw Error(ErrorCode::crypto, "RSA output does not fit in the block");
                 }
             }
-            results.push_back(std::move(out));
         }
     }
     return results;
 }
 
-std::string MontgomeryModulus::power(std::string_view base, std::string_view exponent, std::size_t out_bytes) const {
-    return std::move(power_each({base}, exponent, out_bytes)[0]);
+SMALL std::string MontgomeryModulus::power(std::string_view base, std::string_view exponent, std::size_t out_bytes) const {
+    return power_each(&base, 1, exponent, out_bytes);
 }
 
 }  // namespace paywasm::detail

@@ -36,10 +36,11 @@ public:
     // length). `base` may be any value below 2^(32*limbs) (it is reduced); `exponent` any size.
     std::string power(std::string_view base, std::string_view exponent, std::size_t out_bytes) const;
 
-    // power() of each base with the same exponent, in order. Bases go two at a time through the
-    // two lanes of one computation (SIMD lanes in wasm), so an even count costs least.
-    std::vector<std::string> power_each(const std::vector<std::string_view>& bases, std::string_view exponent,
-                                        std::size_t out_bytes) const;
+    // power() of bases[0..count) with the same exponent: the results one after the other, each
+    // exactly `out_bytes` bytes. Bases go two at a time through the two lanes of one computation
+    // (SIMD lanes in wasm), so an even count costs least.
+    std::string power_each(const std::string_view* bases, std::size_t count, std::string_view exponent,
+                           std::size_t out_bytes) const;
 
 private:
     using Limbs = std::vector<std::uint32_t>;

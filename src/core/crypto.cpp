@@ -410,11 +410,8 @@ std::string encrypt_with(const PublicKey::Impl& key, std::string_view plaintext,
                      CryptoPP::g_nullNameValuePairs);
         bases[i] = std::string_view(padded).substr(i * padded_size, padded_size);
     }
-    std::vector<std::string> c = mod_n.power_each(bases, key.e, k);
+    const std::string out = mod_n.power_each(bases.data(), blocks, key.e, k);
     wipe(padded);
-    std::string out;
-    out.reserve(blocks * k);
-    for (const std::string& block : c) out += block;
     return base64_encode(out);
 }
 
