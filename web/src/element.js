@@ -165,6 +165,7 @@ class PayWasmCheckout extends HTMLElement {
       if (this._qrResult) this._showQr(this._qrResult);
       this._greet();
       this._emit('paywasm-ready', { methods: this._methods() });
+      this._warmUp(life);
     }, (e) => {
       clearTimeout(slow);
       if (this._life !== life) return;
@@ -174,6 +175,23 @@ class PayWasmCheckout extends HTMLElement {
   }
 
   disconnectedCallback() { this._teardown(); }
+
+  // WebAssembly functions are compiled on their first call: when the page is idle after the first
+  // render, one throwaway encryption of '{}' to the merchant's public key (public data, nothing is
+  // sent or kept) compiles the encryption code, so the pay click does not wait for that.
+  _warmUp(life) {
+    if (!this.publicKey) return;
+    const run = () => {
+      if (this._life !== life || this._s.inFlight) return;
+      try {
+        this._core.encrypt(this.publicKey, '{}', { padding: this.padding || undefined, fingerprint: this.keyFingerprint || undefined });
+      } catch (e) {
+        // A bad key or a pin that does not match is reported when the shopper pays.
+      }
+    };
+    if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 1000 });
+    else setTimeout(run, 50);
+  }
 
   attributeChangedCallback(name, before, after) {
     if (before === after) return;
