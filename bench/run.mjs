@@ -203,9 +203,14 @@ async function memoryRun(browser, origin) {
 
 // Cold start: a new browser context per load (its own renderer process: no compiled-module reuse),
 // the HTTP cache off (CDP), the wasm compiled from the stream. The first load is a warm-up.
+// ready.html is the plain snippet (one script tag: the budget); ready-preload.html adds the
+// documented <link rel=preload> for the wasm. Loads alternate between the two pages.
 async function coldLoads(browser, origin) {
   const runs = [];
-  for (let i = 0; i < CONFIG.coldLoads + 1; i++) {
+  const preloaded = [];
+  for (let n = 0; n < 2 * (CONFIG.coldLoads + 1); n++) {
+    const i = n >> 1;
+    const preload = (n + i) % 2 === 1;  // the order within a pair alternates too
     const context = await browser.newContext();
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
@@ -213,7 +218,7 @@ async function coldLoads(browser, origin) {
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`${origin}/pages/ready.html`);
+    await page.goto(`${origin}/pages/${preload ? 'ready-preload.html' : 'ready.html'}`);
     await page.waitForFunction(() => window.__benchReadyAt !== undefined, null, { timeout: 15000 });
     const t = await page.evaluate(() => {
       const entry = (file) => performance.getEntriesByType('resource').find((e) => e.name.endsWith(file));
@@ -237,10 +242,10 @@ async function coldLoads(browser, origin) {
       };
     });
     if (errors.length) throw new Error(`cold load: ${errors.join('; ')}`);
-    if (i > 0) runs.push(t);
+    if (i > 0) (preload ? preloaded : runs).push(t);
     await context.close();
   }
-  return runs;
+  return { runs, preloaded };
 }
 
 const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'];
@@ -352,6 +357,8 @@ async function mainThreadRuns(browser, origin, inputs) {
 
 // ---- main ---------------------------------------------------------------------------------------------
 
+const summarize = (runs) => Object.fromEntries(Object.keys(runs[0]).map((k) => [k, summary(runs.map((r) => r[k]))]));
+
 function gitDescribe() {
   try {
     const commit = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
@@ -399,7 +406,7 @@ async function main() {
     for (const c of micro.checks) if (!c.ok) log(`CHECK FAILED ${c.name}: ${c.detail}`);
     log(`memory: ${CONFIG.memoryOps} encryptions + ${CONFIG.memoryOps} QR renders`);
     memory = await memoryRun(browser, server.origin);
-    log(`cold start: ${CONFIG.coldLoads} loads after a warm-up load`);
+    log(`cold start: ${CONFIG.coldLoads} loads of ready.html and of ready-preload.html, each after a warm-up load`);
     cold = await coldLoads(browser, server.origin);
     log(`main thread: ${CONFIG.mainThreadRuns} runs of mount + one exchange payment`);
     mainThread = await mainThreadRuns(browser, server.origin, inputs);
@@ -444,7 +451,10 @@ async function main() {
       cspViolations: micro.csp,
     },
     memory,
-    cold: { runs: cold, summary: Object.fromEntries(Object.keys(cold[0]).map((k) => [k, summary(cold.map((r) => r[k]))])) },
+    cold: {
+      runs: cold.runs, summary: summarize(cold.runs),
+      preload: { runs: cold.preloaded, summary: summarize(cold.preloaded) },
+    },
     mainThread,
     profile,
     outsideRequests,
