@@ -58,6 +58,7 @@ ALWAYS_INLINE V add(V a, V b) { return wasm_i64x2_add(a, b); }
 ALWAYS_INLINE V hi(V a) { return wasm_u64x2_shr(a, 32); }
 ALWAYS_INLINE V lo(V a) { return wasm_v128_and(a, wasm_i64x2_const_splat(0xffffffff)); }
 ALWAYS_INLINE V zero() { return wasm_i64x2_const_splat(0); }
+ALWAYS_INLINE V to_p(V v) { return wasm_i32x4_shuffle(v, v, 0, 2, 0, 2); }  // low halves as multiplicands
 ALWAYS_INLINE V mul_low32(V p, u32 k) { return wasm_i32x4_mul(p, wasm_i32x4_splat(static_cast<int>(k))); }  // P * k mod 2^32
 ALWAYS_INLINE u32 lane0(V v) { return static_cast<u32>(wasm_i64x2_extract_lane(v, 0)); }
 ALWAYS_INLINE u32 lane1(V v) { return static_cast<u32>(wasm_i64x2_extract_lane(v, 1)); }
@@ -77,6 +78,7 @@ ALWAYS_INLINE V add(V a, V b) { return {a.x0 + b.x0, a.x1 + b.x1}; }
 ALWAYS_INLINE V hi(V a) { return {a.x0 >> 32, a.x1 >> 32}; }
 ALWAYS_INLINE V lo(V a) { return {a.x0 & 0xffffffffu, a.x1 & 0xffffffffu}; }
 ALWAYS_INLINE V zero() { return {0, 0}; }
+ALWAYS_INLINE V to_p(V v) { return lo(v); }
 ALWAYS_INLINE V mul_low32(V p, u32 k) { return {static_cast<u32>(static_cast<u32>(p.x0) * k), static_cast<u32>(static_cast<u32>(p.x1) * k)}; }
 ALWAYS_INLINE u32 lane0(V v) { return static_cast<u32>(v.x0); }
 ALWAYS_INLINE u32 lane1(V v) { return static_cast<u32>(v.x1); }
@@ -194,7 +196,10 @@ SMALL MontgomeryModulus::MontgomeryModulus(std::string_view modulus) {
         (modulus.size() == 1 && static_cast<unsigned char>(modulus[0]) < 3)) {
         throw Error(ErrorCode::crypto, "Montgomery modulus must be odd and at least 3");
     }
-    const std::size_t s = (modulus.size() + 3) / 4;
+    // An even number of limbs, for reduce()'s two rows at a time: a top limb of zeros, when there is
+    // one, changes nothing but R (n < R still).
+    const std::size_t s = ((modulus.size() + 3) / 4 + 1) & ~std::size_t{1};
+    base_bytes_ = (modulus.size() + 3) / 4 * 4;
     n_ = Limbs(s);
     to_limbs(modulus, s, n_.data(), 1);
 
@@ -242,17 +247,33 @@ void MontgomeryModulus::reduce(u32* t, u32* out) const {
     const std::size_t s = n_.size();
     const u32* n = n_.data();
     V top = zero();  // the carry out of t[i + s], added one limb higher in the next round
-    for (std::size_t i = 0; i < s; ++i) {
+    // Two rows at a time (s is even): row i+1's multiple m2 is known once row i has passed limb
+    // i+1, so both rows then walk n together (half the loads and stores of t). Same sums, same
+    // order per limb, as two single rows.
+    for (std::size_t i = 0; i < s; i += 2) {
         u32* ti = t + 2 * i;
-        const V m = mul_low32(ldp(ti), n_prime_);  // t[i] + m*n[0] = 0 mod 2^32
-        V carry = zero();
-        for (std::size_t j = 0; j < s; ++j) {
-            V p = add(add(mul(m, splat(n + j)), ld(ti + 2 * j)), carry);
-            st(ti + 2 * j, p);
-            carry = hi(p);
+        const V m1 = mul_low32(ldp(ti), n_prime_);
+        const V n0 = splat(n), n1 = splat(n + 1);
+        V c1 = hi(add(mul(m1, n0), ld(ti)));  // the low half is 0 by the choice of m1
+        V p1 = add(add(mul(m1, n1), ld(ti + 2)), c1);
+        c1 = hi(p1);
+        const V m2 = mul_low32(to_p(p1), n_prime_);
+        V c2 = hi(add(mul(m2, n0), lo(p1)));  // limb i+1: 0 as well
+        V n_prev = n1;
+        for (std::size_t j = 2; j < s; ++j) {
+            const V nj = splat(n + j);
+            p1 = add(add(mul(m1, nj), ld(ti + 2 * j)), c1);  // row i at limb i+j
+            c1 = hi(p1);
+            V p2 = add(add(mul(m2, n_prev), lo(p1)), c2);  // row i+1 at the same limb
+            st(ti + 2 * j, p2);
+            c2 = hi(p2);
+            n_prev = nj;
         }
-        V sum = add(add(ld(ti + 2 * s), carry), top);
-        st(ti + 2 * s, sum);
+        p1 = add(add(ld(ti + 2 * s), c1), top);  // limb i+s: row i's carries
+        V p2 = add(add(mul(m2, n_prev), lo(p1)), c2);
+        st(ti + 2 * s, p2);
+        V sum = add(add(ld(ti + 2 * s + 2), hi(p2)), hi(p1));  // limb i+s+1
+        st(ti + 2 * s + 2, sum);
         top = hi(sum);
     }
     // t[s..2s) + top * 2^(32s) < 2n here, in each lane; one subtraction at most.
@@ -271,7 +292,8 @@ SMALL std::string MontgomeryModulus::power_each(const std::string_view* bases, s
     for (std::size_t first = 0; first < count; first += 2) {
         const std::size_t lanes = count - first < 2 ? 1 : 2;  // an odd last base runs in both lanes
         for (std::size_t lane = 0; lane < 2; ++lane) {
-            if (!to_limbs(bases[first + (lane < lanes ? lane : 0)], s, b.data() + lane, 2)) {
+            const std::string_view base = strip_zeros(bases[first + (lane < lanes ? lane : 0)]);
+            if (base.size() > base_bytes_ || !to_limbs(base, s, b.data() + lane, 2)) {
                 throw Error(ErrorCode::crypto, "RSA input is longer than the modulus");
             }
         }

@@ -26,7 +26,8 @@ std::size_t bit_length(std::string_view magnitude);
 int compare_magnitudes(std::string_view a, std::string_view b);
 
 // An odd modulus n > 1 prepared for Montgomery multiplication on 32-bit limbs (64-bit products):
-// R = 2^(32*limbs), n' = -n^-1 mod 2^32, R^2 mod n.
+// R = 2^(32*limbs), n' = -n^-1 mod 2^32, R^2 mod n. `limbs` is the modulus' limb count rounded up
+// to even; "below 2^(32*limbs)" for bases means the modulus' own limb count.
 class MontgomeryModulus {
 public:
     // `modulus`: big-endian magnitude. Throws Error(crypto) when it is even or < 3.
@@ -54,6 +55,7 @@ private:
     Limbs n_;           // little-endian limbs
     Limbs r_squared_;   // R^2 mod n, as a pair (the same number in both lanes)
     std::uint32_t n_prime_ = 0;
+    std::size_t base_bytes_ = 0;  // bases must fit in this many bytes: the modulus' own 32-bit limbs
 };
 
 }  // namespace paywasm::detail

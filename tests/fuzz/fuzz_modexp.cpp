@@ -4,7 +4,8 @@
 // Input: two bytes of sizes, then the modulus, the exponent, and the base (the rest).
 //   modulus: 1..256 bytes (low bit forced to 1); exponent: 1..8 bytes; base: below 2^(8*|n|).
 // (Sizes stay small for speed: the limb loops are the same for every size, and 1..64 limbs cover
-// both parities of the two-rows reduction. The unit test compares random 4096-bit moduli.)
+// odd limb counts, which get a zero top limb for the two-rows reduction. The unit test compares
+// random 4096-bit moduli.)
 // Properties: a modulus below 3 is refused with Error(crypto) only; otherwise power() equals
 // Crypto++'s result, as exactly the requested number of big-endian bytes, and so does power_each()
 // for the base and its bytes reversed (two different numbers in the two lanes).
