@@ -3,6 +3,8 @@
 #include "paywasm/qr.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include <qrcodegen/qrcodegen.hpp>
 
@@ -45,8 +47,10 @@ qrcodegen::QrCode::Ecc to_qrcodegen(Ecc ecc) {
 //
 // qr_encode chooses the version itself and calls qrcodegen's low-level constructor instead of
 // encodeText/encodeSegments, which build their data_too_long message with std::ostringstream: that
-// alone drags ~55 KB (gzipped) of iostream and locale code into the wasm module. The unit tests check
-// that the matrices are identical to encodeText's at every version boundary.
+// alone drags ~55 KB (gzipped) of iostream and locale code into the wasm module. It also writes the
+// data segment itself rather than through QrSegment and BitBuffer (vector<bool> inserts): 2.5 KB
+// gzip less in the module. The unit tests check that the matrices are identical to encodeText's at
+// every version boundary.
 constexpr short kDataCodewords[4][40] = {
     {19,   34,   55,   80,   108,  136,  156,  194,  232,  274,  324,  370,  428,  461,
      523,  589,  647,  721,  795,  861,  932,  1006, 1094, 1174, 1276, 1370, 1468, 1531,
@@ -109,18 +113,42 @@ Ecc parse_ecc(std::string_view name) {
 }
 
 QrMatrix qr_encode(std::string_view text, Ecc ecc) {
-    // encodeText stops at a NUL; bytes mode keeps every byte.
-    const std::vector<qrcodegen::QrSegment> segments =
-        text.find('\0') == std::string_view::npos
-            ? qrcodegen::QrSegment::makeSegments(std::string(text).c_str())
-            : std::vector<qrcodegen::QrSegment>{
-                  qrcodegen::QrSegment::makeBytes(std::vector<std::uint8_t>(text.begin(), text.end()))};
+    // One segment in the mode qrcodegen's makeSegments picks (numeric, alphanumeric, else bytes; a
+    // NUL anywhere makes it bytes: encodeText would stop there), written straight into codewords.
+    static const char kAlphanumeric[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:";
+    auto alnum_value = [](char c) -> int {
+        for (int i = 0; i < 45; ++i) {
+            if (kAlphanumeric[i] == c) return i;
+        }
+        return -1;
+    };
+    bool numeric = true, alphanumeric = true;
+    for (char c : text) {
+        numeric = numeric && is_digit(c);
+        alphanumeric = alphanumeric && c != '\0' && alnum_value(c) >= 0;
+    }
+    const std::size_t n = text.size();
+    // Mode indicator, character count bits for versions 1-9, 10-26, 27-40, and data bits.
+    struct Mode {
+        std::uint32_t indicator;
+        int count_bits[3];
+    };
+    static const Mode kNumeric{0x1, {10, 12, 14}}, kAlnum{0x2, {9, 11, 13}}, kBytes{0x4, {8, 16, 16}};
+    const Mode& mode = numeric ? kNumeric : alphanumeric ? kAlnum : kBytes;
+    const std::size_t data_bits = numeric        ? n / 3 * 10 + (n % 3 == 0 ? 0 : n % 3 * 3 + 1)
+                                  : alphanumeric ? n / 2 * 11 + n % 2 * 6
+                                                 : 8 * n;
+    auto count_bits = [&](int version) { return mode.count_bits[version <= 9 ? 0 : version <= 26 ? 1 : 2]; };
 
     // Smallest version that holds the data at `ecc`, then the highest level that fits it too.
-    int version = 1, used_bits = -1;
+    // (Empty text is no segment at all, as in makeSegments.)
+    int version = 1;
+    std::size_t used_bits = 0;
     for (;; ++version) {
-        used_bits = qrcodegen::QrSegment::getTotalBits(segments, version);
-        if (used_bits != -1 && used_bits <= 8 * data_codewords(version, ecc)) break;
+        const int cc = count_bits(version);
+        const bool fits_count = n < (std::size_t{1} << cc);
+        used_bits = n == 0 ? 0 : 4 + static_cast<std::size_t>(cc) + data_bits;
+        if (fits_count && used_bits <= 8 * static_cast<std::size_t>(data_codewords(version, ecc))) break;
         if (version == 40) {
             throw Error(ErrorCode::invalid_qr,
                         "text is too long for a QR code: " + std::to_string(text.size()) +
@@ -129,23 +157,49 @@ QrMatrix qr_encode(std::string_view text, Ecc ecc) {
         }
     }
     for (Ecc higher : {Ecc::medium, Ecc::quartile, Ecc::high}) {
-        if (higher > ecc && used_bits <= 8 * data_codewords(version, higher)) ecc = higher;
+        if (higher > ecc && used_bits <= 8 * static_cast<std::size_t>(data_codewords(version, higher))) ecc = higher;
     }
 
-    // Data bits: segments, terminator, bit padding to a byte, then the alternating pad bytes.
+    // Data bits: the segment, terminator, bit padding to a byte, then the alternating pad bytes.
     const std::size_t capacity_bits = 8 * static_cast<std::size_t>(data_codewords(version, ecc));
-    qrcodegen::BitBuffer bits;
-    for (const auto& seg : segments) {
-        bits.appendBits(static_cast<std::uint32_t>(seg.getMode().getModeBits()), 4);
-        bits.appendBits(static_cast<std::uint32_t>(seg.getNumChars()), seg.getMode().numCharCountBits(version));
-        bits.insert(bits.end(), seg.getData().begin(), seg.getData().end());
+    std::vector<std::uint8_t> codewords(capacity_bits / 8);
+    std::size_t bit = 0;
+    auto put = [&](std::uint32_t value, int len) {
+        for (int i = len - 1; i >= 0; --i, ++bit) {
+            if ((value >> i) & 1) codewords[bit >> 3] = static_cast<std::uint8_t>(codewords[bit >> 3] | (0x80 >> (bit & 7)));
+        }
+    };
+    if (n > 0) {
+        put(mode.indicator, 4);
+        put(static_cast<std::uint32_t>(n), count_bits(version));
+        std::uint32_t group = 0;
+        int grouped = 0;
+        for (char c : text) {
+            if (numeric) {
+                group = group * 10 + static_cast<std::uint32_t>(c - '0');
+                if (++grouped == 3) {
+                    put(group, 10);
+                    group = 0;
+                    grouped = 0;
+                }
+            } else if (alphanumeric) {
+                group = group * 45 + static_cast<std::uint32_t>(alnum_value(c));
+                if (++grouped == 2) {
+                    put(group, 11);
+                    group = 0;
+                    grouped = 0;
+                }
+            } else {
+                put(static_cast<unsigned char>(c), 8);
+            }
+        }
+        if (grouped > 0) put(group, numeric ? grouped * 3 + 1 : 6);
     }
-    bits.appendBits(0, static_cast<int>(std::min<std::size_t>(4, capacity_bits - bits.size())));
-    bits.appendBits(0, static_cast<int>((8 - bits.size() % 8) % 8));
-    for (std::uint32_t pad = 0xEC; bits.size() < capacity_bits; pad ^= 0xEC ^ 0x11) bits.appendBits(pad, 8);
-    std::vector<std::uint8_t> codewords(bits.size() / 8);
-    for (std::size_t i = 0; i < bits.size(); ++i) {
-        if (bits[i]) codewords[i >> 3] = static_cast<std::uint8_t>(codewords[i >> 3] | (0x80 >> (i & 7)));
+    bit += std::min<std::size_t>(4, capacity_bits - bit);  // terminator (zeros)
+    bit = (bit + 7) / 8 * 8;
+    for (std::uint32_t pad = 0xEC; bit < capacity_bits;) {
+        put(pad, 8);
+        pad ^= 0xEC ^ 0x11;
     }
 
     qrcodegen::QrCode code(version, to_qrcodegen(ecc), codewords, -1);  // -1: qrcodegen picks the mask
