@@ -197,7 +197,8 @@ QrMatrix qr_encode(std::string_view text, Ecc ecc) {
     }
     bit += std::min<std::size_t>(4, capacity_bits - bit);  // terminator (zeros)
     bit = (bit + 7) / 8 * 8;
-    for (std::uint32_t pad = 0xEC; bit < capacity_bits;) {
+    std::uint32_t pad = 0xEC;
+    while (bit < capacity_bits) {
         put(pad, 8);
         pad ^= 0xEC ^ 0x11;
     }

@@ -26,38 +26,63 @@ namespace {
 
 // ---- JSON writing helpers ------------------------------------------------------------------------
 
-// {"k":v,...} from already-encoded member values, in the given order.
-std::string object(std::initializer_list<std::pair<const char*, std::string>> members) {
-    std::string out = "{";
-    for (const auto& [name, value] : members) {
-        if (out.size() > 1) out += ',';
-        out += json_quote(name);
-        out += ':';
-        out += value;
+// {"k":v,...} written member by member into one string, in call order (no temporaries per member).
+class Object {
+public:
+    // A member whose value is already JSON text.
+    Object& raw(const char* name, std::string_view json) {
+        key(name);
+        out_ += json;
+        return *this;
     }
-    return out + "}";
-}
+    Object& str(const char* name, std::string_view text) {
+        key(name);
+        detail::append_quoted(out_, text);
+        return *this;
+    }
+    Object& num(const char* name, long long n) { return raw(name, std::to_string(n)); }
+    Object& boolean(const char* name, bool b) { return raw(name, b ? "true" : "false"); }
+    std::string done() {
+        if (out_.empty()) out_ += '{';
+        out_ += '}';
+        return std::move(out_);
+    }
 
-std::string boolean(bool b) { return b ? "true" : "false"; }
+private:
+    void key(const char* name) {
+        out_ += out_.empty() ? '{' : ',';
+        detail::append_quoted(out_, name);
+        out_ += ':';
+    }
+    std::string out_;
+};
 
 std::string status_json(const StatusInfo& s) {
-    return object({{"code", std::to_string(s.code)},
-                   {"kind", json_quote(to_string(s.kind))},
-                   {"final", boolean(s.final)},
-                   {"label", json_quote(s.label)}});
+    return Object()
+        .num("code", s.code)
+        .str("kind", to_string(s.kind))
+        .boolean("final", s.final)
+        .str("label", s.label)
+        .done();
 }
 
 std::string request_json(const HttpRequest& r, std::string_view base_url) {
     std::string headers = "[";
     for (const auto& [name, value] : r.headers) {
         if (headers.size() > 1) headers += ',';
-        headers += "[" + json_quote(name) + "," + json_quote(value) + "]";
+        headers += '[';
+        detail::append_quoted(headers, name);
+        headers += ',';
+        detail::append_quoted(headers, value);
+        headers += ']';
     }
-    headers += "]";
-    return object({{"method", json_quote(r.method)},
-                   {"url", json_quote(r.url(base_url))},
-                   {"headers", headers},
-                   {"body", json_quote(r.body)}});
+    headers += ']';
+    return Object()
+        .str("method", r.method)
+        .str("url", r.url(base_url))
+        .raw("headers", headers)
+        .str("body", r.body)
+        .done();
 }
 
 // ---- Argument helpers ----------------------------------------------------------------------------
@@ -137,7 +162,7 @@ std::string op_encrypt(const Args& a) {
 // {key} -> {fingerprint, bits}
 std::string op_key_info(const Args& a) {
     PublicKey key = PublicKey::parse(a.str("key"));
-    return object({{"fingerprint", json_quote(key.fingerprint())}, {"bits", std::to_string(key.bits())}});
+    return Object().str("fingerprint", key.fingerprint()).num("bits", key.bits()).done();
 }
 
 // {text, ecc?, border?} -> SVG markup
@@ -152,7 +177,7 @@ std::string op_qr_matrix(const Args& a) {
     std::string bits;
     bits.reserve(m.modules.size());
     for (auto v : m.modules) bits += v ? '1' : '0';
-    return object({{"size", std::to_string(m.size)}, {"modules", json_quote(bits)}});
+    return Object().num("size", m.size).str("modules", bits).done();
 }
 
 // {order: JSON text} -> canonical JSON text of the validated payload
@@ -189,10 +214,12 @@ std::string op_cart_total(const Args& a) {
 // {uri} -> {scheme, address, amount, value}
 std::string op_check_payment_uri(const Args& a) {
     PaymentUri u = check_payment_uri(a.str("uri"));
-    return object({{"scheme", json_quote(u.scheme)},
-                   {"address", json_quote(u.address)},
-                   {"amount", json_quote(u.amount)},
-                   {"value", json_quote(u.value)}});
+    return Object()
+        .str("scheme", u.scheme)
+        .str("address", u.address)
+        .str("amount", u.amount)
+        .str("value", u.value)
+        .done();
 }
 
 // {code} or {word} -> {code, kind, final, label}
@@ -232,13 +259,12 @@ std::string op_parse_response(const Args& a) {
         const UsersMeResponse me = parse_users_me_response(r);
         const auto& profile = me.result.profile;
         const std::string first = profile && profile->first_name ? *profile->first_name : "";
-        return object({{"firstName", json_quote(first)},
-                       {"fullname", json_quote(me.result.fullname.value_or(""))}});
+        return Object().str("firstName", first).str("fullname", me.result.fullname.value_or("")).done();
     }
     const Transaction tx = parse_payment_response(r);
     std::string body;
     detail::append_compact(body, detail::parse_json(r.body, ErrorCode::bad_response).root());
-    return object({{"transaction", body}, {"status", status_json(describe_status(tx))}});
+    return Object().raw("transaction", body).raw("status", status_json(describe_status(tx))).done();
 }
 
 using Op = std::string (*)(const Args&);
