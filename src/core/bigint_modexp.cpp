@@ -138,21 +138,39 @@ void multiply_full(const u32* a, const u32* b, u32* t, std::size_t s) {
     }
 }
 
-// t[0..2s) = a * a, pairs: the cross products once, doubled, plus the squares on the diagonal.
+// t[0..2s) = a * a, pairs (s even): the cross products once, doubled, plus the squares on the
+// diagonal. Rows i and i+1 of the cross products (a[i]*a[j], j > i, at limb i+j) go together, as
+// in reduce(): at limb q, row i adds a[i]*a[q-i] and row i+1 then a[i+1]*a[q-i-1].
 void square_full(const u32* a, u32* t, std::size_t s) {
     for (std::size_t j = 0; j < 4 * s; ++j) t[j] = 0;
-    for (std::size_t i = 0; i + 1 < s; ++i) {
-        const V ai = ldp(a + 2 * i);
-        V carry = zero();
-        u32* tij = t + 2 * (2 * i + 1);  // a[i]*a[j] lands at i + j, j from i + 1
-        const u32* aj = a + 2 * (i + 1);
-        const std::size_t count = s - i - 1;
-        for (std::size_t j = 0; j < count; ++j) {
-            V p = add(add(mul(ldp(aj + 2 * j), ai), ld(tij + 2 * j)), carry);
-            st(tij + 2 * j, p);
-            carry = hi(p);
+    for (std::size_t i = 0; i < s; i += 2) {
+        const V ai = ldp(a + 2 * i), ai1 = ldp(a + 2 * (i + 1));
+        u32* tq = t + 2 * (2 * i + 1);  // limb 2i+1: row i alone
+        V p1 = add(mul(ai, ai1), ld(tq));
+        st(tq, p1);
+        V c1 = hi(p1);
+        if (i + 2 < s) {
+            V a_prev = ldp(a + 2 * (i + 2));
+            p1 = add(add(mul(ai, a_prev), ld(tq + 2)), c1);  // limb 2i+2: row i alone (a[i+1]^2 is diagonal)
+            st(tq + 2, p1);
+            c1 = hi(p1);
+            V c2 = zero();
+            for (std::size_t j = i + 3; j < s; ++j) {
+                u32* tj = t + 2 * (i + j);
+                const V aj = ldp(a + 2 * j);
+                p1 = add(add(mul(ai, aj), ld(tj)), c1);
+                c1 = hi(p1);
+                V p2 = add(add(mul(ai1, a_prev), lo(p1)), c2);
+                st(tj, p2);
+                c2 = hi(p2);
+                a_prev = aj;
+            }
+            V p2 = add(add(mul(ai1, a_prev), c1), c2);  // limb i+s: row i+1's last (zero until now)
+            st(t + 2 * (i + s), p2);
+            st(t + 2 * (i + s + 1), hi(p2));
+        } else {
+            st(t + 2 * (i + s), c1);
         }
-        st(tij + 2 * count, carry);
     }
     // t = 2t + sum a[i]^2 * 2^(64i), one pass: each limb doubled plus its half of the square.
     V carry = zero();
