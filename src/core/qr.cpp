@@ -3,6 +3,7 @@
 #include "paywasm/qr.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <vector>
 
@@ -216,12 +217,28 @@ QrMatrix qr_encode(std::string_view text, Ecc ecc) {
     return m;
 }
 
+namespace {
+
+void append_int(std::string& out, int n) {
+    char digits[12];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
+}
+
+}  // namespace
+
 std::string qr_svg(const QrMatrix& m, int border) {
     check_border(border);
-    const std::string n = std::to_string(m.size + 2 * border);
-    std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" viewBox=\"0 0 " + n + " " + n +
-                      "\" shape-rendering=\"crispEdges\"><rect width=\"" + n + "\" height=\"" + n +
-                      "\" fill=\"#ffffff\"/><path fill=\"#000000\" d=\"";
+    std::string n;
+    append_int(n, m.size + 2 * border);
+    std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" viewBox=\"0 0 ";
+    out += n;
+    out += ' ';
+    out += n;
+    out += "\" shape-rendering=\"crispEdges\"><rect width=\"";
+    out += n;
+    out += "\" height=\"";
+    out += n;
+    out += "\" fill=\"#ffffff\"/><path fill=\"#000000\" d=\"";
     bool first = true;
     for (int y = 0; y < m.size; ++y) {
         for (int x = 0; x < m.size;) {
@@ -231,8 +248,15 @@ std::string qr_svg(const QrMatrix& m, int border) {
             if (!first) out += ' ';
             first = false;
             // One rectangle per horizontal run: move, across, down one, back, close.
-            const std::string w = std::to_string(run);
-            out += 'M' + std::to_string(x + border) + ',' + std::to_string(y + border) + 'h' + w + "v1h-" + w + 'z';
+            out += 'M';
+            append_int(out, x + border);
+            out += ',';
+            append_int(out, y + border);
+            out += 'h';
+            append_int(out, run);
+            out += "v1h-";
+            append_int(out, run);
+            out += 'z';
             x += run;
         }
     }

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/json_tree.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/protocol.hpp"
@@ -32,25 +33,33 @@ void collect_warning(std::string_view message) { g_warnings.emplace_back(message
 
 std::string error_envelope(std::string_view code, std::string_view message, std::string_view field,
                            int http_status) {
-    return "{\"ok\":false,\"error\":{\"code\":" + paywasm::json_quote(code) +
-           ",\"message\":" + paywasm::json_quote(message) + ",\"field\":" + paywasm::json_quote(field) +
-           ",\"httpStatus\":" + std::to_string(http_status) + "}}";
+    std::string out = "{\"ok\":false,\"error\":{\"code\":";
+    paywasm::detail::append_quoted(out, code);
+    out += ",\"message\":";
+    paywasm::detail::append_quoted(out, message);
+    out += ",\"field\":";
+    paywasm::detail::append_quoted(out, field);
+    out += ",\"httpStatus\":";
+    out += std::to_string(http_status);
+    out += "}}";
+    return out;
 }
 
 std::string call(const char* op, const char* args) {
     g_warnings.clear();
     try {
-        std::string out = "{\"ok\":true,\"value\":" +
-                          paywasm::wasm::run_op(op ? op : "", args ? std::string_view(args) : "{}");
+        std::string out = "{\"ok\":true,\"value\":";
+        out += paywasm::wasm::run_op(op ? op : "", args ? std::string_view(args) : "{}");
         if (!g_warnings.empty()) {
             out += ",\"warnings\":[";
             for (std::size_t i = 0; i < g_warnings.size(); ++i) {
                 if (i) out += ',';
-                out += paywasm::json_quote(g_warnings[i]);
+                paywasm::detail::append_quoted(out, g_warnings[i]);
             }
             out += ']';
         }
-        return out + "}";
+        out += '}';
+        return out;
     } catch (const paywasm::Error& e) {
         return error_envelope(paywasm::to_string(e.code()), e.what(), e.field(), e.http_status());
     } catch (const std::bad_alloc&) {
