@@ -9,7 +9,6 @@
 // instantiation: the module carries one JSON parser.
 #pragma once
 
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,16 +40,21 @@ public:
         return std::string(v.text());
     }
 
+    // A JSON number that is an integer of magnitude at most 10^9 (no fraction, no exponent).
     int integer(std::string_view name, int fallback) const {
         detail::JsonValue v = find(name);
         if (!v.valid()) return fallback;
-        const std::string text(v.is_number() ? v.text() : std::string_view());
-        char* end = nullptr;
-        long n = text.empty() ? 0 : std::strtol(text.c_str(), &end, 10);
-        if (text.empty() || *end != '\0' || n < -1000000000L || n > 1000000000L) {
-            fail_validation(std::string(name), "must be an integer");
+        std::string_view text = v.is_number() ? v.text() : std::string_view();
+        const bool negative = !text.empty() && text[0] == '-';
+        if (negative) text.remove_prefix(1);
+        bool ok = !text.empty() && text.size() <= 10;
+        long long n = 0;
+        for (char c : text) {
+            ok = ok && c >= '0' && c <= '9';
+            n = n * 10 + (c - '0');
         }
-        return static_cast<int>(n);
+        if (!ok || n > 1000000000LL) fail_validation(std::string(name), "must be an integer");
+        return static_cast<int>(negative ? -n : n);
     }
 
     // An array of strings, or nullopt when absent.

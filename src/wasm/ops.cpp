@@ -122,7 +122,7 @@ const EndpointInfo& shopper_endpoint(const Args& a) {
 
 Limits limits_of(const Args& a) {
     Limits limits;
-    if (auto names = a.strings("exchanges"); names && !names->empty()) limits.exchanges = *names;
+    if (auto names = a.strings("exchanges"); names && !names->empty()) limits.exchanges = std::move(*names);
     return limits;
 }
 
