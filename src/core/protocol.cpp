@@ -73,21 +73,29 @@ void check_encrypted_data(std::string_view data) {
     if (!base64) fail_validation("data", "must be base64 (the output of encrypt())");
 }
 
-HttpRequest json_post(std::string path, std::string body) {
+// A request with the JSON content headers, after "Authorization: Bearer <token>" when a token is given
+// (headers are appended one by one: one vector instantiation, not an initializer-list assign and an
+// insert at the front).
+HttpRequest json_request(const char* method, std::string path, std::string_view token, std::string body) {
     HttpRequest r;
-    r.method = "POST";
+    r.method = method;
     r.path = std::move(path);
-    r.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
+    r.headers.reserve(3);
+    if (!token.empty()) r.headers.push_back({"Authorization", "Bearer " + std::string(token)});
+    r.headers.push_back({"Content-Type", "application/json"});
+    r.headers.push_back({"Accept", "application/json"});
     r.body = std::move(body);
     return r;
+}
+
+HttpRequest json_post(std::string path, std::string body) {
+    return json_request("POST", std::move(path), {}, std::move(body));
 }
 
 HttpRequest shopper_post(std::string path, std::string_view encrypted_data, std::string_view shopper_token) {
     check_encrypted_data(encrypted_data);
     check_token("shopperToken", shopper_token);
-    HttpRequest r = json_post(std::move(path), "{\"data\":" + json_quote(encrypted_data) + "}");
-    r.headers.insert(r.headers.begin(), {"Authorization", "Bearer " + std::string(shopper_token)});
-    return r;
+    return json_request("POST", std::move(path), shopper_token, "{\"data\":" + json_quote(encrypted_data) + "}");
 }
 
 // ---- Parsers' shared pieces -------------------------------------------------------------------------
@@ -197,9 +205,8 @@ HttpRequest qr_generate_request(const QrGenerateRequest& request, std::string_vi
     validate(request);
     check_token("merchantToken", merchant_token);
     warn_deprecated_once(Endpoint::qr_generate);
-    HttpRequest r = json_post("/purchase/qr/generate", to_json(request));
-    r.headers.insert(r.headers.begin(), {{"Authorization", "Bearer " + std::string(merchant_token)},
-                                         {"x-transaction-source", "qr-code-api"}});
+    HttpRequest r = json_request("POST", "/purchase/qr/generate", merchant_token, to_json(request));
+    r.headers.insert(r.headers.begin() + 1, {"x-transaction-source", "qr-code-api"});
     return r;
 }
 
@@ -217,13 +224,7 @@ HttpRequest bank_payment_request(std::string_view encrypted_data, std::string_vi
 
 HttpRequest users_me_request(std::string_view shopper_token) {
     check_token("shopperToken", shopper_token);
-    HttpRequest r;
-    r.method = "GET";
-    r.path = "/users/me";
-    r.headers = {{"Authorization", "Bearer " + std::string(shopper_token)},
-                 {"Content-Type", "application/json"},
-                 {"Accept", "application/json"}};
-    return r;
+    return json_request("GET", "/users/me", shopper_token, {});
 }
 
 HttpRequest subscription_debit_request(const SubscriptionDebitRequest& request) {
