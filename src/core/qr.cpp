@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include <qrcodegen/qrcodegen.hpp>
@@ -284,13 +285,20 @@ std::string qr_text(const QrMatrix& m, int border) {
     return out;
 }
 
+namespace {
+
 // Wallet URI schemes accepted by check_payment_uri. Configurable by code: add a scheme here when the
-// service starts returning it (lower-case; RFC 3986 scheme characters).
+// service starts returning it (lower-case; RFC 3986 scheme characters). Plain literals: the check
+// needs no std::string of them (payment_uri_schemes() builds its list only when asked).
+constexpr const char* kPaymentUriSchemes[] = {
+    "bitcoin", "bitcoincash", "ethereum", "litecoin", "dogecoin", "dash",  "tron",  "ripple",      "stellar",
+    "solana",  "monero",      "zcash",    "cardano",  "polygon",  "usdt",  "usdc",  "binancecoin",
+};
+
+}  // namespace
+
 const std::vector<std::string>& payment_uri_schemes() {
-    static const std::vector<std::string> schemes = {
-        "bitcoin", "bitcoincash", "ethereum", "litecoin", "dogecoin", "dash",  "tron",  "ripple",      "stellar",
-        "solana",  "monero",      "zcash",    "cardano",  "polygon",  "usdt",  "usdc",  "binancecoin",
-    };
+    static const std::vector<std::string> schemes(std::begin(kPaymentUriSchemes), std::end(kPaymentUriSchemes));
     return schemes;
 }
 
@@ -313,12 +321,14 @@ PaymentUri check_payment_uri(std::string_view uri) {
         bad_uri("has no scheme; expected <scheme>:<address>?amount=<decimal>&value=<decimal>");
     }
     for (char c : uri.substr(0, colon)) out.scheme += lower(c);
-    const auto& allowed = payment_uri_schemes();
     bool known = false;
-    for (const auto& s : allowed) known = known || s == out.scheme;
+    for (const char* s : kPaymentUriSchemes) known = known || out.scheme == s;
     if (!known) {
         std::string list;
-        for (const auto& s : allowed) list += (list.empty() ? "" : ", ") + s;
+        for (const char* s : kPaymentUriSchemes) {
+            if (!list.empty()) list += ", ";
+            list += s;
+        }
         bad_uri("scheme '" + out.scheme + "' is not a wallet payment scheme (allowed: " + list + ")");
     }
 
