@@ -210,6 +210,32 @@ test('a slow wasm shows the loading message, then the form; a wasm that cannot b
   }
 });
 
+test('a browser without wasm SIMD128 gets the "unsupported" error in words a shopper understands; no wasm is fetched', async () => {
+  const context = await chromium.browser.newContext({ locale: 'en-US' });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // What an old browser's validate() answers for a module that uses SIMD (everything else is real).
+  await page.addInitScript(() => {
+    const validate = WebAssembly.validate;
+    WebAssembly.validate = (bytes) => (new Uint8Array(bytes).includes(253) ? false : validate(bytes));
+  });
+  await fakeApi(page, API_ORIGIN);
+  const wasmRequests = [];
+  page.on('request', (r) => { if (r.url().endsWith('/paywasm.wasm')) wasmRequests.push(r.url()); });
+  await page.goto(`${server.origin}/pages/checkout.html`);
+  await page.evaluate((o) => { window.__ctl = PayWasm.mount('#app', o); },
+    { baseUrl: API_ORIGIN, merchantId: 'm-123', publicKey: keys.publicPem, currency: 'USD', offerId: OFFER, cart: CART });
+  const [err] = await waitEvent(page, 'paywasm-error');
+  equal(err.error.code, 'unsupported', 'error code');
+  check(/SIMD128/.test(err.error.message), `developer message names the missing feature: ${err.error.message}`);
+  equal(await page.locator('paywasm-checkout .error strong').textContent(), 'This browser cannot run the secure checkout.', 'shopper message');
+  equal(await page.locator('paywasm-checkout button.pay').count(), 0, 'no pay button');
+  equal(wasmRequests.length, 0, 'no wasm fetched');
+  await context.close();
+  check(errors.length === 0, `uncaught errors in the page: ${errors.join('; ')}`);
+});
+
 test('the ES module exports the same API; load() is one promise and the core works', async () => {
   const { page, done } = await openPage('module.html');
   await page.waitForFunction(() => window.PayWasmModule);

@@ -78,7 +78,7 @@ async function compileFrom(url, integrity) {
 // other load() fetches its own. Compiling runs nothing: the module is only instantiated by load().
 let early = null;
 function startEarly() {
-  if (typeof WebAssembly !== 'object' || typeof fetch !== 'function') return;
+  if (whyUnsupported() || typeof fetch !== 'function') return;
   try {
     const url = new URL('paywasm.wasm', SCRIPT_URL).href;
     const integrity = defaultWasmIntegrity();
@@ -90,10 +90,22 @@ function startEarly() {
   }
 }
 
-async function instantiate(options) {
-  if (typeof WebAssembly !== 'object') {
-    throw new PayWasmError('unsupported', 'this browser has no WebAssembly');
+// The module needs WebAssembly with SIMD128 (the RSA arithmetic, src/core/bigint_modexp.cpp):
+// Chrome/Edge 91+, Firefox 89+, Safari 16.4+. A 43-byte module whose one function returns a
+// v128.const tells whether this browser has it. Returns why not, or ''.
+const SIMD_PROBE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11];
+function whyUnsupported() {
+  if (typeof WebAssembly !== 'object') return 'this browser has no WebAssembly';
+  if (!WebAssembly.validate(new Uint8Array(SIMD_PROBE))) {
+    return 'this browser\'s WebAssembly has no SIMD128 (Chrome/Edge 91+, Firefox 89+ or Safari 16.4+ is needed)';
   }
+  return '';
+}
+
+async function instantiate(options) {
+  const why = whyUnsupported();
+  if (why) throw new PayWasmError('unsupported', why);
   const url = new URL(options.wasmUrl || 'paywasm.wasm', options.wasmUrl ? document.baseURI : SCRIPT_URL).href;
   const integrity = options.integrity !== undefined ? options.integrity || '' : defaultWasmIntegrity();
   let pending;
