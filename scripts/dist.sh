@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds what a merchant ships into dist/ (run by `make dist`):
-#   paywasm.js  paywasm.mjs  paywasm.wasm  paywasm.d.ts  integrity.json (sha384 SRI of each)
+#   paywasm.js  paywasm.mjs  paywasm.wasm  paywasm-<lang>.json (one per language but English, fetched
+#   only for a shopper who reads it)  paywasm.d.ts  integrity.json (sha384 SRI of each)
 # and prints their sizes (gzip -9), with the budget check: paywasm.js + paywasm.wasm <= 80 KB gzipped.
 #
 # The wasm comes from the Emscripten build dir (configured here from build/deps.env when it is not
@@ -66,7 +67,7 @@ node "$ROOT/web/build.mjs" --out "$tmp" --version "$VERSION" --wasm-integrity "$
 {
   printf '{\n'
   first=1
-  for f in paywasm.js paywasm.mjs paywasm.wasm paywasm.d.ts; do
+  for f in paywasm.js paywasm.mjs paywasm.wasm paywasm.d.ts $(cd "$tmp" && ls paywasm-*.json); do
     ((first)) || printf ',\n'
     first=0
     printf '  "%s": "%s"' "$f" "$(sri "$tmp/$f")"
@@ -86,13 +87,16 @@ rm -rf "$OUT.old"
 # ---- 3. sizes -------------------------------------------------------------------------------------
 gz() { gzip -9 -c "$1" | wc -c; }
 total=0
-for f in paywasm.js paywasm.mjs paywasm.wasm paywasm.d.ts integrity.json; do
+largest_locale=0
+for f in paywasm.js paywasm.mjs paywasm.wasm $(cd "$OUT" && ls paywasm-*.json) paywasm.d.ts integrity.json; do
   raw=$(wc -c <"$OUT/$f")
   z=$(gz "$OUT/$f")
-  printf 'dist: %-15s %8d bytes  %7d gzip -9\n' "$f" "$raw" "$z"
+  [[ $f == paywasm-*.json ]] && ((z > largest_locale)) && largest_locale=$z
+  printf 'dist: %-18s %8d bytes  %7d gzip -9\n' "$f" "$raw" "$z"
 done
 total=$(( $(gz "$OUT/paywasm.js") + $(gz "$OUT/paywasm.wasm") ))
 printf 'dist: paywasm.js + paywasm.wasm = %d bytes gzip -9 (budget %d)\n' "$total" "$BUDGET"
+printf 'dist: a shopper in another language than English also gets one paywasm-<lang>.json: at most %d bytes more\n' "$largest_locale"
 
 if ((sizes)); then
   map=$BUILD/widget/paywasm.wasm.symbols

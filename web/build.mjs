@@ -1,6 +1,7 @@
-// Assembles dist/paywasm.js (classic script) and dist/paywasm.mjs (ES module) from web/src, with
-// the CSS, the version and the wasm's SRI value built in, minified with terser (pinned in
-// package.json). Run by scripts/dist.sh:
+// Assembles dist/paywasm.js (classic script), dist/paywasm.mjs (ES module) and the language files
+// dist/paywasm-<lang>.json from web/src, with the CSS, the version and the SRI values of the wasm
+// and of the language files built in, minified with terser (pinned in package.json). Run by
+// scripts/dist.sh:
 //   node web/build.mjs --out dist --version 0.1.0 --wasm-integrity sha384-... [--no-minify] [--source-map]
 // Both files share one body; whichever loads first defines window.PayWasm and the element, and the
 // other reuses them (so loading twice does no harm). --no-minify writes the readable assembly (for
@@ -11,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import vm from 'node:vm';
+import { createHash } from 'node:crypto';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FLAGS = ['no-minify', 'source-map'];
@@ -43,39 +45,38 @@ function minifyCss(text) {
     .replace(/;}/g, '}'))).join('').trim();
 }
 const css = minifyCss(readFileSync(join(here, 'src', 'styles.css'), 'utf8'));
-// locales.js keeps MESSAGES as one readable object per language. Shipped, the key names are
-// written once and each language is an array in that order (null: not translated, English is
-// used), unpacked into the same objects when the script starts: the same data, 23 -> 16 KB raw.
-function packMessages(source) {
+// locales.js keeps MESSAGES as one readable object per language. Shipped, paywasm.js holds English
+// only; every other language is a file beside it, paywasm-<lang>.json: the values in the order of
+// the English keys (null: not translated, English is used), fetched by the widget only for a
+// shopper who reads that language, with the SRI value built in here (LOCALES). Every shopper
+// downloads one language instead of five (gzip: ~1.1 KB each).
+function splitMessages(source) {
   const literal = /^const MESSAGES = (\{[\s\S]*?^\});$/m.exec(source);
-  if (!literal) throw new Error('locales.js: no `const MESSAGES = {...};` block to pack');
+  if (!literal) throw new Error('locales.js: no `const MESSAGES = {...};` block to split');
   const messages = vm.runInNewContext(`(${literal[1]})`, Object.create(null));
   const keys = Object.keys(messages.en);
+  const files = {};
+  const integrity = {};
   for (const [lang, table] of Object.entries(messages)) {
     const unknown = Object.keys(table).filter((k) => !keys.includes(k));
     if (unknown.length) throw new Error(`locales.js: ${lang} has keys that en lacks: ${unknown.join(', ')}`);
+    if (lang === 'en') continue;
+    if (!/^[a-z]{2,3}$/.test(lang)) throw new Error(`locales.js: '${lang}' is not a language code`);
+    const json = JSON.stringify(keys.map((k) => (k in table ? table[k] : null)));
+    files[`paywasm-${lang}.json`] = json;
+    integrity[lang] = `sha384-${createHash('sha384').update(json).digest('base64')}`;
   }
-  const rows = Object.entries(messages).map(([lang, table]) => [lang, keys.map((k) => (k in table ? table[k] : null))]);
-  const packed = `const MESSAGES = ((keys, rows) => {
-  const out = {};
-  for (const lang in rows) {
-    const table = (out[lang] = {});
-    rows[lang].forEach((text, i) => { if (text !== null) table[keys[i]] = text; });
-  }
-  return out;
-})(${JSON.stringify(keys)}, ${JSON.stringify(Object.fromEntries(rows))});`;
-  // The packed form must give back exactly the objects written in locales.js.
-  const unpacked = vm.runInNewContext(`${packed}\nMESSAGES`, Object.create(null));
-  if (JSON.stringify(unpacked) !== JSON.stringify(messages)) throw new Error('locales.js: packing changed MESSAGES');
-  return source.replace(literal[0], () => packed);
+  const shipped = `const MESSAGES = { en: ${JSON.stringify(messages.en)} };
+const LOCALES = ${JSON.stringify(integrity)};`;
+  return { files, code: source.replace(literal[0], () => shipped) };
 }
+const locales = splitMessages(readFileSync(join(here, 'src', 'locales.js'), 'utf8'));
 
 const body = [
   `const VERSION = ${JSON.stringify(version)};`,
   `const CSS_TEXT = ${JSON.stringify(css)};`,
   ...SOURCES.map((f) => {
-    const text = readFileSync(join(here, 'src', f), 'utf8');
-    return f === 'locales.js' ? packMessages(text) : text;
+    return f === 'locales.js' ? locales.code : readFileSync(join(here, 'src', f), 'utf8');
   }),
 ].join('\n').replace('@PAYWASM_WASM_INTEGRITY@', wasmIntegrity);
 
@@ -115,7 +116,9 @@ function minify(code, file, isModule) {
     module: isModule,
     ecma: 2020,
     compress: readable ? false : { passes: 2 },
-    mangle: !readable,
+    // Property names that start with '_' are the element's own internals (never API, DOM or wasm
+    // names; the wasm's `_initialize` export is the one exception, kept by name): renamed too.
+    mangle: readable ? false : { properties: { regex: /^_(?!initialize$)/ } },
     format: { comments: /^!/, beautify: readable },
     sourceMap: args['source-map'] ? { filename: file } : false,
   });
@@ -130,3 +133,4 @@ for (const [file, code, isModule] of [['paywasm.js', classic, false], ['paywasm.
   writeFileSync(join(out, file), result.code.endsWith('\n') ? result.code : `${result.code}\n`);
   if (result.map) writeFileSync(join(out, `${file}.map`), result.map);
 }
+for (const [file, json] of Object.entries(locales.files)) writeFileSync(join(out, file), json);

@@ -104,6 +104,16 @@ async function waitEvent(page, type, code = null) {
 }
 const events = (page, type) => page.evaluate((t) => window.__events.filter((e) => e.type === t), type);
 const text = (page, selector) => page.locator(`paywasm-checkout ${selector}`).first().textContent();
+// The text of `selector` once `ok(text)` holds (a language file arrives asynchronously); fails after 5 s.
+async function textWhen(page, selector, ok, what) {
+  let got = null;
+  for (const end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
+    got = await text(page, selector);
+    if (ok(got)) return got;
+  }
+  throw new Error(`${what}: '${got}' after 5 s`);
+}
+const languageFiles = (requests) => requests.filter((r) => /^GET \/dist\/paywasm-[a-z]+\.json$/.test(r));
 
 // ---- loading and the script-tag path -------------------------------------------------------------
 
@@ -666,7 +676,7 @@ test('locale switch: es, fr, de, pt texts and Intl currency formats; errors foll
   for (const [lang, [legend, pay]] of Object.entries(words)) {
     await page.evaluate((l) => { document.querySelector('paywasm-checkout').locale = l; }, lang);
     const money = await page.evaluate((l) => new Intl.NumberFormat(l, { style: 'currency', currency: 'USD' }).format('25.8'), lang);
-    equal(await text(page, 'legend'), legend, `${lang} legend`);
+    await textWhen(page, 'legend', (t) => t === legend, `${lang} legend`);
     equal(await text(page, '[part=total]'), money, `${lang} total`);
     const label = await text(page, 'button.pay');
     check(label.includes(pay.trim()) && label.includes(money), `${lang} pay button: ${label}`);
@@ -676,7 +686,41 @@ test('locale switch: es, fr, de, pt texts and Intl currency formats; errors foll
   await waitEvent(page, 'paywasm-error');
   check((await text(page, '.error')).includes('Saldo insuficiente'), 'error in Portuguese');
   await page.evaluate(() => { document.querySelector('paywasm-checkout').locale = 'de'; });
-  check((await text(page, '.error')).includes('Unzureichendes Guthaben'), 'error follows the locale');
+  await textWhen(page, '.error', (t) => t.includes('Unzureichendes Guthaben'), 'error follows the locale');
+  await done();
+});
+
+test('languages: only the shopper\'s file is fetched, once, SRI-checked; English stands in when it cannot be had', async () => {
+  let from = server.requests.length;
+  const en = await openPage();
+  await mount(en.page);
+  equal(languageFiles(server.requests.slice(from)).length, 0, 'an English page fetches no language file');
+  await en.done();
+
+  from = server.requests.length;
+  const fr = await openPage('checkout.html', { locale: 'fr-FR' });
+  await mount(fr.page);
+  check((await text(fr.page, 'button.pay')).startsWith('Payer '), 'French from the first render');
+  await fr.page.evaluate(() => { document.querySelector('paywasm-checkout').locale = 'fr'; });
+  equal(languageFiles(server.requests.slice(from)).join(','), 'GET /dist/paywasm-fr.json', 'one file, once');
+  await fr.done();
+
+  // Offline for the language file, then a file that is not the one built (SRI mismatch): English.
+  const { page, api, done } = await openPage();
+  await mount(page);
+  let served = 0;
+  const forged = fs.readFileSync(path.join(DIST, 'paywasm-es.json'), 'utf8').replaceAll('Pagar', 'Hackeado');
+  await page.route('**/dist/paywasm-es.json', (route) => (served++ ? route.fulfill({ status: 200, contentType: 'application/json', body: forged }) : route.abort()));
+  for (let attempt = 0; attempt < 2; attempt++) {
+    await page.evaluate((l) => { document.querySelector('paywasm-checkout').locale = l; }, attempt ? 'en' : 'es');
+    if (attempt) await page.evaluate(() => { document.querySelector('paywasm-checkout').locale = 'es'; });
+    await page.waitForTimeout(300);
+    check((await text(page, 'button.pay')).startsWith('Pay '), `English stands in (attempt ${attempt + 1})`);
+  }
+  equal(served, 2, 'a failed language file is asked for again later');
+  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction('pending') }));
+  await page.locator('paywasm-checkout button.pay').first().click();
+  await waitEvent(page, 'paywasm-status');
   await done();
 });
 

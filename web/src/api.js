@@ -4,5 +4,5 @@ const PayWasm = Object.freeze({
   load,
   mount,
   PayWasmError,
-  locales: Object.freeze(Object.keys(MESSAGES)),
+  locales: Object.freeze(LANGS.slice()),
 });

@@ -42,7 +42,8 @@ let loadPromise = null;
 // wasm; default: the one built with this script; '' to skip).
 function load(options) {
   if (!loadPromise) {
-    loadPromise = instantiate(options || {}).catch((e) => {
+    // With the browser's language, so errors from the core already read in it.
+    loadPromise = Promise.all([instantiate(options || {}), loadLocale(pickLocale().lang)]).then(([core]) => core).catch((e) => {
       loadPromise = null;
       throw e;
     });
@@ -274,3 +275,4 @@ function makeCore(ex, memory) {
 }
 
 startEarly();
+loadLocale(pickLocale().lang);  // the browser's language, if not English, downloads beside the wasm

@@ -135,6 +135,7 @@ class PayWasmCheckout extends HTMLElement {
     const life = this._life;
     // First, so that a wasm-url of its own starts downloading before anything is drawn.
     const loading = load({ wasmUrl: this.wasmUrl || undefined });
+    const language = loadLocale(this._locale.lang);  // the first render waits for it (never fails)
     this._readInlineData();
     if (document.readyState === 'loading') {
       // Upgraded while the parser is still inside the element: its JSON child comes later.
@@ -157,7 +158,7 @@ class PayWasmCheckout extends HTMLElement {
     const slow = setTimeout(() => {
       if (this._life === life && !this._core) this._renderLoading();
     }, LOADING_DELAY_MS);
-    (formats ? Promise.all([loading, formats]).then(() => loading) : loading).then((core) => {
+    Promise.all([loading, formats, language]).then(() => loading).then((core) => {
       clearTimeout(slow);
       if (this._life !== life) return;
       this._core = core;
@@ -196,6 +197,7 @@ class PayWasmCheckout extends HTMLElement {
   attributeChangedCallback(name, before, after) {
     if (before === after) return;
     if (name === 'public-key' || name === 'public-key-url') this._keyCache = null;
+    if (name === 'locale') loadLocale(this._locale.lang).then(() => this._changed());
     if (this._core && RERENDER_ATTRIBUTES.includes(name)) this._render();
   }
 

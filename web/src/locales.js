@@ -1,6 +1,8 @@
 // Shopper-facing text in five languages. Keys are shared; {name} placeholders are filled with
 // text (never HTML). A missing key falls back to English. Error keys are the stable error codes;
 // "<code>.next" is the next step shown under the message.
+// web/build.mjs ships English inside paywasm.js and each other language as paywasm-<lang>.json
+// beside it, replacing this block with `MESSAGES = { en }` and LOCALES = { lang: its SRI value }.
 const MESSAGES = {
   en: {
     region: 'Checkout',
@@ -409,6 +411,8 @@ const MESSAGES = {
   },
 };
 
+const LANGS = ['en', ...Object.keys(LOCALES)];
+
 // The supported language for a BCP 47 tag ("pt-BR" -> lang "pt", tag "pt-BR" for Intl), else the
 // browser's languages, else English.
 function pickLocale(tag) {
@@ -416,12 +420,35 @@ function pickLocale(tag) {
   for (const t of [tag, ...nav]) {
     if (!t) continue;
     const lang = String(t).toLowerCase().split(/[-_]/)[0];
-    if (!MESSAGES[lang]) continue;
+    if (!LANGS.includes(lang)) continue;
     let intlTag = lang;
     try { intlTag = Intl.getCanonicalLocales(String(t).replace(/_/g, '-'))[0] || lang; } catch (e) { /* keep lang */ }
     return { lang, tag: intlTag };
   }
   return { lang: 'en', tag: 'en' };
+}
+
+// Fetches paywasm-<lang>.json (beside the script, checked against its built-in SRI value) once
+// and adds it to MESSAGES. Never rejects: until it has arrived, or when it cannot be had (offline,
+// blocked by connect-src), text is English, and a later call tries again.
+const localeLoads = {};
+function loadLocale(lang) {
+  if (MESSAGES[lang] || !LOCALES[lang] || typeof fetch !== 'function') return Promise.resolve();
+  if (!localeLoads[lang]) {
+    localeLoads[lang] = Promise.resolve()
+      .then(() => fetch(new URL(`paywasm-${lang}.json`, SCRIPT_URL).href, { credentials: 'same-origin', integrity: LOCALES[lang] }))
+      .then((r) => (r.ok ? r.json() : null))
+      .then((texts) => {
+        const keys = Object.keys(MESSAGES.en);
+        if (!Array.isArray(texts) || texts.length !== keys.length) throw new Error('not this version\'s language file');
+        const table = {};
+        keys.forEach((k, i) => { if (typeof texts[i] === 'string') table[k] = texts[i]; });
+        MESSAGES[lang] = table;
+      })
+      .catch(() => {})
+      .then(() => { delete localeLoads[lang]; });
+  }
+  return localeLoads[lang];
 }
 
 // Text for `key` in `lang` with {placeholders} filled in (values are inserted as text).
