@@ -84,6 +84,19 @@ export function buildFigures(r) {
   };
   sizeRow('size.total', 'Size vs node-forge', 'Transfer: paywasm.js + paywasm.wasm, gzip -9', `node-forge ${v['node-forge']} (forge.min.js)`,
     gz('node-forge'), budgets.atMost(80 * KB, fmtKB));
+  const languages = Object.keys(r.sizes).filter((k) => /^paywasm-[a-z]+\.json$/.test(k));
+  if (languages.length) {
+    const largest = languages.reduce((a, b) => (gz(a) >= gz(b) ? a : b));
+    figures.push({
+      id: 'size.language', short: 'Size, another language', group: 'size',
+      figure: `Transfer for a shopper in another language than English: + one language file (largest: ${largest})`,
+      unit: 'bytes', ours: oursSize + gz(largest), oursText: fmtKB(oursSize + gz(largest)),
+      alternative: { name: `node-forge ${v['node-forge']} (forge.min.js)`, value: gz('node-forge'), text: fmtKB(gz('node-forge')) },
+      ratio: (oursSize + gz(largest)) / gz('node-forge'),
+      ratioText: ratioText((oursSize + gz(largest)) / gz('node-forge'), 'smaller', 'larger'),
+      budget: null,
+    });
+  }
   sizeRow('size.vs-forge-qr', 'Size vs node-forge + qrcode-generator', 'Transfer, same jobs (RSA-OAEP + QR)', `node-forge + qrcode-generator ${v['qrcode-generator']}`,
     gz('node-forge') + gz('qrcode-generator'));
   sizeRow('size.vs-jsencrypt', 'Size vs jsencrypt', 'Transfer vs jsencrypt (RSA only)', `jsencrypt ${v.jsencrypt} (jsencrypt.min.js)`, gz('jsencrypt'));

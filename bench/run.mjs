@@ -379,6 +379,8 @@ async function main() {
   const sizes = transferSizes({
     'paywasm.js': path.join(distDir, 'paywasm.js'),
     'paywasm.wasm': path.join(distDir, 'paywasm.wasm'),
+    // The language files: a shopper who does not read English downloads one of them as well.
+    ...Object.fromEntries(fs.readdirSync(distDir).filter((f) => /^paywasm-[a-z]+\.json$/.test(f)).map((f) => [f, path.join(distDir, f)])),
     'node-forge': VENDOR['forge.min.js'],
     jsencrypt: VENDOR['jsencrypt.min.js'],
     'qrcode-generator': VENDOR['qrcode.js'],
