@@ -1,7 +1,7 @@
 # Third-party libraries as imported targets, the same names in both builds:
 #   paywasm::cryptopp   Crypto++ 8.7   native: Debian's libcrypto++-dev; wasm: built by scripts/deps.sh
 #   paywasm::qrcodegen  qrcodegen 1.8  native: Debian's libqrcodegencpp-dev; wasm: compiled from source
-#   paywasm::rapidjson  RapidJSON      header-only (Debian's rapidjson-dev)
+#   paywasm::rapidjson  RapidJSON      header-only (Debian's rapidjson-dev); the CLI and the fuzz targets only
 #   paywasm::doctest    doctest        header-only (Debian's doctest-dev)
 # Sources include them as <cryptopp/...>, <qrcodegen/qrcodegen.hpp>, <rapidjson/...>, <doctest/doctest.h>.
 #

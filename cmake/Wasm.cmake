@@ -22,7 +22,7 @@ target_compile_options(paywasm_qrcodegen PRIVATE
 file(GLOB PAYWASM_WIDGET_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/wasm/*.cpp)
 add_executable(paywasm_widget ${PAYWASM_WIDGET_SOURCES})
 target_include_directories(paywasm_widget PRIVATE ${CMAKE_SOURCE_DIR}/src)
-target_link_libraries(paywasm_widget PRIVATE paywasm::core paywasm::rapidjson)
+target_link_libraries(paywasm_widget PRIVATE paywasm::core)
 target_compile_options(paywasm_widget PRIVATE -Oz)
 paywasm_warnings(paywasm_widget)
 set_target_properties(paywasm_widget PROPERTIES

@@ -7,7 +7,7 @@
 // Decimal's canonical form. So the same input gives the same bytes natively, in WASM and in
 // JSON.stringify of the same object.
 //
-// Reading uses RapidJSON with numbers kept as text (never through a double). Inputs over
+// Reading is strict RFC 8259 with numbers kept as text (never through a double). Inputs over
 // kMaxJsonBytes are refused before parsing. Errors:
 //   - requests (ExchangePayment, BankPayment, QrGenerateRequest, SubscriptionDebitRequest,
 //     SubscriptionCancelRequest, CartItem, ShippingAddress): Error(validation, field path);

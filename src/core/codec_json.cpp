@@ -1,13 +1,34 @@
-// The JSON layer under the codec: RapidJSON's SAX reader builds a JsonTree; a small writer emits
-// compact JSON with JSON.stringify's escaping. This is the only file that includes RapidJSON.
-#include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
-#include <rapidjson/reader.h>
-
+// The JSON layer under the codec: a strict RFC 8259 reader that builds a JsonTree, and a small
+// writer that emits compact JSON with JSON.stringify's escaping.
 #include "core/json_tree.hpp"
+#include "core/utf8.hpp"
 #include "paywasm/codec.hpp"
 
 namespace paywasm::detail {
+
+namespace {
+
+// Appends code point `cp` as UTF-8. A lone surrogate (U+D800..DFFF) becomes its three-byte form
+// ("WTF-8"): that is how a string read from "\udc00" keeps it, and append_quoted writes it back.
+void append_utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+}  // namespace
 
 // ---- JsonValue ----
 
@@ -27,33 +48,45 @@ JsonValue JsonValue::next_sibling() const { return {tree_, tree_->node(index_).n
 
 // ---- Parsing ----
 
-// SAX handler: appends one node per value. Containers are linked through first_child and
-// next_sibling, so the tree is freed without recursion however it is shaped.
-struct TreeBuilder : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeBuilder> {
+namespace {
+
+// A syntax error: where (byte offset) and what, turned into the Error by parse_json.
+struct Syntax {
+    std::size_t at;
+    const char* why;
+};
+[[noreturn, gnu::cold]] void syntax(std::size_t at, const char* why) { throw Syntax{at, why}; }
+struct TooDeep {
+    std::size_t at;
+};
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+}  // namespace
+
+// Reads one JSON text into a JsonTree: one node per value, appended in document order. Containers
+// are linked through first_child and next_sibling, so the tree is freed without recursion however
+// it is shaped, and the reader itself keeps the open containers on a stack of its own (no
+// recursion: depth costs heap, and is capped at kMaxJsonDepth).
+struct TreeBuilder {
+    TreeBuilder(JsonTree& t, std::string_view text) : tree(t), s(text) {}
+
     JsonTree& tree;
+    std::string_view s;
+    std::size_t i = 0;
     std::vector<std::int32_t> open;        // containers being filled, innermost last
     std::vector<std::int32_t> last_child;  // per open container, its last child so far
     std::uint32_t key_at = 0, key_len = 0;
-    bool depth_exceeded = false;
-
-    explicit TreeBuilder(JsonTree& t) : tree(t) {}
-
-    std::uint32_t store(const char* s, rapidjson::SizeType len) {
-        auto at = static_cast<std::uint32_t>(tree.strings_.size());
-        tree.strings_.append(s, len);
-        return at;
-    }
 
     JsonTree::Node& add(JsonKind kind) {
         auto index = static_cast<std::int32_t>(tree.nodes_.size());
         tree.nodes_.emplace_back();
-        JsonTree::Node& n = tree.nodes_.back();
-        n.kind = kind;
+        tree.nodes_.back().kind = kind;
         if (!open.empty()) {
             JsonTree::Node& parent = tree.nodes_[static_cast<std::size_t>(open.back())];
             if (parent.kind == JsonKind::object) {
-                n.key_at = key_at;
-                n.key_len = key_len;
+                tree.nodes_.back().key_at = key_at;
+                tree.nodes_.back().key_len = key_len;
             }
             ++parent.size;
             std::int32_t& last = last_child.back();
@@ -65,73 +98,217 @@ struct TreeBuilder : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, TreeBuilder
         }
         return tree.nodes_.back();
     }
+    // A string or number: its text is strings_[at, end).
+    void add_text(JsonKind kind, std::size_t at) {
+        JsonTree::Node& n = add(kind);
+        n.text_at = static_cast<std::uint32_t>(at);
+        n.text_len = static_cast<std::uint32_t>(tree.strings_.size() - at);
+    }
 
-    bool Null() { add(JsonKind::null); return true; }
-    bool Bool(bool b) { add(JsonKind::boolean).boolean = b; return true; }
-    bool RawNumber(const char* s, rapidjson::SizeType len, bool) {
-        std::uint32_t at = store(s, len);
-        JsonTree::Node& n = add(JsonKind::number);
-        n.text_at = at;
-        n.text_len = len;
-        return true;
+    void skip_space() {
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
     }
-    bool String(const char* s, rapidjson::SizeType len, bool) {
-        std::uint32_t at = store(s, len);
-        JsonTree::Node& n = add(JsonKind::string);
-        n.text_at = at;
-        n.text_len = len;
-        return true;
+    bool next_is(char c) {
+        skip_space();
+        return i < s.size() && s[i] == c;
     }
-    bool Key(const char* s, rapidjson::SizeType len, bool) {
-        key_at = store(s, len);
-        key_len = len;
-        return true;
-    }
-    bool start(JsonKind kind) {
-        if (open.size() >= kMaxJsonDepth) {
-            depth_exceeded = true;
-            return false;
+
+    std::uint32_t hex4(std::size_t at) {
+        std::uint32_t v = 0;
+        for (std::size_t k = at; k < at + 4; ++k) {
+            const char c = k < s.size() ? s[k] : '\0';
+            const int d = is_digit(c) ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
+            if (d < 0) syntax(k, "a \\u escape needs four hex digits");
+            v = v << 4 | static_cast<std::uint32_t>(d);
         }
+        return v;
+    }
+
+    // The string at s[i] == '"', decoded (escapes resolved, raw bytes checked to be UTF-8) and
+    // appended to strings_; returns where it starts there.
+    std::size_t read_string() {
+        std::string& out = tree.strings_;
+        const std::size_t at = out.size();
+        const std::size_t open_quote = i++;
+        for (;;) {
+            if (i >= s.size()) syntax(open_quote, "a string has no closing quotation mark");
+            const auto c = static_cast<unsigned char>(s[i]);
+            if (c == '"') {
+                ++i;
+                return at;
+            }
+            if (c < 0x20) syntax(i, "a control character in a string must be escaped");
+            if (c >= 0x80) {
+                std::uint32_t cp;
+                const std::size_t len = utf8_decode(s, i, cp);
+                if (len == 0) syntax(i, "a string is not valid UTF-8");
+                out.append(s.substr(i, len));
+                i += len;
+                continue;
+            }
+            if (c != '\\') {
+                out += static_cast<char>(c);
+                ++i;
+                continue;
+            }
+            const std::size_t escape = i;
+            const char e = i + 1 < s.size() ? s[i + 1] : '\0';
+            i += 2;
+            switch (e) {
+                case '"': case '\\': case '/': out += e; break;
+                case 'b': out += '\b'; break;
+                case 'f': out += '\f'; break;
+                case 'n': out += '\n'; break;
+                case 'r': out += '\r'; break;
+                case 't': out += '\t'; break;
+                case 'u': {
+                    std::uint32_t cp = hex4(i);
+                    i += 4;
+                    if (cp >= 0xD800 && cp <= 0xDBFF) {  // a high surrogate needs its low half next
+                        if (s.substr(i, 2) != "\\u") syntax(escape, "a \\u escape holds half a surrogate pair");
+                        const std::uint32_t low = hex4(i + 2);
+                        if (low < 0xDC00 || low > 0xDFFF) syntax(escape, "a \\u escape holds half a surrogate pair");
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                        i += 6;
+                    }
+                    append_utf8(out, cp);  // a lone low surrogate is kept (readers decide)
+                    break;
+                }
+                default: syntax(escape, "unknown escape in a string");
+            }
+        }
+    }
+
+    // The number at s[i] ('-' or a digit), checked against the grammar and kept as its text.
+    void read_number() {
+        const std::size_t start = i;
+        if (s[i] == '-') ++i;
+        std::size_t digits = i;
+        if (i < s.size() && s[i] == '0') {
+            ++i;
+        } else {
+            while (i < s.size() && is_digit(s[i])) ++i;
+        }
+        if (i == digits) syntax(i, "a number needs digits");
+        // Decimal exponent of the first non-zero digit, to refuse numbers beyond a double's range.
+        long long lead = s[digits] != '0' ? static_cast<long long>(i - digits) - 1 : 0;
+        bool zero = s[digits] == '0';
+        if (i < s.size() && s[i] == '.') {
+            digits = ++i;
+            while (i < s.size() && is_digit(s[i])) {
+                if (zero && s[i] != '0') {
+                    zero = false;
+                    lead = -static_cast<long long>(i - digits) - 1;
+                }
+                ++i;
+            }
+            if (i == digits) syntax(i, "a number needs digits after '.'");
+        }
+        if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+            ++i;
+            const bool negative = i < s.size() && s[i] == '-';
+            if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+            digits = i;
+            long long exponent = 0;
+            while (i < s.size() && is_digit(s[i])) {
+                if (exponent < 100000) exponent = exponent * 10 + (s[i] - '0');
+                ++i;
+            }
+            if (i == digits) syntax(i, "a number needs digits in its exponent");
+            lead += negative ? -exponent : exponent;
+        }
+        if (!zero && lead > 308) syntax(start, "a number is too large for a double");
+        const std::size_t at = tree.strings_.size();
+        tree.strings_.append(s.substr(start, i - start));
+        add_text(JsonKind::number, at);
+    }
+
+    void start(JsonKind kind) {
+        if (open.size() >= kMaxJsonDepth) throw TooDeep{i};
         add(kind);
         open.push_back(static_cast<std::int32_t>(tree.nodes_.size() - 1));
         last_child.push_back(-1);
-        return true;
+        ++i;
     }
-    bool end() {
-        open.pop_back();
-        last_child.pop_back();
-        return true;
+    // Reads `"name" :` at the next non-space byte.
+    void read_key() {
+        if (!next_is('"')) syntax(i, "expected a member name in double quotes");
+        const std::size_t at = read_string();
+        key_at = static_cast<std::uint32_t>(at);
+        key_len = static_cast<std::uint32_t>(tree.strings_.size() - at);
+        if (!next_is(':')) syntax(i, "expected ':' after a member name");
+        ++i;
     }
-    bool StartObject() { return start(JsonKind::object); }
-    bool EndObject(rapidjson::SizeType) { return end(); }
-    bool StartArray() { return start(JsonKind::array); }
-    bool EndArray(rapidjson::SizeType) { return end(); }
+
+    void read() {
+        for (;;) {
+            // A value starts here.
+            skip_space();
+            const char c = i < s.size() ? s[i] : '\0';
+            if (c == '{' || c == '[') {
+                start(c == '{' ? JsonKind::object : JsonKind::array);
+                const char close = c == '{' ? '}' : ']';
+                if (!next_is(close)) {
+                    if (c == '{') read_key();
+                    continue;
+                }
+                // An empty container ends here: fall through to what comes after it.
+            } else if (c == '"') {
+                add_text(JsonKind::string, read_string());
+            } else if (c == '-' || is_digit(c)) {
+                read_number();
+            } else if (s.substr(i, 4) == "true" || s.substr(i, 5) == "false") {
+                add(JsonKind::boolean).boolean = c == 't';
+                i += c == 't' ? 4 : 5;
+            } else if (s.substr(i, 4) == "null") {
+                add(JsonKind::null);
+                i += 4;
+            } else {
+                syntax(i, i < s.size() ? "expected a value" : "the text ends where a value should be");
+            }
+            // After a value: close containers until one continues with a comma.
+            for (;;) {
+                if (open.empty()) {
+                    skip_space();
+                    if (i < s.size()) syntax(i, "the JSON value is followed by more text");
+                    return;
+                }
+                const bool object = tree.nodes_[static_cast<std::size_t>(open.back())].kind == JsonKind::object;
+                // An empty container's closing bracket was seen but not consumed.
+                if (next_is(object ? '}' : ']')) {
+                    ++i;
+                    open.pop_back();
+                    last_child.pop_back();
+                    continue;
+                }
+                if (i < s.size() && s[i] == ',') {
+                    ++i;
+                    if (object) read_key();
+                    break;
+                }
+                syntax(i, object ? "expected ',' or '}' after an object member"
+                                 : "expected ',' or ']' after an array element");
+            }
+        }
+    }
 };
 
 JsonTree parse_json(std::string_view json, ErrorCode code) {
     if (json.size() > kMaxJsonBytes)
         throw Error(code, "JSON text is larger than " + std::to_string(kMaxJsonBytes) + " bytes");
-    // RapidJSON's stream reads a NUL as the end of input; a raw NUL is never valid JSON anyway.
+    // Refused anyway (a raw NUL is never valid JSON); said plainly, since C strings end there.
     if (std::size_t nul = json.find('\0'); nul != std::string_view::npos)
         throw Error(code, "not valid JSON: NUL byte at offset " + std::to_string(nul));
 
     JsonTree tree;
-    TreeBuilder builder(tree);
-    rapidjson::MemoryStream stream(json.data(), json.size());
-    rapidjson::Reader reader;
-    // Iterative: RapidJSON itself never recurses. Numbers as text: no double ever sees an amount.
-    constexpr unsigned kFlags = rapidjson::kParseIterativeFlag |
-                                rapidjson::kParseValidateEncodingFlag |
-                                rapidjson::kParseNumbersAsStringsFlag |
-                                rapidjson::kParseFullPrecisionFlag;
-    rapidjson::ParseResult result = reader.Parse<kFlags>(stream, builder);
-    if (result.IsError()) {
-        std::string where = " at offset " + std::to_string(result.Offset());
-        if (builder.depth_exceeded)
-            throw Error(code, "JSON nests deeper than " + std::to_string(kMaxJsonDepth) +
-                                  " levels" + where);
-        throw Error(code, std::string("not valid JSON") + where + ": " +
-                              rapidjson::GetParseError_En(result.Code()));
+    TreeBuilder reader(tree, json);
+    try {
+        reader.read();
+    } catch (const TooDeep& e) {
+        throw Error(code, "JSON nests deeper than " + std::to_string(kMaxJsonDepth) +
+                              " levels at offset " + std::to_string(e.at));
+    } catch (const Syntax& e) {
+        throw Error(code, "not valid JSON at offset " + std::to_string(e.at) + ": " + e.why);
     }
     return tree;
 }
@@ -145,24 +322,6 @@ const char kHex[] = "0123456789abcdef";
 void append_u_escape(std::string& out, unsigned unit) {
     out += "\\u";
     for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(unit >> shift) & 0xF];
-}
-
-void append_utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
 }
 
 // A surrogate code unit encoded as three bytes (ED A0..BF 80..BF, "WTF-8") at s[i], or 0.

@@ -34,7 +34,7 @@ struct Mode {
 
 // ---- Scalars ----
 
-// A string member as a request may hold it: RapidJSON has checked the raw UTF-8, but an escaped
+// A string member as a request may hold it: parse_json has checked the raw UTF-8, but an escaped
 // lone low surrogate ("\udc00") still decodes to the three bytes ED B0..BF xx, which are not UTF-8.
 bool has_lone_surrogate(std::string_view s) {
     for (std::size_t i = 0; i + 1 < s.size(); ++i)
@@ -74,7 +74,7 @@ void read_value(const Mode& m, JsonValue v, const JsonPath& path, long long& out
     out = negative ? static_cast<long long>(0ULL - magnitude) : static_cast<long long>(magnitude);
 }
 
-// The exact value of a JSON number's text (RapidJSON has checked its grammar), exponent included:
+// The exact value of a JSON number's text (parse_json has checked its grammar), exponent included:
 // "1.5e3" is 1500. A request's number keeps Decimal's limits (30 integer and 18 fractional
 // digits). A response's number may have more fractional digits (a double the service computed,
 // such as 1.2345678901234567e-7): it is rounded half away from zero to 18, and this is the only

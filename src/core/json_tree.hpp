@@ -1,10 +1,9 @@
 // Internal: a parsed JSON document as a flat tree, and the compact writer the codec shares.
 //
-// RapidJSON does the parsing (codec_json.cpp is the only file that includes it). Its DOM cannot be
-// used as is: with numbers kept as text it stores them as strings, and it keeps neither duplicate
-// members nor a depth limit. So a SAX handler builds this tree instead: every value is a node in
-// one vector, in document order, numbers keep their exact source text, and object members keep
-// their order (duplicates included; readers decide what to do with them).
+// codec_json.cpp reads JSON (RFC 8259, strictly) straight into this tree: every value is a node in
+// one vector, in document order, numbers keep their exact source text (no double ever sees an
+// amount), and object members keep their order (duplicates included; readers decide what to do
+// with them).
 #pragma once
 
 #include <cstddef>
@@ -81,7 +80,9 @@ private:
 };
 
 // Parses `json` (at most kMaxJsonBytes, at most kMaxJsonDepth levels, valid UTF-8, one value and
-// nothing after it but whitespace). Throws Error(code) saying what is wrong and where.
+// nothing after it but whitespace; numbers within a double's range, kept as text; an escaped lone
+// low surrogate is kept as its three-byte form, half a pair starting with a high one is refused).
+// Throws Error(code, "not valid JSON at offset N: <what>") or the size or depth message.
 JsonTree parse_json(std::string_view json, ErrorCode code);
 
 // Appends `s` as a JSON string literal, escaped exactly as JSON.stringify does.

@@ -5,8 +5,8 @@
 // decimal text; everything else is a plain string, integer or boolean. A missing or mistyped
 // argument is Error(validation) naming the argument, like any other bad input.
 //
-// It reads with the core's own JSON tree (src/core/json_tree.hpp) rather than a second RapidJSON
-// instantiation: the module carries one JSON parser.
+// It reads with the core's own JSON tree (src/core/json_tree.hpp): the module carries one JSON
+// parser.
 #pragma once
 
 #include <optional>
