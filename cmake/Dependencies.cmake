@@ -45,9 +45,10 @@ if(EMSCRIPTEN)
   paywasm_link_include(qrcodegen ${PAYWASM_QRCODEGEN_SRC_DIR}/cpp)
   add_library(paywasm_qrcodegen STATIC ${PAYWASM_QRCODEGEN_SRC_DIR}/cpp/qrcodegen.cpp)
   target_include_directories(paywasm_qrcodegen SYSTEM PUBLIC ${PAYWASM_SYSINC})
-  # -O2, not -Oz: the QR budget (>= 3x faster than qrcode-generator) is spent in qrcodegen's mask
-  # search; -Oz made it 1.75x, -O2 3.4x, for about 1.2 KB more gzip (docs/bench.md).
-  target_compile_options(paywasm_qrcodegen PRIVATE -O2)
+  # -O1, not -Oz: the QR budget (>= 3x faster than qrcode-generator) is spent in qrcodegen's mask
+  # search; -Oz made it 1.75x (docs/bench.md). Full benches back to back (2026-11-23): -O2 4.20x,
+  # -O1 3.91-3.93x and 554 B smaller (gzip), -Os 291 B smaller than -O2.
+  target_compile_options(paywasm_qrcodegen PRIVATE -O1)
 else()
   find_package(PkgConfig REQUIRED)
   pkg_check_modules(CRYPTOPP REQUIRED IMPORTED_TARGET libcrypto++)
