@@ -43,7 +43,7 @@ let loadPromise = null;
 function load(options) {
   if (!loadPromise) {
     // With the browser's language, so errors from the core already read in it.
-    loadPromise = Promise.all([instantiate(options || {}), loadLocale(pickLocale().lang)]).then(([core]) => core).catch((e) => {
+    loadPromise = Promise.all([instantiate(options || {}), languageWithin(pickLocale().lang)]).then(([core]) => core).catch((e) => {
       loadPromise = null;
       throw e;
     });

@@ -135,7 +135,8 @@ class PayWasmCheckout extends HTMLElement {
     const life = this._life;
     // First, so that a wasm-url of its own starts downloading before anything is drawn.
     const loading = load({ wasmUrl: this.wasmUrl || undefined });
-    const language = loadLocale(this._locale.lang);  // the first render waits for it (never fails)
+    // The first render waits for the shopper's language file (never fails; 2 s at most).
+    const language = languageWithin(this._locale.lang);
     this._readInlineData();
     if (document.readyState === 'loading') {
       // Upgraded while the parser is still inside the element: its JSON child comes later.
@@ -163,6 +164,8 @@ class PayWasmCheckout extends HTMLElement {
       if (this._life !== life) return;
       this._core = core;
       this._render();
+      const lang = this._locale.lang;
+      if (!MESSAGES[lang]) loadLocale(lang).then(() => { if (this._life === life && MESSAGES[lang]) this._changed(); });
       if (this._qrResult) this._showQr(this._qrResult);
       this._greet();
       this._emit('paywasm-ready', { methods: this._methods() });

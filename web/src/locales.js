@@ -451,6 +451,13 @@ function loadLocale(lang) {
   return localeLoads[lang];
 }
 
+// loadLocale(lang), resolved after LANGUAGE_WAIT_MS at the latest: a language file that is slow to
+// come never holds the checkout back (the text is English until it has arrived).
+const LANGUAGE_WAIT_MS = 2000;
+function languageWithin(lang) {
+  return Promise.race([loadLocale(lang), new Promise((resolve) => setTimeout(resolve, LANGUAGE_WAIT_MS))]);
+}
+
 // Text for `key` in `lang` with {placeholders} filled in (values are inserted as text).
 function translate(lang, key, vars) {
   const text = (MESSAGES[lang] && MESSAGES[lang][key]) || MESSAGES.en[key] || key;
