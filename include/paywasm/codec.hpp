@@ -27,11 +27,10 @@
 #include <string>
 #include <string_view>
 
+#include "paywasm/json.hpp"
 #include "paywasm/models.hpp"
 
 namespace paywasm {
-
-constexpr std::size_t kMaxJsonBytes = 4 * 1024 * 1024;
 
 // T is any request or response struct of models.hpp.
 template <class T>
@@ -51,8 +50,5 @@ std::string to_json(const SubscriptionDebitRequest&);
 std::string to_json(const SubscriptionDebitResult&);  // {"status":..,"result":{"data":..,"errors":..}}
 std::string to_json(const SubscriptionCancelRequest&);
 std::string to_json(const SubscriptionCancelResult&);  // {"status":..,"result":{"success":..}}
-
-// A JSON string literal of `s`, escaped as JSON.stringify does (with the quotes).
-std::string json_quote(std::string_view s);
 
 }  // namespace paywasm

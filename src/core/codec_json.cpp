@@ -3,6 +3,7 @@
 #include "core/json_tree.hpp"
 #include "core/utf8.hpp"
 #include "paywasm/codec.hpp"
+#include "paywasm/json.hpp"
 
 namespace paywasm::detail {
 
@@ -29,22 +30,6 @@ void append_utf8(std::string& out, std::uint32_t cp) {
 }
 
 }  // namespace
-
-// ---- JsonValue ----
-
-JsonKind JsonValue::kind() const { return tree_->node(index_).kind; }
-bool JsonValue::boolean() const { return tree_->node(index_).boolean; }
-std::string_view JsonValue::text() const {
-    const auto& n = tree_->node(index_);
-    return tree_->slice(n.text_at, n.text_len);
-}
-std::string_view JsonValue::key() const {
-    const auto& n = tree_->node(index_);
-    return tree_->slice(n.key_at, n.key_len);
-}
-std::size_t JsonValue::size() const { return tree_->node(index_).size; }
-JsonValue JsonValue::first_child() const { return {tree_, tree_->node(index_).first_child}; }
-JsonValue JsonValue::next_sibling() const { return {tree_, tree_->node(index_).next_sibling}; }
 
 // ---- Parsing ----
 
@@ -293,26 +278,6 @@ struct TreeBuilder {
     }
 };
 
-JsonTree parse_json(std::string_view json, ErrorCode code) {
-    if (json.size() > kMaxJsonBytes)
-        throw Error(code, "JSON text is larger than " + std::to_string(kMaxJsonBytes) + " bytes");
-    // Refused anyway (a raw NUL is never valid JSON); said plainly, since C strings end there.
-    if (std::size_t nul = json.find('\0'); nul != std::string_view::npos)
-        throw Error(code, "not valid JSON: NUL byte at offset " + std::to_string(nul));
-
-    JsonTree tree;
-    TreeBuilder reader(tree, json);
-    try {
-        reader.read();
-    } catch (const TooDeep& e) {
-        throw Error(code, "JSON nests deeper than " + std::to_string(kMaxJsonDepth) +
-                              " levels at offset " + std::to_string(e.at));
-    } catch (const Syntax& e) {
-        throw Error(code, "not valid JSON at offset " + std::to_string(e.at) + ": " + e.why);
-    }
-    return tree;
-}
-
 // ---- Writing ----
 
 namespace {
@@ -469,6 +434,67 @@ void append_extra_members(std::string& out, std::string_view extra, bool& first,
 }  // namespace paywasm::detail
 
 namespace paywasm {
+
+// ---- JsonValue ----
+
+JsonKind JsonValue::kind() const { return doc_->node(index_).kind; }
+bool JsonValue::boolean() const { return doc_->node(index_).boolean; }
+std::string_view JsonValue::text() const {
+    const auto& n = doc_->node(index_);
+    return doc_->slice(n.text_at, n.text_len);
+}
+std::string_view JsonValue::key() const {
+    const auto& n = doc_->node(index_);
+    return doc_->slice(n.key_at, n.key_len);
+}
+std::size_t JsonValue::size() const { return doc_->node(index_).size; }
+JsonValue JsonValue::first_child() const { return {doc_, doc_->node(index_).first_child}; }
+JsonValue JsonValue::next_sibling() const { return {doc_, doc_->node(index_).next_sibling}; }
+
+
+JsonValue JsonValue::member(std::string_view name) const {
+    JsonValue found;
+    if (!valid() || !is_object()) return found;
+    for (JsonValue m = first_child(); m.valid(); m = m.next_sibling()) {
+        if (m.key() == name) found = m;
+    }
+    return found;
+}
+
+std::optional<long long> JsonValue::integer() const {
+    if (!valid() || !is_number()) return std::nullopt;
+    std::string_view t = text();
+    const bool negative = !t.empty() && t[0] == '-';
+    if (negative) t.remove_prefix(1);
+    if (t.empty() || t.size() > 16) return std::nullopt;
+    long long n = 0;
+    for (char c : t) {
+        if (c < '0' || c > '9') return std::nullopt;
+        n = n * 10 + (c - '0');
+    }
+    if (n > (1LL << 53)) return std::nullopt;
+    return negative ? -n : n;
+}
+
+JsonDocument parse_json(std::string_view json, ErrorCode code) {
+    if (json.size() > kMaxJsonBytes)
+        throw Error(code, "JSON text is larger than " + std::to_string(kMaxJsonBytes) + " bytes");
+    // Refused anyway (a raw NUL is never valid JSON); said plainly, since C strings end there.
+    if (std::size_t nul = json.find('\0'); nul != std::string_view::npos)
+        throw Error(code, "not valid JSON: NUL byte at offset " + std::to_string(nul));
+
+    JsonDocument tree;
+    detail::TreeBuilder reader(tree, json);
+    try {
+        reader.read();
+    } catch (const detail::TooDeep& e) {
+        throw Error(code, "JSON nests deeper than " + std::to_string(kMaxJsonDepth) +
+                              " levels at offset " + std::to_string(e.at));
+    } catch (const detail::Syntax& e) {
+        throw Error(code, "not valid JSON at offset " + std::to_string(e.at) + ": " + e.why);
+    }
+    return tree;
+}
 
 std::string json_quote(std::string_view s) {
     std::string out;
