@@ -14,11 +14,6 @@ target_compile_options(paywasm_core PRIVATE -Oz)
 # -O2 (-Oz measured 15-20% slower, -O3 no faster) and outside LTO (whose -Oz link would re-optimize
 # it for size). About 2 KB gzip more.
 set_source_files_properties(${CMAKE_SOURCE_DIR}/src/core/bigint_modexp.cpp PROPERTIES COMPILE_OPTIONS "-O2;-fno-lto;-msimd128")  # SIMD128: Chromium 91+, Firefox 89+, Safari 16.4+
-# qrcodegen's one std::ostringstream would link libc++'s whole iostream/locale code (~55 KB):
-# a string builder stands in for it (same message text). See src/wasm/qrcodegen_nostream.hpp.
-target_compile_options(paywasm_qrcodegen PRIVATE
-  "SHELL:-include ${CMAKE_SOURCE_DIR}/src/wasm/qrcodegen_nostream.hpp")
-
 file(GLOB PAYWASM_WIDGET_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/wasm/*.cpp)
 add_executable(paywasm_widget ${PAYWASM_WIDGET_SOURCES})
 target_include_directories(paywasm_widget PRIVATE ${CMAKE_SOURCE_DIR}/src)

@@ -162,7 +162,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                   p.kind = "exchange";
                   p.exchange = exchange;
                   p.offer_id = payload.offer_id;
-                  p.native_amount = payload.native_amount;
+                  p.native_amount = *payload.native_amount;  // validate() (read_payload) requires it
                   p.native_currency = payload.merchant_store_currency;
                   p.asset = payload.assets;
                   p.cart = payload.cart;
@@ -192,7 +192,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                   NewPayment p;
                   p.kind = "bank";
                   p.offer_id = payload.offer_id;
-                  p.native_amount = payload.amount;
+                  p.native_amount = *payload.amount;  // validate() (read_payload) requires it
                   p.native_currency = payload.merchant_store_currency;
                   p.asset = payload.merchant_store_currency;
                   p.cart = payload.cart;

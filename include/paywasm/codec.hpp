@@ -9,7 +9,7 @@
 //
 // Reading is strict RFC 8259 with numbers kept as text (never through a double). Inputs over
 // kMaxJsonBytes are refused before parsing. Errors:
-//   - requests (ExchangePayment, BankPayment, QrGenerateRequest, SubscriptionDebitRequest,
+//   - requests (Checkout, ExchangePayment, BankPayment, QrGenerateRequest, SubscriptionDebitRequest,
 //     SubscriptionCancelRequest, CartItem, ShippingAddress): Error(validation, field path);
 //   - responses (everything else): Error(bad_response, field path).
 // Reading does the type checks only; validate.hpp checks the rules. Further reading rules:
@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "paywasm/json.hpp"
 #include "paywasm/models.hpp"
@@ -36,8 +37,12 @@ namespace paywasm {
 template <class T>
 T from_json(std::string_view json);
 
+// A JSON array of cart items, read as a request (errors name "cart[i].<member>").
+std::vector<CartItem> cart_from_json(std::string_view json);
+
 std::string to_json(const CartItem&);
 std::string to_json(const ShippingAddress&);
+std::string to_json(const Checkout&);
 std::string to_json(const ExchangePayment&);
 std::string to_json(const BankPayment&);
 std::string to_json(const QrGenerateRequest&);

@@ -46,6 +46,9 @@ public:
     // Lower-case hex SHA-256 of spki_der(): what `key-fingerprint` pins and `openssl pkey -pubin
     // -outform DER | sha256sum` prints.
     std::string fingerprint() const;
+    // Whether `pin` names this key: fingerprint() in hex, compared ignoring case and ':' separators
+    // ("AB:CD:..." as openssl's -c output prints it). The one normalisation of a pin.
+    bool matches_fingerprint(std::string_view pin) const;
 
     struct Impl;
     const Impl& impl() const { return *impl_; }

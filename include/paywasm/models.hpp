@@ -67,6 +67,19 @@ struct CustomParameter {
     std::vector<CustomParam> params;
 };
 
+// ---- A checkout, before the shopper picks a method -----------------------------------------------
+
+// What a shop knows of one order: the widget's attributes, the merchant gateway's session.
+// checkout.hpp turns it into each method's payload. Wire order: offerId, currency, cart,
+// shippingAddress, customerInfo. Not a service shape: the project's own.
+struct Checkout {
+    std::string offer_id;
+    std::string currency;         // ISO 4217: the order's (merchant store) currency
+    std::vector<CartItem> cart;   // localAmount/localCurrency may be left out (defaults: price, currency)
+    std::optional<ShippingAddress> shipping_address;
+    std::optional<CustomerInfo> customer_info;  // the QR method's customer; else from the address
+};
+
 // ---- Encrypted payloads (the plaintext of `data`) ------------------------------------------------
 
 // POST /exchanges/payments/{exchange_name}. Wire order: clientId, assets, cart, shippingAddress,
@@ -77,7 +90,8 @@ struct ExchangePayment {
     std::vector<CartItem> cart;
     ShippingAddress shipping_address;
     std::string offer_id;
-    Decimal native_amount;  // JSON string
+    // JSON string; the cart total. Absent in an order, complete_order_defaults() computes it.
+    std::optional<Decimal> native_amount;
     bool savepassword = false;
     std::string code2fa;    // may be empty
     std::string merchant_store_currency;
@@ -87,7 +101,8 @@ struct ExchangePayment {
 // merchantStoreCurrency, hostedPageId, shippingAddress.
 struct BankPayment {
     std::string client_id;
-    Decimal amount;  // JSON number: the cart total
+    // JSON number; the cart total. Absent in an order, complete_order_defaults() computes it.
+    std::optional<Decimal> amount;
     std::string account_id;
     std::vector<CartItem> cart;
     std::string stock_id;  // shopper's connected bank account

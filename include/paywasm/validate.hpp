@@ -32,6 +32,9 @@ struct Limits {
     std::vector<std::string> exchanges = {"coinbase", "okcoin", "kraken", "gemini", "binanceus"};
 };
 
+// A checkout: offerId, an ISO 4217 currency, the cart rules (local fields checked when given),
+// a total > 0 ("cart: must be > 0"), the address and customer rules when given.
+void validate(const Checkout&, const Limits& = {});
 void validate(const ExchangePayment&, const Limits& = {});
 void validate(const BankPayment&, const Limits& = {});
 void validate(const QrGenerateRequest&, const Limits& = {});
@@ -39,6 +42,9 @@ void validate(const SubscriptionDebitRequest&, const Limits& = {});
 void validate(const SubscriptionCancelRequest&, const Limits& = {});
 // Throws Error(validation, "exchange") unless `name` is in limits.exchanges.
 void validate_exchange_name(std::string_view name, const Limits& = {});
+
+// sum(price * quantity), exact. The one place a total is computed (validate() compares with it).
+Decimal cart_total(const std::vector<CartItem>& cart);
 
 bool is_fiat_currency(std::string_view code);    // active ISO 4217
 bool is_crypto_currency(std::string_view code);  // [A-Z0-9]{2,10}

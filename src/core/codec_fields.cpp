@@ -114,13 +114,21 @@ void visit(FieldVisitor& v, CustomParameter& p) {
     array(v, "params", p.params, kReq);
 }
 
+void visit(FieldVisitor& v, Checkout& c) {
+    v.text("offerId", c.offer_id, kReq);
+    v.text("currency", c.currency, kReq);
+    array(v, "cart", c.cart, kReq);
+    object(v, "shippingAddress", c.shipping_address);
+    object(v, "customerInfo", c.customer_info);
+}
+
 void visit(FieldVisitor& v, ExchangePayment& p) {
     v.text("clientId", p.client_id, kReq);
     v.text("assets", p.assets, kReq);
     array(v, "cart", p.cart, kReq);
     object(v, "shippingAddress", p.shipping_address, kReq);
     v.text("offerId", p.offer_id, kReq);
-    v.amount("nativeAmount", p.native_amount, Wire::string, kReq);
+    v.amount("nativeAmount", p.native_amount, Wire::string);
     v.flag("savepassword", p.savepassword, kReq);
     v.text("code2fa", p.code2fa, kReq);
     v.text("merchantStoreCurrency", p.merchant_store_currency, kReq);
@@ -128,7 +136,7 @@ void visit(FieldVisitor& v, ExchangePayment& p) {
 
 void visit(FieldVisitor& v, BankPayment& p) {
     v.text("clientId", p.client_id, kReq);
-    v.amount("amount", p.amount, Wire::number, kReq);
+    v.amount("amount", p.amount, Wire::number);
     v.text("accountId", p.account_id, kReq);
     array(v, "cart", p.cart, kReq);
     v.text("stockId", p.stock_id, kReq);
@@ -155,7 +163,7 @@ void visit(FieldVisitor& v, DebitItem& d) {
 }
 
 void visit(FieldVisitor& v, SubscriptionDebitRequest& r) {
-    v.text("merchantAuth", r.merchant_auth, kReq);
+    v.text("merchantAuth", r.merchant_auth, kOpt);  // absent: prepare_subscription_debit makes it
     v.text("merchantId", r.merchant_id, kReq);
     v.text("orderId", r.order_id);
     array(v, "items", r.items);
@@ -163,7 +171,7 @@ void visit(FieldVisitor& v, SubscriptionDebitRequest& r) {
 
 void visit(FieldVisitor& v, SubscriptionCancelRequest& r) {
     v.text("merchantId", r.merchant_id, kReq);
-    v.text("merchantAuth", r.merchant_auth, kReq);
+    v.text("merchantAuth", r.merchant_auth, kOpt);  // absent: prepare_subscription_cancel makes it
     v.text("subscriptionId", r.subscription_id, kReq);
 }
 

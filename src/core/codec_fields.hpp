@@ -78,6 +78,7 @@ PAYWASM_VISIT(ShippingAddress)
 PAYWASM_VISIT(CustomerInfo)
 PAYWASM_VISIT(CustomParam)
 PAYWASM_VISIT(CustomParameter)
+PAYWASM_VISIT(Checkout)
 PAYWASM_VISIT(ExchangePayment)
 PAYWASM_VISIT(BankPayment)
 PAYWASM_VISIT(QrGenerateRequest)
@@ -126,7 +127,7 @@ std::string* own_extra(T& model) {
 // Requests are read strictly and fail with Error(validation); responses with Error(bad_response).
 template <class T>
 constexpr bool kIsRequest =
-    std::is_same_v<T, ExchangePayment> || std::is_same_v<T, BankPayment> ||
+    std::is_same_v<T, Checkout> || std::is_same_v<T, ExchangePayment> || std::is_same_v<T, BankPayment> ||
     std::is_same_v<T, QrGenerateRequest> || std::is_same_v<T, SubscriptionDebitRequest> ||
     std::is_same_v<T, SubscriptionCancelRequest> || std::is_same_v<T, CartItem> ||
     std::is_same_v<T, ShippingAddress>;

@@ -196,9 +196,11 @@ bool status_word_code(std::string_view word, int& code) {
 // object however many members a hostile body has.
 class Reader final : public FieldVisitor {
 public:
-    Reader(Mode mode, JsonValue root) : m_(mode) {
-        if (!root.is_object()) fail(m_, JsonPath{}, "expected an object");
-        push(root, JsonPath{});
+    // `base` names the root in error paths (an element of a cart array, say); it must outlive
+    // the reader.
+    Reader(Mode mode, JsonValue root, const JsonPath& base = JsonPath{}) : m_(mode) {
+        if (!root.is_object()) fail(m_, base, "expected an object");
+        push(root, base);
     }
 
     bool reading() const override { return true; }
@@ -417,7 +419,27 @@ T from_json(std::string_view json) {
     return detail::read_document<T>(json);
 }
 
+std::vector<CartItem> cart_from_json(std::string_view json) {
+    using namespace detail;
+    const Mode mode{ErrorCode::validation, true};
+    const JsonTree tree = parse_json(json, mode.code);
+    const JsonPath document;
+    const JsonPath cart = document.member("cart");
+    if (!tree.root().is_array()) fail(mode, cart, "expected an array");
+    if (tree.root().size() > kMaxArrayElements) fail(mode, cart, "has more than 10000 elements");
+    std::vector<CartItem> items;
+    std::size_t i = 0;
+    for (JsonValue e : tree.root().children()) {
+        const JsonPath at = cart.element(i++);
+        Reader reader(mode, e, at);
+        visit(reader, items.emplace_back());
+        reader.leave_object(nullptr);
+    }
+    return items;
+}
+
 // Requests (Error(validation)).
+template Checkout from_json<Checkout>(std::string_view);
 template ExchangePayment from_json<ExchangePayment>(std::string_view);
 template BankPayment from_json<BankPayment>(std::string_view);
 template QrGenerateRequest from_json<QrGenerateRequest>(std::string_view);

@@ -170,6 +170,7 @@ namespace paywasm {
 
 std::string to_json(const CartItem& v) { return detail::write_document(v); }
 std::string to_json(const ShippingAddress& v) { return detail::write_document(v); }
+std::string to_json(const Checkout& v) { return detail::write_document(v); }
 std::string to_json(const ExchangePayment& v) { return detail::write_document(v); }
 std::string to_json(const BankPayment& v) { return detail::write_document(v); }
 std::string to_json(const QrGenerateRequest& v) { return detail::write_document(v); }

@@ -471,6 +471,16 @@ std::string PublicKey::spki_der() const { return spki_der_of(impl_->n, impl_->e)
 std::string PublicKey::to_pem() const { return to_pem_text("PUBLIC KEY", spki_der()); }
 std::string PublicKey::fingerprint() const { return sha256_hex(spki_der()); }
 
+bool PublicKey::matches_fingerprint(std::string_view pin) const {
+    std::string want;
+    want.reserve(pin.size());
+    for (char c : pin) {
+        if (c == ':') continue;
+        want += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    return want == fingerprint();
+}
+
 // ---- Encryption ----
 
 std::size_t max_piece(const PublicKey& key, Padding padding) {
@@ -561,8 +571,10 @@ void random_bytes(unsigned char* out, std::size_t n) {
     while (n > 0) {
         std::size_t chunk = n < 256 ? n : 256;  // getentropy's per-call limit
         if (::getentropy(out, chunk) != 0) {
-            throw Error(ErrorCode::crypto, std::string("no platform random source: getentropy failed: ") +
-                                               std::strerror(errno));
+            // The errno number, not strerror's text: libc's message table would cost the widget's
+            // module 1.2 KB gzip for an error its loader never causes.
+            throw Error(ErrorCode::crypto, "no platform random source: getentropy failed with errno " +
+                                               std::to_string(errno));
         }
         out += chunk;
         n -= chunk;

@@ -100,7 +100,9 @@ void check_subscription_period(const std::string& path, std::string_view p) {
     if (!ok) fail_validation(path, "must be [number][period] with period d, w, m or y (e.g. 12m)");
 }
 
-enum class CartForm { qr, exchange };
+// exchange: the local fields are required; checkout: they are checked when given (defaults come
+// later, from complete_order_defaults); qr: they are not part of the form.
+enum class CartForm { qr, exchange, checkout };
 
 void check_cart(const std::vector<CartItem>& cart, CartForm form, const Limits& limits) {
     if (cart.empty()) fail_validation("cart", "must have at least one item");
@@ -117,9 +119,11 @@ void check_cart(const std::vector<CartItem>& cart, CartForm form, const Limits& 
         check_positive(at(p, "quantity"), item.quantity);
         if (form == CartForm::exchange) {
             if (!item.local_amount) fail_validation(at(p, "localAmount"), "is required");
-            check_not_negative(at(p, "localAmount"), *item.local_amount);
             if (!item.local_currency) fail_validation(at(p, "localCurrency"), "is required");
-            check_fiat(at(p, "localCurrency"), *item.local_currency);
+        }
+        if (form != CartForm::qr) {
+            if (item.local_amount) check_not_negative(at(p, "localAmount"), *item.local_amount);
+            if (item.local_currency) check_fiat(at(p, "localCurrency"), *item.local_currency);
         }
         const bool subscription = item.is_subscription.value_or(false);
         if (!subscription) {
@@ -143,12 +147,16 @@ void check_total(const std::string& path, const Decimal& total, const std::vecto
                  const Limits& limits) {
     check_positive(path, total);
     if (!limits.check_totals) return;
-    Decimal sum;
-    for (const CartItem& item : cart) sum += item.price * item.quantity;
+    const Decimal sum = cart_total(cart);
     if (sum != total) {
         fail_validation(path, total.to_string() + " does not equal the cart total " + sum.to_string() +
                                   " (sum of price * quantity)");
     }
+}
+void check_total(const std::string& path, const std::optional<Decimal>& total, const std::vector<CartItem>& cart,
+                 const Limits& limits) {
+    if (!total) fail_validation(path, "is required (complete_order_defaults() sets it to the cart total)");
+    check_total(path, *total, cart, limits);
 }
 
 void check_address(const std::string& path, const ShippingAddress& a, const Limits& limits) {
@@ -170,6 +178,12 @@ void check_code2fa(std::string_view code) {
 
 }  // namespace
 
+Decimal cart_total(const std::vector<CartItem>& cart) {
+    Decimal sum;
+    for (const CartItem& item : cart) sum += item.price * item.quantity;
+    return sum;
+}
+
 bool is_fiat_currency(std::string_view code) {
     if (code.size() != 3) return false;
     return std::binary_search(std::begin(kFiatCodes), std::end(kFiatCodes), code,
@@ -188,6 +202,21 @@ void validate_exchange_name(std::string_view name, const Limits& limits) {
         std::string list;
         for (const auto& e : limits.exchanges) list += (list.empty() ? "" : ", ") + e;
         fail_validation("exchange", "'" + std::string(name.substr(0, 32)) + "' is not a supported exchange (" + list + ")");
+    }
+}
+
+void validate(const Checkout& c, const Limits& limits) {
+    check_text("offerId", c.offer_id, limits, true);
+    check_fiat("currency", c.currency);
+    check_cart(c.cart, CartForm::checkout, limits);
+    if (!(Decimal() < cart_total(c.cart))) fail_validation("cart", "the total must be > 0");
+    if (c.shipping_address) check_address("shippingAddress", *c.shipping_address, limits);
+    if (c.customer_info) {
+        check_text("customerInfo.name", c.customer_info->name, limits, true);
+        check_text("customerInfo.email", c.customer_info->email, limits, true);
+        check_email("customerInfo.email", c.customer_info->email);
+        check_optional_text("customerInfo.phone", c.customer_info->phone, limits);
+        check_optional_text("customerInfo.address", c.customer_info->address, limits);
     }
 }
 

@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/json_tree.hpp"
-#include "paywasm/codec.hpp"
+#include "paywasm/checkout.hpp"
 #include "paywasm/error.hpp"
+#include "paywasm/json.hpp"
 #include "paywasm/protocol.hpp"
 #include "wasm/ops.hpp"
 
@@ -31,19 +31,7 @@ namespace {
 std::vector<std::string> g_warnings;
 void collect_warning(std::string_view message) { g_warnings.emplace_back(message); }
 
-std::string error_envelope(std::string_view code, std::string_view message, std::string_view field,
-                           int http_status) {
-    std::string out = "{\"ok\":false,\"error\":{\"code\":";
-    paywasm::detail::append_quoted(out, code);
-    out += ",\"message\":";
-    paywasm::detail::append_quoted(out, message);
-    out += ",\"field\":";
-    paywasm::detail::append_quoted(out, field);
-    out += ",\"httpStatus\":";
-    out += std::to_string(http_status);
-    out += "}}";
-    return out;
-}
+std::string error_envelope(const std::string& error) { return "{\"ok\":false,\"error\":" + error + "}"; }
 
 std::string call(const char* op, const char* args) {
     g_warnings.clear();
@@ -54,20 +42,20 @@ std::string call(const char* op, const char* args) {
             out += ",\"warnings\":[";
             for (std::size_t i = 0; i < g_warnings.size(); ++i) {
                 if (i) out += ',';
-                paywasm::detail::append_quoted(out, g_warnings[i]);
+                out += paywasm::json_quote(g_warnings[i]);
             }
             out += ']';
         }
         out += '}';
         return out;
     } catch (const paywasm::Error& e) {
-        return error_envelope(paywasm::to_string(e.code()), e.what(), e.field(), e.http_status());
+        return error_envelope(paywasm::error_json(e));
     } catch (const std::bad_alloc&) {
-        return error_envelope("internal", "out of memory", "", 0);
+        return error_envelope(paywasm::error_json("internal", "out of memory"));
     } catch (const std::exception& e) {
-        return error_envelope("internal", e.what(), "", 0);
+        return error_envelope(paywasm::error_json("internal", e.what()));
     } catch (...) {
-        return error_envelope("internal", "unknown failure", "", 0);
+        return error_envelope(paywasm::error_json("internal", "unknown failure"));
     }
 }
 

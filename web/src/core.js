@@ -245,14 +245,17 @@ function makeCore(ex, memory) {
       const m = call('qrMatrix', { text: str(text), ecc: (options || {}).ecc });
       return { size: m.size, modules: Uint8Array.from(m.modules, (c) => (c === '1' ? 1 : 0)) };
     },
-    // Validated canonical JSON text of an exchange / bank payment payload (the plaintext of `data`).
+    // Validated canonical JSON text of an exchange / bank payment payload (the plaintext of `data`),
+    // with the core's defaults: nativeAmount (amount) := the cart total, each line's localAmount :=
+    // its price, localCurrency := merchantStoreCurrency, when left out.
     exchangePayload(order) {
       return call('exchangePayload', { order: JSON.stringify(order) });
     },
     bankPayload(order) {
       return call('bankPayload', { order: JSON.stringify(order) });
     },
-    // Exact decimal text of sum(price * quantity).
+    // Exact decimal text of sum(price * quantity) of an array of cart items ({id, name, price,
+    // quantity, ...}); an item that is not one throws a validation error naming it (cart[1].price).
     cartTotal(cart) {
       return call('cartTotal', { cart: JSON.stringify(cart) });
     },
@@ -269,7 +272,25 @@ function makeCore(ex, memory) {
     memoryBytes() {
       return memory.buffer.byteLength;
     },
-    // Low level: any op of src/wasm/ops.cpp (buildRequest, paymentRequest, parseResponse, ...).
+    // The request of one exchange or bank payment, built by the core from the checkout and the
+    // method's details (defaults, validation, encryption): { method, url, headers, body }.
+    // p: { method: 'exchange'|'bank', checkout: { offerId, currency, cart, shippingAddress? },
+    //      merchantId, key, fingerprint?, padding?, token, baseUrl,
+    //      exchange, asset?, code2fa?, savePassword?, exchanges?   (exchange)
+    //      accountId, stockId, hostedPageId?                       (bank) }
+    paymentRequest(p) {
+      return call('paymentRequest', Object.assign({}, p, { checkout: JSON.stringify(p.checkout) }));
+    },
+    // GET /users/me with the shopper's token: { method, url, headers, body }.
+    usersMeRequest(token, baseUrl) {
+      return call('usersMeRequest', { token, baseUrl });
+    },
+    // The core's reading of an answer: 'exchange-pay' | 'bank-pay' -> { transaction, status },
+    // 'users-me' -> { firstName, fullname }; or throws the typed error (418-422 included).
+    parseResponse(endpoint, response) {
+      return call('parseResponse', { endpoint, status: response.status, body: response.body });
+    },
+    // Low level: any op of src/wasm/ops.cpp by name.
     call,
   });
 }

@@ -575,10 +575,10 @@ class PayWasmCheckout extends HTMLElement {
     try {
       let token = await this._token(false);
       if (!token || !this.baseUrl) return;
-      const req = this._core.call('buildRequest', { endpoint: 'users-me', token, baseUrl: this._baseUrl() });
+      const req = this._core.usersMeRequest(token, this._baseUrl());
       token = null;
       const res = await send(req, { timeoutMs: Math.min(this._timeout(), 10000), retries: 2, signal: life.signal });
-      const me = this._core.call('parseResponse', { endpoint: 'users-me', status: res.status, body: res.body });
+      const me = this._core.parseResponse('users-me', res);
       const name = String(me.firstName || (me.fullname || '').trim().split(/\s+/)[0] || '').trim().slice(0, 64);
       if (!name || this._life !== life) return;
       this._s.greeting = name;
@@ -592,35 +592,11 @@ class PayWasmCheckout extends HTMLElement {
     }
   }
 
-  _order(method) {
-    const currency = this._currency();
-    const total = this._total();
-    if (!total) throw new PayWasmError('validation', 'the cart is empty or invalid', { field: 'cart' });
-    const cart = this._cart.map((it) => {
-      const line = {
-        id: String(it.id), name: String(it.name), price: it.price, quantity: it.quantity,
-        localAmount: it.localAmount !== undefined ? it.localAmount : it.price,
-        localCurrency: it.localCurrency || currency,
-      };
-      // Subscription products keep their fields: the service creates the subscription from them.
-      for (const k of ['isSubscription', 'frequency', 'subscriptionPeriod', 'merchantSubscriptionId']) {
-        if (it[k] !== undefined) line[k] = it[k];
-      }
-      return line;
-    });
-    const shippingAddress = this._shippingAddress || {};
-    if (method === 'exchange') {
-      return {
-        clientId: this.merchantId || '', assets: (this.asset || 'BTC').toUpperCase(), cart, shippingAddress,
-        offerId: this.offerId || '', nativeAmount: total, savepassword: !!this._s.savePassword,
-        code2fa: this._s.code2fa || '', merchantStoreCurrency: currency,
-      };
-    }
-    return {
-      clientId: this.merchantId || '', amount: Number(total), accountId: this.accountId || '', cart,
-      stockId: this._s.stockId || '', offerId: this.offerId || '', merchantStoreCurrency: currency,
-      hostedPageId: this.hostedPageId || '', shippingAddress,
-    };
+  // The checkout as the page gave it; the core shapes each method's order from it.
+  _checkout() {
+    const checkout = { offerId: this.offerId || '', currency: this._currency(), cart: this._cart || [] };
+    if (this._shippingAddress) checkout.shippingAddress = this._shippingAddress;
+    return checkout;
   }
 
   async _pay(method) {
@@ -634,20 +610,22 @@ class PayWasmCheckout extends HTMLElement {
     const endpoint = method === 'exchange' ? 'exchange-pay' : 'bank-pay';
     const offerId = this.offerId || '';
     try {
-      const order = this._order(method);
+      if (!this._total()) throw new PayWasmError('validation', 'the cart is empty or invalid', { field: 'cart' });
       const key = await this._publicKey();
       let token = await this._token(true);
-      const req = this._core.call('paymentRequest', {
-        endpoint, order: JSON.stringify(order), key, padding: this.padding || undefined,
-        fingerprint: this.keyFingerprint || undefined, exchange: s.exchange, exchanges: this._exchanges(),
-        token, baseUrl: this._baseUrl(),
+      const req = this._core.paymentRequest({
+        method, checkout: this._checkout(), merchantId: this.merchantId || '', key,
+        padding: this.padding || undefined, fingerprint: this.keyFingerprint || undefined, token, baseUrl: this._baseUrl(),
+        exchange: s.exchange, asset: this.asset || undefined, code2fa: s.code2fa, savePassword: !!s.savePassword,
+        exchanges: this._exchanges(), accountId: this.accountId || '', stockId: s.stockId || '',
+        hostedPageId: this.hostedPageId || '',
       });
       token = null;
       const lang = this._locale.lang;
       const res = await send(req, { timeoutMs: this._timeout(), signal: life.signal, payment: true, offerId, lang });
       let parsed;
       try {
-        parsed = this._core.call('parseResponse', { endpoint, status: res.status, body: res.body });
+        parsed = this._core.parseResponse(endpoint, res);
       } catch (e) {
         // A 5xx, or a 2xx the core cannot read: the service may have taken the payment.
         if (e.code === 'server' || (e.code === 'bad_response' && res.status < 300)) {

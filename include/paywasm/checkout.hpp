@@ -1,0 +1,126 @@
+// paywasm/checkout.hpp — the product's operations, one function each. Every edge (the widget's wasm
+// bridge, the CLI, the sandbox, the merchant gateway) reads its arguments, makes one of these calls
+// and writes the result; none of them shapes an order, computes a total, applies a default or
+// decides what a status means on its own.
+//
+// A payment, end to end:
+//   order (or checkout + method details) -> complete_order_defaults -> validate -> canonical JSON
+//   -> encrypt to the merchant's key -> HttpRequest; the caller's transport sends it once; the
+//   answer goes to parse_payment_response (protocol.hpp) and describe_status says what it means.
+//
+// Every function throws paywasm::Error (validation with a field path, invalid_key, key_mismatch,
+// ...) and does no I/O.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "paywasm/crypto.hpp"
+#include "paywasm/error.hpp"
+#include "paywasm/models.hpp"
+#include "paywasm/protocol.hpp"
+#include "paywasm/validate.hpp"
+
+namespace paywasm {
+
+// ---- Shared decisions, each made here only --------------------------------------------------------
+
+// Fills what an order may leave out, and nothing else:
+//   - each cart line's localAmount := its price, localCurrency := merchantStoreCurrency;
+//   - nativeAmount (exchange) or amount (bank) := cart_total(cart).
+// A value that is present is kept as given (validate() then checks it).
+void complete_order_defaults(ExchangePayment&);
+void complete_order_defaults(BankPayment&);
+
+// The merchant's public key as an operation takes it: PEM or DER text, an optional pin (the key's
+// SHA-256 fingerprint in hex, any case, ':' separators allowed; empty: not pinned), and the padding.
+struct MerchantKey {
+    std::string_view pem_or_der;
+    std::string_view pin;
+    Padding padding = Padding::oaep_sha1;
+};
+// Parses the key and checks the pin: Error(invalid_key) for a key PublicKey::parse refuses,
+// Error(key_mismatch, field "fingerprint") when pinned to another key.
+PublicKey load_merchant_key(const MerchantKey&);
+
+// ---- From a checkout to a method's order ----------------------------------------------------------
+
+// What the shopper chose for an exchange payment.
+struct ExchangeDetails {
+    std::string merchant_id;  // clientId
+    std::string exchange;     // one of Limits::exchanges
+    std::string asset = "BTC";  // upper-cased by exchange_order ("btc" -> "BTC")
+    std::string code2fa;      // empty, or the exchange's 4-10 digit code
+    bool save_password = false;
+};
+// What a bank payment needs besides the checkout.
+struct BankDetails {
+    std::string merchant_id;     // clientId
+    std::string account_id;
+    std::string stock_id;        // the shopper's connected bank account
+    std::string hosted_page_id;  // may be empty
+};
+
+// The orders a checkout makes, defaults completed (not yet validated).
+ExchangePayment exchange_order(const Checkout&, const ExchangeDetails&);
+BankPayment bank_order(const Checkout&, const BankDetails&);
+// The QR order: amount := cart total, orderId := offerId, customerInfo from the checkout's
+// customerInfo, else name and e-mail from its shippingAddress; Error(validation, "customerInfo")
+// when neither gives both.
+QrGenerateRequest qr_order(const Checkout&, std::string_view crypto_currency = "BTC");
+
+// ---- Requests ready to send ------------------------------------------------------------------------
+
+// POST /exchanges/payments/{exchange}: defaults, validate(order) and the exchange name, canonical
+// JSON, encrypt to the key, request with the shopper's token.
+HttpRequest prepare_exchange_payment(ExchangePayment order, std::string_view exchange,
+                                     const MerchantKey&, std::string_view shopper_token,
+                                     const Limits& = {});
+HttpRequest prepare_exchange_payment(const Checkout&, const ExchangeDetails&, const MerchantKey&,
+                                     std::string_view shopper_token, const Limits& = {});
+// POST /purchases (DEPRECATED endpoint), as above.
+HttpRequest prepare_bank_payment(BankPayment order, const MerchantKey&,
+                                 std::string_view shopper_token, const Limits& = {});
+HttpRequest prepare_bank_payment(const Checkout&, const BankDetails&, const MerchantKey&,
+                                 std::string_view shopper_token, const Limits& = {});
+// POST /purchase/qr/generate (DEPRECATED endpoint) with the merchant's access token.
+HttpRequest prepare_qr_generate(const QrGenerateRequest&, std::string_view merchant_token,
+                                const Limits& = {});
+// POST /subscription/debit and /subscription/cancel. An empty merchantAuth is made from
+// merchantId with the key (merchant_auth(), crypto.hpp); a given one is sent as is.
+HttpRequest prepare_subscription_debit(SubscriptionDebitRequest, const MerchantKey&,
+                                       const Limits& = {});
+HttpRequest prepare_subscription_cancel(SubscriptionCancelRequest, const MerchantKey&,
+                                        const Limits& = {});
+
+// The validated canonical plaintext of an order's `data` (defaults completed): what the service
+// decrypts. For showing or testing the payload; prepare_* encrypt it themselves.
+std::string payment_payload(ExchangePayment order, const Limits& = {});
+std::string payment_payload(BankPayment order, const Limits& = {});
+
+// ---- Webhooks -----------------------------------------------------------------------------------------
+
+// A webhook whose signature verified: the signed transaction text (data.data) and what it says.
+struct VerifiedWebhook {
+    std::string signed_json;
+    Transaction transaction;
+};
+// Verifies one webhook body as the service sends it:
+//   {"type":"rf:alert","data":{"data":"<transaction JSON>","offerId":..,"transactionId":..,
+//    "status":..,...},"signature":"<base64>"}
+// The signature must be RSASSA-PKCS1-v1_5 SHA-256 over the exact data.data string by
+// `service_key`; the unsigned copies beside it (transactionId, status, offerId) must agree with the
+// signed transaction. Throws Error(validation, "webhook body: ...") for a malformed body,
+// Error(crypto) for a bad signature or a copy that disagrees, Error(bad_response) when the signed
+// transaction is not one. Only fields of the returned transaction are to be trusted.
+VerifiedWebhook verify_webhook(std::string_view body, const PublicKey& service_key);
+
+// ---- Errors as JSON ---------------------------------------------------------------------------------
+
+// {"code":"<to_string(code)>","message":"...","field":"<path or empty>","httpStatus":<n or 0>}: the
+// one error object every edge writes (the bridge as {"ok":false,"error":...}, the CLI on stderr).
+std::string error_json(const Error&);
+std::string error_json(std::string_view code, std::string_view message, std::string_view field = {},
+                       int http_status = 0);
+
+}  // namespace paywasm
