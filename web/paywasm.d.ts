@@ -57,8 +57,8 @@ export interface ExchangeOrder {
   cart: CartItem[];
   shippingAddress: ShippingAddress;
   offerId: string;
-  /** Decimal text; must equal sum(price * quantity). */
-  nativeAmount: string;
+  /** Decimal text; must equal sum(price * quantity). Left out, the core sets the cart total. */
+  nativeAmount?: string;
   savepassword: boolean;
   code2fa: string;
   merchantStoreCurrency: string;
@@ -67,8 +67,8 @@ export interface ExchangeOrder {
 /** Plaintext of POST /purchases (deprecated bank payment). */
 export interface BankOrder {
   clientId: string;
-  /** The cart total. */
-  amount: number;
+  /** The cart total; left out, the core sets it. */
+  amount?: number;
   accountId: string;
   cart: CartItem[];
   stockId: string;
@@ -98,6 +98,47 @@ export interface PaymentUri {
   value: string;
 }
 
+/** What a shop knows of one order; the core shapes each method's order from it. */
+export interface Checkout {
+  offerId: string;
+  /** ISO 4217. */
+  currency: string;
+  cart: CartItem[];
+  shippingAddress?: ShippingAddress;
+}
+
+export interface PaymentRequestInput {
+  method: 'exchange' | 'bank';
+  checkout: Checkout;
+  merchantId: string;
+  /** The merchant's public key, PEM or DER. */
+  key: string;
+  /** Pin: hex SHA-256 of the key's SPKI, any case, ':' allowed. */
+  fingerprint?: string;
+  padding?: Padding;
+  /** The shopper's token: used for this request only. */
+  token: string;
+  baseUrl: string;
+  /** Exchange payments. */
+  exchange?: string;
+  asset?: string;
+  code2fa?: string;
+  savePassword?: boolean;
+  exchanges?: string[];
+  /** Bank payments. */
+  accountId?: string;
+  stockId?: string;
+  hostedPageId?: string;
+}
+
+/** A request the core built, for fetch(). */
+export interface HttpRequestInit {
+  method: string;
+  url: string;
+  headers: Array<[string, string]>;
+  body: string;
+}
+
 /** The loaded core. Every method is synchronous and throws PayWasmError. */
 export interface PayWasmCore {
   /** RSA-encrypts plaintext to the public key (PEM or DER); base64, chunked per block. */
@@ -108,12 +149,22 @@ export interface PayWasmCore {
   /** SVG markup of the QR code (border in modules, 0..16; default ecc 'M', border 4). */
   qrSvg(text: string, options?: { ecc?: Ecc; border?: number }): string;
   qrMatrix(text: string, options?: { ecc?: Ecc }): { size: number; modules: Uint8Array };
-  /** Validated canonical JSON text of the exchange payload. */
+  /**
+   * Validated canonical JSON text of the exchange payload, with the core's defaults: nativeAmount :=
+   * the cart total, each line's localAmount := its price, localCurrency := merchantStoreCurrency.
+   */
   exchangePayload(order: ExchangeOrder): string;
-  /** Validated canonical JSON text of the bank payload. */
+  /** Validated canonical JSON text of the bank payload (defaults as above; amount := the cart total). */
   bankPayload(order: BankOrder): string;
-  /** Exact decimal text of sum(price * quantity). */
-  cartTotal(cart: Array<Pick<CartItem, 'price' | 'quantity'>>): string;
+  /** Exact decimal text of sum(price * quantity); an item that is not a CartItem throws, naming it. */
+  cartTotal(cart: CartItem[]): string;
+  /** The request of one exchange or bank payment, built by the core (defaults, validation, encryption). */
+  paymentRequest(p: PaymentRequestInput): HttpRequestInit;
+  /** GET /users/me with the shopper's token. */
+  usersMeRequest(token: string, baseUrl: string): HttpRequestInit;
+  /** The core's reading of an answer; throws the typed error (418-422 included). */
+  parseResponse(endpoint: 'exchange-pay' | 'bank-pay', response: { status: number; body: string }): { transaction: Record<string, unknown>; status: StatusInfo };
+  parseResponse(endpoint: 'users-me', response: { status: number; body: string }): { firstName: string; fullname: string };
   checkPaymentUri(uri: string): PaymentUri;
   describeStatus(codeOrWord: number | string): StatusInfo;
   /** Bytes of WebAssembly linear memory now (it only grows): for leak checks and benchmarks. */

@@ -148,6 +148,44 @@ await test('a pinned fingerprint that does not match refuses to encrypt', async 
   eq(seen.length, 0, 'requests sent');
 });
 
+// Review (one path): the CLI compared the pin byte for byte, so the upper-case or colon-separated
+// form the widget accepts (openssl's -c output) was refused here.
+await test('a pin in upper case with colons names the same key', async () => {
+  script['/api/exchanges/payments/kraken'] = () => [200, TX];
+  const spki = publicKey.export({ type: 'spki', format: 'der' });
+  const hex = crypto.createHash('sha256').update(spki).digest('hex').toUpperCase();
+  const pin = hex.match(/../g).join(':');
+  const r = await run(['call', 'exchange-pay', '--base-url', base, '--exchange', 'kraken', '--public-key', pubPath,
+    '--token', 't', '--key-fingerprint', pin], JSON.stringify(exchangePayment));
+  eq(r.code, 0, `exit code (${r.stderr})`);
+  eq(seen.length, 1, 'requests sent');
+});
+
+// Review (one path): the element filled localAmount/localCurrency (and the total) itself, so the
+// CLI refused an order the widget paid. The defaults now live in the core, for both.
+await test('an order without nativeAmount and local fields gets the core\'s defaults', async () => {
+  script['/api/exchanges/payments/kraken'] = () => [200, TX];
+  const bare = { ...exchangePayment, cart: exchangePayment.cart.map(({ localAmount, localCurrency, ...rest }) => rest) };
+  delete bare.nativeAmount;
+  const r = await run(['call', 'exchange-pay', '--base-url', base, '--exchange', 'kraken', '--public-key', pubPath,
+    '--token', 't'], JSON.stringify(bare));
+  eq(r.code, 0, `exit code (${r.stderr})`);
+  eq(decryptChunked(JSON.parse(seen[0].body).data), JSON.stringify(exchangePayment), 'payload with the defaults');
+});
+
+await test('a debit with every item refused, and a cancel that did not cancel, exit 3', async () => {
+  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [], errors: [{ subscriptionId: 's1', message: 'not active' }] } }];
+  script['/api/subscription/cancel'] = () => [200, { status: 200, result: { success: false } }];
+  const debit = await run(['call', 'subscription-debit', '--base-url', base, '--public-key', pubPath],
+    JSON.stringify({ merchantId: 'merchant-7', items: [{ subscriptionId: 's1', amount: 9.99, currency: 'USD' }] }));
+  eq(debit.code, 3, `debit exit code (${debit.stderr})`);
+  eq(JSON.parse(debit.stdout).result.errors.length, 1, 'the answer is printed');
+  const cancel = await run(['call', 'subscription-cancel', '--base-url', base, '--public-key', pubPath],
+    JSON.stringify({ merchantId: 'merchant-7', subscriptionId: 's1' }));
+  eq(cancel.code, 3, `cancel exit code (${cancel.stderr})`);
+  eq(JSON.parse(cancel.stdout).result.success, false, 'the answer is printed');
+});
+
 await test('users-me prints the profile', async () => {
   script['/api/users/me'] = () => [200, { ok: true, result: { id: 'u1', profile: { firstName: 'Ana' } } }];
   const r = await run(['call', 'users-me', '--base-url', base + '/', '--token', 'tok']);
@@ -201,7 +239,7 @@ await test('input nested 300,000 levels deep is a clear error, not a crash', asy
   eq(seen.length, 0, 'requests sent');
   const hook = await run(['verify-webhook', '--public-key', pubPath, '-'], deep);
   eq(hook.code, 1, `verify-webhook exit code (${hook.stderr.slice(0, 200)})`);
-  if (!/not JSON/.test(hook.stderr)) throw new Error(`verify-webhook message: ${hook.stderr.slice(0, 200)}`);
+  if (!/nests deeper than 64 levels/.test(hook.stderr)) throw new Error(`verify-webhook message: ${hook.stderr.slice(0, 200)}`);
 });
 
 server.close();
