@@ -98,19 +98,10 @@ export interface PaymentUri {
   value: string;
 }
 
-/** What a shop knows of one order; the core shapes each method's order from it. */
-export interface Checkout {
-  offerId: string;
-  /** ISO 4217. */
-  currency: string;
-  cart: CartItem[];
-  shippingAddress?: ShippingAddress;
-}
-
 export interface PaymentRequestInput {
   method: 'exchange' | 'bank';
-  checkout: Checkout;
-  merchantId: string;
+  /** The payload in the service's shape; nativeAmount/amount and the lines' local fields may be left out. */
+  order: ExchangeOrder | BankOrder;
   /** The merchant's public key, PEM or DER. */
   key: string;
   /** Pin: hex SHA-256 of the key's SPKI, any case, ':' allowed. */
@@ -119,16 +110,9 @@ export interface PaymentRequestInput {
   /** The shopper's token: used for this request only. */
   token: string;
   baseUrl: string;
-  /** Exchange payments. */
+  /** Exchange payments: the exchange, and the allowed list (default: the five documented). */
   exchange?: string;
-  asset?: string;
-  code2fa?: string;
-  savePassword?: boolean;
   exchanges?: string[];
-  /** Bank payments. */
-  accountId?: string;
-  stockId?: string;
-  hostedPageId?: string;
 }
 
 /** A request the core built, for fetch(). */

@@ -4,7 +4,7 @@
 // decides what a status means on its own.
 //
 // A payment, end to end:
-//   order (or checkout + method details) -> complete_order_defaults -> validate -> canonical JSON
+//   order -> complete_order_defaults -> validate -> canonical JSON
 //   -> encrypt to the merchant's key -> HttpRequest; the caller's transport sends it once; the
 //   answer goes to parse_payment_response (protocol.hpp) and describe_status says what it means.
 //
@@ -27,7 +27,8 @@ namespace paywasm {
 
 // Fills what an order may leave out, and nothing else:
 //   - each cart line's localAmount := its price, localCurrency := merchantStoreCurrency;
-//   - nativeAmount (exchange) or amount (bank) := cart_total(cart).
+//   - nativeAmount (exchange) or amount (bank) := cart_total(cart);
+//   - an exchange order's assets in upper case ("btc" -> "BTC"; the page's attribute may be either).
 // A value that is present is kept as given (validate() then checks it).
 void complete_order_defaults(ExchangePayment&);
 void complete_order_defaults(BankPayment&);
@@ -43,27 +44,8 @@ struct MerchantKey {
 // Error(key_mismatch, field "fingerprint") when pinned to another key.
 PublicKey load_merchant_key(const MerchantKey&);
 
-// ---- From a checkout to a method's order ----------------------------------------------------------
+// ---- From a checkout to the QR order --------------------------------------------------------------
 
-// What the shopper chose for an exchange payment.
-struct ExchangeDetails {
-    std::string merchant_id;  // clientId
-    std::string exchange;     // one of Limits::exchanges
-    std::string asset = "BTC";  // upper-cased by exchange_order ("btc" -> "BTC")
-    std::string code2fa;      // empty, or the exchange's 4-10 digit code
-    bool save_password = false;
-};
-// What a bank payment needs besides the checkout.
-struct BankDetails {
-    std::string merchant_id;     // clientId
-    std::string account_id;
-    std::string stock_id;        // the shopper's connected bank account
-    std::string hosted_page_id;  // may be empty
-};
-
-// The orders a checkout makes, defaults completed (not yet validated).
-ExchangePayment exchange_order(const Checkout&, const ExchangeDetails&);
-BankPayment bank_order(const Checkout&, const BankDetails&);
 // The QR order: amount := cart total, orderId := offerId, customerInfo from the checkout's
 // customerInfo, else name and e-mail from its shippingAddress; Error(validation, "customerInfo")
 // when neither gives both.
@@ -76,12 +58,8 @@ QrGenerateRequest qr_order(const Checkout&, std::string_view crypto_currency = "
 HttpRequest prepare_exchange_payment(ExchangePayment order, std::string_view exchange,
                                      const MerchantKey&, std::string_view shopper_token,
                                      const Limits& = {});
-HttpRequest prepare_exchange_payment(const Checkout&, const ExchangeDetails&, const MerchantKey&,
-                                     std::string_view shopper_token, const Limits& = {});
 // POST /purchases (DEPRECATED endpoint), as above.
 HttpRequest prepare_bank_payment(BankPayment order, const MerchantKey&,
-                                 std::string_view shopper_token, const Limits& = {});
-HttpRequest prepare_bank_payment(const Checkout&, const BankDetails&, const MerchantKey&,
                                  std::string_view shopper_token, const Limits& = {});
 // POST /purchase/qr/generate (DEPRECATED endpoint) with the merchant's access token.
 HttpRequest prepare_qr_generate(const QrGenerateRequest&, std::string_view merchant_token,

@@ -136,10 +136,10 @@ public:
     JsonWriter& value(JsonValue v);  // a parsed value, re-written compactly
 
     // Shorthands for one member of an object.
-    JsonWriter& str(std::string_view name, std::string_view s) { return key(name).string(s); }
-    JsonWriter& num(std::string_view name, long long n) { return key(name).number(n); }
-    JsonWriter& flag(std::string_view name, bool b) { return key(name).boolean(b); }
-    JsonWriter& raw(std::string_view name, std::string_view json) { return key(name).raw(json); }
+    JsonWriter& str(std::string_view name, std::string_view s);
+    JsonWriter& num(std::string_view name, long long n);
+    JsonWriter& flag(std::string_view name, bool b);
+    JsonWriter& raw(std::string_view name, std::string_view json);
 
     const std::string& text() const { return out_; }
     std::string take() { return std::move(out_); }

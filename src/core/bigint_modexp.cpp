@@ -122,6 +122,22 @@ SMALL void subtract(u32* a, const u32* b, std::size_t s, std::size_t stride) {
     }
 }
 
+// a -= b when a + a_top * 2^(32s) >= b (a_top is 0 or 1), else a stays: always both passes over
+// every limb, the result chosen by a mask, so neither a branch nor a memory access depends on the
+// values (a holds the secret payload's block).
+SMALL void subtract_if_at_least(u32* a, u32 a_top, const u32* b, std::size_t s, std::size_t stride) {
+    u64 borrow = 0;
+    for (std::size_t i = 0; i < s; ++i) borrow = ((static_cast<u64>(a[i * stride]) - b[i] - borrow) >> 32) & 1;
+    const u64 top = static_cast<u64>(a_top) - borrow;   // wraps (top bit set) exactly when a < b
+    const u32 keep = static_cast<u32>(0) - static_cast<u32>(top >> 63);  // all ones: a < b, keep a
+    borrow = 0;
+    for (std::size_t i = 0; i < s; ++i) {
+        const u64 d = static_cast<u64>(a[i * stride]) - b[i] - borrow;
+        borrow = (d >> 32) & 1;
+        a[i * stride] = (a[i * stride] & keep) | (static_cast<u32>(d) & ~keep);
+    }
+}
+
 // t[0..2s) = a * b, pairs.
 void multiply_full(const u32* a, const u32* b, u32* t, std::size_t s) {
     for (std::size_t j = 0; j < 2 * s; ++j) t[j] = 0;
@@ -296,8 +312,8 @@ void MontgomeryModulus::reduce(u32* t, u32* out) const {
     }
     // t[s..2s) + top * 2^(32s) < 2n here, in each lane; one subtraction at most.
     for (std::size_t j = 0; j < 2 * s; ++j) out[j] = t[2 * s + j];
-    if (at_least(out, lane0(top), n, s, 2)) subtract(out, n, s, 2);
-    if (at_least(out + 1, lane1(top), n, s, 2)) subtract(out + 1, n, s, 2);
+    subtract_if_at_least(out, lane0(top), n, s, 2);
+    subtract_if_at_least(out + 1, lane1(top), n, s, 2);
 }
 
 SMALL std::string MontgomeryModulus::power_each(const std::string_view* bases, std::size_t count,

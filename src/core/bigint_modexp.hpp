@@ -6,9 +6,19 @@
 // ever encrypts (m^e mod n with a public e). Private-key operations (decryption, signing, key
 // generation) stay with Crypto++, natively.
 //
-// Not constant-time, on purpose: the exponent is the public exponent and the base a freshly padded
-// message the caller already knows; nothing secret steers a branch or a memory access here. Do not
-// use this for private keys.
+// Timing threat model. What is secret here is the base: the padded block of the shopper's payload
+// (the order, a 2FA code), which script on the same page could try to learn by timing the
+// encryption. The exponent and the modulus are public (the merchant's public key). So:
+//   - nothing that depends on the base's value steers a branch or a memory access: the product and
+//     reduction loops run a fixed number of times for a given modulus, and the final subtraction of
+//     every Montgomery product is a masked select (subtract_if_at_least), not a branch;
+//   - the square-and-multiply ladder follows the exponent's bits, and setup (R^2 mod n) branches on
+//     the modulus: both public;
+//   - leading zero bytes of the base are skipped when it is read (to_limbs): in OAEP and PKCS#1 v1.5
+//     blocks the bytes after the first are random (masked seed, random padding), so their count
+//     says nothing about the payload.
+// The private exponent never comes here: decryption, signing and key generation stay with
+// Crypto++, natively. Do not use this for private keys.
 #pragma once
 
 #include <cstddef>

@@ -32,6 +32,7 @@ void complete_cart(std::vector<CartItem>& cart, const std::string& currency) {
 }  // namespace
 
 void complete_order_defaults(ExchangePayment& order) {
+    order.assets = asset_code(order.assets);
     complete_cart(order.cart, order.merchant_store_currency);
     if (!order.native_amount) order.native_amount = cart_total(order.cart);
 }
@@ -52,35 +53,7 @@ PublicKey load_merchant_key(const MerchantKey& k) {
     return key;
 }
 
-// ---- From a checkout to a method's order ---------------------------------------------------------
-
-ExchangePayment exchange_order(const Checkout& c, const ExchangeDetails& d) {
-    ExchangePayment order;
-    order.client_id = d.merchant_id;
-    order.assets = asset_code(d.asset);
-    order.cart = c.cart;
-    if (c.shipping_address) order.shipping_address = *c.shipping_address;
-    order.offer_id = c.offer_id;
-    order.savepassword = d.save_password;
-    order.code2fa = d.code2fa;
-    order.merchant_store_currency = c.currency;
-    complete_order_defaults(order);
-    return order;
-}
-
-BankPayment bank_order(const Checkout& c, const BankDetails& d) {
-    BankPayment order;
-    order.client_id = d.merchant_id;
-    order.account_id = d.account_id;
-    order.cart = c.cart;
-    order.stock_id = d.stock_id;
-    order.offer_id = c.offer_id;
-    order.merchant_store_currency = c.currency;
-    order.hosted_page_id = d.hosted_page_id;
-    if (c.shipping_address) order.shipping_address = *c.shipping_address;
-    complete_order_defaults(order);
-    return order;
-}
+// ---- From a checkout to the QR order -------------------------------------------------------------
 
 QrGenerateRequest qr_order(const Checkout& c, std::string_view crypto_currency) {
     QrGenerateRequest q;
@@ -135,24 +108,11 @@ HttpRequest prepare_exchange_payment(ExchangePayment order, std::string_view exc
     return exchange_payment_request(exchange, data, shopper_token, limits);
 }
 
-HttpRequest prepare_exchange_payment(const Checkout& checkout, const ExchangeDetails& details,
-                                     const MerchantKey& key, std::string_view shopper_token,
-                                     const Limits& limits) {
-    return prepare_exchange_payment(exchange_order(checkout, details), details.exchange, key,
-                                    shopper_token, limits);
-}
-
 HttpRequest prepare_bank_payment(BankPayment order, const MerchantKey& key,
                                  std::string_view shopper_token, const Limits& limits) {
     const PublicKey public_key = load_merchant_key(key);
     const std::string data = encrypt(public_key, payment_payload(std::move(order), limits), key.padding);
     return bank_payment_request(data, shopper_token);
-}
-
-HttpRequest prepare_bank_payment(const Checkout& checkout, const BankDetails& details,
-                                 const MerchantKey& key, std::string_view shopper_token,
-                                 const Limits& limits) {
-    return prepare_bank_payment(bank_order(checkout, details), key, shopper_token, limits);
 }
 
 HttpRequest prepare_qr_generate(const QrGenerateRequest& request, std::string_view merchant_token,

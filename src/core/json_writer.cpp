@@ -53,4 +53,10 @@ JsonWriter& JsonWriter::value(JsonValue v) {
     return *this;
 }
 
+// Out of line: one call per member at the call sites (the widget's module counts every byte).
+JsonWriter& JsonWriter::str(std::string_view name, std::string_view s) { return key(name).string(s); }
+JsonWriter& JsonWriter::num(std::string_view name, long long n) { return key(name).number(n); }
+JsonWriter& JsonWriter::flag(std::string_view name, bool b) { return key(name).boolean(b); }
+JsonWriter& JsonWriter::raw(std::string_view name, std::string_view json) { return key(name).raw(json); }
+
 }  // namespace paywasm

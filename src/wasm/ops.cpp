@@ -128,33 +128,23 @@ std::string op_users_me_request(const Args& a) {
     return request_json(users_me_request(a.str("token")), a.str("baseUrl"));
 }
 
-// The whole payment step in one call, so the checkout never crosses the boundary twice:
-// {method: "exchange"|"bank", checkout: JSON text (offerId, currency, cart, shippingAddress?),
-//  merchantId, key, fingerprint?, padding?, token, baseUrl,
-//  exchange: exchange?, asset?, code2fa?, savePassword?, exchanges?;
-//  bank: accountId, stockId, hostedPageId?} -> {method, url, headers, body}
+// The whole payment step in one call, so the order never crosses the boundary twice:
+// {method: "exchange"|"bank", order: JSON text of the ExchangePayment or BankPayment (the core
+//  fills nativeAmount/amount and the lines' localAmount/localCurrency when left out), key,
+//  fingerprint?, padding?, token, baseUrl, exchange (exchange payments), exchanges?}
+//  -> {method, url, headers, body}
 std::string op_payment_request(const Args& a) {
     const std::string method = a.str("method");
-    const Checkout checkout = from_json<Checkout>(a.str("checkout"));
     std::string key, pin;
     const MerchantKey k = merchant_key(a, key, pin);
-    const std::string token = a.str("token");
     if (method == "exchange") {
-        ExchangeDetails d;
-        d.merchant_id = a.str("merchantId");
-        d.exchange = a.str("exchange");
-        d.asset = a.opt_str("asset").value_or("BTC");
-        d.code2fa = a.opt_str("code2fa").value_or("");
-        d.save_password = a.flag("savePassword");
-        return request_json(prepare_exchange_payment(checkout, d, k, token, limits_of(a)), a.str("baseUrl"));
+        return request_json(prepare_exchange_payment(from_json<ExchangePayment>(a.str("order")), a.str("exchange"), k,
+                                                     a.str("token"), limits_of(a)),
+                            a.str("baseUrl"));
     }
     if (method != "bank") fail_validation("method", "must be exchange or bank");
-    BankDetails d;
-    d.merchant_id = a.str("merchantId");
-    d.account_id = a.str("accountId");
-    d.stock_id = a.str("stockId");
-    d.hosted_page_id = a.opt_str("hostedPageId").value_or("");
-    return request_json(prepare_bank_payment(checkout, d, k, token, limits_of(a)), a.str("baseUrl"));
+    return request_json(prepare_bank_payment(from_json<BankPayment>(a.str("order")), k, a.str("token"), limits_of(a)),
+                        a.str("baseUrl"));
 }
 
 // {endpoint: exchange-pay|bank-pay|users-me, status, body} -> exchange/bank: {transaction, status};

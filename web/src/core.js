@@ -272,14 +272,12 @@ function makeCore(ex, memory) {
     memoryBytes() {
       return memory.buffer.byteLength;
     },
-    // The request of one exchange or bank payment, built by the core from the checkout and the
-    // method's details (defaults, validation, encryption): { method, url, headers, body }.
-    // p: { method: 'exchange'|'bank', checkout: { offerId, currency, cart, shippingAddress? },
-    //      merchantId, key, fingerprint?, padding?, token, baseUrl,
-    //      exchange, asset?, code2fa?, savePassword?, exchanges?   (exchange)
-    //      accountId, stockId, hostedPageId?                       (bank) }
+    // The request of one exchange or bank payment, built by the core from the order (defaults,
+    // validation, encryption): { method, url, headers, body }.
+    // p: { method: 'exchange'|'bank', order (ExchangeOrder | BankOrder), key, fingerprint?, padding?,
+    //      token, baseUrl, exchange (exchange payments), exchanges? }
     paymentRequest(p) {
-      return call('paymentRequest', Object.assign({}, p, { checkout: JSON.stringify(p.checkout) }));
+      return call('paymentRequest', Object.assign({}, p, { order: JSON.stringify(p.order) }));
     },
     // GET /users/me with the shopper's token: { method, url, headers, body }.
     usersMeRequest(token, baseUrl) {

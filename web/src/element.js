@@ -592,11 +592,19 @@ class PayWasmCheckout extends HTMLElement {
     }
   }
 
-  // The checkout as the page gave it; the core shapes each method's order from it.
-  _checkout() {
-    const checkout = { offerId: this.offerId || '', currency: this._currency(), cart: this._cart || [] };
-    if (this._shippingAddress) checkout.shippingAddress = this._shippingAddress;
-    return checkout;
+  // The order in the service's shape, from the attributes and the page's cart as given: the core
+  // fills the total and the lines' local amount and currency (complete_order_defaults).
+  _order(method) {
+    const base = { clientId: this.merchantId || '', cart: this._cart || [] };
+    const currency = this._currency();
+    const shippingAddress = this._shippingAddress || {};
+    const offerId = this.offerId || '';
+    const s = this._s;
+    return method === 'exchange'
+      ? Object.assign(base, { assets: this.asset || 'BTC', shippingAddress, offerId, savepassword: !!s.savePassword,
+        code2fa: s.code2fa || '', merchantStoreCurrency: currency })
+      : Object.assign(base, { accountId: this.accountId || '', stockId: s.stockId || '', offerId,
+        merchantStoreCurrency: currency, hostedPageId: this.hostedPageId || '', shippingAddress });
   }
 
   async _pay(method) {
@@ -614,11 +622,9 @@ class PayWasmCheckout extends HTMLElement {
       const key = await this._publicKey();
       let token = await this._token(true);
       const req = this._core.paymentRequest({
-        method, checkout: this._checkout(), merchantId: this.merchantId || '', key,
-        padding: this.padding || undefined, fingerprint: this.keyFingerprint || undefined, token, baseUrl: this._baseUrl(),
-        exchange: s.exchange, asset: this.asset || undefined, code2fa: s.code2fa, savePassword: !!s.savePassword,
-        exchanges: this._exchanges(), accountId: this.accountId || '', stockId: s.stockId || '',
-        hostedPageId: this.hostedPageId || '',
+        method, order: this._order(method), key, padding: this.padding || undefined,
+        fingerprint: this.keyFingerprint || undefined, exchange: s.exchange, exchanges: this._exchanges(),
+        token, baseUrl: this._baseUrl(),
       });
       token = null;
       const lang = this._locale.lang;
