@@ -2,7 +2,8 @@
 # missing first (scripts/deps.sh) and rebuild only what changed.
 #   make deps    install missing apt/npm packages, fetch + verify source tarballs, build Crypto++ for wasm
 #   make build   native build (build/native, binaries in build/bin) and wasm build (build/wasm)
-#   make test    deps + build + one ctest run over every suite (native and wasm)
+#   make test    deps + build + ctest in each build tree (native with the wasm suites, asan, fuzz)
+#   make check   the native unit tests alone (the fast inner loop)
 #   make dist    the files a merchant hosts, in dist/
 #   make demo    the sandbox server and a demo shop page
 #   make bench   benchmarks (results in bench/results/)
@@ -29,7 +30,7 @@ export NODE_PATH := /usr/share/nodejs
 GENERATOR := $(if $(shell command -v ninja),-G Ninja,)
 CMAKE_COMMON := $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 
-.PHONY: all deps build build-native build-wasm build-asan build-fuzz test fuzz dist demo bench clean
+.PHONY: all deps build build-native build-wasm build-asan build-fuzz test check fuzz dist demo bench clean
 
 all: build
 
@@ -47,8 +48,7 @@ $(WASM)/.configured: $(DEPS_ENV)
 	touch $@
 
 $(NATIVE)/.configured: $(DEPS_ENV)
-	cmake -S . -B $(NATIVE) $(CMAKE_COMMON) -DPAYWASM_WASM_DIR=$(CURDIR)/$(WASM) -DPAYWASM_BIN_DIR=$(CURDIR)/$(BUILD)/bin \
-	  -DPAYWASM_ASAN_DIR=$(CURDIR)/$(ASAN) -DPAYWASM_FUZZ_DIR=$(CURDIR)/$(FUZZ)
+	cmake -S . -B $(NATIVE) $(CMAKE_COMMON) -DPAYWASM_WASM_DIR=$(CURDIR)/$(WASM) -DPAYWASM_BIN_DIR=$(CURDIR)/$(BUILD)/bin
 	touch $@
 
 # deps.env is produced by scripts/deps.sh (the `deps` target); this rule only covers `make build`
@@ -66,8 +66,8 @@ build: deps
 	$(MAKE) --no-print-directory build-native build-wasm
 
 # The same native sources again under AddressSanitizer + UndefinedBehaviorSanitizer (unit tests,
-# CLI, sandbox), and the libFuzzer targets (clang); the native ctest runs both (unit.asan,
-# server.asan, fuzz.brief).
+# CLI, sandbox; its own ctest: label asan), and the libFuzzer targets (clang; scripts/fuzz.sh --brief
+# runs their ctest).
 $(ASAN)/.configured: $(DEPS_ENV)
 	cmake -S . -B $(ASAN) $(CMAKE_COMMON) -DPAYWASM_SANITIZE=address,undefined -DPAYWASM_BIN_DIR=$(CURDIR)/$(ASAN)/bin
 	touch $@
@@ -81,6 +81,13 @@ build-fuzz:
 test: build
 	$(MAKE) --no-print-directory build-asan build-fuzz
 	ctest --test-dir $(NATIVE) --output-on-failure
+	ctest --test-dir $(ASAN) --output-on-failure
+	FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ) FUZZ_JOBS=$(JOBS) scripts/fuzz.sh --brief
+
+# The native unit tests only: build the native tree, run unit.native.
+check: deps
+	$(MAKE) --no-print-directory build-native
+	ctest --test-dir $(NATIVE) -R '^unit\.native$$' --output-on-failure
 
 # Every fuzz target for FUZZ_SECONDS (default 60) each.
 fuzz: deps

@@ -1,7 +1,7 @@
 # Included first in a wasm build: require the Emscripten version pinned in emsdk-version.txt and set
 # the flags every wasm object must share (native wasm exceptions: all objects must agree, including
 # the cached Crypto++ that scripts/deps.sh builds with CRYPTOPP_WASM_FLAGS; keep the two in step).
-file(STRINGS ${CMAKE_SOURCE_DIR}/emsdk-version.txt PAYWASM_EMSDK_VERSION LIMIT_COUNT 1)
+file(STRINGS ${PROJECT_SOURCE_DIR}/emsdk-version.txt PAYWASM_EMSDK_VERSION LIMIT_COUNT 1)
 string(STRIP "${PAYWASM_EMSDK_VERSION}" PAYWASM_EMSDK_VERSION)
 if(NOT EMSCRIPTEN_VERSION VERSION_EQUAL PAYWASM_EMSDK_VERSION)
   if(NOT EMSCRIPTEN_VERSION)

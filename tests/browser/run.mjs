@@ -267,7 +267,12 @@ test('the ES module exports the same API; load() is one promise and the core wor
       svgOk: svg.startsWith('<svg') && !/script|href/i.test(svg),
       status: core.describeStatus(101),
       word: core.describeStatus('processing'),
-      total: core.cartTotal([{ price: 0.1, quantity: 3 }, { price: 0.2, quantity: 1 }]),
+      total: core.cartTotal([{ id: 'a', name: 'A', price: 0.1, quantity: 3 }, { id: 'b', name: 'B', price: 0.2, quantity: 1 }]),
+      // One path: the defaults (nativeAmount, localAmount, localCurrency) come from the core, so an
+      // order without them is the same payload the element pays (this threw before).
+      defaults: core.exchangePayload({ clientId: 'm', assets: 'btc', cart: [{ id: 'a', name: 'A', price: 12.5, quantity: 2 }],
+        shippingAddress: {}, offerId: 'o', savepassword: false, code2fa: '', merchantStoreCurrency: 'EUR' }),
+      badCart: (() => { try { core.cartTotal([{ id: 'a', name: 'A', price: '12.50', quantity: 1 }]); } catch (e) { return e.field; } return null; })(),
     };
   }, keys.publicPem);
   check(r.samePromise, 'load() returned two promises');
@@ -279,6 +284,9 @@ test('the ES module exports the same API; load() is one promise and the core wor
   equal(`${r.status.kind}/${r.status.final}`, 'partial/false', 'status 101');
   equal(r.word.kind, 'processing', 'status word');
   equal(r.total, '0.5', 'cartTotal');
+  equal(r.defaults, '{"clientId":"m","assets":"BTC","cart":[{"id":"a","name":"A","price":12.5,"quantity":2,"localAmount":12.5,"localCurrency":"EUR"}],'
+    + '"shippingAddress":{},"offerId":"o","nativeAmount":"25","savepassword":false,"code2fa":"","merchantStoreCurrency":"EUR"}', 'exchangePayload with the core defaults');
+  equal(r.badCart, 'cart[0].price', 'cartTotal names the bad field');
   await done();
 });
 

@@ -1,0 +1,29 @@
+# The core's sources, listed once for the main build and the fuzz build (tests/fuzz), relative to
+# the repository root. A new file of src/core goes here.
+set(PAYWASM_CORE_SOURCE_NAMES
+  src/core/bigint_modexp.cpp
+  src/core/checkout.cpp
+  src/core/codec_fields.cpp
+  src/core/codec_json.cpp
+  src/core/codec_read.cpp
+  src/core/codec_write.cpp
+  src/core/crypto.cpp
+  src/core/crypto_private.cpp
+  src/core/decimal.cpp
+  src/core/error.cpp
+  src/core/json_writer.cpp
+  src/core/protocol.cpp
+  src/core/qr.cpp
+  src/core/validate.cpp)
+# The public headers (installed with PAYWASM_INSTALL).
+set(PAYWASM_PUBLIC_HEADER_NAMES
+  include/paywasm/checkout.hpp
+  include/paywasm/codec.hpp
+  include/paywasm/crypto.hpp
+  include/paywasm/decimal.hpp
+  include/paywasm/error.hpp
+  include/paywasm/json.hpp
+  include/paywasm/models.hpp
+  include/paywasm/protocol.hpp
+  include/paywasm/qr.hpp
+  include/paywasm/validate.hpp)
