@@ -335,6 +335,13 @@ public:
     }
 };
 
+// This subclass relies on Crypto++ internals: OAEP_Base's three protected hooks (DigestSize,
+// NewHash, NewMGF) and MaskGeneratingFunction's GenerateAndMask signature, and on which objects
+// of the library hold which code (the comment above). On an upgrade re-check: the hooks' names
+// and signatures in oaep.h and pubkey.h, that OAEP_Base::Pad still encodes as RFC 8017 7.1.1 (the
+// round-trip and KAT suites check the bytes), and the widget's size (integer.o must stay out).
+static_assert(CRYPTOPP_VERSION == 870, "written against Crypto++ 8.7.0: re-check OaepEncoding and Mgf1 (see above)");
+
 // OAEP with hash H and MGF1-H: the same hooks OAEP<H, P1363_MGF1> implements.
 template <class H>
 class OaepEncoding final : public CryptoPP::OAEP_Base {
