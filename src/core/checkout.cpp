@@ -121,22 +121,28 @@ HttpRequest prepare_qr_generate(const QrGenerateRequest& request, std::string_vi
     return qr_generate_request(request, merchant_token);
 }
 
+namespace {
+
+// Debit and cancel: an empty merchantAuth is made from merchantId with the merchant's key.
+template <class Request>
+void complete_merchant_auth(Request& request, const MerchantKey& key) {
+    if (!request.merchant_auth.empty()) return;
+    if (request.merchant_id.empty()) fail_validation("merchantId", "is required");
+    request.merchant_auth = merchant_auth(load_merchant_key(key), request.merchant_id, key.padding);
+}
+
+}  // namespace
+
 HttpRequest prepare_subscription_debit(SubscriptionDebitRequest request, const MerchantKey& key,
                                        const Limits& limits) {
-    if (request.merchant_auth.empty()) {
-        if (request.merchant_id.empty()) fail_validation("merchantId", "is required");
-        request.merchant_auth = merchant_auth(load_merchant_key(key), request.merchant_id, key.padding);
-    }
+    complete_merchant_auth(request, key);
     validate(request, limits);
     return subscription_debit_request(request);
 }
 
 HttpRequest prepare_subscription_cancel(SubscriptionCancelRequest request, const MerchantKey& key,
                                         const Limits& limits) {
-    if (request.merchant_auth.empty()) {
-        if (request.merchant_id.empty()) fail_validation("merchantId", "is required");
-        request.merchant_auth = merchant_auth(load_merchant_key(key), request.merchant_id, key.padding);
-    }
+    complete_merchant_auth(request, key);
     validate(request, limits);
     return subscription_cancel_request(request);
 }
