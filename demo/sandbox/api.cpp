@@ -6,6 +6,7 @@
 #include "decode.hpp"
 #include "market.hpp"
 #include "paywasm/codec.hpp"
+#include "paywasm/crypto.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/validate.hpp"
 #include "sandbox.hpp"
@@ -35,8 +36,14 @@ void require_merchant_token(Sandbox& sb, const httplib::Request& req) {
     }
 }
 
-// merchantId + merchantAuth in the body (decode.hpp).
-void require_merchant_auth(Sandbox& sb, const json& body) {
+// merchantId + merchantAuth in the body (decode.hpp); with --strict, the merchant access token as
+// well (merchantAuth is made from public data: SECURITY.md).
+void require_merchant_auth(Sandbox& sb, const httplib::Request& req, const json& body) {
+    if (sb.config.strict) {
+        const std::string token = bearer_token(req);
+        if (token.empty()) unauthorized("missing Authorization: Bearer <merchant access token> (the sandbox runs --strict)");
+        if (!equal_secret(token, sb.identity.merchant_token)) unauthorized("invalid merchant access token");
+    }
     check_merchant_auth(body, sb.identity.merchant_key, sb.padding(), sb.identity.merchant_id);
 }
 
@@ -90,10 +97,32 @@ bool exchange_error(Sandbox& sb, const std::string& endpoint, const std::string&
     return false;
 }
 
+// Decrypts, reads and validates a payment body, and checks its clientId. Under PKCS#1 v1.5 every
+// failure from `data` on (decryption, JSON, the model, validation, clientId) is one answer:
+// otherwise the differences would be a padding oracle (decode.hpp).
 template <class T>
 T read_payload(Sandbox& sb, const httplib::Request& req, const std::string& body, std::string& plaintext,
                std::string& padding) {
-    return decode_payment<T>(req, body, sb.identity.merchant_key, sb.padding(), sb.limits, plaintext, padding);
+    const std::string setting = sb.padding();
+    if (!one_answer(setting)) {
+        T payload = decode_payment<T>(req, body, sb.identity.merchant_key, setting, sb.limits, plaintext, padding);
+        check_client_id(sb, payload.client_id);
+        return payload;
+    }
+    need_string(parse_object(req, body), "data");  // what comes before `data` keeps its own answers
+    try {
+        T payload = decode_payment<T>(req, body, sb.identity.merchant_key, setting, sb.limits, plaintext, padding);
+        check_client_id(sb, payload.client_id);
+        return payload;
+    } catch (const std::exception&) {
+        throw one_answer_error("data");
+    }
+}
+
+// The idempotency scope of a shopper payment: the shopper and the exact plaintext.
+void set_idempotency(Sandbox& sb, NewPayment& p, const std::string& plaintext) {
+    p.payer = "shopper:" + sb.identity.shopper_id;
+    p.request_hash = paywasm::sha256_hex(plaintext);
 }
 
 }  // namespace
@@ -109,11 +138,14 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                   parse_object(req, body);
                   auto request = paywasm::from_json<paywasm::QrGenerateRequest>(body);
                   paywasm::validate(request, sb.limits);
+                  const std::string payer = "merchant:" + sb.identity.merchant_id;
+                  const std::string request_hash = paywasm::sha256_hex(body);
                   if (auto existing = sb.ledger.find_payment(request.order_id)) {
                       if (existing->qr_result.is_null()) {
                           throw HttpError(409, "conflict", "orderId: is already used by a payment that is not a QR payment",
                                           "orderId");
                       }
+                      Ledger::replay_or_conflict(*existing, payer, request_hash);
                       return send_replay(res, json{{"ok", true}, {"result", existing->qr_result}});
                   }
                   if (exchange_error(sb, "qr-generate", "", res)) return;
@@ -132,6 +164,8 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                   p.customer_email = request.customer_info.email;
                   p.customer_name = request.customer_info.name;
                   p.plaintext = body;
+                  p.payer = payer;
+                  p.request_hash = request_hash;
                   Payment payment = sb.ledger.create(p);
                   if (payment.replayed) return send_replay(res, json{{"ok", true}, {"result", payment.qr_result}});
                   send_json(res, 200, json{{"ok", true}, {"result", payment.qr_result}});
@@ -151,14 +185,16 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                   }
                   std::string plaintext, padding;
                   auto payload = read_payload<paywasm::ExchangePayment>(sb, req, body, plaintext, padding);
-                  check_client_id(sb, payload.client_id);
-                  if (auto existing = sb.ledger.find_payment(payload.offer_id)) return send_replay(res, existing->transaction);
+                  NewPayment p;
+                  set_idempotency(sb, p, plaintext);
+                  if (auto existing = sb.ledger.find_payment(payload.offer_id)) {
+                      return send_replay(res, Ledger::replay_or_conflict(*existing, p.payer, p.request_hash).transaction);
+                  }
                   if (exchange_error(sb, "exchange-pay", exchange, res)) return;
                   if (!find_coin(payload.assets)) {
                       return send_exchange_error(res, 421, "body", exchange);
                   }
                   json profile = sb.shopper.profile(sb.identity.shopper_id);
-                  NewPayment p;
                   p.kind = "exchange";
                   p.exchange = exchange;
                   p.offer_id = payload.offer_id;
@@ -185,11 +221,13 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                   require_shopper(sb, req);
                   std::string plaintext, padding;
                   auto payload = read_payload<paywasm::BankPayment>(sb, req, body, plaintext, padding);
-                  check_client_id(sb, payload.client_id);
-                  if (auto existing = sb.ledger.find_payment(payload.offer_id)) return send_replay(res, existing->transaction);
+                  NewPayment p;
+                  set_idempotency(sb, p, plaintext);
+                  if (auto existing = sb.ledger.find_payment(payload.offer_id)) {
+                      return send_replay(res, Ledger::replay_or_conflict(*existing, p.payer, p.request_hash).transaction);
+                  }
                   if (exchange_error(sb, "bank-pay", "", res)) return;
                   json profile = sb.shopper.profile(sb.identity.shopper_id);
-                  NewPayment p;
                   p.kind = "bank";
                   p.offer_id = payload.offer_id;
                   p.native_amount = *payload.amount;  // validate() (read_payload) requires it
@@ -225,7 +263,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
           [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
               with_faults(sb, "subscription-debit", req, res, [&] {
                   json outer = parse_object(req, body);
-                  require_merchant_auth(sb, outer);
+                  require_merchant_auth(sb, req, outer);
                   auto request = paywasm::from_json<paywasm::SubscriptionDebitRequest>(body);
                   paywasm::validate(request, sb.limits);
                   if (exchange_error(sb, "subscription-debit", "", res)) return;
@@ -238,7 +276,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
           [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
               with_faults(sb, "subscription-cancel", req, res, [&] {
                   json outer = parse_object(req, body);
-                  require_merchant_auth(sb, outer);
+                  require_merchant_auth(sb, req, outer);
                   auto request = paywasm::from_json<paywasm::SubscriptionCancelRequest>(body);
                   paywasm::validate(request, sb.limits);
                   if (exchange_error(sb, "subscription-cancel", "", res)) return;

@@ -67,14 +67,18 @@ void relay(httplib::Response& res, const httplib::Result& result) {
                                       : result->get_header_value("Content-Type"));
 }
 
+// What the merchant's status URL tells the page: status fields only. The page already has the
+// order; the customer, the shipping address and the cart stay server-side.
 json status_view(const json& entry) {
     const json& tx = entry["transaction"];
     return json{{"id", tx["id"]},
                 {"status", tx["status"]},
+                {"offerId", tx["meta"]["offerId"]},
                 {"amount", tx["amount"]},
                 {"receivedAmount", tx["receivedAmount"]},
                 {"currency", tx["currency"]},
-                {"transaction", tx}};
+                {"nativeAmount", tx["nativeAmount"]},
+                {"nativeCurrency", tx["nativeCurrency"]}};
 }
 
 std::string fresh_merchant_auth(Sandbox& sb) {
@@ -252,13 +256,16 @@ void register_control(httplib::Server& server, Sandbox& sb) {
                         {"merchantId", sb.identity.merchant_id},
                         {"orderId", opts.value("orderId", "debit-" + random_hex(6))},
                         {"items", json::array({item})}};
-        relay(res, sb.call_api("POST", "/subscription/debit", request.dump(), {}));
+        // The merchant's token too: what a --strict sandbox (and a careful service) asks for.
+        relay(res, sb.call_api("POST", "/subscription/debit", request.dump(),
+                               {{"Authorization", "Bearer " + sb.identity.merchant_token}}));
     });
     route(server, "POST", R"(/__sandbox/demo/subscriptions/([^/]+)/cancel)", limit, [&sb](Req req, Res res, Body) {
         json request = {{"merchantId", sb.identity.merchant_id},
                         {"merchantAuth", fresh_merchant_auth(sb)},
                         {"subscriptionId", std::string(req.matches[1])}};
-        relay(res, sb.call_api("POST", "/subscription/cancel", request.dump(), {}));
+        relay(res, sb.call_api("POST", "/subscription/cancel", request.dump(),
+                               {{"Authorization", "Bearer " + sb.identity.merchant_token}}));
     });
     // The demo merchant's webhook receiver: answers GET (the service checks the URL), verifies each
     // POST's signature over data.data with the webhook public key, and keeps what it got.
@@ -288,10 +295,10 @@ void register_control(httplib::Server& server, Sandbox& sb) {
         s.bind(1, query_int(req, "since", 0));
         json out = json::array();
         while (s.step()) {
-            json event = json::parse(s.text(3), nullptr, false);
+            json event = read_json_or_null(s.text(3));
             json tx = nullptr;
             // Trust only what the signature covers: the transaction parsed from data.data.
-            if (s.integer(2) && event.is_object()) tx = json::parse(event["data"]["data"].get<std::string>(), nullptr, false);
+            if (s.integer(2) && event.is_object()) tx = read_json_or_null(event["data"]["data"].get<std::string>());
             out.push_back({{"id", s.integer(0)},
                            {"receivedAt", iso8601(s.integer(1))},
                            {"verified", s.integer(2) != 0},

@@ -18,10 +18,25 @@
 namespace sandbox {
 
 // Decrypts `base64` (RSA blocks of the key's size, concatenated) with `key` under the padding
-// `setting` names (oaep-sha1 | oaep-sha256 | pkcs1v15), or each of the three for "any". Returns
-// the plaintext and the padding that worked; throws HttpError(400, decryption_failed, field).
+// `setting` names (oaep-sha1 | oaep-sha256 | pkcs1v15), or each of the three for "any" (OAEP
+// first). Returns the plaintext and the padding that worked; throws HttpError(400,
+// decryption_failed, field).
+//
+// PKCS#1 v1.5 (Bleichenbacher): a block that does not decode is not an error but is replaced by a
+// deterministic pseudo-random message (implicit rejection, decrypt_pkcs1v15_implicit), so the
+// failure shows only later, as an unreadable payload; and every failure from the ciphertext on gets
+// one answer (one_answer_error). Only input that is not base64 or not a whole number of blocks,
+// which a client can see for itself, fails here.
 std::pair<std::string, std::string> decrypt_field(const paywasm::PrivateKey& key, const std::string& setting,
                                                   const std::string& base64, const std::string& field);
+
+// True when `setting` decrypts PKCS#1 v1.5 (pkcs1v15, any): then every failure after `data`
+// arrives must be one_answer_error(field).
+bool one_answer(const std::string& setting);
+HttpError one_answer_error(const std::string& field);
+// PKCS#1 v1.5 with implicit rejection (above). Throws paywasm::Error(crypto) only for bad base64 or
+// a length that is not a multiple of k.
+std::string decrypt_pkcs1v15_implicit(const paywasm::PrivateKey& key, const std::string& base64);
 
 // An exchange or bank payment body, {"data": "<base64>"}: parse_object's rules, then decrypt_field,
 // then the core's from_json<T> and validate(limits). `plaintext` and `padding` are set as soon as
@@ -39,7 +54,8 @@ extern template paywasm::BankPayment decode_payment(const httplib::Request&, con
 
 // A subscription body's merchantId and merchantAuth: merchantId must be `merchant_id` and
 // merchantAuth must decrypt (as decrypt_field) to a JSON object whose merchantId is the same.
-// Throws HttpError(401, unauthorized) saying which part is wrong.
+// Throws HttpError(401, unauthorized): one message when either is missing, one other message for
+// every other failure (no padding or content oracle).
 void check_merchant_auth(const json& body, const paywasm::PrivateKey& key, const std::string& setting,
                          const std::string& merchant_id);
 

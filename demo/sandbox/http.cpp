@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "paywasm/error.hpp"
+#include "paywasm/json.hpp"
 
 namespace sandbox {
 
@@ -35,10 +36,27 @@ json parse_object(const httplib::Request& req, const std::string& body) {
         throw HttpError(415, "unsupported_media_type",
                         "Content-Type must be application/json" + (type.empty() ? std::string() : " (got " + type.substr(0, 60) + ")"));
     }
+    // The core's reader first: strict RFC 8259, at most kMaxJsonDepth levels, no recursion, so a
+    // hostile nesting (120,000 levels) is refused here before anything recursive sees it.
+    try {
+        paywasm::parse_json(body);
+    } catch (const paywasm::Error& e) {
+        throw HttpError(400, "invalid_json", std::string("the body is not valid JSON: ") + e.what());
+    }
     json parsed = json::parse(body, nullptr, false);
     if (parsed.is_discarded()) throw HttpError(400, "invalid_json", "the body is not valid JSON");
     if (!parsed.is_object()) throw HttpError(400, "invalid_json", "the body must be a JSON object");
     return parsed;
+}
+
+json read_json_or_null(const std::string& text) {
+    try {
+        paywasm::parse_json(text);
+    } catch (const paywasm::Error&) {
+        return nullptr;
+    }
+    json parsed = json::parse(text, nullptr, false);
+    return parsed.is_discarded() ? json(nullptr) : parsed;
 }
 
 std::string need_string(const json& obj, const char* name, const std::string& path) {

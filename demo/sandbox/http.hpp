@@ -35,6 +35,10 @@ void send_error(httplib::Response& res, int status, std::string_view slug, std::
 // text must parse (400 invalid_json) and be an object (400).
 json parse_object(const httplib::Request& req, const std::string& body);
 
+// Any JSON text through the core's depth-limited reader first (paywasm::parse_json), then as a
+// json value; null when the core refuses it. For stored text that a client once sent.
+json read_json_or_null(const std::string& text);
+
 // Typed member access for request objects; each throws HttpError(400) naming the member.
 std::string need_string(const json& obj, const char* name, const std::string& path = {});
 std::optional<std::string> opt_string(const json& obj, const char* name, const std::string& path = {});

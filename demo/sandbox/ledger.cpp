@@ -4,6 +4,7 @@
 
 #include "market.hpp"
 #include "paywasm/codec.hpp"
+#include "paywasm/crypto.hpp"
 #include "paywasm/protocol.hpp"
 #include "util.hpp"
 
@@ -67,10 +68,7 @@ std::optional<std::int64_t> due_at(const Config& config, const std::string& kind
     return now + step->delay_ms;
 }
 
-json parse_or_null(const std::string& text) {
-    json j = json::parse(text, nullptr, false);
-    return j.is_discarded() ? json(nullptr) : j;
-}
+json parse_or_null(const std::string& text) { return read_json_or_null(text); }
 
 }  // namespace
 
@@ -240,16 +238,29 @@ void Ledger::apply(json& tx, const std::string& kind, int status, std::int64_t n
 
 std::optional<Payment> Ledger::find_payment(const std::string& offer_id) {
     auto lk = db_.lock();
-    Stmt s(db_, "SELECT body, qr_result FROM transactions WHERE merchant_id = ? AND offer_id = ? AND kind <> 'debit'");
+    Stmt s(db_, "SELECT body, qr_result, payer, request_hash FROM transactions "
+                "WHERE merchant_id = ? AND offer_id = ? AND kind <> 'debit'");
     s.bind(1, identity_.merchant_id).bind(2, offer_id);
     if (!s.step()) return std::nullopt;
-    return Payment{json::parse(s.text(0)), s.is_null(1) ? json(nullptr) : json::parse(s.text(1)), true};
+    return Payment{json::parse(s.text(0)), s.is_null(1) ? json(nullptr) : json::parse(s.text(1)), true, s.text(2),
+                   s.text(3)};
+}
+
+const Payment& Ledger::replay_or_conflict(const Payment& existing, const std::string& payer,
+                                          const std::string& request_hash) {
+    if (existing.payer.empty() || existing.payer != payer || existing.request_hash != request_hash) {
+        throw HttpError(409, "idempotency_conflict",
+                        "offerId: is already used by another payment request; repeat a request only with the same "
+                        "body and credentials, and use a new offerId for a new payment",
+                        "offerId");
+    }
+    return existing;
 }
 
 Payment Ledger::create(const NewPayment& p) {
     DbTransaction t(db_);
     if (p.kind != "debit") {
-        if (auto existing = find_payment(p.offer_id)) return *existing;
+        if (auto existing = find_payment(p.offer_id)) return replay_or_conflict(*existing, p.payer, p.request_hash);
     }
     const std::int64_t now = now_ms();
     const std::string id = uuid_v4();
@@ -269,8 +280,8 @@ Payment Ledger::create(const NewPayment& p) {
     json tx = build_transaction(p, id, now, status, subscription_ids, qr_result);
 
     Stmt ins(db_, "INSERT INTO transactions (id, merchant_id, kind, exchange, offer_id, subscription_id, status, outcome, "
-                  "next_change_at, body, qr_result, plaintext, padding, created_at) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                  "next_change_at, body, qr_result, plaintext, padding, created_at, payer, request_hash) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     ins.bind(1, id)
         .bind(2, identity_.merchant_id)
         .bind(3, p.kind)
@@ -285,6 +296,8 @@ Payment Ledger::create(const NewPayment& p) {
         .bind(12, p.plaintext)
         .bind(13, p.padding)
         .bind(14, now)
+        .bind(15, p.payer)
+        .bind(16, p.request_hash)
         .run();
 
     if (p.kind != "debit") {
@@ -292,7 +305,7 @@ Payment Ledger::create(const NewPayment& p) {
         for (const auto& item : p.cart) {
             if (!item.is_subscription.value_or(false)) continue;
             Stmt sub(db_, "INSERT INTO subscriptions (id, merchant_id, user_id, transaction_id, offer_id, item, asset, "
-                          "currency, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)");
+                          "currency, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)");
             sub.bind(1, subscription_ids[next++])
                 .bind(2, identity_.merchant_id)
                 .bind(3, p.user_id)
@@ -307,7 +320,7 @@ Payment Ledger::create(const NewPayment& p) {
     }
     webhooks_.enqueue(tx);
     t.commit();
-    return Payment{tx, qr_result, false};
+    return Payment{tx, qr_result, false, p.payer, p.request_hash};
 }
 
 // ---- The status clock ------------------------------------------------------------------------------
@@ -344,6 +357,13 @@ json Ledger::advance(const std::string& id, std::optional<int> status, std::opti
     apply(tx, kind, target, now);
     Stmt u(db_, "UPDATE transactions SET status = ?, outcome = ?, next_change_at = ?, body = ? WHERE id = ?");
     u.bind(1, target).bind(2, planned).bind(3, due_at(config_, kind, target, planned, now)).bind(4, tx.dump()).bind(5, id).run();
+    // The order's subscriptions start when its payment succeeds, and never when it fails.
+    const char* subscription_status = (target >= 1 && target <= 4) ? "active"
+                                    : (target == -1 || target == 19 || target == 1011) ? "void" : nullptr;
+    if (subscription_status) {
+        Stmt sub(db_, "UPDATE subscriptions SET status = ? WHERE transaction_id = ? AND status = 'pending'");
+        sub.bind(1, subscription_status).bind(2, id).run();
+    }
     webhooks_.enqueue(tx);
     t.commit();
     return tx;
@@ -477,8 +497,16 @@ json Ledger::debit(const paywasm::SubscriptionDebitRequest& request) {
             fail(w.subscription_id, "not_found", "no subscription with this id");
             continue;
         }
-        if (s.text(3) != "active") {
+        if (s.text(3) == "cancelled") {
             fail(w.subscription_id, "cancelled", "the subscription was cancelled at " + iso8601(s.integer(4)));
+            continue;
+        }
+        if (s.text(3) == "pending") {
+            fail(w.subscription_id, "not_active", "the order's payment has not succeeded yet; the subscription starts when it does");
+            continue;
+        }
+        if (s.text(3) != "active") {
+            fail(w.subscription_id, "payment_failed", "the order's payment failed or timed out; the subscription never started");
             continue;
         }
         const std::string currency = s.text(2);
@@ -487,7 +515,13 @@ json Ledger::debit(const paywasm::SubscriptionDebitRequest& request) {
             continue;
         }
         paywasm::CartItem item = paywasm::from_json<paywasm::CartItem>(s.text(0));
-        const Decimal amount = w.amount.value_or(item.price * item.quantity);
+        const Decimal price = item.price * item.quantity;
+        const Decimal amount = w.amount.value_or(price);
+        if (price < amount) {  // in every mode: merchantAuth is no secret (SECURITY.md)
+            fail(w.subscription_id, "amount_too_high",
+                 "the subscription's price is " + price.to_fixed(2) + " " + currency + "; a debit cannot be more");
+            continue;
+        }
         const std::string asset = s.text(1);
         const std::optional<std::string> user_id = s.is_null(5) ? std::nullopt : std::optional<std::string>(s.text(5));
         const std::string origin_tx = s.text(6);
@@ -523,6 +557,8 @@ json Ledger::debit(const paywasm::SubscriptionDebitRequest& request) {
             }
             p.user_id = user_id;
             p.plaintext = w.item.dump();
+            p.payer = "merchant:" + identity_.merchant_id;
+            p.request_hash = paywasm::sha256_hex(p.plaintext);
             p.subscription_id = w.subscription_id;
             p.extra_meta = {{"subscriptionId", w.subscription_id}};
             if (item.merchant_subscription_id) p.extra_meta["merchantSubscriptionId"] = *item.merchant_subscription_id;
@@ -548,7 +584,7 @@ bool Ledger::cancel(const std::string& subscription_id) {
     Stmt s(db_, "SELECT status FROM subscriptions WHERE id = ? AND merchant_id = ?");
     s.bind(1, subscription_id).bind(2, identity_.merchant_id);
     if (!s.step()) throw HttpError(404, "not_found", "no subscription with id " + subscription_id.substr(0, 64));
-    if (s.text(0) != "active") return false;
+    if (s.text(0) != "active" && s.text(0) != "pending") return false;  // cancelled, or void (never started)
     Stmt u(db_, "UPDATE subscriptions SET status = 'cancelled', cancelled_at = ? WHERE id = ?");
     u.bind(1, now_ms()).bind(2, subscription_id).run();
     return true;

@@ -8,6 +8,9 @@
 //   debit      0 --120 s--> outcome
 // The outcome is 1 (success) unless the control API sets another (advance with {"outcome": N}).
 // Every change, creation included, enqueues a webhook.
+//
+// Subscriptions of an order start `pending` and become `active` (debitable) only when the order's
+// payment succeeds (status 1-4); a failed, timed-out or closed-partial order makes them `void`.
 #pragma once
 
 #include <optional>
@@ -38,6 +41,10 @@ struct NewPayment {
     std::string plaintext;  // decrypted data (or the request body) as received
     std::optional<std::string> padding;
     std::optional<std::string> subscription_id;  // debit
+    // Idempotency key parts besides (merchant, offerId): who paid ("shopper:<id>", or
+    // "merchant:<id>" for QR and debits) and the SHA-256 of the request as received.
+    std::string payer;
+    std::string request_hash;
     json extra_meta = json::object();            // debit: subscription ids
 };
 
@@ -45,16 +52,23 @@ struct Payment {
     json transaction;
     json qr_result;  // qr payments: the QR transaction result; null otherwise
     bool replayed = false;
+    std::string payer, request_hash;  // as stored (empty for rows of an older sandbox)
 };
 
 class Ledger {
 public:
     Ledger(Db& db, const Config& config, const Identity& identity, Webhooks& webhooks);
 
-    // The payment already made for `offer_id` by this merchant, if any (idempotency).
+    // The payment already made for `offer_id` by this merchant, if any.
     std::optional<Payment> find_payment(const std::string& offer_id);
-    // Creates the payment, its subscriptions and its first webhook; when another payment with the
-    // same offerId won a race, returns that one with replayed = true.
+    // Idempotency: an offerId is one request of one payer. Returns `existing` when `payer` and
+    // `request_hash` are the stored ones (a replay); throws HttpError(409, idempotency_conflict)
+    // otherwise, saying nothing of the stored payment.
+    static const Payment& replay_or_conflict(const Payment& existing, const std::string& payer,
+                                             const std::string& request_hash);
+    // Creates the payment, its subscriptions (pending until the payment succeeds) and its first
+    // webhook; when another payment with the same offerId won a race, returns that one with
+    // replayed = true (or throws 409 as replay_or_conflict).
     Payment create(const NewPayment& p);
 
     // Moves a transaction on now: to `status` when given, else to its next planned status; `outcome`

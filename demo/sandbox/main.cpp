@@ -1,13 +1,16 @@
 // paywasm-sandbox — a local stand-in for the payment service (docs/sandbox.md).
 //   paywasm-sandbox [--port N] [--host 127.0.0.1] [--data DIR] [--speed X] [--bank-day SECONDS]
 //                   [--padding oaep-sha1|oaep-sha256|pkcs1v15|any] [--exchanges a,b,c]
-//                   [--site DIR] [--dist DIR] [--max-body BYTES] [--quiet]
+//                   [--site DIR] [--dist DIR] [--max-body BYTES] [--quiet] [--strict]
+//                   [--control-token TOKEN] [--allow-webhook-host HOST]... [--insecure-any-padding]
 // The first line on stdout is "paywasm-sandbox: listening on http://HOST:PORT" once it accepts.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -19,27 +22,40 @@
 #include <vector>
 
 #include "sandbox.hpp"
+#include "util.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
     "usage: paywasm-sandbox [--port N] [--host ADDR] [--data DIR] [--speed X] [--bank-day SECONDS]\n"
-    "                       [--padding oaep-sha1|oaep-sha256|pkcs1v15|any] [--exchanges a,b,c]\n"
-    "                       [--site DIR] [--dist DIR] [--max-body BYTES] [--quiet]\n"
+    "                       [--padding oaep-sha1|oaep-sha256|pkcs1v15] [--exchanges a,b,c]\n"
+    "                       [--site DIR] [--dist DIR] [--max-body BYTES] [--quiet] [--strict]\n"
+    "                       [--control-token TOKEN] [--allow-webhook-host HOST]... [--insecure-any-padding]\n"
     "\n"
     "  --port N          port to listen on (default 8080; 0 picks a free one)\n"
-    "  --host ADDR       address to bind (default 127.0.0.1; the control API has no authentication)\n"
+    "  --host ADDR       address to bind (default 127.0.0.1; the control API answers only requests\n"
+    "                    whose Host is localhost, 127.0.0.1 or [::1], and has no other\n"
+    "                    authentication unless --control-token is given)\n"
     "  --data DIR        database, keys, ids and tokens; created on first start, reused after\n"
     "                    (default: a temporary directory removed at exit)\n"
     "  --speed X         divide every sandbox delay by X (default 1: crypto takes minutes)\n"
     "  --bank-day S      seconds in one bank working day (default 86400 / speed)\n"
     "  --padding P       RSA padding expected in data and merchantAuth (default: oaep-sha1, or the\n"
-    "                    stored choice); `any` tries all three\n"
+    "                    stored choice)\n"
     "  --exchanges LIST  accepted exchange names (default coinbase,okcoin,kraken,gemini,binanceus)\n"
     "  --site DIR        the demo page (default: demo/site of the source tree)\n"
     "  --dist DIR        the widget files served at /dist/ (default: dist/ of the source tree)\n"
     "  --max-body BYTES  largest accepted request body (default 262144)\n"
-    "  --quiet           no access log on stderr\n";
+    "  --quiet           no access log on stderr\n"
+    "  --strict          subscription debit and cancel also need the merchant access token\n"
+    "                    (Authorization: Bearer), not only merchantId + merchantAuth\n"
+    "  --control-token T the control API (/__sandbox/, except the demo merchant's /__sandbox/demo/)\n"
+    "                    needs Authorization: Bearer T (the demo page's control panel then stops working)\n"
+    "  --allow-webhook-host HOST  a webhook URL may use HOST (repeatable; loopback is always allowed)\n"
+    "  --insecure-any-padding     allow the padding setting `any` (tries OAEP-SHA-1, OAEP-SHA-256, then\n"
+    "                    PKCS#1 v1.5): INSECURE, it keeps v1.5 decryption on for every client; the\n"
+    "                    sandbox then answers every bad `data` alike (no padding oracle), and OAEP\n"
+    "                    clients lose their detailed errors\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
     std::fprintf(stderr, "paywasm-sandbox: %s\n\n%s", message.c_str(), kUsage);
@@ -70,6 +86,14 @@ sandbox::Config parse_args(int argc, char** argv) {
             c.quiet = true;
             continue;
         }
+        if (a == "--strict") {
+            c.strict = true;
+            continue;
+        }
+        if (a == "--insecure-any-padding") {
+            c.insecure_any_padding = true;
+            continue;
+        }
         if (a.rfind("--", 0) != 0) usage_error("unexpected argument '" + a + "'");
         std::string name = a.substr(2), value;
         if (auto eq = name.find('='); eq != std::string::npos) {
@@ -85,6 +109,15 @@ sandbox::Config parse_args(int argc, char** argv) {
         else if (name == "speed") c.speed = parse_number(name, value, 0.001, 1e9);
         else if (name == "bank-day") c.bank_day_seconds = parse_number(name, value, 0.001, 1e9);
         else if (name == "padding") c.padding = value;
+        else if (name == "control-token") {
+            if (value.size() < 16) usage_error("--control-token must have at least 16 characters");
+            c.control_token = value;
+        } else if (name == "allow-webhook-host") {
+            if (value.empty() || value.find_first_of("/:@ ") != std::string::npos) {
+                usage_error("--allow-webhook-host takes a host name or IPv4 address, without scheme, port or path");
+            }
+            c.webhook_hosts.push_back(value);
+        }
         else if (name == "site") c.site_dir = value;
         else if (name == "dist") c.dist_dir = value;
         else if (name == "max-body") c.max_body = static_cast<std::size_t>(parse_number(name, value, 1024, 64.0 * 1024 * 1024));
@@ -103,7 +136,28 @@ sandbox::Config parse_args(int argc, char** argv) {
             usage_error("unknown option --" + name);
         }
     }
+    if (c.padding == "any" && !c.insecure_any_padding) {
+        usage_error("--padding any needs --insecure-any-padding (it keeps PKCS#1 v1.5 decryption on)");
+    }
     return c;
+}
+
+// Every file under the data directory 0600 and every directory 0700 (keys, tokens, payments with
+// shipping addresses): new files are created so by the umask, files of an older run are fixed here.
+// Throws when a mode cannot be set, which stops the start.
+void lock_down(const std::string& data_dir) {
+    namespace fs = std::filesystem;
+    auto set_mode = [](const fs::path& p, mode_t mode) {
+        if (::chmod(p.c_str(), mode) != 0) {
+            throw std::runtime_error("cannot set mode " + std::string(mode == 0700 ? "0700" : "0600") + " on " +
+                                     p.string() + ": " + std::strerror(errno));
+        }
+    };
+    set_mode(data_dir, 0700);
+    for (const auto& entry : fs::recursive_directory_iterator(data_dir)) {
+        if (entry.is_symlink()) continue;
+        set_mode(entry.path(), entry.is_directory() ? 0700 : 0600);
+    }
 }
 
 bool is_loopback(const std::string& host) {
@@ -127,6 +181,9 @@ int main(int argc, char** argv) {
     pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
     signal(SIGPIPE, SIG_IGN);
 
+    // Files the sandbox creates (database, WAL, keys) are private to its user from the start.
+    ::umask(0077);
+
     bool temporary = config.data_dir.empty();
     std::string data_dir = config.data_dir;
     try {
@@ -136,8 +193,8 @@ int main(int argc, char** argv) {
             data_dir = tmpl;
         } else {
             std::filesystem::create_directories(data_dir);
-            ::chmod(data_dir.c_str(), 0700);
         }
+        lock_down(data_dir);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "paywasm-sandbox: data directory %s: %s\n", data_dir.c_str(), e.what());
         return 1;
@@ -146,6 +203,7 @@ int main(int argc, char** argv) {
     int exit_code = 0;
     try {
         sandbox::Sandbox sb(config, data_dir);
+        lock_down(data_dir);  // the database and keys it just made or opened
         httplib::Server server;
         server.set_payload_max_length(sandbox::drain_limit(config.max_body));
         server.set_read_timeout(10, 0);
@@ -156,6 +214,24 @@ int main(int argc, char** argv) {
 
         // A body announced far over the limit is refused at once, unread, and the connection closed.
         server.set_pre_routing_handler([&config](const httplib::Request& req, httplib::Response& res) {
+            // The control API and the demo merchant's server side answer loopback Host names only: a
+            // page on another site that rebinds its DNS name to 127.0.0.1 sends its own Host.
+            if (req.path.rfind("/__sandbox/", 0) == 0 || req.path == "/__sandbox") {
+                if (!sandbox::is_loopback_host_header(req.get_header_value("Host"))) {
+                    sandbox::send_error(res, 403, "forbidden_host",
+                                        "the control API answers only Host localhost, 127.0.0.1 or [::1] (any port)");
+                    sandbox::close_after_answer(req, res);  // its body, if any, was not read
+                    return httplib::Server::HandlerResponse::Handled;
+                }
+                if (!config.control_token.empty() && req.path.rfind("/__sandbox/demo/", 0) != 0 &&
+                    !sandbox::equal_secret(sandbox::bearer_token(req), config.control_token)) {
+                    res.set_header("WWW-Authenticate", "Bearer realm=\"paywasm-sandbox control\"");
+                    sandbox::send_error(res, 401, "unauthorized",
+                                        "the control API needs Authorization: Bearer <--control-token>");
+                    sandbox::close_after_answer(req, res);
+                    return httplib::Server::HandlerResponse::Handled;
+                }
+            }
             if (req.has_header("Content-Length")) {
                 unsigned long long length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
                 if (length > sandbox::drain_limit(config.max_body)) {
@@ -205,8 +281,9 @@ int main(int argc, char** argv) {
         }
         sb.port = port;
         if (!is_loopback(config.host)) {
-            std::fprintf(stderr, "paywasm-sandbox: WARNING: listening on %s; the control API has no authentication\n",
-                         config.host.c_str());
+            std::fprintf(stderr, "paywasm-sandbox: WARNING: listening on %s; the control API %s\n", config.host.c_str(),
+                         config.control_token.empty() ? "has no authentication (set --control-token)"
+                                                      : "needs the --control-token");
         }
 
         // The status clock and the webhook outbox run beside the server.

@@ -102,14 +102,26 @@ Sandbox::Sandbox(const Config& config_, const std::string& data_dir_)
     if (!config.padding.empty()) set_padding(config.padding);
 }
 
-std::string Sandbox::padding() { return db.setting("padding").value_or("oaep-sha1"); }
+std::string Sandbox::padding() {
+    std::string stored = db.setting("padding").value_or("oaep-sha1");
+    // "any" stored by an older run counts only with --insecure-any-padding.
+    if (stored == "any" && !config.insecure_any_padding) return "oaep-sha1";
+    return stored;
+}
 
 void Sandbox::set_padding(const std::string& name) {
-    if (name != "any") {
+    if (name == "any") {
+        if (!config.insecure_any_padding) {
+            throw HttpError(400, "validation",
+                            "padding: any needs the sandbox started with --insecure-any-padding (it keeps PKCS#1 v1.5 "
+                            "decryption on for every client); use oaep-sha1, oaep-sha256 or pkcs1v15",
+                            "padding");
+        }
+    } else {
         try {
             paywasm::parse_padding(name);
         } catch (const paywasm::Error&) {
-            throw HttpError(400, "validation", "padding: must be oaep-sha1, oaep-sha256, pkcs1v15 or any", "padding");
+            throw HttpError(400, "validation", "padding: must be oaep-sha1, oaep-sha256 or pkcs1v15", "padding");
         }
     }
     db.set_setting("padding", name);

@@ -27,9 +27,12 @@ CREATE TABLE IF NOT EXISTS transactions (
   qr_result      TEXT,                   -- qr: the QR transaction result
   plaintext      TEXT NOT NULL,          -- decrypted data (or the QR/debit request)
   padding        TEXT,
-  created_at     INTEGER NOT NULL
+  created_at     INTEGER NOT NULL,
+  payer          TEXT,                   -- shopper:<id> | merchant:<id> (idempotency scope)
+  request_hash   TEXT                    -- SHA-256 hex of the plaintext / request (idempotency)
 );
--- Idempotency: one payment per (merchant, offerId); debits are keyed by subscription as well.
+-- Idempotency: one payment per (merchant, offerId), replayed only to the same payer for the same
+-- request (payer, request_hash); debits are keyed by subscription as well.
 CREATE UNIQUE INDEX IF NOT EXISTS transactions_offer ON transactions (merchant_id, offer_id)
   WHERE kind <> 'debit';
 CREATE INDEX IF NOT EXISTS transactions_due ON transactions (next_change_at)
@@ -45,7 +48,7 @@ CREATE TABLE IF NOT EXISTS subscriptions (
   item           TEXT NOT NULL,          -- the cart item, JSON
   asset          TEXT NOT NULL,          -- what debits are paid in (crypto code, or the fiat code for bank)
   currency       TEXT NOT NULL,          -- fiat currency of the price
-  status         TEXT NOT NULL,          -- active | cancelled
+  status         TEXT NOT NULL,          -- pending | active | void | cancelled (ledger.hpp)
   created_at     INTEGER NOT NULL,
   cancelled_at   INTEGER
 );
@@ -149,6 +152,14 @@ Db::Db(const std::string& path) {
     sqlite3_busy_timeout(db_, 5000);
     exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
     exec(kSchema);
+    // Databases of an older sandbox lack the idempotency columns: add them (rows keep NULL there,
+    // so their offerIds answer 409 rather than a replay).
+    bool has_payer = false;
+    {
+        Stmt s(*this, "SELECT name FROM pragma_table_info('transactions')");
+        while (s.step()) has_payer = has_payer || s.text(0) == "payer";
+    }
+    if (!has_payer) exec("ALTER TABLE transactions ADD COLUMN payer TEXT; ALTER TABLE transactions ADD COLUMN request_hash TEXT;");
 }
 
 Db::~Db() { sqlite3_close(db_); }

@@ -1,6 +1,7 @@
 #include "util.hpp"
 
 #include <chrono>
+#include <cctype>
 #include <ctime>
 
 #include "paywasm/crypto.hpp"
@@ -69,6 +70,66 @@ bool equal_secret(std::string_view a, std::string_view b) {
     unsigned char diff = 0;
     for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
     return diff == 0;
+}
+
+}  // namespace sandbox
+
+namespace sandbox {
+
+namespace {
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+bool is_port(std::string_view s) {
+    if (s.empty() || s.size() > 5) return false;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+bool is_loopback_host_header(std::string_view header) {
+    std::string host = lower(header);
+    // Strip the port: after "]" for IPv6, else after the only colon.
+    std::string name = host;
+    if (!host.empty() && host[0] == '[') {
+        std::size_t close = host.find(']');
+        if (close == std::string::npos) return false;
+        name = host.substr(0, close + 1);
+        std::string rest = host.substr(close + 1);
+        if (!rest.empty() && (rest[0] != ':' || !is_port(rest.substr(1)))) return false;
+    } else if (std::size_t colon = host.find(':'); colon != std::string::npos) {
+        name = host.substr(0, colon);
+        if (!is_port(host.substr(colon + 1))) return false;
+    }
+    return name == "localhost" || name == "127.0.0.1" || name == "[::1]";
+}
+
+bool is_loopback_host(std::string_view host_text) {
+    std::string host = lower(host_text);
+    if (host == "localhost" || host == "[::1]") return true;
+    // 127.0.0.0/8 written as a dotted quad of decimal numbers.
+    if (host.rfind("127.", 0) != 0) return false;
+    int parts = 0;
+    std::size_t start = 0;
+    while (start <= host.size()) {
+        std::size_t dot = host.find('.', start);
+        std::string part = host.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (part.empty() || part.size() > 3 || part.find_first_not_of("0123456789") != std::string::npos ||
+            std::stoi(part) > 255) {
+            return false;
+        }
+        ++parts;
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+    return parts == 4;
 }
 
 }  // namespace sandbox

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cmath>
 
 #include "paywasm/crypto.hpp"
@@ -24,7 +25,34 @@ std::optional<std::pair<std::string, std::string>> split_url(const std::string& 
     return std::make_pair(origin, path);
 }
 
+// The host of an origin "scheme://host[:port]" (IPv6 keeps its brackets); empty when malformed.
+std::string host_of(const std::string& origin) {
+    std::string rest = origin.substr(origin.find("://") + 3);
+    if (rest.find('@') != std::string::npos) return {};  // no user info: it hides the real host
+    if (!rest.empty() && rest[0] == '[') {
+        std::size_t close = rest.find(']');
+        return close == std::string::npos ? std::string() : rest.substr(0, close + 1);
+    }
+    return rest.substr(0, rest.find(':'));
+}
+
 }  // namespace
+
+// Loopback always; other hosts only when named by --allow-webhook-host (exact, case-insensitive).
+// Without this the control API could make the sandbox POST to any host and port it can reach.
+bool Webhooks::allowed(const std::string& url) const {
+    auto parts = split_url(url);
+    if (!parts) return false;
+    std::string host = host_of(parts->first);
+    if (host.empty()) return false;
+    if (is_loopback_host(host)) return true;
+    for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (std::string allowed : config_.webhook_hosts) {
+        for (char& c : allowed) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (host == allowed) return true;
+    }
+    return false;
+}
 
 Webhooks::Webhooks(Db& db, const Config& config, const Identity& identity)
     : db_(db), config_(config), identity_(identity) {}
@@ -72,6 +100,12 @@ std::optional<std::string> Webhooks::url() {
 void Webhooks::set_url(const std::optional<std::string>& url) {
     if (url && !split_url(*url)) {
         throw HttpError(400, "validation", "url: must be an absolute http:// or https:// URL", "url");
+    }
+    if (url && !allowed(*url)) {
+        throw HttpError(400, "webhook_host_not_allowed",
+                        "url: the host must be loopback (localhost, 127.0.0.1, [::1]) or named by "
+                        "--allow-webhook-host",
+                        "url");
     }
     db_.set_setting("webhook_url", url.value_or(""));
     wake();
@@ -181,6 +215,8 @@ bool Webhooks::deliver_one() {
     auto parts = split_url(target);
     if (!parts) {
         error = "not an http(s) URL";
+    } else if (!allowed(target)) {  // a URL stored by an older run or before a flag was dropped
+        error = "host not allowed (loopback or --allow-webhook-host only)";
     } else {
         httplib::Client client(parts->first);
         client.set_connection_timeout(3, 0);

@@ -32,8 +32,10 @@ public:
     void enqueue(const json& transaction);
 
     std::optional<std::string> url();
-    // http(s) URL, or nullopt to stop delivering (later events are logged as `skipped`).
+    // http(s) URL, or nullopt to stop delivering (later events are logged as `skipped`). The host
+    // must be loopback or named by --allow-webhook-host: HttpError(400, webhook_host_not_allowed).
     void set_url(const std::optional<std::string>& url);
+    bool allowed(const std::string& url) const;
 
     // The delivery log, oldest first, events with seq > `since`.
     json log(std::int64_t since, int limit);

@@ -26,12 +26,18 @@ Padding parse_padding(std::string_view name);
 std::string_view to_string(Padding);
 
 constexpr int kMinKeyBits = 2048;
-constexpr int kMaxKeyBits = 16384;
+// A hostile page or merchant could hand the widget a huge key: public-key work grows with the
+// square of the modulus size (and linearly with the exponent's bits), so the limits below keep the
+// slowest accepted encryption short. 8192 bits covers every RSA key size in real use.
+constexpr int kMaxKeyBits = 8192;
+// Public exponents above this (2^32) are refused.
+constexpr unsigned long long kMaxPublicExponent = 1ULL << 32;
 
 // An RSA public key. Accepts PEM "PUBLIC KEY" (SubjectPublicKeyInfo), PEM "RSA PUBLIC KEY"
 // (PKCS#1), or the DER of either. Refuses (Error invalid_key, saying why): anything else, trailing
-// data after the key, fewer than kMinKeyBits or more than kMaxKeyBits, an even exponent or one
-// below 65537 (e = 3 is refused: small exponents are a known hazard with weak paddings).
+// data after the key, fewer than kMinKeyBits or more than kMaxKeyBits, an even exponent, one
+// below 65537 (e = 3 is refused: small exponents are a known hazard with weak paddings) or one
+// above kMaxPublicExponent.
 class PublicKey {
 public:
     static PublicKey parse(std::string_view pem_or_der);

@@ -206,6 +206,13 @@ void check_numbers(std::string_view n, std::string_view e) {
         invalid_key("public exponent e = " + describe(e) +
                     " is below 65537: small exponents are a known hazard with weak paddings");
     }
+    // e above 2^32 (an odd e, so 2^32 itself is refused as even): the widget's public operation costs
+    // one squaring per exponent bit, and a hostile key with a modulus-sized e would hold the page
+    // for seconds. Real keys use 65537.
+    if (detail::compare_magnitudes(e, std::string_view("\x01\x00\x00\x00\x00", 5)) > 0) {
+        invalid_key("public exponent e = " + describe(e) +
+                    " is above 2^32: such exponents only slow encryption down (use e = 65537)");
+    }
     if (detail::compare_magnitudes(e, n) >= 0) invalid_key("public exponent is not smaller than the modulus");
 }
 

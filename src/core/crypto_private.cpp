@@ -34,7 +34,6 @@ using OaepSha1 = CryptoPP::OAEP<CryptoPP::SHA1>;
 // Crypto++'s OAEP<H> uses MGF1 with the same H: OAEP-SHA-256 with MGF1-SHA-256, as OpenSSL's
 // rsa_oaep_md:sha256 + rsa_mgf1_md:sha256 and WebCrypto's RSA-OAEP/SHA-256 (checked by the KAT).
 using OaepSha256 = CryptoPP::OAEP<CryptoPP::SHA256>;
-using Pkcs1v15 = CryptoPP::PKCS1v15;
 
 // Private keys only (Crypto++ does their arithmetic).
 CryptoPP::Integer read_integer(DerReader& r, const char* what) {
@@ -129,6 +128,70 @@ std::string decrypt_with(const CryptoPP::RSA::PrivateKey& key, const std::string
     return out;
 }
 
+// ---- RSAES-PKCS1-v1_5 decryption (RFC 8017 section 7.2.2), decoded here ----
+//
+// Crypto++ 8.7's PKCS_EncryptionPaddingScheme::Unpad accepts 00 02 followed by k - 2 non-zero bytes
+// (no zero separator) as an empty message, and finds the separator with a data-dependent loop. The
+// EM is therefore decoded here, after Crypto++'s raw (blinded) private operation, with one pass over
+// every byte whatever their values and a single branch on the final verdict:
+//   EM = 00 || 02 || PS || 00 || M,  PS at least 8 non-zero bytes,  a zero separator required.
+
+// All-ones when a == b, else 0, without a branch.
+inline unsigned ct_eq(unsigned a, unsigned b) {
+    const unsigned x = a ^ b;
+    return 0u - (((x | (0u - x)) >> (sizeof(unsigned) * 8 - 1)) ^ 1u);
+}
+// All-ones when a >= b (both below 2^31), else 0.
+inline unsigned ct_ge(unsigned a, unsigned b) {
+    return 0u - (((a - b) >> (sizeof(unsigned) * 8 - 1)) ^ 1u);
+}
+
+// Decodes one k-byte EM. Returns true and sets `start` to the first message byte when EM is a valid
+// encryption block; false otherwise (the same work is done either way).
+bool pkcs1v15_decode(const CryptoPP::byte* em, std::size_t k, std::size_t& start) {
+    unsigned good = ct_eq(em[0], 0) & ct_eq(em[1], 2);
+    unsigned found = 0;     // all-ones once the separator was seen
+    unsigned zero_at = 0;   // index of the first zero after 00 02
+    for (std::size_t i = 2; i < k; ++i) {
+        const unsigned is_zero = ct_eq(em[i], 0);
+        const unsigned first = is_zero & ~found;
+        zero_at = (first & static_cast<unsigned>(i)) | (~first & zero_at);
+        found |= is_zero;
+    }
+    good &= found;
+    good &= ct_ge(zero_at, 2 + 8);  // PS = em[2 .. zero_at) has at least 8 bytes
+    start = static_cast<std::size_t>(zero_at) + 1;
+    return good != 0;
+}
+
+std::string decrypt_pkcs1v15(const CryptoPP::RSA::PrivateKey& key, const std::string& ciphertext) {
+    const CryptoPP::Integer& n = key.GetModulus();
+    const std::size_t k = n.ByteCount();
+    if (ciphertext.empty() || k < 11 || ciphertext.size() % k != 0) throw Error(ErrorCode::crypto, kDecryptionFailed);
+    PlatformRng rng;
+    std::vector<CryptoPP::byte> em(k);
+    std::string out;
+    bool all_good = true;  // combined without branching on any one block
+    for (std::size_t off = 0; off < ciphertext.size(); off += k) {
+        CryptoPP::Integer c(reinterpret_cast<const CryptoPP::byte*>(ciphertext.data()) + off, k);
+        if (c >= n) throw Error(ErrorCode::crypto, kDecryptionFailed);  // public: no secret involved
+        CryptoPP::Integer m = key.CalculateInverse(rng, c);             // blinded m = c^d mod n
+        m.Encode(em.data(), k);
+        m = CryptoPP::Integer::Zero();
+        std::size_t start = 0;
+        // Every block is decoded before the verdict, so a bad first block costs what a good one does.
+        const bool good = pkcs1v15_decode(em.data(), k, start);
+        all_good &= good;
+        out.append(reinterpret_cast<const char*>(em.data()) + start, k - start);  // kept only if all are good
+    }
+    std::memset(em.data(), 0, em.size());
+    if (!all_good) {
+        wipe(out);
+        throw Error(ErrorCode::crypto, kDecryptionFailed);
+    }
+    return out;
+}
+
 }  // namespace
 
 // ---- PrivateKey ----
@@ -206,7 +269,7 @@ std::string decrypt(const PrivateKey& key, std::string_view base64, Padding padd
         switch (padding) {
             case Padding::oaep_sha1: return decrypt_with<OaepSha1>(key.impl().key, ciphertext);
             case Padding::oaep_sha256: return decrypt_with<OaepSha256>(key.impl().key, ciphertext);
-            case Padding::pkcs1v15: return decrypt_with<Pkcs1v15>(key.impl().key, ciphertext);
+            case Padding::pkcs1v15: return decrypt_pkcs1v15(key.impl().key, ciphertext);
         }
     } catch (const Error&) {
         throw;

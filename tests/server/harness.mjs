@@ -39,12 +39,14 @@ export async function startSandbox(args = []) {
       return exited;
     },
   };
-  sandbox.merchant = await getJson(sandbox.base + '/__sandbox/merchant');
+  const token = args.includes('--control-token') ? args[args.indexOf('--control-token') + 1] : undefined;
+  sandbox.merchant = await getJson(sandbox.base + '/__sandbox/merchant', token);
   return sandbox;
 }
 
-export async function getJson(url) {
-  const r = await fetch(url);
+// GET JSON; `token` goes in a Bearer header (a sandbox started with --control-token).
+export async function getJson(url, token) {
+  const r = await fetch(url, token ? { headers: { authorization: 'Bearer ' + token } } : undefined);
   if (!r.ok) throw new Error(`GET ${url}: ${r.status}`);
   return r.json();
 }
@@ -57,6 +59,25 @@ export async function sendJson(method, url, body) {
   });
   const text = await r.text();
   return { status: r.status, body: text ? JSON.parse(text) : null, headers: r.headers };
+}
+
+// A raw HTTP request with any Host header (fetch() does not let a page or Node set Host).
+export function rawRequest(base, { method = 'GET', path: p, host, headers = {}, body } = {}) {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: p, method,
+      headers: { ...(host === undefined ? {} : { host }), ...headers } }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => {
+        let json = null;
+        try { json = JSON.parse(text); } catch { /* left null */ }
+        resolve({ status: res.statusCode, text, json, headers: res.headers });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 // Node's RSA: one block per piece, pieces of k - 2*hLen - 2 (OAEP) or k - 11 (PKCS#1 v1.5).

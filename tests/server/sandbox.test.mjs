@@ -9,8 +9,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import {
-  CLI, api, bankPayload, encrypt, exchangePayload, getJson, merchantAuth, payExchange, qrRequest, sendJson,
-  sleep, startReceiver, startSandbox, tempDir, transactionCount, waitFor,
+  CLI, api, bankPayload, encrypt, exchangePayload, getJson, merchantAuth, payExchange, qrRequest, rawRequest,
+  sendJson, sleep, startReceiver, startSandbox, tempDir, transactionCount, waitFor,
 } from './harness.mjs';
 
 const EXCHANGE_MESSAGES = {
@@ -155,10 +155,14 @@ describe('POST /exchanges/payments/{exchange}', () => {
     assert.deepEqual(entry.plaintext, payload);
     assert.equal(entry.padding, 'oaep-sha1');
     assert.equal(entry.exchange, 'coinbase');
-    const subs = await getJson(sb.base + '/__sandbox/subscriptions');
-    const sub = subs.find((s) => s.id === tx.subscriptionIds[0]);
-    assert.equal(sub.status, 'active');
+    let subs = await getJson(sb.base + '/__sandbox/subscriptions');
+    let sub = subs.find((s) => s.id === tx.subscriptionIds[0]);
+    assert.equal(sub.status, 'pending', 'a subscription starts when its order is paid');
     assert.equal(sub.item.merchantSubscriptionId, 'club-42');
+    await sendJson('POST', `${sb.base}/__sandbox/transactions/${tx.id}/advance`);
+    subs = await getJson(sb.base + '/__sandbox/subscriptions');
+    sub = subs.find((s) => s.id === tx.subscriptionIds[0]);
+    assert.equal(sub.status, 'active');
   });
 
   test('accepts each padding the merchant setting allows, and only those', async () => {
@@ -173,13 +177,13 @@ describe('POST /exchanges/payments/{exchange}', () => {
       assert.equal(r.status, 200, `${padding}: ${r.text}`);
       assert.equal((await getJson(`${sb.base}/__sandbox/transactions/${r.json.id}`)).padding, padding);
     }
-    await sendJson('PUT', sb.base + '/__sandbox/merchant', { padding: 'any' });
-    for (const padding of ['oaep-sha1', 'oaep-sha256', 'pkcs1v15']) {
-      r = await payExchange(sb, exchangePayload(sb.merchant), { padding });
-      assert.equal(r.status, 200, `any accepts ${padding}`);
-    }
-    await sendJson('PUT', sb.base + '/__sandbox/merchant', { padding: 'oaep-sha1' });
-    assert.equal(await transactionCount(sb), count + 5);
+    // `any` keeps PKCS#1 v1.5 on for every client: only behind --insecure-any-padding (below).
+    const any = await sendJson('PUT', sb.base + '/__sandbox/merchant', { padding: 'any' });
+    assert.equal(any.status, 400);
+    assert.equal(any.body.field, 'padding');
+    assert.match(any.body.message, /--insecure-any-padding/);
+    assert.equal((await sendJson('PUT', sb.base + '/__sandbox/merchant', { padding: 'oaep-sha1' })).status, 200);
+    assert.equal(await transactionCount(sb), count + 2);
   });
 
   test('checks the shopper token first', async () => {
@@ -315,12 +319,39 @@ describe('POST /exchanges/payments/{exchange}', () => {
     const payload = exchangePayload(sb.merchant);
     const first = await payExchange(sb, payload);
     const count = await transactionCount(sb);
-    const second = await payExchange(sb, { ...payload, assets: 'ETH' });
+    const second = await payExchange(sb, payload);  // the same body, freshly encrypted
     assert.equal(second.status, 200);
     assert.equal(second.json.id, first.json.id);
-    assert.equal(second.json.currency, 'BTC', 'the stored payment, not the new body');
     assert.equal(second.headers.get('idempotent-replayed'), 'true');
     assert.equal(first.headers.get('idempotent-replayed'), null);
+    assert.equal(await transactionCount(sb), count);
+  });
+
+  test('the same offerId with another body is 409 and shows nothing of the stored payment', async () => {
+    const payload = exchangePayload(sb.merchant);
+    const first = await payExchange(sb, payload);
+    assert.equal(first.status, 200, first.text);
+    const count = await transactionCount(sb);
+    for (const other of [{ ...payload, assets: 'ETH' }, { ...payload, shippingAddress: { ...payload.shippingAddress, city: 'Elsewhere' } }]) {
+      const r = await payExchange(sb, other);
+      assert.equal(r.status, 409, r.text);
+      assert.deepEqual(Object.keys(r.json), ['code', 'error', 'message', 'field']);
+      assert.equal(r.json.error, 'idempotency_conflict');
+      assert.equal(r.json.field, 'offerId');
+      assert.equal(r.headers.get('idempotent-replayed'), null);
+      for (const secret of [first.json.id, 'Grace', 'Navy Yard', first.json.meta.receiverAddress]) {
+        assert.ok(!r.text.includes(secret), `the answer carries nothing of the stored payment (${secret})`);
+      }
+    }
+    // A bank payment (another request) with the exchange payment's offerId: the same answer.
+    const bank = await api(sb, '/purchases', { token: sb.merchant.shopperToken,
+      body: { data: encrypt(sb.merchant.publicKey, JSON.stringify(bankPayload(sb.merchant, { offerId: payload.offerId }))) } });
+    assert.equal(bank.status, 409, bank.text);
+    assert.equal(bank.json.error, 'idempotency_conflict');
+    // A QR request for the same order id from the merchant's side.
+    const qr = await api(sb, '/purchase/qr/generate', { token: sb.merchant.merchantAccessToken,
+      headers: { 'x-transaction-source': 'qr-code-api' }, body: qrRequest({ orderId: payload.offerId }) });
+    assert.equal(qr.status, 409, qr.text);
     assert.equal(await transactionCount(sb), count);
   });
 
@@ -527,6 +558,7 @@ describe('subscriptions', () => {
     orderId = payload.offerId;
     const r = await payExchange(sb, payload);
     subscriptionId = r.json.subscriptionIds[0];
+    await sendJson('POST', `${sb.base}/__sandbox/transactions/${r.json.id}/advance`);  // paid: it starts
   });
 
   const debit = (body) => api(sb, '/subscription/debit', { body });
@@ -583,6 +615,41 @@ describe('subscriptions', () => {
     const byOrder = await debit({ merchantAuth: merchantAuth(m), merchantId: m.merchantId, orderId });
     assert.equal(byOrder.json.result.data.length, 1, 'without items, the order\'s subscriptions are debited');
     assert.equal(await transactionCount(sb), count + 2);
+  });
+
+  test('a debit above the subscription\'s price is refused', async () => {
+    const m = sb.merchant;
+    const count = await transactionCount(sb);
+    const r = await debit({ merchantAuth: merchantAuth(m), merchantId: m.merchantId,
+      items: [{ subscriptionId, amount: 15.01, currency: 'USD' }] });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.result.data.length, 0);
+    assert.equal(r.json.result.errors[0].reason, 'amount_too_high');
+    assert.match(r.json.result.errors[0].message, /15\.00 USD/);
+    assert.equal(await transactionCount(sb), count, 'nothing was charged');
+  });
+
+  test('subscriptions of an order that failed or timed out never start and cannot be debited', async () => {
+    const m = sb.merchant;
+    const count = await transactionCount(sb);
+    const pending = await payExchange(sb, exchangePayload(m));
+    const failed = await payExchange(sb, exchangePayload(m));
+    await sendJson('POST', `${sb.base}/__sandbox/transactions/${failed.json.id}/advance`, { status: -1 });
+    const qr = await sendJson('POST', sb.base + '/__sandbox/demo/qr', { amount: '64.00', currency: 'USD',
+      cryptoCurrency: 'BTC', cart: exchangePayload(m).cart });
+    const qrEntry = await getJson(`${sb.base}/__sandbox/transactions/${qr.body.result.id}`);
+    await sendJson('POST', `${sb.base}/__sandbox/transactions/${qr.body.result.id}/advance`, { status: 19 });
+    const ids = [pending.json.subscriptionIds[0], failed.json.subscriptionIds[0], qrEntry.transaction.subscriptionIds[0]];
+    const subs = await getJson(sb.base + '/__sandbox/subscriptions');
+    assert.deepEqual(ids.map((id) => subs.find((x) => x.id === id).status), ['pending', 'void', 'void']);
+    const r = await debit({ merchantAuth: merchantAuth(m), merchantId: m.merchantId,
+      items: ids.map((id) => ({ subscriptionId: id, amount: 15, currency: 'USD' })) });
+    assert.equal(r.json.result.data.length, 0, 'nothing debited');
+    assert.deepEqual(r.json.result.errors.map((e) => e.reason), ['not_active', 'payment_failed', 'payment_failed']);
+    const byOrder = await debit({ merchantAuth: merchantAuth(m), merchantId: m.merchantId,
+      orderId: failed.json.meta.offerId });
+    assert.equal(byOrder.json.result.data.length, 0, 'debiting the failed order by its id charges nothing');
+    assert.equal(await transactionCount(sb), count + 3);
   });
 
   test('cancel marks it cancelled; debiting it then is an error with a reason', async () => {
@@ -657,6 +724,7 @@ describe('subscriptions', () => {
   test('the demo endpoints debit and cancel server-side', async () => {
     const r = await payExchange(sb, exchangePayload(sb.merchant));
     const id = r.json.subscriptionIds[0];
+    await sendJson('POST', `${sb.base}/__sandbox/transactions/${r.json.id}/advance`);
     let d = await sendJson('POST', `${sb.base}/__sandbox/demo/subscriptions/${id}/debit`);
     assert.equal(d.status, 200);
     assert.equal(d.body.result.data[0].amount, '15.00');
@@ -869,5 +937,224 @@ describe('time and restarts', () => {
       await receiver.close();
       fs.rmSync(data, { recursive: true, force: true });
     }
+  });
+});
+
+describe('hardening (issue 15)', () => {
+  // A PKCS#1 v1.5 block of the merchant's key that does not decode: random bytes below the modulus.
+  const badBlock = (m) => {
+    const k = crypto.createPublicKey(m.publicKey).asymmetricKeyDetails.modulusLength / 8;
+    const block = crypto.randomBytes(k);
+    block[0] = 0;
+    return block.toString('base64');
+  };
+
+  test('with PKCS#1 v1.5, every bad data or merchantAuth gets one answer (no padding oracle)', async () => {
+    const m = sb.merchant;
+    await sendJson('PUT', sb.base + '/__sandbox/merchant', { padding: 'pkcs1v15' });
+    try {
+      const count = await transactionCount(sb);
+      const v15 = (text) => encrypt(m.publicKey, text, 'pkcs1v15');
+      const cases = [
+        ['a block that does not decode', badBlock(m)],
+        ['a good block that is not JSON', v15('hello')],
+        ['a good block with JSON that is not a payment', v15('{"a":1}')],
+        ['a wrong total', v15(JSON.stringify(exchangePayload(m, { nativeAmount: '1.00' })))],
+        ['another merchant\'s clientId', v15(JSON.stringify(exchangePayload(m, { clientId: crypto.randomUUID() })))],
+        ['a good block and a bad one', Buffer.concat([Buffer.from(v15('{"a":'), 'base64'), Buffer.from(badBlock(m), 'base64')]).toString('base64')],
+      ];
+      const answers = [];
+      for (const [what, data] of cases) {
+        const r = await api(sb, '/exchanges/payments/kraken', { token: m.shopperToken, body: { data } });
+        assert.equal(r.status, 400, `${what}: ${r.text}`);
+        answers.push(r.text);
+      }
+      assert.deepEqual(new Set(answers).size, 1, 'one answer for all: ' + [...new Set(answers)].join(' | '));
+      assert.equal(JSON.parse(answers[0]).field, 'data');
+      // The subscription routes: one 401 for every merchantAuth that does not authenticate.
+      const auths = [badBlock(m), v15('hello'), v15(JSON.stringify({ merchantId: crypto.randomUUID() })), 'garbage'];
+      const refusals = new Set();
+      for (const merchantAuth of auths) {
+        const r = await api(sb, '/subscription/cancel', { body: { merchantId: m.merchantId, merchantAuth, subscriptionId: 'x' } });
+        assert.equal(r.status, 401, r.text);
+        refusals.add(r.text);
+      }
+      const wrongId = await api(sb, '/subscription/cancel', { body: { merchantId: 'someone', merchantAuth: v15(JSON.stringify({ merchantId: m.merchantId })), subscriptionId: 'x' } });
+      refusals.add(wrongId.text);
+      assert.equal(refusals.size, 1, [...refusals].join(' | '));
+      // A good v1.5 payment still goes through.
+      const ok = await payExchange(sb, exchangePayload(m), { padding: 'pkcs1v15' });
+      assert.equal(ok.status, 200, ok.text);
+      assert.equal(await transactionCount(sb), count + 1);
+    } finally {
+      await sendJson('PUT', sb.base + '/__sandbox/merchant', { padding: 'oaep-sha1' });
+    }
+  });
+
+  test('the demo status URL carries status fields only, no customer or address', async () => {
+    const q = await sendJson('POST', sb.base + '/__sandbox/demo/qr', { amount: '49.00', currency: 'USD', cryptoCurrency: 'BTC',
+      cart: [{ id: 'a', name: 'Beans', price: 24.5, quantity: 2 }],
+      shippingAddress: { firstname: 'Grace', lastname: 'Hopper', email: 'grace.private@example.com' } });
+    const id = q.body.result.id;
+    const r = await rawRequest(sb.base, { path: `/__sandbox/demo/status/${id}` });
+    assert.equal(r.status, 200);
+    assert.deepEqual(Object.keys(r.json),
+      ['id', 'status', 'offerId', 'amount', 'receivedAmount', 'currency', 'nativeAmount', 'nativeCurrency']);
+    assert.equal(r.json.offerId, q.body.result.meta.offerId);
+    for (const secret of ['grace.private', 'Hopper', 'customer', 'shipping', 'Beans']) assert.ok(!r.text.includes(secret), secret);
+  });
+
+  test('120,000 levels of nesting are refused as JSON and the sandbox keeps serving', async () => {
+    const deep = '['.repeat(120000) + ']'.repeat(120000);
+    for (const [method, path, body] of [
+      ['PUT', '/__sandbox/shopper', `{"profile":${deep}}`],
+      ['POST', '/__sandbox/demo/qr', `{"cart":${deep}}`],
+      ['POST', '/__sandbox/faults', deep],
+    ]) {
+      const r = await rawRequest(sb.base, { method, path, body, headers: { 'content-type': 'application/json' } });
+      assert.equal(r.status, 400, `${path}: ${r.text.slice(0, 200)}`);
+      assert.equal(r.json.error, 'invalid_json');
+      assert.match(r.json.message, /deep|nest|depth/i);
+    }
+    const r = await api(sb, '/exchanges/payments/kraken', { token: sb.merchant.shopperToken, raw: `{"data":${deep}}` });
+    assert.equal(r.status, 400);
+    assert.equal(sb.proc.exitCode, null, 'still running');
+    assert.equal((await api(sb, '/users/me', { method: 'GET', token: sb.merchant.shopperToken })).status, 200);
+  });
+
+  test('the control API answers loopback Host names only (DNS rebinding)', async () => {
+    const port = new URL(sb.base).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, 'localhost', '127.0.0.1']) {
+      const r = await rawRequest(sb.base, { path: '/__sandbox/merchant', host });
+      assert.equal(r.status, 200, host);
+    }
+    for (const host of [`evil.example:${port}`, 'evil.example', `localhost.evil.example:${port}`, `127.0.0.1.nip.io:${port}`,
+      `[::2]:${port}`, `localhost:${port}@evil`]) {
+      for (const path of ['/__sandbox/merchant', '/__sandbox/transactions', '/__sandbox/demo/session']) {
+        const r = await rawRequest(sb.base, { path, host });
+        assert.equal(r.status, 403, `${host} ${path}: ${r.text}`);
+        assert.equal(r.json.error, 'forbidden_host');
+        assert.ok(!r.text.includes(sb.merchant.merchantAccessToken));
+      }
+    }
+    const put = await rawRequest(sb.base, { method: 'PUT', path: '/__sandbox/webhook', host: 'evil.example',
+      headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9/x' }) });
+    assert.equal(put.status, 403);
+    assert.equal((await getJson(sb.base + '/__sandbox/webhook')).url, null, 'nothing changed');
+    // The API itself answers any Host (it is public, with its own credentials).
+    const me = await rawRequest(sb.base, { path: '/api/users/me', host: 'shop.example',
+      headers: { authorization: 'Bearer ' + sb.merchant.shopperToken } });
+    assert.equal(me.status, 200);
+  });
+
+  test('webhook URLs are loopback only unless --allow-webhook-host names the host', async () => {
+    for (const url of ['http://example.com/hook', 'http://10.0.0.1:22/', 'http://169.254.169.254/latest/meta-data',
+      'http://127.0.0.1@example.com/', 'http://localhost.example.com/', 'https://[::2]/x']) {
+      const r = await sendJson('PUT', sb.base + '/__sandbox/webhook', { url });
+      assert.equal(r.status, 400, url);
+      assert.equal(r.body.error, 'webhook_host_not_allowed', url);
+    }
+    for (const url of ['http://127.0.0.1:9/hook', 'http://localhost:65535/', 'http://[::1]:8/x', 'http://127.1.2.3/']) {
+      const r = await sendJson('PUT', sb.base + '/__sandbox/webhook', { url });
+      assert.equal(r.status, 200, url);
+    }
+    await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: null });
+  });
+
+  test('--data files are 0600 and the directory 0700; older files are fixed; a failed chmod stops the start', async () => {
+    const parent = tempDir('paywasm-sandbox-modes-');
+    const data = path.join(parent, 'data');
+    try {
+      fs.mkdirSync(data, { mode: 0o755 });
+      fs.writeFileSync(path.join(data, 'notes.txt'), 'left by an older run', { mode: 0o644 });
+      const one = await startSandbox(['--data', data]);
+      await payExchange(one, exchangePayload(one.merchant));  // the WAL holds data
+      const modes = Object.fromEntries(fs.readdirSync(data).map((f) => [f, fs.statSync(path.join(data, f)).mode & 0o777]));
+      assert.equal(fs.statSync(data).mode & 0o777, 0o700);
+      for (const f of ['sandbox.db', 'sandbox.db-wal', 'merchant-key.pem', 'merchant-public.pem', 'webhook-key.pem', 'notes.txt']) {
+        assert.equal(modes[f], 0o600, `${f}: ${(modes[f] ?? 0).toString(8)}`);
+      }
+      for (const [f, mode] of Object.entries(modes)) assert.equal(mode, 0o600, f);
+      assert.equal((await one.stop()).code, 0);
+    } finally {
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
+    // /proc/self/fdinfo exists and refuses chmod even to root.
+    const r = spawnSync(process.env.PAYWASM_SANDBOX, ['--port', '0', '--quiet', '--data', '/proc/self/fdinfo'],
+      { encoding: 'utf8', timeout: 10000 });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /cannot set mode 0700 on \/proc\/self\/fdinfo/);
+    assert.doesNotMatch(r.stdout, /listening/);
+  });
+
+  describe('a sandbox with --strict, --control-token, --allow-webhook-host and --insecure-any-padding', () => {
+    const token = 'ctl_' + crypto.randomBytes(18).toString('base64url');
+    let st;
+    before(async () => {
+      st = await startSandbox(['--strict', '--control-token', token, '--allow-webhook-host', 'hooks.example',
+        '--insecure-any-padding']);
+    });
+    after(async () => { if (st) assert.equal((await st.stop()).code, 0); });
+    const control = (method, p, body, t = token) => rawRequest(st.base, { method, path: p,
+      headers: { ...(t ? { authorization: 'Bearer ' + t } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body && JSON.stringify(body) });
+
+    test('the control API needs the token; the demo merchant\'s routes do not', async () => {
+      for (const t of [null, 'wrong-token-wrong-token', st.merchant.merchantAccessToken]) {
+        const r = await control('GET', '/__sandbox/merchant', undefined, t);
+        assert.equal(r.status, 401);
+        assert.equal(r.json.error, 'unauthorized');
+        assert.ok(!r.text.includes(token));
+      }
+      assert.equal((await control('GET', '/__sandbox/transactions')).status, 200);
+      assert.equal((await control('GET', '/__sandbox/demo/session', undefined, null)).status, 200);
+      // The Host check comes first, token or not.
+      const evil = await rawRequest(st.base, { path: '/__sandbox/merchant', host: 'evil.example',
+        headers: { authorization: 'Bearer ' + token } });
+      assert.equal(evil.status, 403);
+    });
+
+    test('--allow-webhook-host adds a host', async () => {
+      assert.equal((await control('PUT', '/__sandbox/webhook', { url: 'https://hooks.example/paywasm' })).status, 200);
+      assert.equal((await control('PUT', '/__sandbox/webhook', { url: 'https://HOOKS.example:8443/p' })).status, 200);
+      const other = await control('PUT', '/__sandbox/webhook', { url: 'https://other.example/paywasm' });
+      assert.equal(other.status, 400);
+      await control('PUT', '/__sandbox/webhook', { url: null });
+    });
+
+    test('any padding (insecure, behind the flag) accepts all three, with the one answer', async () => {
+      assert.equal((await control('PUT', '/__sandbox/merchant', { padding: 'any' })).status, 200);
+      for (const padding of ['oaep-sha1', 'oaep-sha256', 'pkcs1v15']) {
+        const r = await payExchange(st, exchangePayload(st.merchant), { padding });
+        assert.equal(r.status, 200, `${padding}: ${r.text}`);
+      }
+      const bad = await payExchange(st, exchangePayload(st.merchant, { nativeAmount: '1.00' }));
+      const garbage = await api(st, '/exchanges/payments/kraken', { token: st.merchant.shopperToken, body: { data: badBlock(st.merchant) } });
+      assert.equal(bad.text, garbage.text);
+    });
+
+    test('--strict: subscription debit and cancel need the merchant token too', async () => {
+      const m = st.merchant;
+      const pay = await payExchange(st, exchangePayload(m));
+      const sub = pay.json.subscriptionIds[0];
+      await control('POST', `/__sandbox/transactions/${pay.json.id}/advance`);
+      const body = { merchantAuth: merchantAuth(m), merchantId: m.merchantId, items: [{ subscriptionId: sub, amount: 15, currency: 'USD' }] };
+      let r = await api(st, '/subscription/debit', { body });
+      assert.equal(r.status, 401);
+      assert.match(r.json.message, /merchant access token/);
+      r = await api(st, '/subscription/debit', { body, token: m.shopperToken });
+      assert.equal(r.status, 401);
+      r = await api(st, '/subscription/debit', { body, token: m.merchantAccessToken });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.result.data.length, 1);
+      r = await api(st, '/subscription/debit', { token: m.merchantAccessToken,
+        body: { ...body, items: [{ subscriptionId: sub, amount: 1000, currency: 'USD' }] } });
+      assert.equal(r.json.result.errors[0].reason, 'amount_too_high', 'above the price: refused with the token too');
+      r = await api(st, '/subscription/cancel', { body: { merchantAuth: merchantAuth(m), merchantId: m.merchantId, subscriptionId: sub } });
+      assert.equal(r.status, 401);
+      // The demo merchant's server side sends its token.
+      r = await rawRequest(st.base, { method: 'POST', path: `/__sandbox/demo/subscriptions/${sub}/cancel` });
+      assert.deepEqual(r.json, { status: 200, result: { success: true } });
+    });
   });
 });

@@ -55,6 +55,14 @@ std::string der_tlv(unsigned char tag, const std::string& content) {
     return out + content;
 }
 
+// DER RSAPublicKey with an odd all-ones modulus of `modulus_bytes` bytes and the exponent `e`
+// (big-endian, high bit clear).
+std::string hand_built_key(std::size_t modulus_bytes, const std::string& e) {
+    std::string modulus(1 + modulus_bytes, '\xff');
+    modulus[0] = '\0';  // keeps the INTEGER positive
+    return der_tlv(0x30, der_tlv(0x02, modulus) + der_tlv(0x02, e));
+}
+
 }  // namespace
 
 TEST_CASE("Padding names parse and print") {
@@ -128,17 +136,27 @@ TEST_CASE("Unsuitable public keys are refused, each with its own reason") {
     refuse(keys::kPublic2048SpkiDerBase64, "without the PEM armour");
     refuse("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n", "'CERTIFICATE' is not a public key");
 
-    // More than 16384 bits: a hand-built RSAPublicKey with a 16392-bit odd modulus and e = 65537.
-    std::string modulus(1 + 2049, '\xff');
-    modulus[0] = '\0';  // keeps the INTEGER positive
-    std::string huge = der_tlv(0x30, der_tlv(0x02, modulus) + der_tlv(0x02, std::string("\x01\x00\x01", 3)));
-    refuse(huge, "16392 bits; at most 16384");
+    // More than 8192 bits: a hand-built RSAPublicKey with an 8200-bit odd modulus and e = 65537.
+    refuse(hand_built_key(8200 / 8, std::string("\x01\x00\x01", 3)), "8200 bits; at most 8192");
+    // An exponent above 2^32 (2^32 + 1, odd) with a 2048-bit modulus: slow to encrypt with, refused.
+    refuse(hand_built_key(2048 / 8, std::string("\x01\x00\x00\x00\x01", 5)),
+           "e = 4294967297 is above 2^32");
+    // A modulus-sized odd exponent (what a hostile key would carry to freeze the page).
+    refuse(hand_built_key(2048 / 8, std::string(200, '\x7f')), "e = a 1599-bit number is above 2^32");
 
     // Each refusal has its own message, except that the four private-key cases share one and the
     // two trailing-PEM cases share one.
     std::set<std::string> distinct(messages.begin(), messages.end());
-    CHECK(messages.size() == 18);
-    CHECK(distinct.size() == 18 - 3 - 1);
+    CHECK(messages.size() == 20);
+    CHECK(distinct.size() == 20 - 3 - 1);
+}
+
+TEST_CASE("The largest accepted keys: 8192 bits, e up to 2^32") {
+    // check_numbers does not test primality, so all-ones moduli stand in for real keys here.
+    CHECK(PublicKey::parse(hand_built_key(8192 / 8, std::string("\x01\x00\x01", 3))).bits() == kMaxKeyBits);
+    CHECK(PublicKey::parse(hand_built_key(2048 / 8, std::string("\x00\xff\xff\xff\xff", 5))).bits() == 2048);
+    CHECK(kMaxKeyBits == 8192);
+    CHECK(kMaxPublicExponent == 4294967296ULL);
 }
 
 TEST_CASE("A private key parses from PKCS#8 and PKCS#1, PEM and DER") {
@@ -294,7 +312,7 @@ TEST_CASE("Generated keys have the requested size and e = 65537, and work") {
     CHECK(PublicKey::parse(pub.to_pem()).fingerprint() == pub.fingerprint());
     CHECK(pub.fingerprint() != keys::kFingerprint2048);
 
-    for (int bits : {1024, 2047, 2049, 16392}) {
+    for (int bits : {1024, 2047, 2049, 8200, 16384}) {
         CAPTURE(bits);
         Error e = error_of([&] { PrivateKey::generate(bits); });
         CHECK(e.code() == ErrorCode::validation);
