@@ -30,7 +30,7 @@ APT_PACKAGES=(
   emscripten                                   # 3.1.6, pinned by emsdk-version.txt
   libcrypto++-dev libqrcodegencpp-dev          # native Crypto++ 8.7, qrcodegen 1.8
   libcpp-httplib-dev libssl-dev libsqlite3-dev # CLI transport, sandbox server
-  rapidjson-dev nlohmann-json3-dev doctest-dev # header-only
+  rapidjson-dev doctest-dev                    # header-only
   openssl zbar-tools librsvg2-bin chromium     # known-answer tests, QR rendering + decoding, browser tests
   clang-14 libclang-rt-14-dev llvm-14          # libFuzzer targets (make fuzz, fuzz.brief), symbolized reports
 )

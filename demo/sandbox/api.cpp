@@ -38,7 +38,7 @@ void require_merchant_token(Sandbox& sb, const httplib::Request& req) {
 
 // merchantId + merchantAuth in the body (decode.hpp); with --strict, the merchant access token as
 // well (merchantAuth is made from public data: SECURITY.md).
-void require_merchant_auth(Sandbox& sb, const httplib::Request& req, const json& body) {
+void require_merchant_auth(Sandbox& sb, const httplib::Request& req, JsonValue body) {
     if (sb.config.strict) {
         const std::string token = bearer_token(req);
         if (token.empty()) unauthorized("missing Authorization: Bearer <merchant access token> (the sandbox runs --strict)");
@@ -47,10 +47,26 @@ void require_merchant_auth(Sandbox& sb, const httplib::Request& req, const json&
     check_merchant_auth(body, sb.identity.merchant_key, sb.padding(), sb.identity.merchant_id);
 }
 
-std::string customer_name(const paywasm::ShippingAddress& a, const json& profile) {
+// A string member of the shopper's profile (JSON text), or "".
+std::string profile_string(const std::string& profile, const char* name) {
+    const JsonDocument doc = paywasm::parse_json(profile);
+    return string_or(doc.root().member(name));
+}
+
+std::string customer_name(const paywasm::ShippingAddress& a, const std::string& profile) {
     std::string name = a.firstname.value_or("");
     if (a.lastname && !a.lastname->empty()) name += (name.empty() ? "" : " ") + *a.lastname;
-    return name.empty() ? profile.value("fullname", "") : name;
+    return name.empty() ? profile_string(profile, "fullname") : name;
+}
+
+// {"ok": true, "result": <JSON text>}
+std::string ok_result(const std::string& result) {
+    return JsonWriter().begin_object().flag("ok", true).raw("result", result).end_object().take();
+}
+
+// {"status": 200, "result": <JSON text>}
+std::string status_result(const std::string& result) {
+    return JsonWriter().begin_object().num("status", 200).raw("result", result).end_object().take();
 }
 
 void check_client_id(Sandbox& sb, const std::string& client_id) {
@@ -60,7 +76,7 @@ void check_client_id(Sandbox& sb, const std::string& client_id) {
     }
 }
 
-void send_replay(httplib::Response& res, const json& body) {
+void send_replay(httplib::Response& res, const std::string& body) {
     res.set_header("Idempotent-Replayed", "true");
     send_json(res, 200, body);
 }
@@ -109,7 +125,7 @@ T read_payload(Sandbox& sb, const httplib::Request& req, const std::string& body
         check_client_id(sb, payload.client_id);
         return payload;
     }
-    need_string(parse_object(req, body), "data");  // what comes before `data` keeps its own answers
+    need_string(parse_object(req, body).root(), "data");  // what comes before `data` keeps its own answers
     try {
         T payload = decode_payment<T>(req, body, sb.identity.merchant_key, setting, sb.limits, plaintext, padding);
         check_client_id(sb, payload.client_id);
@@ -141,12 +157,12 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                   const std::string payer = "merchant:" + sb.identity.merchant_id;
                   const std::string request_hash = paywasm::sha256_hex(body);
                   if (auto existing = sb.ledger.find_payment(request.order_id)) {
-                      if (existing->qr_result.is_null()) {
+                      if (existing->qr_result.empty()) {
                           throw HttpError(409, "conflict", "orderId: is already used by a payment that is not a QR payment",
                                           "orderId");
                       }
                       Ledger::replay_or_conflict(*existing, payer, request_hash);
-                      return send_replay(res, json{{"ok", true}, {"result", existing->qr_result}});
+                      return send_replay(res, ok_result(existing->qr_result));
                   }
                   if (exchange_error(sb, "qr-generate", "", res)) return;
                   if (!find_coin(request.crypto_currency)) {
@@ -167,8 +183,8 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                   p.payer = payer;
                   p.request_hash = request_hash;
                   Payment payment = sb.ledger.create(p);
-                  if (payment.replayed) return send_replay(res, json{{"ok", true}, {"result", payment.qr_result}});
-                  send_json(res, 200, json{{"ok", true}, {"result", payment.qr_result}});
+                  if (payment.replayed) return send_replay(res, ok_result(payment.qr_result));
+                  send_json(res, 200, ok_result(payment.qr_result));
               });
           });
 
@@ -194,7 +210,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                   if (!find_coin(payload.assets)) {
                       return send_exchange_error(res, 421, "body", exchange);
                   }
-                  json profile = sb.shopper.profile(sb.identity.shopper_id);
+                  const std::string profile = sb.shopper.profile(sb.identity.shopper_id);
                   p.kind = "exchange";
                   p.exchange = exchange;
                   p.offer_id = payload.offer_id;
@@ -203,7 +219,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                   p.asset = payload.assets;
                   p.cart = payload.cart;
                   p.shipping = payload.shipping_address;
-                  p.customer_email = payload.shipping_address.email.value_or(profile.value("email", ""));
+                  p.customer_email = payload.shipping_address.email.value_or(profile_string(profile, "email"));
                   p.customer_name = customer_name(payload.shipping_address, profile);
                   p.user_id = sb.identity.shopper_id;
                   p.plaintext = plaintext;
@@ -227,7 +243,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                       return send_replay(res, Ledger::replay_or_conflict(*existing, p.payer, p.request_hash).transaction);
                   }
                   if (exchange_error(sb, "bank-pay", "", res)) return;
-                  json profile = sb.shopper.profile(sb.identity.shopper_id);
+                  const std::string profile = sb.shopper.profile(sb.identity.shopper_id);
                   p.kind = "bank";
                   p.offer_id = payload.offer_id;
                   p.native_amount = *payload.amount;  // validate() (read_payload) requires it
@@ -235,7 +251,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
                   p.asset = payload.merchant_store_currency;
                   p.cart = payload.cart;
                   p.shipping = payload.shipping_address;
-                  p.customer_email = payload.shipping_address.email.value_or(profile.value("email", ""));
+                  p.customer_email = payload.shipping_address.email.value_or(profile_string(profile, "email"));
                   p.customer_name = customer_name(payload.shipping_address, profile);
                   p.user_id = sb.identity.shopper_id;
                   p.stock_id = payload.stock_id;
@@ -254,7 +270,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
               with_faults(sb, "users-me", req, res, [&] {
                   require_shopper(sb, req);
                   if (exchange_error(sb, "users-me", "", res)) return;
-                  send_json(res, 200, json{{"ok", true}, {"result", sb.shopper.profile(sb.identity.shopper_id)}});
+                  send_json(res, 200, ok_result(sb.shopper.profile(sb.identity.shopper_id)));
               });
           });
 
@@ -262,12 +278,12 @@ void register_api(httplib::Server& server, Sandbox& sb) {
     route(server, "POST", "/api/subscription/debit", limit,
           [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
               with_faults(sb, "subscription-debit", req, res, [&] {
-                  json outer = parse_object(req, body);
-                  require_merchant_auth(sb, req, outer);
+                  const JsonDocument outer = parse_object(req, body);
+                  require_merchant_auth(sb, req, outer.root());
                   auto request = paywasm::from_json<paywasm::SubscriptionDebitRequest>(body);
                   paywasm::validate(request, sb.limits);
                   if (exchange_error(sb, "subscription-debit", "", res)) return;
-                  send_json(res, 200, json{{"status", 200}, {"result", sb.ledger.debit(request)}});
+                  send_json(res, 200, status_result(sb.ledger.debit(request)));
               });
           });
 
@@ -275,15 +291,17 @@ void register_api(httplib::Server& server, Sandbox& sb) {
     route(server, "POST", "/api/subscription/cancel", limit,
           [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
               with_faults(sb, "subscription-cancel", req, res, [&] {
-                  json outer = parse_object(req, body);
-                  require_merchant_auth(sb, req, outer);
+                  const JsonDocument outer = parse_object(req, body);
+                  require_merchant_auth(sb, req, outer.root());
                   auto request = paywasm::from_json<paywasm::SubscriptionCancelRequest>(body);
                   paywasm::validate(request, sb.limits);
                   if (exchange_error(sb, "subscription-cancel", "", res)) return;
                   const bool cancelled = sb.ledger.cancel(request.subscription_id);
-                  json result = {{"success", cancelled}};
-                  if (!cancelled) result["message"] = "the subscription was already cancelled";
-                  send_json(res, 200, json{{"status", 200}, {"result", result}});
+                  JsonWriter result;
+                  result.begin_object().flag("success", cancelled);
+                  if (!cancelled) result.str("message", "the subscription is not active (already cancelled, or its order's payment failed)");
+                  result.end_object();
+                  send_json(res, 200, status_result(result.text()));
               });
           });
 

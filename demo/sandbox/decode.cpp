@@ -7,7 +7,6 @@
 #include <cstdint>
 
 #include "paywasm/codec.hpp"
-#include "paywasm/json.hpp"
 #include "paywasm/error.hpp"
 
 namespace sandbox {
@@ -123,8 +122,8 @@ template <class T>
 T decode_payment(const httplib::Request& req, const std::string& body, const paywasm::PrivateKey& key,
                  const std::string& setting, const paywasm::Limits& limits, std::string& plaintext,
                  std::string& padding) {
-    json outer = parse_object(req, body);
-    const std::string data = need_string(outer, "data");
+    const JsonDocument outer = parse_object(req, body);
+    const std::string data = need_string(outer.root(), "data");
     std::tie(plaintext, padding) = decrypt_field(key, setting, data, "data");
     T payload = paywasm::from_json<T>(plaintext);
     paywasm::validate(payload, limits);
@@ -137,21 +136,21 @@ template paywasm::ExchangePayment decode_payment(const httplib::Request&, const 
 template paywasm::BankPayment decode_payment(const httplib::Request&, const std::string&, const paywasm::PrivateKey&,
                                              const std::string&, const paywasm::Limits&, std::string&, std::string&);
 
-void check_merchant_auth(const json& body, const paywasm::PrivateKey& key, const std::string& setting,
+void check_merchant_auth(JsonValue body, const paywasm::PrivateKey& key, const std::string& setting,
                          const std::string& merchant_id) {
-    auto id = body.find("merchantId");
-    auto auth = body.find("merchantAuth");
-    if (id == body.end() || auth == body.end() || !id->is_string() || !auth->is_string()) {
+    const JsonValue id = body.member("merchantId");
+    const JsonValue auth = body.member("merchantAuth");
+    if (!id.valid() || !auth.valid() || !id.is_string() || !auth.is_string()) {
         throw HttpError(401, "unauthorized", "merchantId and merchantAuth (strings) are required");
     }
     // From here on every failure is one answer, and the decryption runs even for a wrong
     // merchantId, so neither the message nor the time tells which part was wrong.
-    bool good = id->get<std::string>() == merchant_id;
+    bool good = id.text() == merchant_id;
     try {
-        const std::string plaintext = decrypt_field(key, setting, auth->get<std::string>(), "merchantAuth").first;
+        const std::string plaintext = decrypt_field(key, setting, std::string(auth.text()), "merchantAuth").first;
         const paywasm::JsonDocument inner = paywasm::parse_json(plaintext);  // depth-limited
         const paywasm::JsonValue inner_id = inner.root().member("merchantId");
-        good = good && inner_id.is_string() && inner_id.text() == merchant_id;
+        good = good && has_kind(inner_id, paywasm::JsonKind::string) && inner_id.text() == merchant_id;
     } catch (const HttpError&) {
         good = false;
     } catch (const paywasm::Error&) {

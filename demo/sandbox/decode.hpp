@@ -56,7 +56,7 @@ extern template paywasm::BankPayment decode_payment(const httplib::Request&, con
 // merchantAuth must decrypt (as decrypt_field) to a JSON object whose merchantId is the same.
 // Throws HttpError(401, unauthorized): one message when either is missing, one other message for
 // every other failure (no padding or content oracle).
-void check_merchant_auth(const json& body, const paywasm::PrivateKey& key, const std::string& setting,
+void check_merchant_auth(JsonValue body, const paywasm::PrivateKey& key, const std::string& setting,
                          const std::string& merchant_id);
 
 }  // namespace sandbox

@@ -33,14 +33,27 @@ std::string canonical_endpoint(const std::string& name) {
 
 }  // namespace
 
-json Faults::to_json(const Fault& f) {
-    json j = {{"id", f.id}, {"endpoint", f.endpoint}, {"kind", f.kind}, {"count", f.remaining}};
-    if (f.kind == "latency") j["ms"] = f.ms;
-    if (is_exchange_error(f.kind)) j["form"] = f.form;
-    return j;
+void Faults::write(JsonWriter& w, const Fault& f) {
+    w.begin_object().num("id", f.id).str("endpoint", f.endpoint).str("kind", f.kind).num("count", f.remaining);
+    if (f.kind == "latency") w.num("ms", f.ms);
+    if (is_exchange_error(f.kind)) w.str("form", f.form);
+    w.end_object();
 }
 
-json Faults::add(const json& spec) {
+namespace {
+
+// An integer member within [min, max], or HttpError(400) with `message`.
+std::optional<long long> bounded(JsonValue spec, const char* name, long long min, long long max, const char* message) {
+    JsonValue v = spec.member(name);
+    if (!v.valid()) return std::nullopt;
+    std::optional<long long> n = v.is_number() ? v.integer() : std::nullopt;
+    if (!n || *n < min || *n > max) throw HttpError(400, "validation", message, name);
+    return n;
+}
+
+}  // namespace
+
+std::string Faults::add(JsonValue spec) {
     Fault f;
     f.endpoint = canonical_endpoint(need_string(spec, "endpoint"));
     f.kind = need_string(spec, "kind");
@@ -50,21 +63,11 @@ json Faults::add(const json& spec) {
                         "malformed-json, drop",
                         "kind");
     }
-    if (spec.contains("count")) {
-        const json& c = spec["count"];
-        if (!c.is_number_integer() || c.get<std::int64_t>() < 1 || c.get<std::int64_t>() > 1000) {
-            throw HttpError(400, "validation", "count: must be an integer from 1 to 1000", "count");
-        }
-        f.remaining = c.get<int>();
+    if (auto c = bounded(spec, "count", 1, 1000, "count: must be an integer from 1 to 1000")) {
+        f.remaining = static_cast<int>(*c);
     }
     f.ms = 2000;
-    if (spec.contains("ms")) {
-        const json& m = spec["ms"];
-        if (!m.is_number_integer() || m.get<std::int64_t>() < 0 || m.get<std::int64_t>() > 120000) {
-            throw HttpError(400, "validation", "ms: must be an integer from 0 to 120000", "ms");
-        }
-        f.ms = m.get<int>();
-    }
+    if (auto m = bounded(spec, "ms", 0, 120000, "ms: must be an integer from 0 to 120000")) f.ms = static_cast<int>(*m);
     if (auto form = opt_string(spec, "form")) {
         if (*form != "status" && *form != "body" && *form != "body-200") {
             throw HttpError(400, "validation", "form: must be status, body or body-200", "form");
@@ -74,7 +77,9 @@ json Faults::add(const json& spec) {
     std::lock_guard<std::mutex> lk(mutex_);
     f.id = next_id_++;
     faults_.push_back(f);
-    return to_json(f);
+    JsonWriter w;
+    write(w, f);
+    return w.take();
 }
 
 std::optional<Fault> Faults::take(const std::string& endpoint, bool exchange_error) {
@@ -89,11 +94,13 @@ std::optional<Fault> Faults::take(const std::string& endpoint, bool exchange_err
     return std::nullopt;
 }
 
-json Faults::list() {
+std::string Faults::list() {
     std::lock_guard<std::mutex> lk(mutex_);
-    json out = json::array();
-    for (const Fault& f : faults_) out.push_back(to_json(f));
-    return out;
+    JsonWriter w;
+    w.begin_array();
+    for (const Fault& f : faults_) write(w, f);
+    w.end_array();
+    return w.take();
 }
 
 void Faults::clear() {
@@ -109,7 +116,7 @@ void send_exchange_error(httplib::Response& res, int code, const std::string& fo
         message += " " + name + " (10.00 USD)";
     }
     int status = form == "body" ? 400 : form == "body-200" ? 200 : code;
-    send_json(res, status, json{{"code", code}, {"message", message}});
+    send_json(res, status, JsonWriter().begin_object().num("code", code).str("message", message).end_object().take());
 }
 
 }  // namespace sandbox

@@ -30,14 +30,16 @@ struct Fault {
 
 class Faults {
 public:
-    json add(const json& spec);  // throws HttpError(400) naming the bad member
+    // Queues the fault `spec` describes; returns it as JSON text. Throws HttpError(400) naming the
+    // bad member.
+    std::string add(JsonValue spec);
     // The first queued fault for `endpoint` of a transport kind (or, with exchange_error, of an
     // error-41x kind); consumes one of its count.
     std::optional<Fault> take(const std::string& endpoint, bool exchange_error);
-    json list();
+    std::string list();  // JSON array text
     void clear();
 
-    static json to_json(const Fault&);
+    static void write(JsonWriter& w, const Fault&);
 
 private:
     std::mutex mutex_;

@@ -11,23 +11,24 @@
 #include <memory>
 
 #include "paywasm/error.hpp"
-#include "paywasm/json.hpp"
 
 namespace sandbox {
 
-void send_json(httplib::Response& res, int status, const json& body) {
+void send_json(httplib::Response& res, int status, const std::string& json) {
     res.status = status;
-    res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+    res.set_content(json, "application/json");
 }
 
 void send_error(httplib::Response& res, int status, std::string_view slug, std::string_view message,
                 std::string_view field) {
-    json body = {{"code", status}, {"error", slug}, {"message", message}};
-    if (!field.empty()) body["field"] = field;
-    send_json(res, status, body);
+    JsonWriter w;
+    w.begin_object().num("code", status).str("error", slug).str("message", message);
+    if (!field.empty()) w.str("field", field);
+    w.end_object();
+    send_json(res, status, w.text());
 }
 
-json parse_object(const httplib::Request& req, const std::string& body) {
+JsonDocument parse_object(const httplib::Request& req, const std::string& body) {
     std::string type = req.get_header_value("Content-Type");
     std::string media = type.substr(0, type.find(';'));
     while (!media.empty() && media.back() == ' ') media.pop_back();
@@ -36,43 +37,63 @@ json parse_object(const httplib::Request& req, const std::string& body) {
         throw HttpError(415, "unsupported_media_type",
                         "Content-Type must be application/json" + (type.empty() ? std::string() : " (got " + type.substr(0, 60) + ")"));
     }
-    // The core's reader first: strict RFC 8259, at most kMaxJsonDepth levels, no recursion, so a
-    // hostile nesting (120,000 levels) is refused here before anything recursive sees it.
+    // The core's reader: strict RFC 8259, at most kMaxJsonDepth levels, no recursion, so a hostile
+    // nesting (120,000 levels) is refused here.
+    JsonDocument doc;
     try {
-        paywasm::parse_json(body);
+        doc = paywasm::parse_json(body);
     } catch (const paywasm::Error& e) {
         throw HttpError(400, "invalid_json", std::string("the body is not valid JSON: ") + e.what());
     }
-    json parsed = json::parse(body, nullptr, false);
-    if (parsed.is_discarded()) throw HttpError(400, "invalid_json", "the body is not valid JSON");
-    if (!parsed.is_object()) throw HttpError(400, "invalid_json", "the body must be a JSON object");
-    return parsed;
+    if (!doc.root().is_object()) throw HttpError(400, "invalid_json", "the body must be a JSON object");
+    return doc;
 }
 
-json read_json_or_null(const std::string& text) {
+std::optional<JsonDocument> read_json(std::string_view text) {
     try {
-        paywasm::parse_json(text);
+        return paywasm::parse_json(text);
     } catch (const paywasm::Error&) {
-        return nullptr;
+        return std::nullopt;
     }
-    json parsed = json::parse(text, nullptr, false);
-    return parsed.is_discarded() ? json(nullptr) : parsed;
 }
 
-std::string need_string(const json& obj, const char* name, const std::string& path) {
-    std::string field = path.empty() ? name : path + "." + name;
-    auto it = obj.find(name);
-    if (it == obj.end() || it->is_null()) throw HttpError(400, "validation", field + ": is required", field);
-    if (!it->is_string()) throw HttpError(400, "validation", field + ": must be a string", field);
-    return it->get<std::string>();
+std::string json_text(JsonValue v) {
+    if (!v.valid()) return "null";
+    JsonWriter w;
+    w.value(v);
+    return w.take();
 }
 
-std::optional<std::string> opt_string(const json& obj, const char* name, const std::string& path) {
-    auto it = obj.find(name);
-    if (it == obj.end() || it->is_null()) return std::nullopt;
+std::string json_number(std::string_view decimal) {
+    std::string s(decimal);
+    if (s.find('.') != std::string::npos) {
+        while (!s.empty() && s.back() == '0') s.pop_back();
+        if (!s.empty() && s.back() == '.') s.pop_back();
+    }
+    if (s == "-0") s = "0";
+    return s;
+}
+
+std::string need_string(JsonValue obj, const char* name, const std::string& path) {
     std::string field = path.empty() ? name : path + "." + name;
-    if (!it->is_string()) throw HttpError(400, "validation", field + ": must be a string", field);
-    return it->get<std::string>();
+    JsonValue v = obj.member(name);
+    if (!v.valid() || v.is_null()) throw HttpError(400, "validation", field + ": is required", field);
+    if (!v.is_string()) throw HttpError(400, "validation", field + ": must be a string", field);
+    return std::string(v.text());
+}
+
+std::optional<std::string> opt_string(JsonValue obj, const char* name, const std::string& path) {
+    JsonValue v = obj.member(name);
+    if (!v.valid() || v.is_null()) return std::nullopt;
+    std::string field = path.empty() ? name : path + "." + name;
+    if (!v.is_string()) throw HttpError(400, "validation", field + ": must be a string", field);
+    return std::string(v.text());
+}
+
+std::optional<JsonValue> opt_member(JsonValue obj, const char* name) {
+    JsonValue v = obj.member(name);
+    if (!v.valid() || v.is_null()) return std::nullopt;
+    return v;
 }
 
 std::string bearer_token(const httplib::Request& req) {
@@ -143,8 +164,6 @@ void guard(httplib::Response& res, const std::function<void()>& body) {
     } catch (const paywasm::Error& e) {
         std::string slug(paywasm::to_string(e.code()));
         send_error(res, 400, slug, e.what(), e.field());
-    } catch (const nlohmann::json::exception& e) {
-        send_error(res, 400, "validation", std::string("wrong JSON type: ") + e.what());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "paywasm-sandbox: internal error: %s\n", e.what());
         send_error(res, 500, "internal", "internal error in the sandbox");

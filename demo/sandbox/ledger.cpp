@@ -1,6 +1,7 @@
 #include "ledger.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "market.hpp"
 #include "paywasm/codec.hpp"
@@ -26,11 +27,25 @@ bool is_final_outcome(int code) {
     return (code >= 1 && code <= 4) || code == -1 || code == 101 || code == 19 || code == 1011;
 }
 
-// A JSON number from an exact decimal: integral values as integers; others through a double, which
-// prints back the same digits for the amounts the sandbox deals in (at most 15 significant digits).
-json number(const Decimal& d) {
-    if (d.scale() == 0) return std::stoll(d.to_string());
-    return std::stod(d.to_string());
+// A JSON number from an exact decimal, written from its digits (no double in between).
+std::string number(const Decimal& d) { return json_number(d.to_string()); }
+
+// Writes `v` again with the members at the dotted paths in `set` ("status", "meta.hash.value")
+// replaced by the JSON texts given. The sandbox's own transaction text only (at most a few levels).
+void write_with(JsonWriter& w, JsonValue v, const std::map<std::string, std::string>& set, const std::string& path) {
+    if (!v.is_object()) {
+        w.value(v);
+        return;
+    }
+    w.begin_object();
+    for (JsonValue m : v.children()) {
+        const std::string p = path.empty() ? std::string(m.key()) : path + "." + std::string(m.key());
+        w.key(m.key());
+        auto it = set.find(p);
+        if (it != set.end()) w.raw(it->second);
+        else write_with(w, m, set, p);
+    }
+    w.end_object();
 }
 
 std::string capitalized(std::string s) {
@@ -68,7 +83,7 @@ std::optional<std::int64_t> due_at(const Config& config, const std::string& kind
     return now + step->delay_ms;
 }
 
-json parse_or_null(const std::string& text) { return read_json_or_null(text); }
+
 
 }  // namespace
 
@@ -81,8 +96,8 @@ Ledger::Ledger(Db& db, const Config& config, const Identity& identity, Webhooks&
 
 // ---- Building a Transaction object ------------------------------------------------------------------
 
-json Ledger::build_transaction(const NewPayment& p, const std::string& id, std::int64_t now, int status,
-                               const std::vector<std::string>& subscription_ids, json& qr_result) {
+std::string Ledger::build_transaction(const NewPayment& p, const std::string& id, std::int64_t now, int status,
+                                      const std::vector<std::string>& subscription_ids, std::string& qr_result) {
     const bool crypto = is_crypto_kind(p.kind, p.asset);
     const Coin* coin = crypto ? find_coin(p.asset) : nullptr;
     const std::string native = p.native_amount.to_fixed(2);
@@ -102,136 +117,136 @@ json Ledger::build_transaction(const NewPayment& p, const std::string& id, std::
         local_currency = *p.cart[0].local_currency;
     }
 
-    json check = json::array();
-    long long num = 1;
-    for (const auto& c : p.cart) {
-        Decimal line = c.price * c.quantity;
-        check.push_back({
-            {"id", c.id},
-            {"num", num++},
-            {"name", c.name},
-            {"price", number(c.price)},
-            {"quantity", number(c.quantity)},
-            {"localAmount", number(c.local_amount.value_or(line))},
-            {"statusRefund", {{"pending", 0}, {"success", 0}, {"rejected", 0}}},
-            {"amountFinal", number(line)},
-        });
-    }
-
-    json meta = {
-        {"hash", {{"value", json::array()}, {"network", crypto ? coin->network : "ach"}}},
-        {"offerId", p.offer_id},
-        {"receiverAddress", receiver},
-    };
-    for (auto it = p.extra_meta.begin(); it != p.extra_meta.end(); ++it) meta[it.key()] = it.value();
-
     const std::string tx_meta_id = uuid_v4();
     const std::string created_by = p.user_id.value_or(identity_.merchant_id);
     std::string reference_field = p.kind == "exchange" ? "reference" + capitalized(p.exchange) : "referenceSandbox";
-
-    json tx;
-    tx["id"] = id;
-    tx["status"] = status;
-    tx["nativeAmount"] = native;
-    tx["nativeCurrency"] = p.native_currency;
-    tx["amount"] = amount;
-    tx["receivedAmount"] = crypto ? "0.00000000" : "0.00";
-    tx["currency"] = currency;
-    tx["type"] = type_code(p.kind);
-    tx["description"] = p.kind == "debit" ? json("Subscription debit") : json(nullptr);
-    tx["check"] = check;
-    tx["subscriptionIds"] = subscription_ids;
-    tx["subscriptionOrder"] = !subscription_ids.empty();
-    tx["meta"] = meta;
-    tx["stockId"] = p.stock_id ? json(*p.stock_id) : json(nullptr);
-    tx["userId"] = p.user_id ? json(*p.user_id) : json(nullptr);
-    tx["merchantId"] = identity_.merchant_id;
-    tx["settlementId"] = uuid_v4();
-    tx["statusRefund"] = 0;
-    tx["localAmount"] = local_amount;
-    tx["localCurrency"] = local_currency;
-    tx[reference_field] = "sbx_" + random_hex(12);
-    tx["merchantPayableAmount"] = (p.native_amount * Decimal::parse("0.99")).to_fixed(2);
-    tx["errorMessage"] = nullptr;
-    tx["settlementStatus"] = 0;
-    tx["txMetaId"] = tx_meta_id;
-    tx["partnerId"] = nullptr;
-    tx["createdBy"] = created_by;
-    tx["createdAt"] = iso8601(now);
-    tx["updatedAt"] = iso8601(now);
-    tx["merchant"] = {{"shopData",
-                       {{"url", "https://sandbox-shop.example"},
-                        {"logo", "https://sandbox-shop.example/logo.svg"},
-                        {"companyName", "Sandbox Coffee Roasters"},
-                        {"description", "A make-believe shop run by the paywasm sandbox"}}}};
-    tx["customer"] = {{"email", p.customer_email}, {"fullname", p.customer_name}};
-    tx["currencyInfo"] = {{"isFiat", !crypto}};
-    tx["stock"] = p.stock_id ? json{{"id", *p.stock_id}, {"name", "Sandbox Checking"}, {"mask", "6789"}} : json(nullptr);
-    tx["partner"] = nullptr;
-    tx["txMetadata"] = {
-        {"id", tx_meta_id},
-        {"shippingAddress", p.shipping ? json::parse(paywasm::to_json(*p.shipping)) : json(nullptr)},
-        {"nativeConversionRate", rate},
+    auto string_or_null = [](JsonWriter& w, const std::optional<std::string>& v) -> JsonWriter& {
+        return v ? w.string(*v) : w.null();
     };
-    tx["receivedAmountFinal"] = 0;
-    tx["receivedAmountCal"] = 0;
 
-    qr_result = nullptr;
-    if (p.kind == "qr") {
-        qr_result = {
-            {"totalAmount", native},  // in `currency`, the fiat; the coin amount is in qrString
-            {"currency", p.native_currency},
-            {"crytoCurrency", p.asset},
-            {"id", id},
-            {"meta",
-             {{"offerId", p.offer_id},
-              {"receiverAddress", receiver},
-              {"qrString", payment_uri(*coin, receiver, amount, native)}}},
-        };
+    JsonWriter w;
+    w.begin_object();
+    w.str("id", id).num("status", status).str("nativeAmount", native).str("nativeCurrency", p.native_currency);
+    w.str("amount", amount).str("receivedAmount", crypto ? "0.00000000" : "0.00").str("currency", currency);
+    w.num("type", type_code(p.kind));
+    w.key("description");
+    string_or_null(w, p.kind == "debit" ? std::optional<std::string>("Subscription debit") : std::nullopt);
+    w.key("check").begin_array();
+    long long num = 1;
+    for (const auto& c : p.cart) {
+        Decimal line = c.price * c.quantity;
+        w.begin_object().str("id", c.id).num("num", num++).str("name", c.name);
+        w.raw("price", number(c.price)).raw("quantity", number(c.quantity));
+        w.raw("localAmount", number(c.local_amount.value_or(line)));
+        w.key("statusRefund").begin_object().num("pending", 0).num("success", 0).num("rejected", 0).end_object();
+        w.raw("amountFinal", number(line));
+        w.end_object();
     }
-    return tx;
+    w.end_array();
+    w.key("subscriptionIds").begin_array();
+    for (const auto& sid : subscription_ids) w.string(sid);
+    w.end_array();
+    w.flag("subscriptionOrder", !subscription_ids.empty());
+    w.key("meta").begin_object();
+    w.key("hash").begin_object().key("value").begin_array().end_array().str("network", crypto ? coin->network : "ach");
+    w.end_object();
+    w.str("offerId", p.offer_id).str("receiverAddress", receiver);
+    for (const auto& [name, value] : p.extra_meta) w.str(name, value);
+    w.end_object();
+    w.key("stockId");
+    string_or_null(w, p.stock_id);
+    w.key("userId");
+    string_or_null(w, p.user_id);
+    w.str("merchantId", identity_.merchant_id).str("settlementId", uuid_v4()).num("statusRefund", 0);
+    w.str("localAmount", local_amount).str("localCurrency", local_currency);
+    w.str(reference_field, "sbx_" + random_hex(12));
+    w.str("merchantPayableAmount", (p.native_amount * Decimal::parse("0.99")).to_fixed(2));
+    w.key("errorMessage").null();
+    w.num("settlementStatus", 0).str("txMetaId", tx_meta_id);
+    w.key("partnerId").null();
+    w.str("createdBy", created_by).str("createdAt", iso8601(now)).str("updatedAt", iso8601(now));
+    w.key("merchant").begin_object().key("shopData").begin_object();
+    w.str("url", "https://sandbox-shop.example").str("logo", "https://sandbox-shop.example/logo.svg");
+    w.str("companyName", "Sandbox Coffee Roasters").str("description", "A make-believe shop run by the paywasm sandbox");
+    w.end_object().end_object();
+    w.key("customer").begin_object().str("email", p.customer_email).str("fullname", p.customer_name).end_object();
+    w.key("currencyInfo").begin_object().flag("isFiat", !crypto).end_object();
+    w.key("stock");
+    if (p.stock_id) {
+        w.begin_object().str("id", *p.stock_id).str("name", "Sandbox Checking").str("mask", "6789").end_object();
+    } else {
+        w.null();
+    }
+    w.key("partner").null();
+    w.key("txMetadata").begin_object().str("id", tx_meta_id);
+    if (p.shipping) w.raw("shippingAddress", paywasm::to_json(*p.shipping));
+    else w.key("shippingAddress").null();
+    w.str("nativeConversionRate", rate).end_object();
+    w.num("receivedAmountFinal", 0).num("receivedAmountCal", 0);
+    w.end_object();
+
+    qr_result.clear();
+    if (p.kind == "qr") {
+        JsonWriter q;
+        q.begin_object();
+        q.str("totalAmount", native);  // in `currency`, the fiat; the coin amount is in qrString
+        q.str("currency", p.native_currency).str("crytoCurrency", p.asset).str("id", id);
+        q.key("meta").begin_object().str("offerId", p.offer_id).str("receiverAddress", receiver);
+        q.str("qrString", payment_uri(*coin, receiver, amount, native)).end_object();
+        q.end_object();
+        qr_result = q.take();
+    }
+    return w.take();
 }
 
-// Sets `status` on the transaction object and everything that follows from it.
-void Ledger::apply(json& tx, const std::string& kind, int status, std::int64_t now) {
-    const std::string asset = tx["currency"].get<std::string>();
+// Sets `status` on the transaction and everything that follows from it.
+std::string Ledger::apply(const std::string& text, const std::string& kind, int status, std::int64_t now) {
+    const JsonDocument doc = paywasm::parse_json(text);
+    const JsonValue tx = doc.root();
+    const std::string asset(tx.member("currency").text());
     const bool crypto = is_crypto_kind(kind, asset);
     const Coin* coin = crypto ? find_coin(asset) : nullptr;
-    const Decimal amount = Decimal::parse(tx["amount"].get<std::string>());
-    const Decimal native = Decimal::parse(tx["nativeAmount"].get<std::string>());
+    const Decimal amount = Decimal::parse(tx.member("amount").text());
+    const Decimal native = Decimal::parse(tx.member("nativeAmount").text());
     const int places = crypto ? 8 : 2;
+    std::map<std::string, std::string> set;
     auto add_hash = [&] {
-        if (coin && tx["meta"]["hash"]["value"].empty()) tx["meta"]["hash"]["value"].push_back(chain_hash(*coin));
+        if (coin && tx.member("meta").member("hash").member("value").size() == 0) {
+            set["meta.hash.value"] = "[" + paywasm::json_quote(chain_hash(*coin)) + "]";
+        }
     };
     auto received = [&](const Decimal& coins, const Decimal& fiat) {
-        tx["receivedAmount"] = coins.to_fixed(places);
-        tx["receivedAmountFinal"] = number(Decimal::parse(coins.to_fixed(places)));
-        tx["receivedAmountCal"] = number(Decimal::parse(fiat.to_fixed(2)));
+        set["receivedAmount"] = paywasm::json_quote(coins.to_fixed(places));
+        set["receivedAmountFinal"] = json_number(coins.to_fixed(places));
+        set["receivedAmountCal"] = json_number(fiat.to_fixed(2));
     };
 
-    tx["status"] = status;
-    tx["updatedAt"] = iso8601(now);
+    set["status"] = std::to_string(status);
+    set["updatedAt"] = paywasm::json_quote(iso8601(now));
     if (status == 0 && kind == "qr") add_hash();
     if (status >= 1 && status <= 4) {
         add_hash();
         received(amount, native);
-        tx["errorMessage"] = nullptr;
+        set["errorMessage"] = "null";
     } else if (status == 101) {
         add_hash();
         const Decimal half = Decimal::parse("0.5");
         received(amount * half, native * half);
-        tx["errorMessage"] = "Partial payment: received " + (amount * half).to_fixed(places) + " of " +
-                             amount.to_fixed(places) + " " + asset;
+        set["errorMessage"] = paywasm::json_quote("Partial payment: received " + (amount * half).to_fixed(places) + " of " +
+                                                  amount.to_fixed(places) + " " + asset);
     } else if (status == -1) {
         received(Decimal(), Decimal());
-        tx["errorMessage"] = kind == "exchange" ? "The exchange rejected the withdrawal (sandbox)"
-                                                : "The payment failed (sandbox)";
+        set["errorMessage"] = paywasm::json_quote(kind == "exchange" ? "The exchange rejected the withdrawal (sandbox)"
+                                                                     : "The payment failed (sandbox)");
     } else if (status == 19) {
         received(Decimal(), Decimal());
-        tx["errorMessage"] = "The payment window expired before the funds arrived";
+        set["errorMessage"] = paywasm::json_quote("The payment window expired before the funds arrived");
     } else if (status >= 20 && status <= 23) {
-        tx["statusRefund"] = status - 19;
+        set["statusRefund"] = std::to_string(status - 19);
     }
+    JsonWriter w;
+    write_with(w, tx, set, "");
+    return w.take();
 }
 
 // ---- Payments ------------------------------------------------------------------------------------
@@ -242,8 +257,7 @@ std::optional<Payment> Ledger::find_payment(const std::string& offer_id) {
                 "WHERE merchant_id = ? AND offer_id = ? AND kind <> 'debit'");
     s.bind(1, identity_.merchant_id).bind(2, offer_id);
     if (!s.step()) return std::nullopt;
-    return Payment{json::parse(s.text(0)), s.is_null(1) ? json(nullptr) : json::parse(s.text(1)), true, s.text(2),
-                   s.text(3)};
+    return Payment{s.text(0), s.is_null(1) ? std::string() : s.text(1), true, s.text(2), s.text(3)};
 }
 
 const Payment& Ledger::replay_or_conflict(const Payment& existing, const std::string& payer,
@@ -276,8 +290,8 @@ Payment Ledger::create(const NewPayment& p) {
 
     const int status = p.kind == "qr" ? 10 : 0;
     const int outcome = 1;
-    json qr_result;
-    json tx = build_transaction(p, id, now, status, subscription_ids, qr_result);
+    std::string qr_result;
+    const std::string tx = build_transaction(p, id, now, status, subscription_ids, qr_result);
 
     Stmt ins(db_, "INSERT INTO transactions (id, merchant_id, kind, exchange, offer_id, subscription_id, status, outcome, "
                   "next_change_at, body, qr_result, plaintext, padding, created_at, payer, request_hash) "
@@ -291,8 +305,8 @@ Payment Ledger::create(const NewPayment& p) {
         .bind(7, status)
         .bind(8, outcome)
         .bind(9, due_at(config_, p.kind, status, outcome, now))
-        .bind(10, tx.dump())
-        .bind(11, qr_result.is_null() ? std::nullopt : std::optional<std::string>(qr_result.dump()))
+        .bind(10, tx)
+        .bind(11, qr_result.empty() ? std::nullopt : std::optional<std::string>(qr_result))
         .bind(12, p.plaintext)
         .bind(13, p.padding)
         .bind(14, now)
@@ -325,7 +339,7 @@ Payment Ledger::create(const NewPayment& p) {
 
 // ---- The status clock ------------------------------------------------------------------------------
 
-json Ledger::advance(const std::string& id, std::optional<int> status, std::optional<int> outcome) {
+std::string Ledger::advance(const std::string& id, std::optional<int> status, std::optional<int> outcome) {
     if (status && !is_known_status(*status)) {
         throw HttpError(400, "validation", "status: must be one of 10, 0, 1, 2, 3, 4, -1, 101, 19, 1011, 20-23", "status");
     }
@@ -339,7 +353,7 @@ json Ledger::advance(const std::string& id, std::optional<int> status, std::opti
     const std::string kind = s.text(0);
     const int current = static_cast<int>(s.integer(1));
     int planned = outcome.value_or(static_cast<int>(s.integer(2)));
-    json tx = json::parse(s.text(3));
+    std::string tx = s.text(3);
 
     int target;
     if (status) {
@@ -354,9 +368,9 @@ json Ledger::advance(const std::string& id, std::optional<int> status, std::opti
     }
     if (is_final_outcome(target)) planned = target;
     const std::int64_t now = now_ms();
-    apply(tx, kind, target, now);
+    tx = apply(tx, kind, target, now);
     Stmt u(db_, "UPDATE transactions SET status = ?, outcome = ?, next_change_at = ?, body = ? WHERE id = ?");
-    u.bind(1, target).bind(2, planned).bind(3, due_at(config_, kind, target, planned, now)).bind(4, tx.dump()).bind(5, id).run();
+    u.bind(1, target).bind(2, planned).bind(3, due_at(config_, kind, target, planned, now)).bind(4, tx).bind(5, id).run();
     // The order's subscriptions start when its payment succeeds, and never when it fails.
     const char* subscription_status = (target >= 1 && target <= 4) ? "active"
                                     : (target == -1 || target == 19 || target == 1011) ? "void" : nullptr;
@@ -388,105 +402,132 @@ int Ledger::tick() {
 
 // ---- Listing ----------------------------------------------------------------------------------------
 
-json Ledger::row_to_entry(Stmt& s) {
+void Ledger::write_entry(JsonWriter& w, Stmt& s) {
     // Columns: id, kind, exchange, offer_id, status, outcome, next_change_at, body, qr_result, plaintext,
     // padding, created_at, subscription_id
     const int status = static_cast<int>(s.integer(4));
     const std::string plaintext = s.text(9);
-    return json{
-        {"id", s.text(0)},
-        {"kind", s.text(1)},
-        {"exchange", s.is_null(2) ? json(nullptr) : json(s.text(2))},
-        {"offerId", s.text(3)},
-        {"status", status},
-        {"statusLabel", std::string(paywasm::describe_status(status).label)},
-        {"plannedOutcome", s.integer(5)},
-        {"nextChangeAt", s.is_null(6) ? json(nullptr) : json(iso8601(s.integer(6)))},
-        {"createdAt", iso8601(s.integer(11))},
-        {"subscriptionId", s.is_null(12) ? json(nullptr) : json(s.text(12))},
-        {"padding", s.is_null(10) ? json(nullptr) : json(s.text(10))},
-        {"transaction", json::parse(s.text(7))},
-        {"qr", s.is_null(8) ? json(nullptr) : json::parse(s.text(8))},
-        {"plaintext", parse_or_null(plaintext)},
-        {"plaintextText", plaintext},
-    };
+    auto text_or_null = [&](int col) -> JsonWriter& { return s.is_null(col) ? w.null() : w.string(s.text(col)); };
+    w.begin_object().str("id", s.text(0)).str("kind", s.text(1));
+    w.key("exchange");
+    text_or_null(2);
+    w.str("offerId", s.text(3)).num("status", status);
+    w.str("statusLabel", paywasm::describe_status(status).label).num("plannedOutcome", s.integer(5));
+    w.key("nextChangeAt");
+    if (s.is_null(6)) w.null();
+    else w.string(iso8601(s.integer(6)));
+    w.str("createdAt", iso8601(s.integer(11)));
+    w.key("subscriptionId");
+    text_or_null(12);
+    w.key("padding");
+    text_or_null(10);
+    w.raw("transaction", s.text(7));  // the sandbox's own JSON text
+    if (s.is_null(8)) w.key("qr").null();
+    else w.raw("qr", s.text(8));
+    w.key("plaintext");
+    if (auto doc = read_json(plaintext)) w.value(doc->root());
+    else w.null();
+    w.str("plaintextText", plaintext);
+    w.end_object();
 }
 
 static constexpr const char* kEntryColumns =
     "SELECT id, kind, exchange, offer_id, status, outcome, next_change_at, body, qr_result, plaintext, padding, "
     "created_at, subscription_id FROM transactions ";
 
-std::optional<json> Ledger::get(const std::string& id) {
+std::optional<std::string> Ledger::get(const std::string& id) {
     auto lk = db_.lock();
     Stmt s(db_, std::string(kEntryColumns) + "WHERE id = ?");
     s.bind(1, id);
     if (!s.step()) return std::nullopt;
-    return row_to_entry(s);
+    JsonWriter w;
+    write_entry(w, s);
+    return w.take();
 }
 
-json Ledger::list() {
+std::optional<std::string> Ledger::transaction(const std::string& id) {
     auto lk = db_.lock();
-    json out = json::array();
+    Stmt s(db_, "SELECT body FROM transactions WHERE id = ?");
+    s.bind(1, id);
+    if (!s.step()) return std::nullopt;
+    return s.text(0);
+}
+
+std::string Ledger::list() {
+    auto lk = db_.lock();
+    JsonWriter w;
+    w.begin_array();
     Stmt s(db_, std::string(kEntryColumns) + "ORDER BY seq DESC");
-    while (s.step()) out.push_back(row_to_entry(s));
-    return out;
+    while (s.step()) write_entry(w, s);
+    w.end_array();
+    return w.take();
 }
 
-json Ledger::subscriptions() {
+std::string Ledger::subscriptions() {
     auto lk = db_.lock();
-    json out = json::array();
+    JsonWriter w;
+    w.begin_array();
     Stmt s(db_, "SELECT id, user_id, transaction_id, offer_id, item, asset, currency, status, created_at, cancelled_at, "
                 "(SELECT COUNT(*) FROM transactions t WHERE t.subscription_id = subscriptions.id) "
                 "FROM subscriptions ORDER BY seq DESC");
     while (s.step()) {
-        json item = json::parse(s.text(4));
         const paywasm::CartItem cart_item = paywasm::from_json<paywasm::CartItem>(s.text(4));
         const Decimal price = cart_item.price * cart_item.quantity;
-        out.push_back({
-            {"id", s.text(0)},
-            {"userId", s.is_null(1) ? json(nullptr) : json(s.text(1))},
-            {"transactionId", s.text(2)},
-            {"offerId", s.text(3)},
-            {"item", item},
-            {"amount", price.to_fixed(2)},
-            {"currency", s.text(6)},
-            {"asset", s.text(5)},
-            {"status", s.text(7)},
-            {"createdAt", iso8601(s.integer(8))},
-            {"cancelledAt", s.is_null(9) ? json(nullptr) : json(iso8601(s.integer(9)))},
-            {"debits", s.integer(10)},
-        });
+        w.begin_object().str("id", s.text(0));
+        w.key("userId");
+        if (s.is_null(1)) w.null();
+        else w.string(s.text(1));
+        w.str("transactionId", s.text(2)).str("offerId", s.text(3));
+        w.raw("item", s.text(4));  // the core's to_json of the cart item
+        w.str("amount", price.to_fixed(2)).str("currency", s.text(6)).str("asset", s.text(5)).str("status", s.text(7));
+        w.str("createdAt", iso8601(s.integer(8)));
+        w.key("cancelledAt");
+        if (s.is_null(9)) w.null();
+        else w.string(iso8601(s.integer(9)));
+        w.num("debits", s.integer(10)).end_object();
     }
-    return out;
+    w.end_array();
+    return w.take();
 }
 
 // ---- Subscriptions ---------------------------------------------------------------------------------
 
-json Ledger::debit(const paywasm::SubscriptionDebitRequest& request) {
+std::string Ledger::debit(const paywasm::SubscriptionDebitRequest& request) {
     auto lk = db_.lock();  // one debit request at a time: its idempotency checks and inserts stay together
     struct Wanted {
         std::string subscription_id;
         std::optional<Decimal> amount;
         std::string currency;
-        json item;
+        std::string item;  // the request's item as JSON text (the debit's recorded plaintext)
     };
     std::vector<Wanted> wanted;
     if (request.items) {
         for (const auto& i : *request.items) {
             wanted.push_back({i.subscription_id, i.amount, i.currency,
-                              json{{"subscriptionId", i.subscription_id}, {"amount", number(i.amount)}, {"currency", i.currency}}});
+                              JsonWriter()
+                                  .begin_object()
+                                  .str("subscriptionId", i.subscription_id)
+                                  .raw("amount", number(i.amount))
+                                  .str("currency", i.currency)
+                                  .end_object()
+                                  .take()});
         }
     } else if (request.order_id) {
         Stmt s(db_, "SELECT id, currency FROM subscriptions WHERE merchant_id = ? AND offer_id = ? AND status = 'active' ORDER BY seq");
         s.bind(1, identity_.merchant_id).bind(2, *request.order_id);
-        while (s.step()) wanted.push_back({s.text(0), std::nullopt, s.text(1), json{{"subscriptionId", s.text(0)}}});
+        while (s.step()) {
+            wanted.push_back({s.text(0), std::nullopt, s.text(1),
+                              JsonWriter().begin_object().str("subscriptionId", s.text(0)).end_object().take()});
+        }
     } else {
         throw HttpError(400, "validation", "items: required when orderId is absent", "items");
     }
 
-    json data = json::array(), errors = json::array();
+    JsonWriter data, errors;
+    data.begin_array();
+    errors.begin_array();
     auto fail = [&](const std::string& sub, const char* reason, const std::string& message) {
-        errors.push_back({{"subscriptionId", sub}, {"reason", reason}, {"message", message}});
+        errors.begin_object().str("subscriptionId", sub).str("reason", reason).str("message", message).end_object();
     };
     for (const Wanted& w : wanted) {
         Stmt s(db_, "SELECT item, asset, currency, status, cancelled_at, user_id, transaction_id, "
@@ -528,17 +569,17 @@ json Ledger::debit(const paywasm::SubscriptionDebitRequest& request) {
         const std::int64_t count = s.integer(7);
 
         std::string offer_id = request.order_id.value_or("sub-" + w.subscription_id.substr(0, 8) + "-" + std::to_string(count + 1));
-        json tx;
+        std::string tx;
         if (request.order_id) {  // idempotent per (orderId, subscription)
             Stmt e(db_, "SELECT body FROM transactions WHERE kind = 'debit' AND merchant_id = ? AND offer_id = ? AND subscription_id = ?");
             e.bind(1, identity_.merchant_id).bind(2, offer_id).bind(3, w.subscription_id);
-            if (e.step()) tx = json::parse(e.text(0));
+            if (e.step()) tx = e.text(0);
         }
-        if (tx.is_null()) {
-            json origin;
+        if (tx.empty()) {
+            std::optional<JsonDocument> origin;
             Stmt o(db_, "SELECT body FROM transactions WHERE id = ?");
             o.bind(1, origin_tx);
-            if (o.step()) origin = json::parse(o.text(0));
+            if (o.step()) origin = read_json(o.text(0));
             NewPayment p;
             p.kind = "debit";
             p.offer_id = offer_id;
@@ -551,32 +592,37 @@ json Ledger::debit(const paywasm::SubscriptionDebitRequest& request) {
             line.price = amount;
             line.quantity = Decimal::from_int(1);
             p.cart.push_back(line);
-            if (origin.is_object()) {
-                p.customer_email = origin["customer"].value("email", "");
-                p.customer_name = origin["customer"].value("fullname", "");
+            if (origin) {
+                const JsonValue customer = origin->root().member("customer");
+                p.customer_email = string_or(customer.member("email"), "");
+                p.customer_name = string_or(customer.member("fullname"), "");
             }
             p.user_id = user_id;
-            p.plaintext = w.item.dump();
+            p.plaintext = w.item;
             p.payer = "merchant:" + identity_.merchant_id;
             p.request_hash = paywasm::sha256_hex(p.plaintext);
             p.subscription_id = w.subscription_id;
             p.extra_meta = {{"subscriptionId", w.subscription_id}};
-            if (item.merchant_subscription_id) p.extra_meta["merchantSubscriptionId"] = *item.merchant_subscription_id;
+            if (item.merchant_subscription_id) p.extra_meta.emplace_back("merchantSubscriptionId", *item.merchant_subscription_id);
             tx = create(p).transaction;
         }
-        data.push_back({
-            {"transactionId", tx["id"]},
-            {"amount", tx["localAmount"]},
-            {"currency", tx["localCurrency"]},
-            {"rateDivisor", tx["txMetadata"]["nativeConversionRate"]},
-            {"orderId", tx["meta"]["offerId"]},
-            {"status", tx["status"]},
-            {"userId", tx["userId"]},
-            {"merchantId", tx["merchantId"]},
-            {"subscriptionId", w.subscription_id},
-        });
+        const JsonDocument doc = paywasm::parse_json(tx);
+        const JsonValue t = doc.root();
+        data.begin_object();
+        data.key("transactionId").value(t.member("id"));
+        data.key("amount").value(t.member("localAmount"));
+        data.key("currency").value(t.member("localCurrency"));
+        data.key("rateDivisor").value(t.member("txMetadata").member("nativeConversionRate"));
+        data.key("orderId").value(t.member("meta").member("offerId"));
+        data.key("status").value(t.member("status"));
+        data.key("userId").value(t.member("userId"));
+        data.key("merchantId").value(t.member("merchantId"));
+        data.str("subscriptionId", w.subscription_id);
+        data.end_object();
     }
-    return json{{"data", data}, {"errors", errors}};
+    data.end_array();
+    errors.end_array();
+    return JsonWriter().begin_object().raw("data", data.text()).raw("errors", errors.text()).end_object().take();
 }
 
 bool Ledger::cancel(const std::string& subscription_id) {

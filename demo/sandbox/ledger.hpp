@@ -45,12 +45,13 @@ struct NewPayment {
     // "merchant:<id>" for QR and debits) and the SHA-256 of the request as received.
     std::string payer;
     std::string request_hash;
-    json extra_meta = json::object();            // debit: subscription ids
+    // debit: subscription ids, written into `meta` after its fixed members (name, string value)
+    std::vector<std::pair<std::string, std::string>> extra_meta;
 };
 
 struct Payment {
-    json transaction;
-    json qr_result;  // qr payments: the QR transaction result; null otherwise
+    std::string transaction;  // the Transaction object, JSON text
+    std::string qr_result;    // qr payments: the QR transaction result (JSON text); empty otherwise
     bool replayed = false;
     std::string payer, request_hash;  // as stored (empty for rows of an older sandbox)
 };
@@ -73,24 +74,30 @@ public:
 
     // Moves a transaction on now: to `status` when given, else to its next planned status; `outcome`
     // changes the planned final status first. Throws HttpError 404/409.
-    json advance(const std::string& id, std::optional<int> status, std::optional<int> outcome);
+    // Returns the Transaction object (JSON text) after the change.
+    std::string advance(const std::string& id, std::optional<int> status, std::optional<int> outcome);
     // Applies every change that is due; returns how many happened.
     int tick();
 
-    std::optional<json> get(const std::string& id);  // {transaction, plaintext, ...} as listed below
-    json list();                                     // every transaction, newest first, with plaintext
-    json subscriptions();
+    // JSON texts of the control API (docs/sandbox.md): one entry {id, kind, ..., transaction,
+    // plaintext, plaintextText}, every entry newest first, every subscription.
+    std::optional<std::string> get(const std::string& id);
+    std::string list();
+    std::string subscriptions();
+    // The Transaction object (JSON text) of `id`, if any.
+    std::optional<std::string> transaction(const std::string& id);
 
-    // POST /subscription/debit after authentication: {"data": [...], "errors": [...]}.
-    json debit(const paywasm::SubscriptionDebitRequest& request);
+    // POST /subscription/debit after authentication: {"data": [...], "errors": [...]} (JSON text).
+    std::string debit(const paywasm::SubscriptionDebitRequest& request);
     // POST /subscription/cancel after authentication. Throws HttpError 404 for an unknown id.
     bool cancel(const std::string& subscription_id);
 
 private:
-    json build_transaction(const NewPayment& p, const std::string& id, std::int64_t now, int status,
-                           const std::vector<std::string>& subscription_ids, json& qr_result);
-    void apply(json& tx, const std::string& kind, int status, std::int64_t now);
-    json row_to_entry(class Stmt& s);
+    std::string build_transaction(const NewPayment& p, const std::string& id, std::int64_t now, int status,
+                                  const std::vector<std::string>& subscription_ids, std::string& qr_result);
+    // The transaction text with `status` set and everything that follows from it.
+    std::string apply(const std::string& tx, const std::string& kind, int status, std::int64_t now);
+    void write_entry(JsonWriter& w, class Stmt& s);
 
     Db& db_;
     const Config& config_;

@@ -27,10 +27,15 @@ namespace sandbox {
 class Shopper {
 public:
     explicit Shopper(Db& db) : db_(db) {}
-    json profile(const std::string& shopper_id);
-    // Merges `patch` into the profile (the nested `profile` object member-wise); `exchangeError`
+    // The profile /users/me returns, as JSON text.
+    std::string profile(const std::string& shopper_id);
+    // Merges `patch` (an object) into the profile: a member replaces the one of the same name in
+    // place or is appended, the nested `profile` object is merged member-wise; `exchangeError`
     // (418..422 or null) is taken out and stored; {"reset": true} restores the default first.
-    json update(const json& patch, const std::string& shopper_id);
+    // Returns {"profile": ..., "exchangeError": ...} as JSON text.
+    std::string update(JsonValue patch, const std::string& shopper_id);
+    // {"profile": ..., "exchangeError": ...} as JSON text.
+    std::string state(const std::string& shopper_id);
     std::optional<int> exchange_error();
 
 private:

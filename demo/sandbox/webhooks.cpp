@@ -59,31 +59,32 @@ Webhooks::Webhooks(Db& db, const Config& config, const Identity& identity)
 
 Webhooks::~Webhooks() { stop(); }
 
-void Webhooks::enqueue(const json& tx) {
-    const std::string text = tx.dump();
-    json data = {
-        {"data", text},
-        {"offerId", tx["meta"]["offerId"]},
-        {"transactionId", tx["id"]},
-        {"amount", tx["amount"]},
-        {"currency", tx["currency"]},
-        {"status", tx["status"]},
-        {"receivedAmount", tx["receivedAmount"]},
-    };
-    json body = {
-        {"type", "rf:alert"},
-        {"data", data},
-        {"signature", paywasm::sign_sha256(identity_.webhook_key, text)},
-    };
+void Webhooks::enqueue(const std::string& text) {
+    const JsonDocument doc = paywasm::parse_json(text);
+    const JsonValue tx = doc.root();
+    JsonWriter w;
+    w.begin_object().str("type", "rf:alert").key("data").begin_object();
+    w.str("data", text);
+    w.key("offerId").value(tx.member("meta").member("offerId"));
+    w.key("transactionId").value(tx.member("id"));
+    w.key("amount").value(tx.member("amount"));
+    w.key("currency").value(tx.member("currency"));
+    w.key("status").value(tx.member("status"));
+    w.key("receivedAmount").value(tx.member("receivedAmount"));
+    w.end_object();
+    w.str("signature", paywasm::sign_sha256(identity_.webhook_key, text));
+    w.end_object();
+    const std::string transaction_id(tx.member("id").text());
+    const std::int64_t status = tx.member("status").integer().value_or(0);
     std::optional<std::string> target = url();
     Stmt s(db_, "INSERT INTO outbox (merchant_id, transaction_id, status, url, body, state, next_attempt_at, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     const std::int64_t now = now_ms();
     s.bind(1, identity_.merchant_id)
-        .bind(2, tx["id"].get<std::string>())
-        .bind(3, tx["status"].get<std::int64_t>())
+        .bind(2, transaction_id)
+        .bind(3, status)
         .bind(4, target)
-        .bind(5, body.dump())
+        .bind(5, w.text())
         .bind(6, target ? "pending" : "skipped")
         .bind(7, target ? std::optional<std::int64_t>(now) : std::nullopt)
         .bind(8, now)
@@ -111,41 +112,50 @@ void Webhooks::set_url(const std::optional<std::string>& url) {
     wake();
 }
 
-json Webhooks::log(std::int64_t since, int limit) {
+std::string Webhooks::log(std::int64_t since, int limit) {
     auto lk = db_.lock();
-    json out = json::array();
+    JsonWriter w;
+    w.begin_array();
     Stmt s(db_, "SELECT seq, transaction_id, status, url, body, state, attempts, next_attempt_at, last_http_status, "
                 "last_error, created_at, delivered_at FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?");
     s.bind(1, since).bind(2, limit);
+    auto text_or_null = [&](const Stmt& st, int col) -> JsonWriter& {
+        return st.is_null(col) ? w.null() : w.string(st.text(col));
+    };
     while (s.step()) {
-        json e = {
-            {"id", s.integer(0)},
-            {"transactionId", s.text(1)},
-            {"status", s.integer(2)},
-            {"url", s.is_null(3) ? json(nullptr) : json(s.text(3))},
-            {"state", s.text(5)},
-            {"attempts", s.integer(6)},
-            {"nextAttemptAt", s.is_null(7) || s.text(5) != "pending" ? json(nullptr) : json(iso8601(s.integer(7)))},
-            {"lastHttpStatus", s.is_null(8) ? json(nullptr) : json(s.integer(8))},
-            {"lastError", s.is_null(9) ? json(nullptr) : json(s.text(9))},
-            {"createdAt", iso8601(s.integer(10))},
-            {"deliveredAt", s.is_null(11) ? json(nullptr) : json(iso8601(s.integer(11)))},
-            {"body", json::parse(s.text(4))},
-        };
-        json tries = json::array();
+        w.begin_object().num("id", s.integer(0)).str("transactionId", s.text(1)).num("status", s.integer(2));
+        w.key("url");
+        text_or_null(s, 3);
+        w.str("state", s.text(5)).num("attempts", s.integer(6));
+        w.key("nextAttemptAt");
+        if (s.is_null(7) || s.text(5) != "pending") w.null();
+        else w.string(iso8601(s.integer(7)));
+        w.key("lastHttpStatus");
+        if (s.is_null(8)) w.null();
+        else w.number(s.integer(8));
+        w.key("lastError");
+        text_or_null(s, 9);
+        w.str("createdAt", iso8601(s.integer(10)));
+        w.key("deliveredAt");
+        if (s.is_null(11)) w.null();
+        else w.string(iso8601(s.integer(11)));
+        w.raw("body", s.text(4));  // the exact JSON the sandbox wrote and POSTs
+        w.key("deliveries").begin_array();
         Stmt a(db_, "SELECT attempt, at, http_status, error, ms FROM delivery_attempts WHERE outbox_seq = ? ORDER BY attempt");
         a.bind(1, s.integer(0));
         while (a.step()) {
-            tries.push_back({{"attempt", a.integer(0)},
-                             {"at", iso8601(a.integer(1))},
-                             {"httpStatus", a.is_null(2) ? json(nullptr) : json(a.integer(2))},
-                             {"error", a.is_null(3) ? json(nullptr) : json(a.text(3))},
-                             {"ms", a.integer(4)}});
+            w.begin_object().num("attempt", a.integer(0)).str("at", iso8601(a.integer(1)));
+            w.key("httpStatus");
+            if (a.is_null(2)) w.null();
+            else w.number(a.integer(2));
+            w.key("error");
+            text_or_null(a, 3);
+            w.num("ms", a.integer(4)).end_object();
         }
-        e["deliveries"] = std::move(tries);
-        out.push_back(std::move(e));
+        w.end_array().end_object();
     }
-    return out;
+    w.end_array();
+    return w.take();
 }
 
 void Webhooks::start() {

@@ -28,8 +28,9 @@ public:
     Webhooks(Db& db, const Config& config, const Identity& identity);
     ~Webhooks();
 
-    // Call with a DbTransaction open: records the event for `transaction` (a Transaction object).
-    void enqueue(const json& transaction);
+    // Call with a DbTransaction open: records the event for `transaction` (the Transaction object's
+    // JSON text, as the sandbox wrote it).
+    void enqueue(const std::string& transaction);
 
     std::optional<std::string> url();
     // http(s) URL, or nullopt to stop delivering (later events are logged as `skipped`). The host
@@ -37,8 +38,8 @@ public:
     void set_url(const std::optional<std::string>& url);
     bool allowed(const std::string& url) const;
 
-    // The delivery log, oldest first, events with seq > `since`.
-    json log(std::int64_t since, int limit);
+    // The delivery log, oldest first, events with seq > `since` (JSON array text).
+    std::string log(std::int64_t since, int limit);
 
     void start();
     void stop();

@@ -3,7 +3,9 @@
 // rest is raw ciphertext bytes (base64-encoded here, so the fuzzer reaches the RSA blocks), otherwise
 // it is the base64 text itself.
 // Property: decrypt either returns or throws Error(crypto, "decryption failed") — that exact
-// message, whatever went wrong, so a failure leaks nothing about where the padding broke.
+// message, whatever went wrong, so a failure leaks nothing about where the padding broke. What it
+// returns is at most max_piece() bytes per k-byte block (PKCS#1 v1.5: a padding string of at least 8
+// bytes and a separator, RFC 8017 7.2.2; OAEP: two hashes and the 01 byte).
 #include <cstring>
 #include <string>
 
@@ -23,6 +25,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         std::string plain = decrypt(key, text, padding);
         PAYWASM_FUZZ_CHECK(plain.size() <= text.size(), "plaintext is shorter than its ciphertext");
+        static const PublicKey pub = key.public_key();
+        const std::size_t blocks = base64_decode(text).size() / pub.modulus_bytes();
+        PAYWASM_FUZZ_CHECK(plain.size() <= blocks * max_piece(pub, padding),
+                           "at most max_piece bytes per block: " + std::to_string(plain.size()));
     } catch (const Error& e) {
         PAYWASM_FUZZ_CHECK(e.code() == ErrorCode::crypto && std::strcmp(e.what(), "decryption failed") == 0,
                            std::string(to_string(e.code())) + ": " + e.what());

@@ -10,8 +10,8 @@
 //                    the fuzzer reaches the decrypted payload's reading and validation; otherwise
 //                    <rest> is the request body as sent.
 // Properties: decoding returns or throws HttpError (400, 401 or 415, with a slug and a message) or
-// paywasm::Error(validation) with a message; nothing else escapes (a nlohmann exception, say, would
-// be a 500 in the server). The bearer token read from the header has no leading space and is a
+// paywasm::Error(validation) with a message; nothing else escapes (anything else would be a 500 in
+// the server). The bearer token read from the header has no leading space and is a
 // suffix of the header.
 #include <httplib.h>
 
@@ -91,8 +91,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             break;
         default:
             decodes_or_refuses([&] {
-                sandbox::json outer = sandbox::parse_object(req, body);
-                sandbox::check_merchant_auth(outer, key, what == 2 ? "oaep-sha1" : "any", kMerchantId);
+                const paywasm::JsonDocument outer = sandbox::parse_object(req, body);
+                sandbox::check_merchant_auth(outer.root(), key, what == 2 ? "oaep-sha1" : "any", kMerchantId);
             });
             break;
     }

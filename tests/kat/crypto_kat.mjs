@@ -131,6 +131,41 @@ try {
       checks.check(`${bits}-bit oaep-sha256 is not decryptable with MGF1-SHA-1 (so MGF1 is SHA-256)`, r.status !== 0);
     });
 
+    // PKCS#1 v1.5 blocks that break RFC 8017 7.2.2, encrypted raw (openssl rsa_padding_mode:none):
+    // OpenSSL and paywasm must both refuse each; the well-formed control block must decode in both.
+    // (OpenSSL 3.0 reports the error; 3.2+ would answer with implicit rejection, so it is asked not
+    // to where it knows the option.)
+    checks.guard(`${bits}-bit pkcs1v15 malformed blocks`, () => {
+      const k = bits / 8;
+      const block = (psLen, message, separator = true) => {
+        const em = Buffer.concat([Buffer.from([0, 2]), Buffer.alloc(psLen, 0x5a), separator ? Buffer.from([0]) : Buffer.alloc(0),
+          Buffer.from(message)]);
+        if (em.length !== k) throw new Error(`EM is ${em.length} bytes, not ${k}`);
+        return run(openssl, ['pkeyutl', '-encrypt', '-pubin', '-inkey', pub, '-pkeyopt', 'rsa_padding_mode:none'], em);
+      };
+      const noImplicit = spawnSync(openssl, ['pkeyutl', '-decrypt', '-inkey', priv, '-pkeyopt', 'rsa_padding_mode:pkcs1',
+        '-pkeyopt', 'rsa_pkcs1_implicit_rejection:0'], { input: block(k - 3 - 2, 'ok') }).status === 0
+        ? ['-pkeyopt', 'rsa_pkcs1_implicit_rejection:0'] : [];
+      const decryptBoth = (c) => ({
+        openssl: spawnSync(openssl, ['pkeyutl', '-decrypt', '-inkey', priv, '-pkeyopt', 'rsa_padding_mode:pkcs1', ...noImplicit],
+          { input: c }),
+        paywasm: spawnSync(cli, ['decrypt', '--private-key', priv, '--padding', 'pkcs1v15', '-'], { input: c.toString('base64') }),
+      });
+      const good = decryptBoth(block(k - 3 - 5, 'hello'));
+      checks.check(`${bits}-bit pkcs1v15 a well-formed raw block decodes in openssl and paywasm`,
+        good.openssl.status === 0 && good.paywasm.status === 0 && String(good.openssl.stdout) === 'hello' &&
+        String(good.paywasm.stdout) === 'hello', `openssl ${good.openssl.status}, paywasm ${good.paywasm.status} ${good.paywasm.stderr}`);
+      for (const [what, c] of [
+        ['no zero separator', block(k - 2, '', false)],
+        ['a 7-byte padding string', block(7, 'm'.repeat(k - 10))],
+      ]) {
+        const r = decryptBoth(c);
+        checks.check(`${bits}-bit pkcs1v15 ${what}: openssl and paywasm both refuse it`,
+          r.openssl.status !== 0 && r.paywasm.status !== 0 && /decryption failed/.test(String(r.paywasm.stderr)),
+          `openssl ${r.openssl.status}, paywasm ${r.paywasm.status}: ${String(r.paywasm.stdout).length} bytes out`);
+      }
+    });
+
     // Fingerprint: SHA-256 of OpenSSL's DER SubjectPublicKeyInfo, also for the PKCS#1 form of the key.
     checks.guard(`${bits}-bit fingerprint`, () => {
       const der = run(openssl, ['pkey', '-pubin', '-in', pub, '-outform', 'DER']);
