@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "sandbox.hpp"
-#include "util.hpp"
+#include "http.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "cli/cli.hpp"
-#include "cli/transport.hpp"
+#include "server/transport.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
@@ -15,6 +15,9 @@
 
 namespace paywasm::cli {
 namespace {
+
+using server::send;
+using server::TransportOptions;
 
 constexpr int kExitRefused = 3;
 

@@ -12,7 +12,17 @@
 
 #include "paywasm/error.hpp"
 
-namespace sandbox {
+namespace paywasm::server {
+
+namespace {
+std::string& name_slot() {
+    static std::string name = "paywasm";
+    return name;
+}
+}  // namespace
+
+void set_server_name(std::string name) { name_slot() = std::move(name); }
+const std::string& server_name() { return name_slot(); }
 
 void send_json(httplib::Response& res, int status, const std::string& json) {
     res.status = status;
@@ -165,8 +175,8 @@ void guard(httplib::Response& res, const std::function<void()>& body) {
         std::string slug(paywasm::to_string(e.code()));
         send_error(res, 400, slug, e.what(), e.field());
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "paywasm-sandbox: internal error: %s\n", e.what());
-        send_error(res, 500, "internal", "internal error in the sandbox");
+        std::fprintf(stderr, "%s: internal error: %s\n", server_name().c_str(), e.what());
+        send_error(res, 500, "internal", "internal error in " + server_name());
     }
 }
 
@@ -198,7 +208,7 @@ void route(httplib::Server& server, std::string_view method, const std::string& 
         });
         if (seen > max_body) {
             send_error(res, 413, "payload_too_large",
-                       "the body is larger than the sandbox's limit of " + std::to_string(max_body) + " bytes");
+                       "the body is larger than " + server_name() + "'s limit of " + std::to_string(max_body) + " bytes");
             if (!complete) close_after_answer(req, res);
             return;
         }
@@ -213,4 +223,4 @@ void route(httplib::Server& server, std::string_view method, const std::string& 
     else server.Put(pattern, wrapped);
 }
 
-}  // namespace sandbox
+}  // namespace paywasm::server
