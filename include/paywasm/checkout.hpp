@@ -93,6 +93,19 @@ struct VerifiedWebhook {
 // transaction is not one. Only fields of the returned transaction are to be trusted.
 VerifiedWebhook verify_webhook(std::string_view body, const PublicKey& service_key);
 
+// ---- Events the merchant gateway forwards to the shop's app ----------------------------------------
+
+// The value of the `Paywasm-Signature` header of one forwarded event:
+//   t=<unix seconds>,v1=<lower-case hex HMAC-SHA256(secret, "<t>.<body>")>
+// The timestamp is signed with the body, so an app that checks it can refuse replays.
+std::string sign_event(std::string_view secret, std::string_view body, long long unix_seconds);
+// Checks a Paywasm-Signature header against the exact body bytes: some v1 must equal the HMAC
+// (compared in constant time) and |now - t| must be at most `tolerance_seconds`. Throws
+// Error(validation, "Paywasm-Signature") for a malformed header, Error(crypto, "signature") for a
+// wrong signature, Error(crypto, "timestamp") for one outside the tolerance.
+void verify_event(std::string_view secret, std::string_view body, std::string_view header,
+                  long long now_unix_seconds, long long tolerance_seconds = 300);
+
 // ---- Errors as JSON ---------------------------------------------------------------------------------
 
 // {"code":"<to_string(code)>","message":"...","field":"<path or empty>","httpStatus":<n or 0>}: the
