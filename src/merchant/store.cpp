@@ -213,7 +213,7 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, bool f
     const std::optional<std::string> offer_id = tx.meta ? tx.meta->offer_id : std::nullopt;
     const paywasm::StatusInfo info = paywasm::describe_status(tx.status);
     std::optional<std::string> native_amount, native_currency, received;
-    if (tx.native_amount) native_amount = tx.native_amount->to_string();
+    if (tx.native_amount) native_amount = money(*tx.native_amount);
     if (tx.native_currency) native_currency = *tx.native_currency;
     if (tx.received_amount) received = tx.received_amount->to_string();
 
