@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "paywasm/error.hpp"
+#include "server/sql.hpp"
 
 namespace paywasm::server {
 
@@ -174,6 +175,10 @@ void guard(httplib::Response& res, const std::function<void()>& body) {
     } catch (const paywasm::Error& e) {
         std::string slug(paywasm::to_string(e.code()));
         send_error(res, 400, slug, e.what(), e.field());
+    } catch (const StorageUnavailable& e) {
+        std::fprintf(stderr, "%s: %s\n", server_name().c_str(), e.what());
+        res.set_header("Retry-After", "2");
+        send_error(res, 503, "storage_unavailable", "the database is unavailable; retry later");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: internal error: %s\n", server_name().c_str(), e.what());
         send_error(res, 500, "internal", "internal error in " + server_name());

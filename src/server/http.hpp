@@ -81,7 +81,7 @@ void drop_connection(const httplib::Request& req);
 void close_after_answer(const httplib::Request& req, httplib::Response& res);
 
 // Runs `body`, turning whatever it throws into a JSON error answer (HttpError as given,
-// paywasm::Error as 400 with its code and field, anything else as 500).
+// paywasm::Error as 400 with its code and field, StorageUnavailable as 503, anything else as 500).
 void guard(httplib::Response& res, const std::function<void()>& body);
 
 // How far a body over `max_body` is read (and dropped) before the connection is closed instead.

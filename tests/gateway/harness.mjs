@@ -174,32 +174,27 @@ export async function startPostgres() {
   const [c1, a1] = asPg(`${bin}/initdb`, ['-D', data, '-U', 'paywasm', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   execFileSync(c1, a1, { stdio: 'ignore' });
   const port = await freePort();
-  let proc = null;
+  const log = path.join(dir, 'postgres.log');
+  const ctl = (args) => {
+    const [c, a] = asPg(`${bin}/pg_ctl`, ['-D', data, '-l', log, '-w', '-t', '30', ...args]);
+    execFileSync(c, a, { stdio: 'ignore' });
+  };
+  let running = false;
   const pg = {
     port,
     url: `postgresql://paywasm@127.0.0.1:${port}/postgres`,
     async start() {
-      const [c, a] = asPg(`${bin}/postgres`, ['-D', data, '-h', '127.0.0.1', '-p', String(port), '-k', dir,
-        '-c', 'fsync=off', '-c', 'max_connections=50']);
-      proc = spawn(c, a, { stdio: ['ignore', 'ignore', 'pipe'] });
-      let log = '';
-      proc.stderr.on('data', (d) => { log += d; });
-      await waitFor(() => new Promise((resolve) => {
-        const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(/ready to accept/.test(log)); });
-        s.on('error', () => resolve(false));
-      }), 20000, 'postgres to start: ' + log);
+      ctl(['-o', `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=50`, 'start']);
+      running = true;
     },
+    // Fast shutdown: clients are disconnected, as when the database server goes away.
     async stop() {
-      if (!proc) return;
-      const p = proc;
-      proc = null;
-      const gone = new Promise((resolve) => p.on('exit', resolve));
-      p.kill('SIGINT');  // fast shutdown: clients are disconnected
-      await gone;
+      if (!running) return;
+      running = false;
+      ctl(['-m', 'fast', 'stop']);
     },
     async destroy() {
-      await pg.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      try { await pg.stop(); } finally { fs.rmSync(dir, { recursive: true, force: true }); }
     },
   };
   await pg.start();
