@@ -65,11 +65,13 @@ HttpRequest prepare_bank_payment(BankPayment order, const MerchantKey&,
 HttpRequest prepare_qr_generate(const QrGenerateRequest&, std::string_view merchant_token,
                                 const Limits& = {});
 // POST /subscription/debit and /subscription/cancel. An empty merchantAuth is made from
-// merchantId with the key (merchant_auth(), crypto.hpp); a given one is sent as is.
+// merchantId with the key (merchant_auth(), crypto.hpp); a given one is sent as is. merchantAuth is
+// made from public data (SECURITY.md), so a non-empty `merchant_token` is sent too, as
+// `Authorization: Bearer` (the API document does not ask for it; a careful service does).
 HttpRequest prepare_subscription_debit(SubscriptionDebitRequest, const MerchantKey&,
-                                       const Limits& = {});
+                                       std::string_view merchant_token = {}, const Limits& = {});
 HttpRequest prepare_subscription_cancel(SubscriptionCancelRequest, const MerchantKey&,
-                                        const Limits& = {});
+                                        std::string_view merchant_token = {}, const Limits& = {});
 
 // The validated canonical plaintext of an order's `data` (defaults completed): what the service
 // decrypts. For showing or testing the payload; prepare_* encrypt it themselves.

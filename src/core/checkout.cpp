@@ -133,18 +133,25 @@ void complete_merchant_auth(Request& request, const MerchantKey& key) {
 
 }  // namespace
 
+namespace {
+HttpRequest with_merchant_token(HttpRequest request, std::string_view merchant_token) {
+    if (!merchant_token.empty()) request.headers.emplace_back("Authorization", "Bearer " + std::string(merchant_token));
+    return request;
+}
+}  // namespace
+
 HttpRequest prepare_subscription_debit(SubscriptionDebitRequest request, const MerchantKey& key,
-                                       const Limits& limits) {
+                                       std::string_view merchant_token, const Limits& limits) {
     complete_merchant_auth(request, key);
     validate(request, limits);
-    return subscription_debit_request(request);
+    return with_merchant_token(subscription_debit_request(request), merchant_token);
 }
 
 HttpRequest prepare_subscription_cancel(SubscriptionCancelRequest request, const MerchantKey& key,
-                                        const Limits& limits) {
+                                        std::string_view merchant_token, const Limits& limits) {
     complete_merchant_auth(request, key);
     validate(request, limits);
-    return subscription_cancel_request(request);
+    return with_merchant_token(subscription_cancel_request(request), merchant_token);
 }
 
 // ---- Webhooks ------------------------------------------------------------------------------------------
