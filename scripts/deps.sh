@@ -29,7 +29,8 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   emscripten                                   # 3.1.6, pinned by emsdk-version.txt
   libcrypto++-dev libqrcodegencpp-dev          # native Crypto++ 8.7, qrcodegen 1.8
-  libcpp-httplib-dev libssl-dev libsqlite3-dev # CLI transport, sandbox server
+  libcpp-httplib-dev libssl-dev libsqlite3-dev # CLI transport, sandbox and gateway servers
+  libpq-dev postgresql                         # the gateway on PostgreSQL (and its tests: a real server)
   rapidjson-dev doctest-dev                    # header-only
   openssl zbar-tools librsvg2-bin chromium     # known-answer tests, QR rendering + decoding, browser tests
   clang-14 libclang-rt-14-dev llvm-14          # libFuzzer targets (make fuzz, fuzz.brief), symbolized reports

@@ -10,7 +10,7 @@
 #include "paywasm/error.hpp"
 #include "paywasm/validate.hpp"
 #include "sandbox.hpp"
-#include "util.hpp"
+#include "http.hpp"
 
 namespace sandbox {
 

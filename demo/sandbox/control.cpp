@@ -13,7 +13,7 @@
 #include "paywasm/error.hpp"
 #include "paywasm/protocol.hpp"
 #include "sandbox.hpp"
-#include "util.hpp"
+#include "http.hpp"
 
 namespace sandbox {
 

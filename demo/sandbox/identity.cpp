@@ -7,7 +7,7 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "util.hpp"
+#include "http.hpp"
 
 namespace sandbox {
 

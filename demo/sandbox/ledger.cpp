@@ -7,7 +7,7 @@
 #include "paywasm/codec.hpp"
 #include "paywasm/crypto.hpp"
 #include "paywasm/protocol.hpp"
-#include "util.hpp"
+#include "http.hpp"
 
 namespace sandbox {
 

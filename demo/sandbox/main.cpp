@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "sandbox.hpp"
-#include "util.hpp"
+#include "http.hpp"
 
 namespace {
 
@@ -174,6 +174,7 @@ int main(int argc, char** argv) {
     // ignored signal never reaches sigwait().
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    paywasm::server::set_server_name("paywasm-sandbox");
     sigset_t stop_signals;
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);

@@ -6,7 +6,7 @@
 #include "decode.hpp"
 
 #include "paywasm/error.hpp"
-#include "util.hpp"
+#include "http.hpp"
 
 namespace sandbox {
 

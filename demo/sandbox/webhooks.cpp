@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "paywasm/crypto.hpp"
-#include "util.hpp"
+#include "http.hpp"
 
 namespace sandbox {
 

@@ -65,11 +65,13 @@ HttpRequest prepare_bank_payment(BankPayment order, const MerchantKey&,
 HttpRequest prepare_qr_generate(const QrGenerateRequest&, std::string_view merchant_token,
                                 const Limits& = {});
 // POST /subscription/debit and /subscription/cancel. An empty merchantAuth is made from
-// merchantId with the key (merchant_auth(), crypto.hpp); a given one is sent as is.
+// merchantId with the key (merchant_auth(), crypto.hpp); a given one is sent as is. merchantAuth is
+// made from public data (SECURITY.md), so a non-empty `merchant_token` is sent too, as
+// `Authorization: Bearer` (the API document does not ask for it; a careful service does).
 HttpRequest prepare_subscription_debit(SubscriptionDebitRequest, const MerchantKey&,
-                                       const Limits& = {});
+                                       std::string_view merchant_token = {}, const Limits& = {});
 HttpRequest prepare_subscription_cancel(SubscriptionCancelRequest, const MerchantKey&,
-                                        const Limits& = {});
+                                        std::string_view merchant_token = {}, const Limits& = {});
 
 // The validated canonical plaintext of an order's `data` (defaults completed): what the service
 // decrypts. For showing or testing the payload; prepare_* encrypt it themselves.
@@ -92,6 +94,19 @@ struct VerifiedWebhook {
 // Error(crypto) for a bad signature or a copy that disagrees, Error(bad_response) when the signed
 // transaction is not one. Only fields of the returned transaction are to be trusted.
 VerifiedWebhook verify_webhook(std::string_view body, const PublicKey& service_key);
+
+// ---- Events the merchant gateway forwards to the shop's app ----------------------------------------
+
+// The value of the `Paywasm-Signature` header of one forwarded event:
+//   t=<unix seconds>,v1=<lower-case hex HMAC-SHA256(secret, "<t>.<body>")>
+// The timestamp is signed with the body, so an app that checks it can refuse replays.
+std::string sign_event(std::string_view secret, std::string_view body, long long unix_seconds);
+// Checks a Paywasm-Signature header against the exact body bytes: some v1 must equal the HMAC
+// (compared in constant time) and |now - t| must be at most `tolerance_seconds`. Throws
+// Error(validation, "Paywasm-Signature") for a malformed header, Error(crypto, "signature") for a
+// wrong signature, Error(crypto, "timestamp") for one outside the tolerance.
+void verify_event(std::string_view secret, std::string_view body, std::string_view header,
+                  long long now_unix_seconds, long long tolerance_seconds = 300);
 
 // ---- Errors as JSON ---------------------------------------------------------------------------------
 

@@ -108,6 +108,8 @@ std::string sign_sha256(const PrivateKey&, std::string_view message);
 bool verify_sha256(const PublicKey&, std::string_view message, std::string_view signature_base64);
 
 std::string sha256_hex(std::string_view bytes);
+// HMAC-SHA256 (RFC 2104) of `message` under `key`, lower-case hex.
+std::string hmac_sha256_hex(std::string_view key, std::string_view message);
 std::string base64_encode(std::string_view bytes);
 // Standard alphabet, padding required, no whitespace except '\n'/'\r' (ignored);
 // throws Error(validation, "base64") otherwise.

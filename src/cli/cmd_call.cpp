@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "cli/cli.hpp"
-#include "cli/transport.hpp"
+#include "server/transport.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
@@ -15,6 +15,9 @@
 
 namespace paywasm::cli {
 namespace {
+
+using server::send;
+using server::TransportOptions;
 
 constexpr int kExitRefused = 3;
 
@@ -36,7 +39,8 @@ endpoints and their input (FILE or standard input, JSON in the spec's shapes):
   qr-generate           QrGenerateRequest (DEPRECATED endpoint); merchant access token
   subscription-debit    SubscriptionDebitRequest; merchantAuth taken from the input, or made from
                         its merchantId with --public-key when the input has none
-  subscription-cancel   SubscriptionCancelRequest; merchantAuth as for debit
+  subscription-cancel   SubscriptionCancelRequest; merchantAuth as for debit. For both, a token
+                        (--token or $PAYWASM_TOKEN: the merchant access token) is sent too
 
 options:
   --base-url URL        the service address, e.g. https://api.example.com/api (http or https)
@@ -51,11 +55,16 @@ options:
   --dry-run             print the request that would be sent (token redacted) and send nothing
 )";
 
-std::string token_from(const Args& args) {
+std::string optional_token(const Args& args) {
     if (args.has("token")) return args.get("token");
     const char* env = std::getenv("PAYWASM_TOKEN");
-    if (env && *env) return env;
-    throw Error(ErrorCode::usage, "a bearer token is required: --token or $PAYWASM_TOKEN");
+    return env ? env : "";
+}
+
+std::string token_from(const Args& args) {
+    std::string token = optional_token(args);
+    if (token.empty()) throw Error(ErrorCode::usage, "a bearer token is required: --token or $PAYWASM_TOKEN");
+    return token;
 }
 
 // Reads the endpoint's input, then one operation of the core (paywasm/checkout.hpp) builds the
@@ -83,12 +92,12 @@ HttpRequest build(const EndpointInfo& ep, const Args& args) {
         case Endpoint::subscription_debit: {
             auto request = from_json<SubscriptionDebitRequest>(read_input(input_path));
             if (request.merchant_auth.empty()) need_key();
-            return prepare_subscription_debit(std::move(request), key);
+            return prepare_subscription_debit(std::move(request), key, optional_token(args));
         }
         case Endpoint::subscription_cancel: {
             auto request = from_json<SubscriptionCancelRequest>(read_input(input_path));
             if (request.merchant_auth.empty()) need_key();
-            return prepare_subscription_cancel(std::move(request), key);
+            return prepare_subscription_cancel(std::move(request), key, optional_token(args));
         }
     }
     throw Error(ErrorCode::usage, "unknown endpoint");

@@ -2,6 +2,8 @@
 // must: the RSA PKCS#1 v1.5 SHA-256 signature over the exact `data.data` string, then trust only the
 // transaction parsed from that string.
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <string>
 
 #include "cli/cli.hpp"
@@ -47,6 +49,51 @@ int run_verify_webhook(const Args& args) {
 
 PAYWASM_COMMAND(Command{"verify-webhook", "verify a webhook's signature and print the signed transaction", kUsage,
                         {"public-key"}, {}, run_verify_webhook})
+
+}  // namespace
+}  // namespace paywasm::cli
+
+// ---- verify-event ---------------------------------------------------------------------------------
+namespace paywasm::cli {
+namespace {
+
+constexpr std::string_view kEventUsage = R"(usage: paywasm verify-event --signature HEADER [--tolerance SECONDS] [FILE|-]
+
+Verifies one event that paywasm-merchant forwarded to the shop app (--app-callback): the exact body
+(FILE, or standard input) and the value of its Paywasm-Signature header,
+  t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>
+The secret is read from the environment variable PAYWASM_APP_SECRET (never from the command line).
+
+On success prints the body on standard output, exit 0. A wrong signature, a timestamp further than
+the tolerance from now (a replay), or a malformed header: error on standard error, exit 1.
+
+options:
+  --signature HEADER   the Paywasm-Signature header value
+  --tolerance SECONDS  how far the timestamp may be from now (default 300)
+)";
+
+int run_verify_event(const Args& args) {
+    const auto& pos = args.positional();
+    if (pos.size() > 1) throw Error(ErrorCode::usage, "expected at most one input file, got " + std::to_string(pos.size()));
+    const char* secret = std::getenv("PAYWASM_APP_SECRET");
+    if (!secret || !*secret) throw Error(ErrorCode::usage, "set PAYWASM_APP_SECRET to the gateway's app secret");
+    long long tolerance = 300;
+    if (args.has("tolerance")) {
+        const std::string t = args.get("tolerance");
+        if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos) {
+            throw Error(ErrorCode::usage, "--tolerance takes a whole number of seconds");
+        }
+        tolerance = std::stoll(t);
+    }
+    const std::string body = read_input(pos.empty() ? std::string() : pos[0]);
+    verify_event(secret, body, args.require("signature"), static_cast<long long>(std::time(nullptr)), tolerance);
+    std::fwrite(body.data(), 1, body.size(), stdout);
+    if (body.empty() || body.back() != '\n') std::fputc('\n', stdout);
+    return 0;
+}
+
+PAYWASM_COMMAND(Command{"verify-event", "verify an event forwarded by paywasm-merchant (Paywasm-Signature)", kEventUsage,
+                        {"signature", "tolerance"}, {}, run_verify_event})
 
 }  // namespace
 }  // namespace paywasm::cli

@@ -133,18 +133,25 @@ void complete_merchant_auth(Request& request, const MerchantKey& key) {
 
 }  // namespace
 
+namespace {
+HttpRequest with_merchant_token(HttpRequest request, std::string_view merchant_token) {
+    if (!merchant_token.empty()) request.headers.emplace_back("Authorization", "Bearer " + std::string(merchant_token));
+    return request;
+}
+}  // namespace
+
 HttpRequest prepare_subscription_debit(SubscriptionDebitRequest request, const MerchantKey& key,
-                                       const Limits& limits) {
+                                       std::string_view merchant_token, const Limits& limits) {
     complete_merchant_auth(request, key);
     validate(request, limits);
-    return subscription_debit_request(request);
+    return with_merchant_token(subscription_debit_request(request), merchant_token);
 }
 
 HttpRequest prepare_subscription_cancel(SubscriptionCancelRequest request, const MerchantKey& key,
-                                        const Limits& limits) {
+                                        std::string_view merchant_token, const Limits& limits) {
     complete_merchant_auth(request, key);
     validate(request, limits);
-    return subscription_cancel_request(request);
+    return with_merchant_token(subscription_cancel_request(request), merchant_token);
 }
 
 // ---- Webhooks ------------------------------------------------------------------------------------------
@@ -221,6 +228,65 @@ std::string error_json(std::string_view code, std::string_view message, std::str
 
 std::string error_json(const Error& e) {
     return error_json(to_string(e.code()), e.what(), e.field(), e.http_status());
+}
+
+// ---- Forwarded events ------------------------------------------------------------------------------
+
+std::string sign_event(std::string_view secret, std::string_view body, long long unix_seconds) {
+    const std::string t = std::to_string(unix_seconds);
+    std::string message;
+    message.reserve(t.size() + 1 + body.size());
+    message.append(t).append(".").append(body);
+    return "t=" + t + ",v1=" + hmac_sha256_hex(secret, message);
+}
+
+void verify_event(std::string_view secret, std::string_view body, std::string_view header,
+                  long long now_unix_seconds, long long tolerance_seconds) {
+    const char* field = "Paywasm-Signature";
+    std::optional<long long> t;
+    std::string t_text;
+    std::vector<std::string> signatures;
+    std::size_t pos = 0;
+    while (pos <= header.size()) {
+        std::size_t end = header.find(',', pos);
+        if (end == std::string_view::npos) end = header.size();
+        std::string_view part = header.substr(pos, end - pos);
+        while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+        std::size_t eq = part.find('=');
+        if (eq == std::string_view::npos) fail_validation(field, "expected t=<seconds>,v1=<hex>");
+        std::string_view key = part.substr(0, eq), value = part.substr(eq + 1);
+        if (key == "t") {
+            if (value.empty() || value.size() > 18 || value.find_first_not_of("0123456789") != std::string_view::npos) {
+                fail_validation(field, "t must be the unix time in seconds");
+            }
+            t_text = std::string(value);
+            t = std::stoll(t_text);
+        } else if (key == "v1") {
+            if (value.size() != 64 || value.find_first_not_of("0123456789abcdef") != std::string_view::npos) {
+                fail_validation(field, "v1 must be 64 lower-case hex digits");
+            }
+            signatures.emplace_back(value);
+        }  // other schemes are ignored, so a later v2 can be added beside v1
+        pos = end + 1;
+    }
+    if (!t || signatures.empty()) fail_validation(field, "expected t=<seconds>,v1=<hex>");
+    std::string message;
+    message.append(t_text).append(".").append(body);
+    const std::string want = hmac_sha256_hex(secret, message);
+    bool match = false;
+    for (const auto& sig : signatures) {
+        unsigned char diff = 0;
+        for (std::size_t i = 0; i < want.size(); ++i) diff |= static_cast<unsigned char>(want[i] ^ sig[i]);
+        match = match || diff == 0;
+    }
+    if (!match) throw Error(ErrorCode::crypto, "the event signature does not match its body", "signature");
+    const long long age = now_unix_seconds - *t;
+    if (age > tolerance_seconds || -age > tolerance_seconds) {
+        throw Error(ErrorCode::crypto, "the event timestamp is " + std::to_string(age) +
+                                           " s from now, outside the tolerance of " +
+                                           std::to_string(tolerance_seconds) + " s (a replay?)",
+                    "timestamp");
+    }
 }
 
 }  // namespace paywasm

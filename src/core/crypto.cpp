@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <cryptopp/cryptlib.h>
+#include <cryptopp/hmac.h>
 #include <cryptopp/oaep.h>
 #include <cryptopp/pkcspad.h>
 #include <cryptopp/sha.h>
@@ -534,6 +535,26 @@ std::string merchant_auth(const PublicKey& key, std::string_view merchant_id, Pa
 }
 
 // ---- Hashing, base64, randomness ----
+
+namespace {
+std::string to_hex(const CryptoPP::byte* bytes, std::size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        out += hex[bytes[i] >> 4];
+        out += hex[bytes[i] & 0xf];
+    }
+    return out;
+}
+}  // namespace
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view message) {
+    CryptoPP::HMAC<CryptoPP::SHA256> mac(reinterpret_cast<const CryptoPP::byte*>(key.data()), key.size());
+    CryptoPP::byte digest[CryptoPP::SHA256::DIGESTSIZE];
+    mac.CalculateDigest(digest, reinterpret_cast<const CryptoPP::byte*>(message.data()), message.size());
+    return to_hex(digest, sizeof digest);
+}
 
 std::string sha256_hex(std::string_view bytes) {
     CryptoPP::byte digest[CryptoPP::SHA256::DIGESTSIZE];

@@ -219,6 +219,49 @@ await test('subscription-debit makes merchantAuth from merchantId when the input
   const sent = JSON.parse(seen[0].body);
   eq(decryptChunked(sent.merchantAuth), '{"merchantId":"merchant-7"}', 'merchantAuth plaintext');
   eq(Object.keys(sent).join(','), 'merchantAuth,merchantId,items', 'member order');
+  eq(seen[0].headers.authorization, undefined, 'no token given, none sent');
+});
+
+// Review: --token was accepted and silently dropped for debit and cancel (a --strict sandbox, or a
+// careful service, refuses them without the merchant token).
+await test('subscription-debit and -cancel send the merchant token when one is given', async () => {
+  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [], errors: [] } }];
+  script['/api/subscription/cancel'] = () => [200, { status: 200, result: { success: true } }];
+  const d = await run(['call', 'subscription-debit', '--base-url', base, '--public-key', pubPath, '--token', 'mt-1'],
+    JSON.stringify({ merchantId: 'merchant-7', items: [{ subscriptionId: 's1', amount: 9.99, currency: 'USD' }] }));
+  eq(d.code, 0, `debit exit code (${d.stderr})`);
+  eq(seen[0].headers.authorization, 'Bearer mt-1', 'debit authorization');
+  const c = await run(['call', 'subscription-cancel', '--base-url', base, '--public-key', pubPath],
+    JSON.stringify({ merchantId: 'merchant-7', merchantAuth: '', subscriptionId: 's1' }), { PAYWASM_TOKEN: 'mt-2' });
+  eq(c.code, 0, `cancel exit code (${c.stderr})`);
+  eq(seen[1].headers.authorization, 'Bearer mt-2', 'cancel authorization');
+});
+
+// paywasm verify-event: what the gateway signs (HMAC-SHA256 over "<t>.<body>"), checked against
+// Node's HMAC; tampering, a wrong secret and an old timestamp are refused.
+await test('verify-event accepts the signature Node computes and refuses tampering and replays', async () => {
+  const secret = 'app-secret-0123456789abcdef';
+  const body = JSON.stringify({ id: 'evt_1', type: 'checkout.status', status: 1 });
+  const sign = (t, b = body, key = secret) => `t=${t},v1=${crypto.createHmac('sha256', key).update(`${t}.${b}`).digest('hex')}`;
+  const now = Math.floor(Date.now() / 1000);
+  const env = { PAYWASM_APP_SECRET: secret };
+  const good = await run(['verify-event', '--signature', sign(now)], body, env);
+  eq(good.code, 0, `good exit code (${good.stderr})`);
+  eq(good.stdout, body + '\n', 'prints the body');
+  const tampered = await run(['verify-event', '--signature', sign(now)], body.replace('1}', '2}'), env);
+  eq(tampered.code, 1, 'tampered body');
+  if (!/signature does not match/.test(tampered.stderr)) throw new Error('tampered message: ' + tampered.stderr);
+  const wrongKey = await run(['verify-event', '--signature', sign(now, body, 'another-secret-0123456')], body, env);
+  eq(wrongKey.code, 1, 'wrong secret');
+  const old = await run(['verify-event', '--signature', sign(now - 3600)], body, env);
+  eq(old.code, 1, 'an hour-old timestamp');
+  if (!/outside the tolerance/.test(old.stderr)) throw new Error('old message: ' + old.stderr);
+  const tolerated = await run(['verify-event', '--signature', sign(now - 3600), '--tolerance', '7200'], body, env);
+  eq(tolerated.code, 0, 'within --tolerance');
+  const malformed = await run(['verify-event', '--signature', 'v1=abc'], body, env);
+  eq(malformed.code, 1, 'malformed header');
+  const noSecret = await run(['verify-event', '--signature', sign(now)], body, { PAYWASM_APP_SECRET: '' });
+  eq(noSecret.code, 2, 'no secret: usage');
 });
 
 await test('wrong usage exits 2 with usage text', async () => {

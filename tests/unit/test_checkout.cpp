@@ -160,6 +160,15 @@ TEST_CASE("Subscription calls make merchantAuth from merchantId when it is left 
     CHECK(to_json(cancel) == samples::kSubscriptionCancelRequest);
     const HttpRequest c = prepare_subscription_cancel(cancel, {});  // given merchantAuth: no key needed
     CHECK(c.body == samples::kSubscriptionCancelRequest);
+    auto bearer = [](const HttpRequest& req) {
+        for (const auto& [name, value] : req.headers) {
+            if (name == "Authorization") return value;
+        }
+        return std::string();
+    };
+    CHECK(bearer(r).empty());
+    CHECK(bearer(prepare_subscription_cancel(cancel, {}, "mt_secret")) == "Bearer mt_secret");
+    CHECK(bearer(prepare_subscription_debit(debit, {keys::kPublic2048}, "mt_secret")) == "Bearer mt_secret");
 }
 
 TEST_CASE("Webhooks are verified over data.data and read from it only") {
@@ -189,4 +198,32 @@ TEST_CASE("One error object for every edge") {
           R"({"code":"insufficient_balance","message":"Insufficient Balance","field":"","httpStatus":419})");
     CHECK(error_json("internal", "a \"quoted\"\nline") ==
           R"({"code":"internal","message":"a \"quoted\"\nline","field":"","httpStatus":0})");
+}
+
+TEST_CASE("Forwarded events: HMAC-SHA256 over \"<t>.<body>\", checked in constant time with a tolerance") {
+    // RFC 4231 test case 2.
+    CHECK(hmac_sha256_hex("Jefe", "what do ya want for nothing?") ==
+          "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    const std::string body = R"({"id":"evt_1","status":1})";
+    const std::string header = sign_event("s3cret", body, 1700000000);
+    CHECK(header == "t=1700000000,v1=" + hmac_sha256_hex("s3cret", "1700000000." + body));
+    CHECK_NOTHROW(verify_event("s3cret", body, header, 1700000100));
+    CHECK_NOTHROW(verify_event("s3cret", body, "v0=zz, " + header, 1700000000));  // other schemes ignored
+    auto code_of = [](auto&& f) {
+        try {
+            f();
+        } catch (const Error& e) {
+            return std::string(to_string(e.code())) + ":" + e.field();
+        }
+        return std::string("none");
+    };
+    CHECK(code_of([&] { verify_event("s3cret", body + " ", header, 1700000000); }) == "crypto:signature");
+    CHECK(code_of([&] { verify_event("other", body, header, 1700000000); }) == "crypto:signature");
+    CHECK(code_of([&] { verify_event("s3cret", body, header, 1700000301); }) == "crypto:timestamp");
+    CHECK(code_of([&] { verify_event("s3cret", body, header, 1699999699); }) == "crypto:timestamp");
+    CHECK(code_of([&] { verify_event("s3cret", body, header, 1700000301, 400); }) == "none");
+    for (const char* bad : {"", "t=1700000000", "v1=00", "t=abc,v1=00", "t=1700000000,v1=XYZ", "garbage"}) {
+        CAPTURE(bad);
+        CHECK(code_of([&] { verify_event("s3cret", body, bad, 1700000000); }) == "validation:Paywasm-Signature");
+    }
 }

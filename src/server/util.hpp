@@ -1,11 +1,12 @@
-// util.hpp — small helpers the sandbox modules share: time, ids, tokens.
+// src/server/util.hpp — small helpers every native server shares (the sandbox, the gateway): time, ids,
+// tokens, loopback checks.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-namespace sandbox {
+namespace paywasm::server {
 
 std::int64_t now_ms();                       // wall clock, epoch milliseconds
 std::string iso8601(std::int64_t epoch_ms);  // "2026-11-22T02:50:26.123Z"
@@ -21,4 +22,4 @@ bool is_loopback_host_header(std::string_view host);
 // True when `host` (a URL's host, IPv6 in brackets) is loopback: localhost, 127.0.0.0/8, [::1].
 bool is_loopback_host(std::string_view host);
 
-}  // namespace sandbox
+}  // namespace paywasm::server

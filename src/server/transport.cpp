@@ -1,4 +1,4 @@
-#include "cli/transport.hpp"
+#include "server/transport.hpp"
 
 #include <httplib.h>
 
@@ -7,7 +7,7 @@
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
 
-namespace paywasm::cli {
+namespace paywasm::server {
 
 namespace {
 
@@ -85,4 +85,4 @@ HttpResponse send(const HttpRequest& request, std::string_view base_url, const T
     return {res.status, std::move(body)};
 }
 
-}  // namespace paywasm::cli
+}  // namespace paywasm::server

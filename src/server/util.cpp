@@ -6,7 +6,7 @@
 
 #include "paywasm/crypto.hpp"
 
-namespace sandbox {
+namespace paywasm::server {
 
 std::int64_t now_ms() {
     using namespace std::chrono;
@@ -72,9 +72,9 @@ bool equal_secret(std::string_view a, std::string_view b) {
     return diff == 0;
 }
 
-}  // namespace sandbox
+}  // namespace paywasm::server
 
-namespace sandbox {
+namespace paywasm::server {
 
 namespace {
 
@@ -132,4 +132,4 @@ bool is_loopback_host(std::string_view host_text) {
     return parts == 4;
 }
 
-}  // namespace sandbox
+}  // namespace paywasm::server

@@ -11,8 +11,19 @@
 #include <memory>
 
 #include "paywasm/error.hpp"
+#include "server/sql.hpp"
 
-namespace sandbox {
+namespace paywasm::server {
+
+namespace {
+std::string& name_slot() {
+    static std::string name = "paywasm";
+    return name;
+}
+}  // namespace
+
+void set_server_name(std::string name) { name_slot() = std::move(name); }
+const std::string& server_name() { return name_slot(); }
 
 void send_json(httplib::Response& res, int status, const std::string& json) {
     res.status = status;
@@ -164,9 +175,13 @@ void guard(httplib::Response& res, const std::function<void()>& body) {
     } catch (const paywasm::Error& e) {
         std::string slug(paywasm::to_string(e.code()));
         send_error(res, 400, slug, e.what(), e.field());
+    } catch (const StorageUnavailable& e) {
+        std::fprintf(stderr, "%s: %s\n", server_name().c_str(), e.what());
+        res.set_header("Retry-After", "2");
+        send_error(res, 503, "storage_unavailable", "the database is unavailable; retry later");
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "paywasm-sandbox: internal error: %s\n", e.what());
-        send_error(res, 500, "internal", "internal error in the sandbox");
+        std::fprintf(stderr, "%s: internal error: %s\n", server_name().c_str(), e.what());
+        send_error(res, 500, "internal", "internal error in " + server_name());
     }
 }
 
@@ -198,7 +213,7 @@ void route(httplib::Server& server, std::string_view method, const std::string& 
         });
         if (seen > max_body) {
             send_error(res, 413, "payload_too_large",
-                       "the body is larger than the sandbox's limit of " + std::to_string(max_body) + " bytes");
+                       "the body is larger than " + server_name() + "'s limit of " + std::to_string(max_body) + " bytes");
             if (!complete) close_after_answer(req, res);
             return;
         }
@@ -213,4 +228,4 @@ void route(httplib::Server& server, std::string_view method, const std::string& 
     else server.Put(pattern, wrapped);
 }
 
-}  // namespace sandbox
+}  // namespace paywasm::server

@@ -1,4 +1,4 @@
-// src/cli/transport.hpp — sends a core HttpRequest with cpp-httplib (the CLI's only I/O adapter).
+// src/server/transport.hpp — sends a core HttpRequest with cpp-httplib (the CLI and the gateway call the service through it).
 #pragma once
 
 #include <string>
@@ -6,7 +6,7 @@
 
 #include "paywasm/protocol.hpp"
 
-namespace paywasm::cli {
+namespace paywasm::server {
 
 struct TransportOptions {
     int timeout_seconds = 30;  // connect, read and write each
@@ -18,4 +18,4 @@ struct TransportOptions {
 // time ran out, Error(validation, "base-url") for a malformed base URL.
 HttpResponse send(const HttpRequest& request, std::string_view base_url, const TransportOptions& = {});
 
-}  // namespace paywasm::cli
+}  // namespace paywasm::server

@@ -1,0 +1,170 @@
+// The app API: the shop's own server creates checkout sessions and runs subscription debit and
+// cancel. Every route needs `Authorization: Bearer $PAYWASM_APP_SECRET` (401 otherwise).
+#include "gateway.hpp"
+#include "paywasm/codec.hpp"
+#include "paywasm/error.hpp"
+#include "paywasm/protocol.hpp"
+#include "paywasm/validate.hpp"
+#include "server/util.hpp"
+
+namespace merchant {
+
+namespace {
+
+using Req = const httplib::Request&;
+using Res = httplib::Response&;
+using Body = const std::string&;
+
+void require_app(const Gateway& gw, Req req) {
+    const std::string token = bearer_token(req);
+    if (token.empty() || !equal_secret(token, gw.config.app_secret)) {
+        throw HttpError(401, "unauthorized", "the app API needs Authorization: Bearer <PAYWASM_APP_SECRET>");
+    }
+}
+
+// The methods a session offers: the request's `methods` (a non-empty array of exchange, bank, qr,
+// no repeats), else --methods. Kept in the order exchange, bank, qr.
+std::string methods_csv(JsonValue given, const std::vector<std::string>& fallback) {
+    std::vector<std::string> chosen;
+    if (given.valid() && !given.is_null()) {
+        if (!given.is_array() || given.size() == 0) throw HttpError(400, "validation", "methods must be a non-empty array", "methods");
+        for (JsonValue m : given.children()) {
+            const std::string name = m.is_string() ? std::string(m.text()) : "";
+            if (name != "exchange" && name != "bank" && name != "qr") {
+                throw HttpError(400, "validation", "methods may only hold \"exchange\", \"bank\" and \"qr\"", "methods");
+            }
+            for (const auto& c : chosen) {
+                if (c == name) throw HttpError(400, "validation", "methods names " + name + " twice", "methods");
+            }
+            chosen.push_back(name);
+        }
+    } else {
+        chosen = fallback;
+    }
+    std::string csv;
+    for (const char* m : {"exchange", "bank", "qr"}) {
+        for (const auto& c : chosen) {
+            if (c == m) csv += (csv.empty() ? "" : ",") + c;
+        }
+    }
+    return csv;
+}
+
+std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
+    JsonWriter w;
+    w.begin_object().str("id", s.id).str("offerId", s.offer_id).str("amount", s.amount).str("currency", s.currency);
+    w.key("methods").begin_array();
+    for (const char* m : {"exchange", "bank", "qr"}) {
+        if (s.offers(m)) w.string(m);
+    }
+    w.end_array();
+    w.str("createdAt", iso8601(s.created_at)).str("expiresAt", iso8601(s.expires_at));
+    w.str("status", s.status.state);
+    if (with_detail) {
+        w.raw("checkout", s.checkout_json);
+        w.raw("latestStatus", gw.status_json(s));
+        w.raw("transactions", gw.store.transactions_json(s.id));
+    }
+    w.end_object();
+    return w.take();
+}
+
+}  // namespace
+
+void register_app_api(httplib::Server& server, Gateway& gw) {
+    const std::size_t limit = gw.config.max_body;
+
+    // POST /v1/sessions {offerId, currency, cart, shippingAddress?, customerInfo?, methods?}
+    route(server, "POST", "/v1/sessions", limit, [&gw](Req req, Res res, Body body) {
+        require_app(gw, req);
+        const JsonDocument doc = parse_object(req, body);
+        // The checkout is the body without `methods`, read strictly by the core.
+        JsonWriter checkout_text;
+        checkout_text.begin_object();
+        for (JsonValue m : doc.root().children()) {
+            if (m.key() != "methods") checkout_text.key(m.key()).value(m);
+        }
+        checkout_text.end_object();
+        const auto checkout = paywasm::from_json<paywasm::Checkout>(checkout_text.text());
+        paywasm::validate(checkout);
+
+        Session s;
+        s.methods_csv = methods_csv(doc.root().member("methods"), gw.config.methods);
+        // QR needs the customer's name and e-mail (from customerInfo or the address): refuse now,
+        // with the core's message, rather than when the shopper presses Pay.
+        if (s.offers("qr")) (void)paywasm::qr_order(checkout);
+        s.id = random_token("cs_");
+        s.offer_id = checkout.offer_id;
+        s.checkout_json = paywasm::to_json(checkout);
+        s.amount = money(paywasm::cart_total(checkout.cart));
+        s.currency = checkout.currency;
+        s.created_at = now_ms();
+        s.expires_at = s.created_at + gw.config.session_ttl_ms;
+        s.status.state = "open";
+        bool created = false;
+        const Session stored = gw.store.create_session(s, paywasm::sha256_hex(s.checkout_json), created);
+        send_json(res, created ? 201 : 200, session_json(gw, stored, false));
+    });
+
+    route(server, "GET", R"(/v1/sessions/([^/]+))", limit, [&gw](Req req, Res res, Body) {
+        require_app(gw, req);
+        auto s = gw.store.session(req.matches[1]);
+        if (!s) throw HttpError(404, "not_found", "no session with this id");
+        send_json(res, 200, session_json(gw, *s, true));
+    });
+
+    // POST /v1/subscriptions/{id}/debit {items?: [{amount, currency}] | orderId?}: merchantAuth made
+    // inside, the merchant token sent too; the service's answer parsed by the core.
+    route(server, "POST", R"(/v1/subscriptions/([^/]+)/debit)", limit, [&gw](Req req, Res res, Body body) {
+        require_app(gw, req);
+        const std::string id = req.matches[1];
+        paywasm::SubscriptionDebitRequest debit;
+        debit.merchant_id = gw.config.merchant_id;
+        if (!body.empty()) {
+            const JsonDocument doc = parse_object(req, body);
+            if (auto order_id = opt_string(doc.root(), "orderId")) debit.order_id = *order_id;
+            if (JsonValue items = doc.root().member("items"); items.valid() && !items.is_null()) {
+                if (!items.is_array()) throw HttpError(400, "validation", "items must be an array", "items");
+                std::vector<paywasm::DebitItem> list;
+                std::size_t i = 0;
+                for (JsonValue item : items.children()) {
+                    const std::string path = "items[" + std::to_string(i++) + "]";
+                    paywasm::DebitItem d;
+                    d.subscription_id = id;
+                    JsonValue amount = item.member("amount");
+                    if (!has_kind(amount, paywasm::JsonKind::number)) throw HttpError(400, "validation", "amount must be a number", path + ".amount");
+                    d.amount = paywasm::Decimal::parse(amount.text(), path + ".amount");
+                    d.currency = need_string(item, "currency", path);
+                    list.push_back(std::move(d));
+                }
+                debit.items = std::move(list);
+            }
+        }
+        if (!debit.order_id) debit.order_id = "debit-" + random_hex(8);
+        paywasm::HttpRequest request = paywasm::prepare_subscription_debit(
+            debit, paywasm::MerchantKey{gw.config.merchant_public_pem, {}, gw.config.padding});
+        request.headers.emplace_back("Authorization", "Bearer " + gw.config.merchant_token);
+        const auto result = gw.service(request, paywasm::parse_subscription_debit_response);
+        send_json(res, 200, paywasm::to_json(result));
+    });
+
+    route(server, "POST", R"(/v1/subscriptions/([^/]+)/cancel)", limit, [&gw](Req req, Res res, Body) {
+        require_app(gw, req);
+        paywasm::SubscriptionCancelRequest cancel;
+        cancel.merchant_id = gw.config.merchant_id;
+        cancel.subscription_id = req.matches[1];
+        paywasm::HttpRequest request = paywasm::prepare_subscription_cancel(
+            cancel, paywasm::MerchantKey{gw.config.merchant_public_pem, {}, gw.config.padding});
+        request.headers.emplace_back("Authorization", "Bearer " + gw.config.merchant_token);
+        const auto result = gw.service(request, paywasm::parse_subscription_cancel_response);
+        send_json(res, 200, paywasm::to_json(result));
+    });
+
+    // The forwarding outbox, newest first: what was delivered to --app-callback and what waits.
+    route(server, "GET", "/v1/events", limit, [&gw](Req req, Res res, Body) {
+        require_app(gw, req);
+        send_json(res, 200, gw.store.outbox_json(200));
+    });
+}
+
+}  // namespace merchant

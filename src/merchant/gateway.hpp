@@ -1,0 +1,184 @@
+// paywasm-merchant — the merchant's half of a checkout (docs/merchant.md). One object holds what
+// every route group shares:
+//   app_api.cpp      /v1/sessions, /v1/subscriptions   the shop's server (Bearer $PAYWASM_APP_SECRET)
+//   browser_api.cpp  /v1/checkout/{id}[/qr|/status]    the widget (CORS for --shop-origin only)
+//   webhooks.cpp     /v1/webhooks                      the service's signed status changes
+//   forwarder.cpp    the outbox: every verified change POSTed to --app-callback, signed, retried
+//   store.cpp        every table and query (SQLite or PostgreSQL through src/server/sql.hpp)
+// A payment's status travels: service webhook → verify_webhook (core) → store (one transaction:
+// event, transaction, session status, outbox row, NOTIFY) → StatusHub → each SSE stream.
+#pragma once
+
+#include <httplib.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "paywasm/checkout.hpp"
+#include "paywasm/crypto.hpp"
+#include "paywasm/error.hpp"
+#include "paywasm/models.hpp"
+#include "server/http.hpp"
+#include "server/sql.hpp"
+
+namespace merchant {
+
+using namespace paywasm::server;
+
+struct Config {
+    std::string host = "127.0.0.1";
+    int port = 8090;                    // 0: a free port (printed on the first stdout line)
+    std::string service_url;            // the service's {base_url}, e.g. http://127.0.0.1:8080/api
+    std::string public_service_url;     // what the shopper's browser calls; default: service_url
+    std::string merchant_id;
+    std::string merchant_public_pem;    // --merchant-public-key (file contents)
+    std::string webhook_public_pem;     // --webhook-public-key (file contents)
+    std::string shop_origin;            // the only origin that gets CORS headers
+    std::string db = "sqlite:paywasm-merchant.db";
+    std::string app_callback;           // where verified changes are forwarded; empty: not forwarded
+    std::vector<std::string> methods = {"exchange", "qr"};
+    paywasm::Padding padding = paywasm::Padding::oaep_sha1;
+    std::int64_t session_ttl_ms = 60LL * 60 * 1000;
+    std::int64_t retry_base_ms = 1000;  // forwarding back-off: base * 2^(attempt-1), at most 10 min
+    int max_streams = 256;              // concurrent SSE streams; more get 503
+    int service_timeout_s = 30;
+    std::size_t max_body = 64 * 1024;
+    bool verbose = false;               // access log on stderr
+    // From the environment, never from the command line (ps would show them).
+    std::string merchant_token;         // PAYWASM_MERCHANT_TOKEN
+    std::string app_secret;             // PAYWASM_APP_SECRET
+};
+
+// What the core says a status means, as the gateway reports it.
+struct StatusView {
+    std::optional<int> status;          // the service's code; nullopt before any transaction
+    std::string state;                  // open | <describe_status kind> | amount_mismatch
+    bool final = false, success = false;
+    std::optional<std::string> transaction_id, received_amount;
+    std::int64_t version = 0, updated_at = 0;
+};
+
+struct Session {
+    std::string id, offer_id, checkout_json, amount, currency, methods_csv;
+    std::int64_t created_at = 0, expires_at = 0;
+    std::optional<std::string> qr_state, qr_response;
+    StatusView status;
+    bool offers(std::string_view method) const;
+};
+
+// Wakes the SSE streams of a session when its status changed (here or, through PostgreSQL
+// NOTIFY, on another instance). A stream waits for the session's tick to move past the one it saw.
+class StatusHub {
+public:
+    std::uint64_t tick(const std::string& session_id);
+    // Waits until the tick differs from `seen`, `timeout_ms` passed, or shutdown(); returns the tick.
+    std::uint64_t wait(const std::string& session_id, std::uint64_t seen, int timeout_ms);
+    void notify(const std::string& session_id);  // "" wakes every stream (after a reconnect)
+    void shutdown();
+    bool stopping() const { return stopping_; }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::map<std::string, std::uint64_t> ticks_;
+    std::uint64_t all_ = 0;
+    std::atomic<bool> stopping_{false};
+};
+
+class Store {
+public:
+    explicit Store(std::unique_ptr<Sql> sql);
+    Sql& sql() { return *sql_; }
+
+    // Inserts the session, or returns the existing one for the same offerId: `created` says which;
+    // HttpError(409, offer_conflict) when that one's checkout differs.
+    Session create_session(Session s, const std::string& checkout_hash, bool& created);
+    std::optional<Session> session(const std::string& id);
+    std::optional<Session> session_by_offer(const std::string& offer_id);
+    // The session's transactions as a JSON array text.
+    std::string transactions_json(const std::string& session_id);
+
+    // QR creation, once per session: claim() is true for the one caller that may call the service.
+    bool claim_qr(const std::string& session_id, std::int64_t now, std::int64_t stale_before);
+    void finish_qr(const std::string& session_id, const std::string& response_json);
+    void release_qr(const std::string& session_id);
+
+    // One verified webhook, applied in one transaction (see webhooks.cpp for the rules). Returns
+    // the outcome: duplicate | applied | amount_mismatch | unknown_offer | stale, and the session id
+    // whose status changed (empty when none).
+    struct Applied {
+        std::string outcome, session_id, event_id;
+    };
+    Applied apply_webhook(const paywasm::VerifiedWebhook& hook, bool forward, std::int64_t now);
+
+    // The outbox (forwarder.cpp). claim_due() leases one due event to this caller for `lease_ms`.
+    struct OutboxEvent {
+        std::string id, body;
+        std::int64_t attempts = 0;
+    };
+    std::optional<OutboxEvent> claim_due(std::int64_t now, std::int64_t lease_ms);
+    void delivered(const std::string& id, std::int64_t now);
+    void failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error);
+    std::string outbox_json(int limit);  // recent events with their delivery state (for tests/ops)
+
+private:
+    std::unique_ptr<Sql> sql_;
+};
+
+struct Gateway {
+    Gateway(Config config, std::unique_ptr<Sql> sql);
+    ~Gateway();
+
+    Config config;
+    paywasm::PublicKey merchant_key;
+    paywasm::PublicKey webhook_key;
+    std::string merchant_fingerprint;
+    Store store;
+    StatusHub hub;
+    std::atomic<int> streams{0};
+
+    // Sends a prepared request to the service once (no retry) and parses the answer with `parse`
+    // (a core parse_*_response). Whatever fails on the service's side becomes an HttpError:
+    // 504 service_timeout, 502 service_unreachable, or 502 with the core's code (unauthorized,
+    // bad_response, server, ...) and message; the caller's own mistakes were refused before.
+    template <class Parse>
+    auto service(const paywasm::HttpRequest& request, Parse parse) -> decltype(parse(paywasm::HttpResponse{})) {
+        try {
+            return parse(call_service(request));
+        } catch (const paywasm::Error& e) {
+            throw service_error(e);
+        }
+    }
+    paywasm::HttpResponse call_service(const paywasm::HttpRequest& request);
+    static HttpError service_error(const paywasm::Error& e);
+    // {"sessionId":..,"status":..,...}: the status JSON of the browser API, SSE data and events.
+    std::string status_json(const Session& s) const;
+    void start_forwarder();
+    void wake_forwarder();
+    void stop();
+
+private:
+    void forward_loop();
+    std::vector<std::thread> forwarders_;
+    std::mutex forward_mutex_;
+    std::condition_variable forward_cv_;
+    bool forward_wake_ = false;
+    std::atomic<bool> stopping_{false};
+};
+
+void register_app_api(httplib::Server& server, Gateway& gw);
+void register_browser_api(httplib::Server& server, Gateway& gw);
+void register_webhooks(httplib::Server& server, Gateway& gw);
+
+// Decimal text of an amount as the session stores it: the cart total, two places ("27.50").
+std::string money(const paywasm::Decimal&);
+
+}  // namespace merchant

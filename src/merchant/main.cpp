@@ -1,0 +1,222 @@
+// paywasm-merchant — the merchant's gateway (docs/merchant.md). Options below; the two secrets come
+// from the environment only. The first line on stdout is
+// "paywasm-merchant: listening on http://HOST:PORT" once it accepts connections.
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "gateway.hpp"
+#include "paywasm/error.hpp"
+
+namespace {
+
+const char* kUsage =
+    "usage: paywasm-merchant --service-url URL --merchant-id ID --merchant-public-key PEM\n"
+    "                        --webhook-public-key PEM --shop-origin ORIGIN [options]\n"
+    "  --listen HOST:PORT        where to listen (default 127.0.0.1:8090; port 0: any free port)\n"
+    "  --service-url URL         the payment service's base URL (the sandbox: http://127.0.0.1:PORT/api)\n"
+    "  --public-service-url URL  the base URL the shopper's browser uses (default: --service-url)\n"
+    "  --merchant-id ID          the merchant id (clientId of every payload)\n"
+    "  --merchant-public-key F   the merchant's RSA public key, PEM file (payloads are encrypted to it)\n"
+    "  --webhook-public-key F    the service's webhook signing key, PEM file\n"
+    "  --shop-origin ORIGIN      the shop page's origin (https://shop.example): the only one given CORS\n"
+    "  --db URL                  sqlite:PATH (default sqlite:paywasm-merchant.db) or postgresql://...\n"
+    "  --app-callback URL        where verified status changes are forwarded (signed); default: none\n"
+    "  --methods LIST            methods a session offers by default (default exchange,qr)\n"
+    "  --padding NAME            oaep-sha1 (default) | oaep-sha256 | pkcs1v15, for merchantAuth and the widget\n"
+    "  --session-ttl SECONDS     how long a session accepts payments (default 3600)\n"
+    "  --retry-base-ms N         forwarding back-off base: N * 2^(attempt-1) ms, at most 10 min (default 1000)\n"
+    "  --max-streams N           concurrent status streams (default 256)\n"
+    "  --service-timeout S       seconds per service call (default 30)\n"
+    "  --verbose                 access log and refused webhooks on stderr\n"
+    "environment:\n"
+    "  PAYWASM_MERCHANT_TOKEN    the service's merchant access token (QR generate, subscriptions)\n"
+    "  PAYWASM_APP_SECRET        the shop app's key for the app API and for signing forwarded events\n";
+
+[[noreturn]] void usage_error(const std::string& message) {
+    std::fprintf(stderr, "paywasm-merchant: %s\n\n%s", message.c_str(), kUsage);
+    std::exit(2);
+}
+
+long long parse_int(const std::string& name, const std::string& value, long long min, long long max) {
+    char* end = nullptr;
+    long long v = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || v < min || v > max) {
+        usage_error("--" + name + " must be a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+    }
+    return v;
+}
+
+std::string read_file(const std::string& option, const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) usage_error("--" + option + ": cannot read " + path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::vector<std::string> split_methods(const std::string& value) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= value.size()) {
+        std::size_t comma = value.find(',', start);
+        std::string m = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (m != "exchange" && m != "bank" && m != "qr") usage_error("--methods takes a list of exchange, bank, qr");
+        out.push_back(m);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+merchant::Config parse_args(int argc, char** argv) {
+    merchant::Config c;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string a = args[i];
+        if (a == "--help" || a == "-h") {
+            std::fputs(kUsage, stdout);
+            std::exit(0);
+        }
+        if (a == "--verbose") {
+            c.verbose = true;
+            continue;
+        }
+        if (a.rfind("--", 0) != 0) usage_error("unexpected argument '" + a + "'");
+        std::string name = a.substr(2), value;
+        if (auto eq = name.find('='); eq != std::string::npos) {
+            value = name.substr(eq + 1);
+            name.resize(eq);
+        } else {
+            if (i + 1 >= args.size()) usage_error("--" + name + " needs a value");
+            value = args[++i];
+        }
+        if (name == "listen") {
+            auto colon = value.rfind(':');
+            if (colon == std::string::npos || colon == 0) usage_error("--listen takes HOST:PORT");
+            c.host = value.substr(0, colon);
+            if (c.host.size() > 2 && c.host.front() == '[' && c.host.back() == ']') c.host = c.host.substr(1, c.host.size() - 2);
+            c.port = static_cast<int>(parse_int(name, value.substr(colon + 1), 0, 65535));
+        } else if (name == "service-url") c.service_url = value;
+        else if (name == "public-service-url") c.public_service_url = value;
+        else if (name == "merchant-id") c.merchant_id = value;
+        else if (name == "merchant-public-key") c.merchant_public_pem = read_file(name, value);
+        else if (name == "webhook-public-key") c.webhook_public_pem = read_file(name, value);
+        else if (name == "shop-origin") c.shop_origin = value;
+        else if (name == "db") c.db = value;
+        else if (name == "app-callback") c.app_callback = value;
+        else if (name == "methods") c.methods = split_methods(value);
+        else if (name == "padding") {
+            try {
+                c.padding = paywasm::parse_padding(value);
+            } catch (const paywasm::Error& e) {
+                usage_error(std::string("--padding: ") + e.what());
+            }
+        } else if (name == "session-ttl") c.session_ttl_ms = parse_int(name, value, 60, 30LL * 24 * 3600) * 1000;
+        else if (name == "retry-base-ms") c.retry_base_ms = parse_int(name, value, 1, 600000);
+        else if (name == "max-streams") c.max_streams = static_cast<int>(parse_int(name, value, 1, 10000));
+        else if (name == "service-timeout") c.service_timeout_s = static_cast<int>(parse_int(name, value, 1, 600));
+        else usage_error("unknown option --" + name);
+    }
+    auto need = [](const std::string& v, const char* option) {
+        if (v.empty()) usage_error(std::string("--") + option + " is required");
+    };
+    need(c.service_url, "service-url");
+    need(c.merchant_id, "merchant-id");
+    need(c.merchant_public_pem, "merchant-public-key");
+    need(c.webhook_public_pem, "webhook-public-key");
+    need(c.shop_origin, "shop-origin");
+    if (c.shop_origin.find("://") == std::string::npos || c.shop_origin.back() == '/') {
+        usage_error("--shop-origin is an origin: scheme://host[:port], no path (e.g. https://shop.example)");
+    }
+    for (const char* url : {"service-url", "app-callback", "public-service-url"}) {
+        const std::string& v = std::string(url) == "service-url" ? c.service_url
+                               : std::string(url) == "app-callback" ? c.app_callback
+                                                                    : c.public_service_url;
+        if (!v.empty() && v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0) {
+            usage_error(std::string("--") + url + " must start with http:// or https://");
+        }
+    }
+    const char* token = std::getenv("PAYWASM_MERCHANT_TOKEN");
+    const char* secret = std::getenv("PAYWASM_APP_SECRET");
+    if (!token || !*token) usage_error("PAYWASM_MERCHANT_TOKEN is not set (the service's merchant access token)");
+    if (!secret || std::string(secret).size() < 16) usage_error("PAYWASM_APP_SECRET must be set, at least 16 characters");
+    c.merchant_token = token;
+    c.app_secret = secret;
+    return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    merchant::Config config = parse_args(argc, argv);
+    paywasm::server::set_server_name("paywasm-merchant");
+
+    // SIGINT/SIGTERM are taken by one thread (sigwait), which stops the server.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+
+    int exit_code = 0;
+    try {
+        auto sql = paywasm::server::open_sql(config.db);
+        merchant::Gateway gw(config, std::move(sql));
+
+        httplib::Server server;
+        // Every SSE stream holds a worker thread: room for --max-streams of them beside the rest.
+        const std::size_t threads = static_cast<std::size_t>(config.max_streams) + 16;
+        server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+        server.set_payload_max_length(paywasm::server::drain_limit(config.max_body));
+        server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+            if (res.body.empty()) paywasm::server::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
+        });
+        if (config.verbose) {
+            // Method, path, status: never headers or bodies (they carry secrets), nor session ids' queries.
+            server.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+                std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.path.substr(0, 200).c_str(), res.status);
+            });
+        }
+        merchant::register_app_api(server, gw);
+        merchant::register_browser_api(server, gw);
+        merchant::register_webhooks(server, gw);
+
+        int port = config.port;
+        if (port == 0) {
+            port = server.bind_to_any_port(config.host);
+            if (port <= 0) throw std::runtime_error("cannot bind " + config.host);
+        } else if (!server.bind_to_port(config.host, port)) {
+            throw std::runtime_error("cannot bind " + config.host + ":" + std::to_string(port) + " (in use?)");
+        }
+        gw.start_forwarder();
+
+        std::thread signals([&] {
+            int sig = 0;
+            sigwait(&stop_signals, &sig);
+            if (sig != 0) {
+                gw.hub.shutdown();
+                server.stop();
+            }
+        });
+        const std::string shown = config.host.find(':') != std::string::npos ? "[" + config.host + "]" : config.host;
+        std::printf("paywasm-merchant: listening on http://%s:%d\n", shown.c_str(), port);
+        std::fflush(stdout);
+
+        server.listen_after_bind();
+        gw.stop();
+        pthread_kill(signals.native_handle(), SIGTERM);
+        signals.join();
+        std::fprintf(stderr, "paywasm-merchant: stopped\n");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "paywasm-merchant: %s\n", e.what());
+        exit_code = 1;
+    }
+    return exit_code;
+}

@@ -1,0 +1,162 @@
+// The SQL interface (sql.hpp) on SQLite; open_sql() picks the backend from the URL.
+#include "server/sql.hpp"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+namespace paywasm::server {
+
+const std::string& SqlRow::text(std::size_t i) const {
+    static const std::string empty;
+    const auto& c = columns.at(i);
+    return c ? *c : empty;
+}
+
+std::int64_t SqlRow::integer(std::size_t i) const {
+    const auto& c = columns.at(i);
+    if (!c) return 0;
+    std::size_t used = 0;
+    long long v = std::stoll(*c, &used);
+    if (used != c->size()) throw std::runtime_error("sql: column " + std::to_string(i) + " is not an integer");
+    return v;
+}
+
+namespace {
+
+class SqliteSql final : public Sql {
+public:
+    explicit SqliteSql(const std::string& path) {
+        // Created 0600 before SQLite opens it (its -wal and -shm files take the same mode).
+        int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0) throw StorageUnavailable("sqlite: cannot create " + path + ": " + std::strerror(errno));
+        ::close(fd);
+        if (::chmod(path.c_str(), 0600) != 0) {
+            throw StorageUnavailable("sqlite: cannot make " + path + " private (chmod 0600): " + std::strerror(errno));
+        }
+        if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+            std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+            sqlite3_close(db_);
+            throw StorageUnavailable("sqlite: cannot open " + path + ": " + msg);
+        }
+        sqlite3_busy_timeout(db_, 5000);
+        exec_script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+    }
+    ~SqliteSql() override { sqlite3_close(db_); }
+
+    SqlDialect dialect() const override { return SqlDialect::sqlite; }
+
+    std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& params) override {
+        std::lock_guard<std::recursive_mutex> lock(mutex_);
+        std::vector<SqlRow> rows;
+        run(sql, params, &rows);
+        return rows;
+    }
+
+    std::int64_t execute(std::string_view sql, const std::vector<SqlValue>& params) override {
+        std::lock_guard<std::recursive_mutex> lock(mutex_);
+        run(sql, params, nullptr);
+        return sqlite3_changes(db_);
+    }
+
+    void transaction(const std::function<void()>& body) override {
+        std::lock_guard<std::recursive_mutex> lock(mutex_);
+        if (depth_ > 0) {
+            ++depth_;
+            try { body(); } catch (...) { --depth_; throw; }
+            --depth_;
+            return;
+        }
+        exec_script("BEGIN IMMEDIATE");
+        depth_ = 1;
+        try {
+            body();
+            exec_script("COMMIT");
+            depth_ = 0;
+        } catch (...) {
+            depth_ = 0;
+            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
+
+    void exec_script(std::string_view sql) override {
+        std::lock_guard<std::recursive_mutex> lock(mutex_);
+        std::string text(sql);
+        char* err = nullptr;
+        if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+            std::string msg = err ? err : "unknown error";
+            sqlite3_free(err);
+            throw std::runtime_error("sqlite: " + msg);
+        }
+    }
+
+    void notify(std::string_view, std::string_view) override {}
+    void listen(std::string_view, std::function<void(const std::string&)>) override {}
+
+private:
+    [[noreturn]] void fail(const char* what) {
+        throw std::runtime_error(std::string("sqlite: ") + what + ": " + sqlite3_errmsg(db_));
+    }
+
+    void run(std::string_view sql, const std::vector<SqlValue>& params, std::vector<SqlRow>* rows) {
+        sqlite3_stmt* stmt = nullptr;
+        if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) fail("prepare");
+        struct Finalize {
+            sqlite3_stmt* s;
+            ~Finalize() { sqlite3_finalize(s); }
+        } finalize{stmt};
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            const int at = static_cast<int>(i + 1);
+            int rc = SQLITE_OK;
+            if (const auto* n = std::get_if<std::int64_t>(&params[i])) rc = sqlite3_bind_int64(stmt, at, *n);
+            else if (const auto* s = std::get_if<std::string>(&params[i]))
+                rc = sqlite3_bind_text(stmt, at, s->data(), static_cast<int>(s->size()), SQLITE_TRANSIENT);
+            else rc = sqlite3_bind_null(stmt, at);
+            if (rc != SQLITE_OK) fail("bind");
+        }
+        for (;;) {
+            int rc = sqlite3_step(stmt);
+            if (rc == SQLITE_DONE) return;
+            if (rc != SQLITE_ROW) fail("step");
+            if (!rows) continue;
+            SqlRow row;
+            const int n = sqlite3_column_count(stmt);
+            row.columns.reserve(static_cast<std::size_t>(n));
+            for (int c = 0; c < n; ++c) {
+                if (sqlite3_column_type(stmt, c) == SQLITE_NULL) {
+                    row.columns.emplace_back();
+                } else {
+                    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt, c));
+                    row.columns.emplace_back(std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt, c))));
+                }
+            }
+            rows->push_back(std::move(row));
+        }
+    }
+
+    sqlite3* db_ = nullptr;
+    std::recursive_mutex mutex_;
+    int depth_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Sql> open_sqlite(const std::string& path) { return std::make_unique<SqliteSql>(path); }
+
+std::unique_ptr<Sql> open_sql(const std::string& url) {
+    if (url.rfind("sqlite:", 0) == 0) {
+        std::string path = url.substr(7);
+        if (path.empty()) throw std::invalid_argument("--db sqlite:PATH needs a file path");
+        return open_sqlite(path);
+    }
+    if (url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0) return open_postgres(url);
+    throw std::invalid_argument("--db must be sqlite:PATH or postgresql://... (got '" + url.substr(0, 40) + "')");
+}
+
+}  // namespace paywasm::server

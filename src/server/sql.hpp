@@ -1,0 +1,76 @@
+// src/server/sql.hpp — one SQL interface over SQLite (a file, one process) or PostgreSQL (several
+// processes share it), for a program that writes its queries once.
+//
+// Contract:
+//   - Statements use `?` placeholders (never a literal `?` in the text); values are bound, never
+//     spliced. Every column comes back as text or NULL (integers as their decimal text).
+//   - The SQL must be valid in both dialects: the program passes its schema per dialect, and its
+//     queries use the common subset (INSERT .. ON CONFLICT .. DO NOTHING/UPDATE, RETURNING, BIGINT).
+//   - One connection per Sql, serialized by a recursive mutex: `transaction()` holds it from BEGIN to
+//     COMMIT, so the statements of a transaction never interleave with another thread's.
+//   - When the database cannot be reached (PostgreSQL down, connection lost), every call throws
+//     StorageUnavailable and the next call tries to reconnect; a transaction that failed is rolled
+//     back as a whole. Callers answer 503 and keep nothing half-done.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace paywasm::server {
+
+struct StorageUnavailable : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// A bound value: NULL, an integer or a text.
+using SqlValue = std::variant<std::monostate, std::int64_t, std::string>;
+
+struct SqlRow {
+    std::vector<std::optional<std::string>> columns;
+    bool is_null(std::size_t i) const { return !columns.at(i); }
+    const std::string& text(std::size_t i) const;  // "" for NULL
+    std::int64_t integer(std::size_t i) const;     // 0 for NULL; throws on a non-integer text
+};
+
+enum class SqlDialect { sqlite, postgresql };
+
+class Sql {
+public:
+    virtual ~Sql() = default;
+    virtual SqlDialect dialect() const = 0;
+
+    // Runs one statement; returns its rows (empty for a statement without results).
+    virtual std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& params = {}) = 0;
+    // Runs one statement; returns the number of rows it changed.
+    virtual std::int64_t execute(std::string_view sql, const std::vector<SqlValue>& params = {}) = 0;
+    // Runs `body` in one transaction; commits when it returns, rolls back when it throws (and
+    // rethrows). Nested calls join the outer transaction.
+    virtual void transaction(const std::function<void()>& body) = 0;
+    // Runs a script of several statements without parameters (the schema).
+    virtual void exec_script(std::string_view sql) = 0;
+
+    // Change notification across processes. notify() inside a transaction is delivered at commit
+    // (PostgreSQL NOTIFY); listen() calls `on_notify(payload)` from a background thread for every
+    // notification on `channel`, and `on_notify("")` after it reconnected (something may have been
+    // missed). SQLite: notify() does nothing and listen() never calls back (one process).
+    virtual void notify(std::string_view channel, std::string_view payload) = 0;
+    virtual void listen(std::string_view channel, std::function<void(const std::string&)> on_notify) = 0;
+};
+
+// Opens `url`: "sqlite:PATH" (the file is created, mode 0600, WAL) or "postgresql://..." /
+// "postgres://..." (a libpq connection URI). Throws std::invalid_argument for another scheme and
+// StorageUnavailable when the database cannot be opened.
+std::unique_ptr<Sql> open_sql(const std::string& url);
+
+// Implementations (sql.cpp, postgres.cpp).
+std::unique_ptr<Sql> open_sqlite(const std::string& path);
+std::unique_ptr<Sql> open_postgres(const std::string& conninfo);
+
+}  // namespace paywasm::server

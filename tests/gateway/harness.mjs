@@ -1,0 +1,202 @@
+// Test harness for paywasm-merchant: the real gateway process beside a real sandbox, a shop app that
+// checks every forwarded event's signature with Node's own HMAC (independent of our C++), and a
+// throw-away PostgreSQL server for the multi-instance tests.
+import { spawn, execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+import { startSandbox, sleep, waitFor } from '../server/harness.mjs';
+
+export { startSandbox, sleep, waitFor };
+export const GATEWAY = process.env.PAYWASM_MERCHANT;
+if (!GATEWAY) throw new Error('set PAYWASM_MERCHANT to the built paywasm-merchant');
+
+export const SHOP_ORIGIN = 'http://shop.paywasm.test';
+export const APP_SECRET = 'app-secret-' + crypto.randomBytes(16).toString('hex');
+
+export function tmpdir(prefix) {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+// Key files of a sandbox for the gateway's --merchant-public-key / --webhook-public-key.
+export function keyFiles(sb, dir) {
+  const merchant = path.join(dir, 'merchant-public.pem');
+  const webhook = path.join(dir, 'webhook-public.pem');
+  fs.writeFileSync(merchant, sb.merchant.publicKey);
+  fs.writeFileSync(webhook, sb.merchant.webhookPublicKey);
+  return { merchant, webhook };
+}
+
+// Starts paywasm-merchant on a free port against `sb`; resolves once it printed its address.
+export async function startGateway(sb, { db, dir = tmpdir('pwm-'), appCallback, extra = [], env = {} } = {}) {
+  const keys = keyFiles(sb, dir);
+  const args = [
+    '--listen', '127.0.0.1:0', '--service-url', sb.base + '/api', '--merchant-id', sb.merchant.merchantId,
+    '--merchant-public-key', keys.merchant, '--webhook-public-key', keys.webhook, '--shop-origin', SHOP_ORIGIN,
+    '--db', db ?? 'sqlite:' + path.join(dir, 'gateway.db'), '--retry-base-ms', '50',
+    ...(appCallback ? ['--app-callback', appCallback] : []), ...extra,
+  ];
+  const proc = spawn(GATEWAY, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PAYWASM_MERCHANT_TOKEN: sb.merchant.merchantAccessToken, PAYWASM_APP_SECRET: APP_SECRET, ...env },
+  });
+  let stderr = '';
+  proc.stderr.on('data', (d) => { stderr += d; });
+  const base = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('gateway did not start: ' + stderr)), 15000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/^paywasm-merchant: listening on (http:\/\/\S+)/m);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`gateway exited (${code}): ${stderr}`)); });
+  });
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    base, dir, proc, args,
+    stderr: () => stderr,
+    async stop(signal = 'SIGTERM') { proc.kill(signal); return exited; },
+  };
+}
+
+// A request to the gateway. `app: true` sends the app secret; `origin` an Origin header.
+export async function gw(g, method, p, { body, raw, app, token, origin, headers = {} } = {}) {
+  const h = { ...headers };
+  if (app) h.authorization = 'Bearer ' + APP_SECRET;
+  if (token) h.authorization = 'Bearer ' + token;
+  if (origin) h.origin = origin;
+  if (body !== undefined || raw !== undefined) h['content-type'] ??= 'application/json';
+  const r = await fetch(g.base + p, { method, headers: h, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
+  const text = await r.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* the test looks at text */ }
+  return { status: r.status, json, text, headers: r.headers };
+}
+
+// The Paywasm-Signature check, written from the docs with Node's crypto (not our C++).
+export function verifyEvent(secret, body, header, toleranceS = 300) {
+  const parts = Object.fromEntries(header.split(',').map((kv) => kv.trim().split('=')));
+  const expected = crypto.createHmac('sha256', secret).update(`${parts.t}.${body}`).digest('hex');
+  const ok = parts.v1 && parts.v1.length === expected.length &&
+    crypto.timingSafeEqual(Buffer.from(parts.v1), Buffer.from(expected));
+  return ok && Math.abs(Date.now() / 1000 - Number(parts.t)) <= toleranceS;
+}
+
+// The shop app's event endpoint: verifies each signature, records events, answers 500 while
+// `failing` > 0 (counting down).
+export async function startShopApp() {
+  const app = { events: [], bad: 0, failing: 0, deliveries: 0 };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => { body += d; });
+    req.on('end', () => {
+      app.deliveries++;
+      if (app.failing > 0) {
+        app.failing--;
+        res.writeHead(500).end('not now');
+        return;
+      }
+      if (!verifyEvent(APP_SECRET, body, String(req.headers['paywasm-signature'] || ''))) {
+        app.bad++;
+        res.writeHead(400).end('bad signature');
+        return;
+      }
+      app.events.push({ id: req.headers['paywasm-event-id'], body: JSON.parse(body) });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  app.url = `http://127.0.0.1:${server.address().port}/paywasm-events`;
+  app.close = () => new Promise((resolve) => server.close(resolve));
+  return app;
+}
+
+// Reads an SSE stream; resolves the list of `data:` JSON objects when the server closes it or
+// `until(events)` is true. `opened` resolves once the headers arrived.
+export function sse(url, { origin, until = () => false, timeoutMs = 15000 } = {}) {
+  const u = new URL(url);
+  let onOpen;
+  const opened = new Promise((resolve) => { onOpen = resolve; });
+  const done = new Promise((resolve, reject) => {
+    const events = [];
+    const req = http.get({ host: u.hostname, port: u.port, path: u.pathname,
+      headers: { accept: 'text/event-stream', ...(origin ? { origin } : {}) } }, (res) => {
+      onOpen({ status: res.statusCode, headers: res.headers });
+      let buf = '';
+      res.on('data', (d) => {
+        buf += d;
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          if (data) {
+            events.push({ at: Date.now(), ...JSON.parse(data) });
+            if (until(events)) { req.destroy(); resolve(events); }
+          }
+        }
+      });
+      res.on('end', () => resolve(events));
+      res.on('error', () => resolve(events));
+    });
+    req.on('error', (e) => (e.code === 'ECONNRESET' ? undefined : reject(e)));
+    setTimeout(() => { req.destroy(); reject(new Error('SSE timed out; got so far: ' + url)); }, timeoutMs);
+  });
+  return { opened, done };
+}
+
+export async function freePort() {
+  const s = net.createServer();
+  await new Promise((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address();
+  await new Promise((resolve) => s.close(resolve));
+  return port;
+}
+
+// A throw-away PostgreSQL 15 server: initdb in a fresh directory owned by the `postgres` user
+// (the server refuses to run as root), listening on 127.0.0.1 and a free port. stop()/start()
+// let a test take it down and bring it back with the same data.
+export async function startPostgres() {
+  const bin = fs.readdirSync('/usr/lib/postgresql').sort().reverse().map((v) => `/usr/lib/postgresql/${v}/bin`)
+    .find((d) => fs.existsSync(`${d}/initdb`));
+  if (!bin) throw new Error('PostgreSQL is not installed (scripts/deps.sh installs it)');
+  const root = process.getuid && process.getuid() === 0;
+  const dir = tmpdir('pwm-pg-');
+  fs.chmodSync(dir, 0o755);
+  const data = path.join(dir, 'data');
+  const asPg = (cmd, args) => (root ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]);
+  if (root) execFileSync('chown', ['postgres:postgres', dir]);
+  const [c1, a1] = asPg(`${bin}/initdb`, ['-D', data, '-U', 'paywasm', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  execFileSync(c1, a1, { stdio: 'ignore' });
+  const port = await freePort();
+  const log = path.join(dir, 'postgres.log');
+  const ctl = (args) => {
+    const [c, a] = asPg(`${bin}/pg_ctl`, ['-D', data, '-l', log, '-w', '-t', '30', ...args]);
+    execFileSync(c, a, { stdio: 'ignore' });
+  };
+  let running = false;
+  const pg = {
+    port,
+    url: `postgresql://paywasm@127.0.0.1:${port}/postgres`,
+    async start() {
+      ctl(['-o', `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c max_connections=50`, 'start']);
+      running = true;
+    },
+    // Fast shutdown: clients are disconnected, as when the database server goes away.
+    async stop() {
+      if (!running) return;
+      running = false;
+      ctl(['-m', 'fast', 'stop']);
+    },
+    async destroy() {
+      try { await pg.stop(); } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+    },
+  };
+  await pg.start();
+  return pg;
+}

@@ -1,0 +1,103 @@
+// Two paywasm-merchant instances sharing one real PostgreSQL server: a webhook that lands on one
+// reaches the shopper's SSE stream on the other (LISTEN/NOTIFY), each event is forwarded once
+// although both instances forward, and while PostgreSQL is down the gateway answers 503 and loses
+// nothing: the service's retried webhook is stored once the database is back.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+
+import { api, encrypt, exchangePayload, getJson, sendJson } from '../server/harness.mjs';
+import { SHOP_ORIGIN, gw, sleep, sse, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, waitFor } from './harness.mjs';
+
+const ADDRESS = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', country: 'GB', city: 'London',
+  address1: '12 St James Sq', zipcode: 'SW1Y 4JH', state: 'LND', phoneNo: '2025550100', address2: '', landmark: '' };
+
+let pg, sb, app, a, b;
+
+before(async () => {
+  pg = await startPostgres();
+  // --speed 20: the sandbox retries an unanswered webhook after 50 ms, 100 ms, ... (not 1 s, 2 s).
+  sb = await startSandbox(['--speed', '20']);
+  app = await startShopApp();
+  a = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-a-'), appCallback: app.url });
+  b = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-b-'), appCallback: app.url });
+  await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: a.base + '/v1/webhooks' });
+});
+after(async () => {
+  await a?.stop();
+  await b?.stop();
+  await sb?.stop();
+  await app?.close();
+  await pg?.destroy();
+});
+
+async function sessionAndPay(g) {
+  const offerId = 'pg-' + crypto.randomUUID();
+  const cart = [{ id: 'sku-tea', name: 'Tea', price: 12.5, quantity: 2 }];
+  const s = (await gw(g, 'POST', '/v1/sessions', { app: true,
+    body: { offerId, currency: 'USD', cart, shippingAddress: ADDRESS } })).json;
+  assert.equal(s.amount, '25.00');
+  const payload = exchangePayload(sb.merchant, { offerId, shippingAddress: ADDRESS, nativeAmount: '25.00',
+    cart: cart.map((c) => ({ ...c, localAmount: c.price, localCurrency: 'USD' })) });
+  const pay = await api(sb, '/exchanges/payments/coinbase', { token: sb.merchant.shopperToken,
+    body: { data: encrypt(sb.merchant.publicKey, JSON.stringify(payload)) } });
+  assert.equal(pay.status, 200, pay.text);
+  return { s, tx: pay.json };
+}
+
+test('a webhook on instance A reaches the SSE stream on instance B', async () => {
+  const offerId = 'pg-' + crypto.randomUUID();
+  const s = (await gw(a, 'POST', '/v1/sessions', { app: true,
+    body: { offerId, currency: 'USD', cart: [{ id: 'x', name: 'X', price: 5, quantity: 1 }], shippingAddress: ADDRESS } })).json;
+  // The session made on A is read on B: one database.
+  assert.equal((await gw(b, 'GET', `/v1/checkout/${s.id}`, { origin: SHOP_ORIGIN })).json.amount, '5.00');
+  const stream = sse(`${b.base}/v1/checkout/${s.id}/status`);
+  await stream.opened;
+  const payload = exchangePayload(sb.merchant, { offerId, shippingAddress: ADDRESS, nativeAmount: '5.00',
+    cart: [{ id: 'x', name: 'X', price: 5, quantity: 1, localAmount: 5, localCurrency: 'USD' }] });
+  const pay = await api(sb, '/exchanges/payments/coinbase', { token: sb.merchant.shopperToken,
+    body: { data: encrypt(sb.merchant.publicKey, JSON.stringify(payload)) } });
+  assert.equal(pay.status, 200, pay.text);
+  await waitFor(async () => (await gw(b, 'GET', `/v1/checkout/${s.id}/status`)).json.status === 0, 5000, 'pending on B');
+  await sendJson('POST', `${sb.base}/__sandbox/transactions/${pay.json.id}/advance`);
+  const events = await stream.done;
+  assert.deepEqual(events.map((e) => e.status), [null, 0, 1]);
+  assert.equal(events.at(-1).success, true);
+  const log = await getJson(sb.base + '/__sandbox/webhooks?limit=1000');
+  assert.ok(log.filter((e) => e.transactionId === pay.json.id).every((e) => e.url.startsWith(a.base)), 'webhooks went to A only');
+});
+
+test('PostgreSQL down: 503, nothing lost when it returns, each event forwarded once', async () => {
+  const { s, tx } = await sessionAndPay(a);
+  await waitFor(async () => (await gw(a, 'GET', `/v1/checkout/${s.id}/status`)).json.status === 0, 5000, 'pending');
+  const replay = (await getJson(sb.base + '/__sandbox/webhooks?limit=1000')).filter((e) => e.transactionId === tx.id).at(-1);
+  const replayBody = typeof replay.body === 'string' ? replay.body : JSON.stringify(replay.body);
+
+  await pg.stop();
+  const down = await gw(a, 'POST', '/v1/webhooks', { raw: replayBody });
+  assert.equal(down.status, 503, down.text);
+  assert.equal(down.json.error, 'storage_unavailable');
+  const statusDown = await gw(b, 'GET', `/v1/checkout/${s.id}/status`);
+  assert.equal(statusDown.status, 503);
+  // The payment succeeds at the service meanwhile; its webhook is refused (503) and retried.
+  await sendJson('POST', `${sb.base}/__sandbox/transactions/${tx.id}/advance`);
+  await waitFor(async () => (await getJson(sb.base + '/__sandbox/webhooks?limit=1000'))
+    .some((e) => e.transactionId === tx.id && e.status === 1 && e.lastHttpStatus === 503), 10000, 'a refused delivery');
+  await sleep(300);
+  await pg.start();
+
+  const stream = sse(`${b.base}/v1/checkout/${s.id}/status`, { timeoutMs: 30000 });
+  const events = await stream.done;
+  assert.equal(events.at(-1).status, 1);
+  assert.equal(events.at(-1).success, true);
+  const mine = await waitFor(() => {
+    const list = app.events.filter((e) => e.body.sessionId === s.id);
+    return list.length >= 2 && list;
+  }, 20000, 'both events forwarded');
+  await sleep(500);
+  const ids = app.events.map((e) => e.id);
+  assert.equal(new Set(ids).size, ids.length, 'no event forwarded twice by the two instances');
+  assert.deepEqual(app.events.filter((e) => e.body.sessionId === s.id).map((e) => e.body.status).sort(), [0, 1]);
+  assert.equal(mine.length, 2);
+  assert.equal(app.bad, 0);
+});
