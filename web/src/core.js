@@ -16,17 +16,27 @@ class PayWasmError extends Error {
     this.offerId = d.offerId || null;
     // A payment request that failed without a clear answer may still have been carried out.
     this.mayHaveGoneThrough = !!d.mayHaveGoneThrough;
+    // The request never left the browser (offline, or blocked by the page's Content-Security-Policy):
+    // nothing can have been paid, and the shopper may try again.
+    this.notSent = !!d.notSent;
+    // The payment method it happened in ('exchange', 'bank', 'qr'), for that method's own wording.
+    this.method = d.method || null;
     this.localize(d.lang);
   }
 
   // Sets userMessage and nextStep in language `lang` (default: the browser's); returns this.
   localize(lang) {
     const l = lang || pickLocale().lang;
-    this.userMessage = translate(l, this.code in MESSAGES.en ? this.code : 'internal');
-    this.nextStep = translate(l, (this.code in MESSAGES.en ? this.code : 'internal') + '.next');
+    const code = this.code in MESSAGES.en ? this.code : 'internal';
+    const own = `${code}.${this.method}`;
+    const key = own in MESSAGES.en ? own : code;
+    this.userMessage = translate(l, key);
+    this.nextStep = translate(l, (`${key}.next` in MESSAGES.en ? key : code) + '.next');
     if (this.mayHaveGoneThrough) {
       this.userMessage += ' ' + translate(l, 'mayHaveGoneThrough', { offerId: this.offerId || '-' });
       this.nextStep = '';
+    } else if (this.notSent) {
+      this.userMessage += ' ' + translate(l, 'notSent');
     }
     return this;
   }
@@ -122,27 +132,11 @@ async function instantiate(options) {
       },
       emscripten_notify_memory_growth() {},
     },
-    // The little of WASI that libc links in: no files, no environment; stdout/stderr go to the console.
+    // The little of WASI that libc links in: no files, no environment.
     wasi_snapshot_preview1: {
       proc_exit(code) {
         throw new PayWasmError('internal', `the core stopped (exit ${code})`);
       },
-      fd_write(fd, iovs, count, written) {
-        const view = new DataView(memory.buffer);
-        let text = '';
-        let total = 0;
-        for (let i = 0; i < count; i++) {
-          const ptr = view.getUint32(iovs + i * 8, true);
-          const len = view.getUint32(iovs + i * 8 + 4, true);
-          text += new TextDecoder().decode(new Uint8Array(memory.buffer, ptr, len));
-          total += len;
-        }
-        view.setUint32(written, total, true);
-        if (text.trim()) console.warn(`paywasm: ${text.trim()}`);
-        return 0;
-      },
-      fd_close() { return 0; },
-      fd_seek() { return 70; },  // ESPIPE
       environ_sizes_get(count, size) {
         const view = new DataView(memory.buffer);
         view.setUint32(count, 0, true);
