@@ -50,24 +50,40 @@ const css = minifyCss(readFileSync(join(here, 'src', 'styles.css'), 'utf8'));
 // order of the English keys (null: not translated, English is used), fetched by the widget only for
 // a shopper who reads that language, with the SRI value built in here (LOCALES). Every shopper
 // downloads one language instead of six (gzip: ~1.2 KB each).
+// A message and its next step ("<key>.next" in the sources) ship as one text, "message\nnext step"
+// (a method's own message, "<code>.<method>", takes the code's next step when it has none of its
+// own); a language without both parts ships null there, so the whole English entry is used.
+function shipped(table, en) {
+  const out = {};
+  for (const key of Object.keys(en).filter((k) => !k.endsWith('.next'))) {
+    const own = `${key}.next`;
+    const base = `${key.split('.')[0]}.next`;  // insufficient_balance.bank -> insufficient_balance.next
+    const nextKey = own in en ? own : key.includes('.') && base in en ? base : null;
+    const text = table[key];
+    const next = nextKey ? table[nextKey] : '';
+    out[key] = typeof text === 'string' && typeof next === 'string' ? (next ? `${text}\n${next}` : text) : null;
+  }
+  return out;
+}
 function localeTables() {
   const dir = join(here, 'src', 'locales');
   const en = JSON.parse(readFileSync(join(dir, 'en.json'), 'utf8'));
-  const keys = Object.keys(en);
+  const enShipped = shipped(en, en);
+  const keys = Object.keys(enShipped);
   const files = {};
   const integrity = {};
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'en.json').sort()) {
     const lang = file.slice(0, -5);
     if (!/^[a-z]{2,3}(-[A-Z]{2})?$/.test(lang)) throw new Error(`locales/${file}: '${lang}' is not a language tag`);
     const table = JSON.parse(readFileSync(join(dir, file), 'utf8'));
-    const unknown = Object.keys(table).filter((k) => !keys.includes(k));
+    const unknown = Object.keys(table).filter((k) => !(k in en));
     if (unknown.length) throw new Error(`locales/${file} has keys that en.json lacks: ${unknown.join(', ')}`);
-    const json = JSON.stringify(keys.map((k) => (typeof table[k] === 'string' ? table[k] : null)));
+    const json = JSON.stringify(Object.values(shipped(table, en)));
     files[`paywasm-${lang}.json`] = json;
     // sha256 (as strong as SRI needs; each value is incompressible, and 24 bytes shorter than sha384's)
     integrity[lang] = `sha256-${createHash('sha256').update(json).digest('base64')}`;
   }
-  return { files, code: `const MESSAGES = { en: ${JSON.stringify(en)} };\nconst LOCALES = ${JSON.stringify(integrity)};\n` };
+  return { files, code: `const MESSAGES = { en: ${JSON.stringify(enShipped)} };\nconst LOCALES = ${JSON.stringify(integrity)};\n` };
 }
 const locales = localeTables();
 

@@ -29,9 +29,8 @@ class PayWasmError extends Error {
     const l = lang || pickLocale().lang;
     const code = this.code in MESSAGES.en ? this.code : 'internal';
     const own = `${code}.${this.method}`;
-    const key = own in MESSAGES.en ? own : code;
-    this.userMessage = translate(l, key);
-    this.nextStep = translate(l, (`${key}.next` in MESSAGES.en ? key : code) + '.next');
+    // "message\nnext step" (web/build.mjs joins them)
+    [this.userMessage, this.nextStep = ''] = translate(l, own in MESSAGES.en ? own : code).split('\n');
     if (this.mayHaveGoneThrough) {
       this.userMessage += ' ' + translate(l, 'mayHaveGoneThrough', { offerId: this.offerId || '-' });
       this.nextStep = '';
