@@ -1186,7 +1186,7 @@ test('public-key-url without key-fingerprint: exactly one console warning, sayin
   await page.evaluate(() => { const c = PayWasm.mount('#app', { publicKeyUrl: '/keys/public.pem', cart: [{ id: 'x', name: 'X', price: 1, quantity: 1 }], offerId: 'o-2' }); return c.element.ready; });
   const pin = warnings.filter((w) => w.includes('key-fingerprint'));
   equal(pin.length, 1, `pin warnings: ${JSON.stringify(warnings)}`);
-  check(/swap in their own key/.test(pin[0]), pin[0]);
+  check(/swap the key and read the payment data/.test(pin[0]), pin[0]);
   await done();
   const pinned = await openPage();
   const none = [];

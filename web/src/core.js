@@ -276,10 +276,17 @@ function makeCore(ex, memory) {
     usersMeRequest(token, baseUrl) {
       return call('usersMeRequest', { token, baseUrl });
     },
-    // The core's reading of an answer: 'exchange-pay' | 'bank-pay' -> { transaction, status },
-    // 'users-me' -> { firstName, fullname }; or throws the typed error (418-422 included).
+    // The core's reading of an answer: 'exchange-pay' | 'bank-pay' -> { transaction (the body's
+    // JSON), status }, 'users-me' -> { firstName, fullname }; or throws the typed error (418-422
+    // included).
     parseResponse(endpoint, response) {
-      return call('parseResponse', { endpoint, status: response.status, body: response.body });
+      const r = call('parseResponse', { endpoint, status: response.status, body: response.body });
+      if (endpoint === 'users-me') return r;
+      try {
+        return { transaction: JSON.parse(response.body), status: r };
+      } catch (e) {
+        throw new PayWasmError('bad_response', `the answer is not JSON: ${e.message}`, { httpStatus: response.status });
+      }
     },
     // Low level: any op of src/wasm/ops.cpp by name.
     call,

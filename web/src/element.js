@@ -21,18 +21,18 @@ const TAG = 'paywasm-checkout';
 const EXCHANGE_NAMES = { coinbase: 'Coinbase', okcoin: 'OKCoin', kraken: 'Kraken', gemini: 'Gemini', binanceus: 'Binance.US' };
 const camel = (name) => name.replace(/-(\w)/g, (m, c) => c.toUpperCase());
 
-// kind -> [tone, icon] (tone picks the color; the words always say the same as the color)
+// kind -> 'tone icon' (tone picks the color; the words always say the same as the color); others 'info alert'
 const STATUS_LOOK = {
-  awaiting_payment: ['info', 'clock'], pending: ['info', 'clock'], processing: ['info', 'clock'],
-  success: ['success', 'check'], failed: ['error', 'cross'], partial: ['warning', 'alert'],
-  partial_closed: ['warning', 'alert'], timed_out: ['error', 'clock'], canceled: ['error', 'cross'],
-  refund: ['info', 'alert'], unknown: ['info', 'alert'],
+  awaiting_payment: 'info clock', pending: 'info clock', processing: 'info clock', success: 'success check',
+  failed: 'error cross', partial: 'warning alert', partial_closed: 'warning alert', timed_out: 'error clock',
+  canceled: 'error cross',
 };
-const ICON_PATHS = {
-  check: ['M4 12.5l5 5L20 6.5'],
-  cross: ['M6 6l12 12', 'M18 6L6 18'],
-  clock: ['M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18z', 'M12 7v5l3.5 2'],
-  alert: ['M12 3L2 20h20z', 'M12 10v4', 'M12 17v.5'],
+// One path each (sub-paths in one `d`).
+const ICONS = {
+  check: 'M4 12.5l5 5L20 6.5',
+  cross: 'M6 6l12 12M18 6L6 18',
+  clock: 'M12 3a9 9 0 1 0 0 18a9 9 0 1 0 0-18zM12 7v5l3.5 2',
+  alert: 'M12 3L2 20h20zM12 10v4M12 17v.5',
 };
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const LOADING_DELAY_MS = 200;
@@ -52,7 +52,7 @@ function styleSheet() {
 // h('button', { class: 'pay', onclick: fn }, 'text', child): attributes as attributes, strings as
 // text nodes. Never parses markup.
 function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
+  const el = /^(svg|path)$/.test(tag) ? document.createElementNS(SVG_NS, tag) : document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined || v === false) continue;
     if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
@@ -62,19 +62,7 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
-function icon(name) {
-  const svg = document.createElementNS(SVG_NS, 'svg');
-  svg.setAttribute('viewBox', '0 0 24 24');
-  svg.setAttribute('class', 'icon');
-  svg.setAttribute('aria-hidden', 'true');
-  svg.setAttribute('focusable', 'false');
-  for (const d of ICON_PATHS[name]) {
-    const p = document.createElementNS(SVG_NS, 'path');
-    p.setAttribute('d', d);
-    svg.append(p);
-  }
-  return svg;
-}
+const icon = (name) => h('svg', { viewBox: '0 0 24 24', class: 'icon', 'aria-hidden': 'true', focusable: 'false' }, h('path', { d: ICONS[name] }));
 
 // `text` with the order id in it kept in one piece where it fits on a line (span.id: an inline
 // block that breaks inside only when it is longer than a line).
@@ -229,6 +217,15 @@ class PayWasmCheckout extends HTMLElement {
     const slow = setTimeout(() => {
       if (this._life === life && !this._core) this._renderLoading();
     }, LOADING_DELAY_MS);
+    // The end of this load: ready settles (once per load), then load or error, then loadend.
+    const settle = (i, value, type) => {
+      if (this._settle) {
+        this._settle[i](value);
+        this._settle = null;
+        this._fire(type);
+        this._fire('loadend');
+      }
+    };
     Promise.all([loading, formats, language]).then(() => loading).then((core) => {
       clearTimeout(slow);
       if (this._life !== life) return;
@@ -240,29 +237,18 @@ class PayWasmCheckout extends HTMLElement {
       this._greet();
       if (this.publicKeyUrl && !this.publicKey && !this.keyFingerprint && !pinWarned) {
         pinWarned = true;
-        console.warn('paywasm: public-key-url without key-fingerprint: whoever can change what that URL serves can '
-          + 'swap in their own key and read the payment data shoppers send. Pin the key with key-fingerprint (docs/widget.md).');
+        console.warn('paywasm: pin public-key-url with key-fingerprint: without it, whoever can change that file can swap the key and read the payment data shoppers send');
       }
       const detail = { methods: this._methods() };
       this._emit('paywasm-ready', detail);
-      if (this._settle) {
-        this._settle[0](detail);
-        this._settle = null;
-        this._fire('load');
-        this._fire('loadend');
-      }
+      settle(0, detail, 'load');
       this._warmUp(life);
     }, (e) => {
       clearTimeout(slow);
       if (this._life !== life) return;
       if (!this._root.querySelector('.error')) this._renderLoading();
       this._showError(e);
-      if (this._settle) {
-        this._settle[1](this._s.error);
-        this._settle = null;
-        this._fire('error');
-        this._fire('loadend');
-      }
+      settle(1, this._s.error, 'error');
     });
   }
 
@@ -389,17 +375,12 @@ class PayWasmCheckout extends HTMLElement {
 
   async _token(required) {
     let token = null;
-    if (this._getShopperToken) {
-      try {
-        token = await this._getShopperToken();
-      } catch (e) {
-        if (required) throw new PayWasmError('unauthorized', 'getShopperToken() failed');
-        return null;
-      }
+    try {
+      token = this._getShopperToken && await this._getShopperToken();
+    } catch (e) {
+      // as no token
     }
-    if (!token && required) {
-      throw new PayWasmError('unauthorized', 'no shopper token: set getShopperToken to an async function returning it');
-    }
+    if (!token && required) throw new PayWasmError('unauthorized', 'no shopper token: getShopperToken is not set, failed or gave none');
     return token ? String(token) : null;
   }
 
@@ -454,23 +435,12 @@ class PayWasmCheckout extends HTMLElement {
     const exchanges = this._exchanges();
     if (!exchanges.includes(s.exchange)) s.exchange = exchanges[0];
     const totalText = this._total && this._money(this._total, this._currency(), true);
-    const payLabel = t('pay', { amount: totalText || '' }).trim();
+    const payButton = (method) => this._payButton(method, t('pay', { amount: totalText || '' }).trim());
+    const greeting = h('p', { class: 'greeting', part: 'greeting', hidden: !s.greeting }, s.greeting && t('greeting', { name: s.greeting }));
+    // The shopper's field the core refused: aria-invalid, and the message under it.
+    const bad = s.error && s.error.field === 'code2fa';
 
-    const greeting = h('p', { class: 'greeting', part: 'greeting', hidden: !s.greeting });
-    if (s.greeting) greeting.textContent = t('greeting', { name: s.greeting });
-
-    const payButton = (method, label) => h('button', {
-      type: 'button', class: 'pay', part: 'button pay-button', 'data-key': `pay-${method}`,
-      'data-label': label || payLabel, onclick: () => (method === 'qr' ? this._requestQr() : this._pay(method)),
-    });
-    // A shopper's field with the core's error of it under it (aria-invalid, aria-describedby).
-    const fieldError = (id) => (s.error && s.error.field === id ? h('p', { id: `${id}-error`, class: 'field-error' }, t(`field.${id}`)) : null);
-    const input = (attrs, value) => {
-      const el = h('input', Object.assign(attrs, fieldError(attrs.id) ? { 'aria-invalid': 'true', 'aria-describedby': `${attrs.id}-error` } : {}));
-      el[attrs.type === 'checkbox' ? 'checked' : 'value'] = value;
-      return el;
-    };
-
+    // Fresh elements: the value, checked and selected attributes give their state.
     const panels = {
       exchange: () => h('div', { class: 'panel', part: 'panel' },
         h('div', { class: 'field' },
@@ -478,38 +448,33 @@ class PayWasmCheckout extends HTMLElement {
           h('select', {
             id: 'exchange', part: 'select', 'data-key': 'exchange',
             onchange: (e) => { s.exchange = e.target.value; },
-          }, exchanges.map((x) => {
-            const o = h('option', { value: x }, EXCHANGE_NAMES[x] || x);
-            o.selected = x === s.exchange;
-            return o;
-          }))),
+          }, exchanges.map((x) => h('option', { value: x, selected: x === s.exchange }, EXCHANGE_NAMES[x] || x)))),
         h('div', { class: 'field' },
           h('label', { for: 'code2fa', part: 'label' }, t('code2fa')),
-          input({
+          h('input', {
             id: 'code2fa', type: 'text', part: 'input', inputmode: 'numeric', autocomplete: 'one-time-code',
-            maxlength: '10', 'data-key': 'code2fa', oninput: (e) => { s.code2fa = e.target.value.trim(); },
-          }, s.code2fa),
-          fieldError('code2fa')),
+            maxlength: '10', 'data-key': 'code2fa', value: s.code2fa, 'aria-invalid': bad && 'true', 'aria-describedby': bad && 'code2fa-error',
+            oninput: (e) => { s.code2fa = e.target.value.trim(); },
+          }),
+          bad ? h('p', { id: 'code2fa-error', class: 'field-error' }, t('field.code2fa')) : null),
         h('div', { class: 'check' },
-          input({
-            id: 'savepassword', type: 'checkbox', part: 'checkbox', 'data-key': 'savepassword',
+          h('input', {
+            id: 'savepassword', type: 'checkbox', part: 'checkbox', 'data-key': 'savepassword', checked: s.savePassword,
             onchange: (e) => { s.savePassword = e.target.checked; },
-          }, s.savePassword),
+          }),
           h('label', { for: 'savepassword', part: 'label' }, t('savePassword'))),
         payButton('exchange')),
       bank: () => h('div', { class: 'panel', part: 'panel' }, h('p', { class: 'muted' }, t('bankNote')), payButton('bank')),
-      qr: () => h('div', { class: 'panel qr', part: 'panel qr-panel' }, s.qr ? this._qrView() : payButton('qr', t('showQr'))),
+      qr: () => h('div', { class: 'panel qr', part: 'panel qr-panel' }, s.qr ? this._qrView() : this._payButton('qr', t('showQr'))),
     };
 
     const methodPicker = methods.length > 1 ? h('fieldset', { part: 'methods' },
       h('legend', {}, t('payWith')),
       h('div', { class: 'methods' }, methods.map((m) => {
-        const radio = h('input', {
-          type: 'radio', name: 'method', value: m, id: `method-${m}`, 'data-key': `method-${m}`,
+        return h('label', { class: 'method', part: 'method', for: `method-${m}` }, h('input', {
+          type: 'radio', name: 'method', value: m, id: `method-${m}`, 'data-key': `method-${m}`, checked: m === s.method,
           onchange: () => { s.method = m; this._render(); },
-        });
-        radio.checked = m === s.method;
-        return h('label', { class: 'method', part: 'method', for: `method-${m}` }, radio, t(`method.${m}`));
+        }), t(`method.${m}`));
       }))) : null;
 
     this._statusBox = h('div', { class: 'status', part: 'status', role: 'status', 'aria-live': 'polite', tabindex: '-1' });
@@ -557,6 +522,14 @@ class PayWasmCheckout extends HTMLElement {
     this._sheet.replaceSync(`.root{--_on:rgb(${on});--_text:rgb(${text.map(Math.round)})}`);
   }
 
+  // A Pay button (its text comes from _sync: the label, or what it is busy doing).
+  _payButton(method, label) {
+    return h('button', {
+      type: 'button', class: 'pay', part: 'button pay-button', 'data-key': `pay-${method}`, 'data-label': label,
+      onclick: () => (method === 'qr' ? this._requestQr() : this._pay(method)),
+    });
+  }
+
   _qrView() {
     const s = this._s;
     const t = (k, v) => this._t(k, v);
@@ -583,15 +556,10 @@ class PayWasmCheckout extends HTMLElement {
     }
     // Failed, timed out, canceled or past its expiry: nothing to scan any more; a new code instead.
     if (qr.expired || NOTHING_TAKEN.indexOf(kind) > 0) {
-      return [h('p', {}, t('expired')), this.qrEndpoint ? h('button', {
-        type: 'button', class: 'pay', part: 'button pay-button', 'data-key': 'pay-qr', 'data-label': t('newCode'),
-        onclick: () => this._requestQr(),
-      }) : null];
+      return [h('p', {}, t('expired')), this.qrEndpoint && this._payButton('qr', t('newCode'))];
     }
     // A payment was seen (pending, processing, paid): the status says it all.
     if (kind !== 'awaiting_payment') return null;
-    const code = h('div', { class: 'qr-code', part: 'qr', role: 'img', 'aria-label': t('qrLabel') });
-    code.append(qr.svg.cloneNode(true));
     const cryptoAmount = this._money(uri.amount, crypto, false);
     const fiatAmount = this._money(result.totalAmount, result.currency, true);
     let countdown = null;
@@ -606,7 +574,7 @@ class PayWasmCheckout extends HTMLElement {
       this._tick = setInterval(tick, 1000);
     }
     return [
-      code,
+      h('div', { class: 'qr-code', part: 'qr', role: 'img', 'aria-label': t('qrLabel') }, qr.svg.cloneNode(true)),
       h('p', { class: 'muted' }, t('scan')),
       countdown,
       details(fiatAmount ? `${cryptoAmount} (${fiatAmount})` : cryptoAmount, uri.amount),
@@ -615,25 +583,12 @@ class PayWasmCheckout extends HTMLElement {
     ];
   }
 
+  // Copies; without clipboard access, selects the value beside the button to copy by hand.
   _copy(text, button) {
-    const done = () => {
-      button.textContent = this._t('copied');
-      setTimeout(() => { button.textContent = this._t('copy'); }, 2000);
-    };
-    if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(text).then(done, () => this._selectNextTo(button));
-    } else {
-      this._selectNextTo(button);
-    }
-  }
-
-  // Without clipboard access, select the value so the shopper can copy it by hand.
-  _selectNextTo(button) {
-    const range = document.createRange();
-    range.selectNodeContents(button.previousElementSibling);  // the .value span beside the button
-    const sel = window.getSelection();
-    sel.removeAllRanges();
-    sel.addRange(range);
+    const t = (k) => { button.textContent = this._t(k); };
+    const select = () => getSelection().selectAllChildren(button.previousElementSibling);
+    if (navigator.clipboard) navigator.clipboard.writeText(text).then(() => { t('copied'); setTimeout(t, 2000, 'copy'); }, select);
+    else select();
   }
 
   // The phase onto the buttons (armed only when idle with a valid order; the busy one says what
@@ -686,7 +641,7 @@ class PayWasmCheckout extends HTMLElement {
     if (!box || !st) return;
     const t = (k, v) => this._t(k, v);
     const { info, transaction: tx, method } = st;
-    const [tone, iconName] = STATUS_LOOK[info.kind] || STATUS_LOOK.unknown;
+    const [tone, iconName] = (STATUS_LOOK[info.kind] || 'info alert').split(' ');
     box.setAttribute('data-tone', tone);
     const lines = [];
     let headline = t(`status.${info.kind}`, { code: info.code });
