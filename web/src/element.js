@@ -58,7 +58,7 @@ function h(tag, attrs, ...children) {
     if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) el.append(c);
+  for (const c of children.flat(9)) if (c !== null && c !== undefined && c !== false) el.append(c);
   return el;
 }
 
@@ -73,8 +73,8 @@ function withId(text, id) {
 
 // Intl.NumberFormat objects, kept per locale and currency (null: crypto amounts, all their digits).
 // The first one of a page loads ICU data (10-30 ms): see connectedCallback. A symbol that several
-// currencies use ('$', '¥') is replaced by the ISO code outside the currency's own country: German
-// "25,80 USD", never "25,80 $"; American English keeps "$25.80".
+// currencies use ('$', '¥') is replaced by the ISO code unless the locale names the currency's own
+// country: German "25,80 USD", never "25,80 $"; en-US keeps "$25.80" (a bare "en": "USD 25.80").
 const numberFormats = new Map();
 function numberFormat(tag, currency) {
   const key = `${tag} ${currency || ''}`;
@@ -83,7 +83,7 @@ function numberFormat(tag, currency) {
     const style = { style: 'currency', currency };
     f = currency ? new Intl.NumberFormat(tag, style) : new Intl.NumberFormat(tag, { maximumFractionDigits: 18 });
     if (currency && /^[$¥]$/.test(f.formatToParts(1).find((p) => p.type === 'currency').value)
-        && new Intl.Locale(tag).maximize().region !== currency.slice(0, 2)) {
+        && !tag.endsWith(`-${currency.slice(0, 2)}`)) {
       f = new Intl.NumberFormat(tag, Object.assign(style, { currencyDisplay: 'code' }));
     }
     numberFormats.set(key, f);
@@ -92,35 +92,34 @@ function numberFormat(tag, currency) {
 }
 
 // a - b of two decimal texts, exactly ('0.00051234' - '0.0002' = '0.00031234'); '' when b >= a or
-// either is not a plain decimal.
+// either is not a decimal.
 function minus(a, b) {
   const decimals = (x) => (x.split('.')[1] || '').length;
-  if (!/^\d+(\.\d+)?$/.test(a) || !/^\d+(\.\d+)?$/.test(b)) return '';
   const n = Math.max(decimals(a), decimals(b));
-  const big = (x) => BigInt(x.replace('.', '') + '0'.repeat(n - decimals(x)));
-  const d = big(a) - big(b);
-  if (d <= 0n) return '';
-  const digits = d.toString().padStart(n + 1, '0');
-  return n ? `${digits.slice(0, -n)}.${digits.slice(-n)}`.replace(/\.?0+$/, '') : digits;
+  try {
+    const d = BigInt(a.replace('.', '') + '0'.repeat(n - decimals(a))) - BigInt(b.replace('.', '') + '0'.repeat(n - decimals(b)));
+    const digits = d.toString().padStart(n + 1, '0');
+    return d > 0 ? n ? `${digits.slice(0, -n)}.${digits.slice(-n)}`.replace(/\.?0+$/, '') : digits : '';
+  } catch (e) {
+    return '';
+  }
 }
 
-// WCAG 2 contrast of colours given as any CSS colour text (a 1x1 canvas reads them as sRGB).
+// The colour of any CSS colour text as [r, g, b, a] (a 1x1 canvas reads it as sRGB), and its WCAG 2
+// relative luminance + 0.05 (the contrast of two colours is the ratio of these).
 let canvas = null;
-function rgb(color) {
+function rgba(color) {
   canvas = canvas || document.createElement('canvas').getContext('2d', { willReadFrequently: true });
-  canvas.clearRect(0, 0, 1, 1);
   canvas.fillStyle = '#000';
   canvas.fillStyle = color;
   canvas.fillRect(0, 0, 1, 1);
-  return [...canvas.getImageData(0, 0, 1, 1).data.slice(0, 3)];
+  return canvas.getImageData(0, 0, 1, 1).data;
 }
-const luminance = (c) => c.reduce((sum, v, i) => {
-  const x = v / 255;
-  return sum + [0.2126, 0.7152, 0.0722][i] * (x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
+const luminance = (c) => [0.2126, 0.7152, 0.0722].reduce((sum, w, i) => {
+  const x = c[i] / 255;
+  return sum + w * (x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
 }, 0.05);
 const contrast = (a, b) => { const x = luminance(a); const y = luminance(b); return x > y ? x / y : y / x; };
-const BLACK = [0, 0, 0];
-const WHITE = [255, 255, 255];
 
 const words = (s) => String(s || '').split(/[\s,]+/).filter(Boolean);
 let pinWarned = false;
@@ -215,7 +214,7 @@ class PayWasmCheckout extends HTMLElement {
     // The loading message only when the core takes a while (a slow network): a fast start goes
     // straight to the form, without a flash of text and without a layout of it on the way.
     const slow = setTimeout(() => {
-      if (this._life === life && !this._core) this._renderLoading();
+      if (this._life === life && !this._core) this._render();
     }, LOADING_DELAY_MS);
     // The end of this load: ready settles (once per load), then load or error, then loadend.
     const settle = (i, value, type) => {
@@ -246,7 +245,6 @@ class PayWasmCheckout extends HTMLElement {
     }, (e) => {
       clearTimeout(slow);
       if (this._life !== life) return;
-      if (!this._root.querySelector('.error')) this._renderLoading();
       this._showError(e);
       settle(1, this._s.error, 'error');
     });
@@ -418,27 +416,27 @@ class PayWasmCheckout extends HTMLElement {
 
   // ---- rendering -------------------------------------------------------------------------------
 
-  _renderLoading() {
-    this._root.replaceChildren(h('div', { class: 'root', part: 'container', 'aria-busy': 'true' },
-      h('p', { class: 'muted', role: 'status' }, this._t('loading')),
-      this._errorBox = h('div', { class: 'error', part: 'error', role: 'alert', hidden: true, tabindex: '-1' })));
-  }
-
+  // The whole view from the state: until the core is there the loading message, else the form (an
+  // order the page got wrong: its error alone, no total, nothing to pay), the status and the error;
+  // then the phase onto the Pay buttons (armed only when idle with a valid order; the busy one says
+  // what it is doing), aria-busy, and the host's custom states and `error` attribute.
   _render() {
     const s = this._s;
     const t = (k, v) => this._t(k, v);
+    const core = this._core;
     const focusKey = this._root.activeElement && this._root.activeElement.dataset.key;
     clearInterval(this._tick);
-    this._check();
+    if (core) this._check();
+    const err = s.bad || s.error;
     const methods = this._methods();
     if (!methods.includes(s.method)) s.method = methods[0] || null;
     const exchanges = this._exchanges();
     if (!exchanges.includes(s.exchange)) s.exchange = exchanges[0];
     const totalText = this._total && this._money(this._total, this._currency(), true);
     const payButton = (method) => this._payButton(method, t('pay', { amount: totalText || '' }).trim());
-    const greeting = h('p', { class: 'greeting', part: 'greeting', hidden: !s.greeting }, s.greeting && t('greeting', { name: s.greeting }));
-    // The shopper's field the core refused: aria-invalid, and the message under it.
-    const bad = s.error && s.error.field === 'code2fa';
+    // The shopper's field the core refused: aria-invalid, and the message under it (not in the box).
+    const bad = err && err.field === 'code2fa' && s.method === 'exchange';
+    const message = (headline, lines) => h('div', { class: 'message' }, h('p', {}, h('strong', {}, headline)), lines.map((l) => l && h('p', {}, l)));
 
     // Fresh elements: the value, checked and selected attributes give their state.
     const panels = {
@@ -456,7 +454,7 @@ class PayWasmCheckout extends HTMLElement {
             maxlength: '10', 'data-key': 'code2fa', value: s.code2fa, 'aria-invalid': bad && 'true', 'aria-describedby': bad && 'code2fa-error',
             oninput: (e) => { s.code2fa = e.target.value.trim(); },
           }),
-          bad ? h('p', { id: 'code2fa-error', class: 'field-error' }, t('field.code2fa')) : null),
+          bad && h('p', { id: 'code2fa-error', class: 'field-error' }, t('field.code2fa'))),
         h('div', { class: 'check' },
           h('input', {
             id: 'savepassword', type: 'checkbox', part: 'checkbox', 'data-key': 'savepassword', checked: s.savePassword,
@@ -468,35 +466,74 @@ class PayWasmCheckout extends HTMLElement {
       qr: () => h('div', { class: 'panel qr', part: 'panel qr-panel' }, s.qr ? this._qrView() : this._payButton('qr', t('showQr'))),
     };
 
-    const methodPicker = methods.length > 1 ? h('fieldset', { part: 'methods' },
-      h('legend', {}, t('payWith')),
-      h('div', { class: 'methods' }, methods.map((m) => {
-        return h('label', { class: 'method', part: 'method', for: `method-${m}` }, h('input', {
-          type: 'radio', name: 'method', value: m, id: `method-${m}`, 'data-key': `method-${m}`, checked: m === s.method,
-          onchange: () => { s.method = m; this._render(); },
-        }), t(`method.${m}`));
-      }))) : null;
+    // The status: words (the tone's color and icon say the same), the amount, what comes next.
+    let status = [];
+    let tone = null;
+    if (s.status) {
+      const { info, transaction: tx, method } = s.status;
+      const look = (STATUS_LOOK[info.kind] || 'info alert').split(' ');
+      const lines = [];
+      let headline = t(`status.${info.kind}`, { code: info.code });
+      if (info.kind === 'partial') {
+        const qr = s.qr;
+        const crypto = qr ? qr.result.crytoCurrency || qr.result.cryptoCurrency : tx.currency;
+        const amount = tx.amount || (qr && qr.uri.amount) || '';
+        const received = tx.receivedAmount || '0';
+        headline = t('status.partial', {
+          received: this._money(received, crypto), amount: this._money(amount, crypto), missing: this._money(minus(amount, received), crypto),
+        });
+        lines.push(t('hint.partial'));
+      }
+      if (tx.nativeAmount && tx.nativeCurrency) lines.push(this._money(tx.nativeAmount, tx.nativeCurrency, true));
+      // The amount again only when it is another currency (the crypto amount of a fiat price).
+      if (tx.amount && tx.currency && tx.currency !== tx.nativeCurrency && info.kind !== 'partial') lines.push(this._money(tx.amount, tx.currency));
+      if (!info.final && (method === 'bank' || method === 'exchange')) lines.push(t(`hint.${method}`));
+      const offerId = (tx.meta && tx.meta.offerId) || this.offerId;
+      lines.push(offerId && withId(t('order', { id: offerId }), offerId));
+      tone = look[0];
+      status = [icon(look[1]), message(headline, lines)];
+    }
+    if (err) err.localize(this._locale.lang);
 
-    this._statusBox = h('div', { class: 'status', part: 'status', role: 'status', 'aria-live': 'polite', tabindex: '-1' });
-    this._errorBox = h('div', { class: 'error', part: 'error', role: 'alert', hidden: true, tabindex: '-1' });
-    // An order the page got wrong is an error state: its error alone, no total, nothing to pay.
-    const root = h('div', {
+    this._statusBox = h('div', { class: 'status', part: 'status', role: 'status', 'aria-live': 'polite', tabindex: '-1', 'data-tone': tone }, status);
+    this._errorBox = h('div', { class: 'error', part: 'error', role: 'alert', tabindex: '-1', hidden: !err || bad },
+      err && !bad && [icon('alert'), message(withId(err.userMessage, err.offerId), [err.nextStep])]);
+    const root = h('div', core ? {
       class: 'root', part: 'container', role: 'region', 'aria-label': t('region'), lang: this._locale.tag,
       ontransitionend: () => this._colours(root),
-    },
-    greeting,
-    s.bad ? null : [
-      totalText ? h('dl', { class: 'summary', part: 'summary' }, h('dt', {}, t('total')), h('dd', { part: 'total' }, totalText)) : null,
-      methodPicker,
-      s.method ? panels[s.method]() : null,
-      this._statusBox,
-    ],
+    } : { class: 'root', part: 'container' },
+    core ? [
+      h('p', { class: 'greeting', part: 'greeting', hidden: !s.greeting }, s.greeting && t('greeting', { name: s.greeting })),
+      s.bad ? null : [
+        totalText && h('dl', { class: 'summary', part: 'summary' }, h('dt', {}, t('total')), h('dd', { part: 'total' }, totalText)),
+        methods.length > 1 && h('fieldset', { part: 'methods' },
+          h('legend', {}, t('payWith')),
+          h('div', { class: 'methods' }, methods.map((m) => h('label', { class: 'method', part: 'method', for: `method-${m}` }, h('input', {
+            type: 'radio', name: 'method', value: m, id: `method-${m}`, 'data-key': `method-${m}`, checked: m === s.method,
+            onchange: () => { s.method = m; this._render(); },
+          }), t(`method.${m}`))))),
+        s.method && panels[s.method](),
+        this._statusBox,
+      ],
+    ] : h('p', { class: 'muted', role: 'status' }, t('loading')),
     this._errorBox);
     this._root.replaceChildren(root);
     this._colours(root);
-    this._paintStatus();
-    this._paintError();
-    this._sync();
+    const busy = s.phase === 'sending';
+    for (const b of this._root.querySelectorAll('button.pay')) {
+      b.disabled = s.phase !== 'idle' || !this._total;
+      b.textContent = busy && b.dataset.key === `pay-${s.method}` ? t(s.method === 'qr' ? 'loadingQr' : 'paying') : b.dataset.label;
+    }
+    root.setAttribute('aria-busy', busy || !core);
+    if (err) this.setAttribute('error', err.code);
+    else this.removeAttribute('error');
+    try {
+      this._states.clear();
+      this._states.add(s.phase);
+      if (err) this._states.add('error');
+    } catch (e) {
+      // No CustomStateSet (or only its older --dashed form) in this browser: the attribute stays.
+    }
     if (focusKey) {
       const again = this._root.querySelector(`[data-key="${focusKey}"]`);
       if (again) again.focus();
@@ -512,17 +549,18 @@ class PayWasmCheckout extends HTMLElement {
   // until it reaches it. The result goes into this element's own sheet, never a style attribute.
   _colours(root) {
     const style = getComputedStyle(root);
-    const bg = rgb(style.backgroundColor);
-    const accent = rgb(style.getPropertyValue('--_accent'));
-    let on = rgb(style.getPropertyValue('--_accent-fg'));
-    if (contrast(on, accent) < 4.6) on = contrast(BLACK, accent) > contrast(WHITE, accent) ? BLACK : WHITE;
-    const to = luminance(bg) > 0.23 ? 0 : 255;
+    const bg = rgba(style.backgroundColor);
+    const accent = rgba(style.getPropertyValue('--_accent'));
+    // Black and white meet at luminance 0.179: one of them always reaches 4.58:1.
+    const on = contrast(rgba(style.getPropertyValue('--_accent-fg')), accent) > 4.6 ? 'var(--_accent-fg)'
+      : luminance(accent) > 0.229 ? '#000' : '#fff';
+    const to = luminance(bg) > 0.229 ? 0 : 255;
     let text = accent;
-    for (let i = 0; i < 30 && contrast(text, bg) < 4.6; i++) text = text.map((v) => v + (to - v) * 0.15);
-    this._sheet.replaceSync(`.root{--_on:rgb(${on});--_text:rgb(${text.map(Math.round)})}`);
+    for (let i = 0; i < 20 && contrast(text, bg) < 4.6; i++) text = text.map((v) => v + (to - v) / 5);
+    this._sheet.replaceSync(`.root{--_on:${on};--_text:rgb(${text.slice(0, 3)})}`);
   }
 
-  // A Pay button (its text comes from _sync: the label, or what it is busy doing).
+  // A Pay button (its text comes from _render: the label, or what it is busy doing).
   _payButton(method, label) {
     return h('button', {
       type: 'button', class: 'pay', part: 'button pay-button', 'data-key': `pay-${method}`, 'data-label': label,
@@ -591,29 +629,6 @@ class PayWasmCheckout extends HTMLElement {
     else select();
   }
 
-  // The phase onto the buttons (armed only when idle with a valid order; the busy one says what
-  // it is doing), aria-busy, and the host's custom states and `error` attribute.
-  _sync() {
-    const s = this._s;
-    const busy = s.phase === 'sending';
-    const err = s.bad || s.error;
-    for (const b of this._root.querySelectorAll('button.pay')) {
-      b.disabled = s.phase !== 'idle' || !this._total;
-      b.textContent = busy && b.dataset.key === `pay-${s.method}` ? this._t(s.method === 'qr' ? 'loadingQr' : 'paying') : b.dataset.label;
-    }
-    const root = this._root.firstElementChild;
-    if (root) root.setAttribute('aria-busy', busy);
-    if (err) this.setAttribute('error', err.code);
-    else this.removeAttribute('error');
-    try {
-      this._states.clear();
-      this._states.add(s.phase);
-      if (err) this._states.add('error');
-    } catch (e) {
-      // No CustomStateSet (or only its older --dashed form) in this browser: the attribute stays.
-    }
-  }
-
   // ---- status and errors -----------------------------------------------------------------------
 
   // A status of the current payment: moves the phase (never out of final or ambiguous: only
@@ -621,74 +636,26 @@ class PayWasmCheckout extends HTMLElement {
   _setStatus(info, transaction, method) {
     const s = this._s;
     const before = s.status;
+    const changed = !before || before.info.code !== info.code || before.info.kind !== info.kind
+      || (info.kind === 'partial' && before.transaction.receivedAmount !== transaction.receivedAmount);
     s.status = { info, transaction, method };
-    s.error = null;
     if (s.phase !== 'final' && s.phase !== 'ambiguous') s.phase = phaseOf(info);
-    if (!before || before.info.code !== info.code || before.info.kind !== info.kind
-        || (info.kind === 'partial' && before.transaction.receivedAmount !== transaction.receivedAmount)) {
+    if (changed || s.error) {
+      s.error = null;
       this._render();
+    }
+    if (changed) {
       const detail = { status: info, transaction, method };
       this._emit('paywasm-status', detail);
       if (info.kind === 'success') this._emit('paywasm-complete', detail);
-    } else {
-      this._paintStatus();
     }
-  }
-
-  _paintStatus() {
-    const box = this._statusBox;
-    const st = this._s.status;
-    if (!box || !st) return;
-    const t = (k, v) => this._t(k, v);
-    const { info, transaction: tx, method } = st;
-    const [tone, iconName] = (STATUS_LOOK[info.kind] || 'info alert').split(' ');
-    box.setAttribute('data-tone', tone);
-    const lines = [];
-    let headline = t(`status.${info.kind}`, { code: info.code });
-    if (info.kind === 'partial') {
-      const qr = this._s.qr;
-      const crypto = qr ? qr.result.crytoCurrency || qr.result.cryptoCurrency || '' : tx.currency || '';
-      const amount = tx.amount || (qr && qr.uri.amount) || '';
-      const received = tx.receivedAmount || '0';
-      headline = t('status.partial', {
-        received: this._money(received, crypto, false), amount: this._money(amount, crypto, false),
-        missing: this._money(minus(amount, received), crypto, false),
-      });
-      lines.push(t('hint.partial'));
-    }
-    if (tx.nativeAmount && tx.nativeCurrency) lines.push(this._money(tx.nativeAmount, tx.nativeCurrency, true));
-    // The amount again only when it is another currency (the crypto amount of a fiat price).
-    if (tx.amount && tx.currency && tx.currency !== tx.nativeCurrency && info.kind !== 'partial') lines.push(this._money(tx.amount, tx.currency, false));
-    if (!info.final && (method === 'bank' || method === 'exchange')) lines.push(t(`hint.${method}`));
-    const offerId = (tx.meta && tx.meta.offerId) || this.offerId;
-    box.replaceChildren(icon(iconName), h('div', { class: 'message' },
-      h('p', {}, h('strong', {}, headline)), lines.map((l) => h('p', {}, l)),
-      offerId ? h('p', {}, withId(t('order', { id: offerId }), offerId)) : null));
   }
 
   _showError(e) {
     const err = e instanceof PayWasmError ? e : new PayWasmError('internal', String(e && e.message || e));
     this._s.error = err;
-    if (this._core) {
-      this._render();
-    } else {
-      this._paintError();
-      this._sync();
-    }
+    this._render();
     this._emit('paywasm-error', { error: err });
-  }
-
-  // The error box (a shopper's field error is shown under its field instead: see _render).
-  _paintError() {
-    const box = this._errorBox;
-    const err = this._s.bad || this._s.error;
-    const shown = err && !this._root.getElementById(`${err.field}-error`);
-    if (!box) return;
-    box.hidden = !shown;
-    if (!shown) return;
-    err.localize(this._locale.lang);
-    box.replaceChildren(icon('alert'), h('div', { class: 'message' },
-      h('p', {}, h('strong', {}, withId(err.userMessage, err.offerId))), err.nextStep ? h('p', {}, err.nextStep) : null));
   }
 
   // ---- flows -----------------------------------------------------------------------------------
@@ -918,7 +885,7 @@ function mount(target, options) {
   const el = created ? document.createElement(TAG) : found;
   applyOptions(el, options);
   if (created) found.append(el);
-  const listeners = [];
+  let listeners = [];  // [name, fn, listener]
   const eventName = (type) => (type.startsWith('paywasm-') ? type : `paywasm-${type}`);
   const controller = {
     element: el,
@@ -928,23 +895,20 @@ function mount(target, options) {
       const name = eventName(type);
       const listener = (event) => fn(event.detail, event);
       el.addEventListener(name, listener);
-      listeners.push({ name, fn, listener });
+      listeners.push([name, fn, listener]);
       return () => controller.off(type, fn);
     },
     off(type, fn) {
       const name = eventName(type);
-      for (let i = listeners.length - 1; i >= 0; i--) {
-        if (listeners[i].name === name && listeners[i].fn === fn) {
-          el.removeEventListener(name, listeners[i].listener);
-          listeners.splice(i, 1);
-        }
-      }
+      // removeEventListener() returns undefined: the matching entries go
+      listeners = listeners.filter((l) => l[0] !== name || l[1] !== fn || el.removeEventListener(name, l[2]));
     },
     update(next) { applyOptions(el, next); },
     // false (and nothing changes) while a request is in flight: see the element's reset().
     reset() { return el.reset(); },
     destroy() {
-      for (const l of listeners.splice(0)) el.removeEventListener(l.name, l.listener);
+      for (const l of listeners) el.removeEventListener(l[0], l[2]);
+      listeners = [];
       if (created) el.remove();
       else {
         el._teardown();
