@@ -7,6 +7,7 @@
 // (QR generate, subscription debit and cancel), so no page can be talked into sending one.
 #include "wasm/ops.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -54,9 +55,19 @@ MerchantKey merchant_key(const Args& a, std::string& key, std::string& pin) {
     return MerchantKey{key, pin, padding ? parse_padding(*padding) : Padding::oaep_sha1};
 }
 
+// {exchanges?: "kraken gemini"}: the allowed exchange names, space-separated (web/src/core.js joins
+// the array it is given: a string costs the module less than an array of strings).
 Limits limits_of(const Args& a) {
     Limits limits;
-    if (auto names = a.strings("exchanges"); names && !names->empty()) limits.exchanges = std::move(*names);
+    if (auto names = a.opt_str("exchanges"); names && !names->empty()) {
+        limits.exchanges.clear();
+        std::string_view rest = *names;
+        while (!rest.empty()) {
+            const std::size_t end = std::min(rest.find(' '), rest.size());
+            if (end) limits.exchanges.emplace_back(rest.substr(0, end));
+            rest.remove_prefix(std::min(end + 1, rest.size()));
+        }
+    }
     return limits;
 }
 
@@ -98,9 +109,12 @@ std::string op_bank_payload(const Args& a) {
     return json_quote(payment_payload(from_json<BankPayment>(a.str("order")), limits_of(a)));
 }
 
-// {cart: JSON text of an array of cart items} -> decimal text of the total
+// {order: JSON text of an exchange order holding the cart} -> decimal text of the cart total.
+// web/src/core.js puts the cart into an otherwise empty order: the cart is read by the reader the
+// payment ops use anyway (same rules and field paths as cart_from_json, one reader less in the
+// module).
 std::string op_cart_total(const Args& a) {
-    return json_quote(cart_total(cart_from_json(a.str("cart"))).to_string());
+    return json_quote(cart_total(from_json<ExchangePayment>(a.str("order")).cart).to_string());
 }
 
 // {uri} -> {scheme, address, amount, value}

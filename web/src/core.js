@@ -250,7 +250,8 @@ function makeCore(ex, memory) {
     // Exact decimal text of sum(price * quantity) of an array of cart items ({id, name, price,
     // quantity, ...}); an item that is not one throws a validation error naming it (cart[1].price).
     cartTotal(cart) {
-      return call('cartTotal', { cart: JSON.stringify(cart) });
+      return call('cartTotal', { order: JSON.stringify({ clientId: '', assets: '', cart, shippingAddress: {}, offerId: '',
+        savepassword: false, code2fa: '', merchantStoreCurrency: '' }) });
     },
     // { scheme, address, amount, value } of a wallet payment URI, or throws invalid_qr.
     checkPaymentUri(uri) {
@@ -270,7 +271,8 @@ function makeCore(ex, memory) {
     // p: { method: 'exchange'|'bank', order (ExchangeOrder | BankOrder), key, fingerprint?, padding?,
     //      token, baseUrl, exchange (exchange payments), exchanges? }
     paymentRequest(p) {
-      return call('paymentRequest', Object.assign({}, p, { order: JSON.stringify(p.order) }));
+      const exchanges = p.exchanges && [].concat(p.exchanges).join(' ');
+      return call('paymentRequest', Object.assign({}, p, { order: JSON.stringify(p.order), exchanges }));
     },
     // GET /users/me with the shopper's token: { method, url, headers, body }.
     usersMeRequest(token, baseUrl) {
