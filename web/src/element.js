@@ -73,8 +73,8 @@ function withId(text, id) {
 
 // Intl.NumberFormat objects, kept per locale and currency (null: crypto amounts, all their digits).
 // The first one of a page loads ICU data (10-30 ms): see connectedCallback. A symbol that several
-// currencies use ('$', '¥') is replaced by the ISO code unless the locale names the currency's own
-// country: German "25,80 USD", never "25,80 $"; en-US keeps "$25.80" (a bare "en": "USD 25.80").
+// currencies use ('$', '¥') is replaced by the ISO code outside the currency's own country (the
+// locale's likely region: "en" is en-US): German "25,80 USD", never "25,80 $"; English "$25.80".
 const numberFormats = new Map();
 function numberFormat(tag, currency) {
   const key = `${tag} ${currency || ''}`;
@@ -83,7 +83,7 @@ function numberFormat(tag, currency) {
     const style = { style: 'currency', currency };
     f = currency ? new Intl.NumberFormat(tag, style) : new Intl.NumberFormat(tag, { maximumFractionDigits: 18 });
     if (currency && /^[$¥]$/.test(f.formatToParts(1).find((p) => p.type === 'currency').value)
-        && !tag.endsWith(`-${currency.slice(0, 2)}`)) {
+        && new Intl.Locale(tag).maximize().region !== currency.slice(0, 2)) {
       f = new Intl.NumberFormat(tag, Object.assign(style, { currencyDisplay: 'code' }));
     }
     numberFormats.set(key, f);
