@@ -7,7 +7,7 @@
 // other reuses them (so loading twice does no harm). --no-minify writes the readable assembly (for
 // debugging); --source-map also writes paywasm.js.map and paywasm.mjs.map (not shipped: no
 // sourceMappingURL comment points at them).
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -45,40 +45,72 @@ function minifyCss(text) {
     .replace(/;}/g, '}'))).join('').trim();
 }
 const css = minifyCss(readFileSync(join(here, 'src', 'styles.css'), 'utf8'));
-// locales.js keeps MESSAGES as one readable object per language. Shipped, paywasm.js holds English
-// only; every other language is a file beside it, paywasm-<lang>.json: the values in the order of
-// the English keys (null: not translated, English is used), fetched by the widget only for a
-// shopper who reads that language, with the SRI value built in here (LOCALES). Every shopper
-// downloads one language instead of five (gzip: ~1.1 KB each).
-function splitMessages(source) {
-  const literal = /^const MESSAGES = (\{[\s\S]*?^\});$/m.exec(source);
-  if (!literal) throw new Error('locales.js: no `const MESSAGES = {...};` block to split');
-  const messages = vm.runInNewContext(`(${literal[1]})`, Object.create(null));
-  const keys = Object.keys(messages.en);
+// The shopper text: web/src/locales/<lang>.json, one object per language. Shipped, paywasm.js holds
+// English only; every other language is a file beside it, paywasm-<lang>.json: the values in the
+// order of the English keys (null: not translated, English is used), fetched by the widget only for
+// a shopper who reads that language, with the SRI value built in here (LOCALES). Every shopper
+// downloads one language instead of six (gzip: ~1.2 KB each).
+// A message and its next step ("<key>.next" in the sources) ship as one text, "message\nnext step"
+// (a method's own message, "<code>.<method>", takes the code's next step when it has none of its
+// own); a language without both parts ships null there, so the whole English entry is used.
+function shipped(table, en) {
+  const out = {};
+  for (const key of Object.keys(en).filter((k) => !k.endsWith('.next'))) {
+    const own = `${key}.next`;
+    const base = `${key.split('.')[0]}.next`;  // insufficient_balance.bank -> insufficient_balance.next
+    const nextKey = own in en ? own : key.includes('.') && base in en ? base : null;
+    const text = table[key];
+    const next = nextKey ? table[nextKey] : '';
+    out[key] = typeof text === 'string' && typeof next === 'string' ? (next ? `${text}\n${next}` : text) : null;
+  }
+  return out;
+}
+function localeTables() {
+  const dir = join(here, 'src', 'locales');
+  const en = JSON.parse(readFileSync(join(dir, 'en.json'), 'utf8'));
+  const enShipped = shipped(en, en);
+  const keys = Object.keys(enShipped);
   const files = {};
   const integrity = {};
-  for (const [lang, table] of Object.entries(messages)) {
-    const unknown = Object.keys(table).filter((k) => !keys.includes(k));
-    if (unknown.length) throw new Error(`locales.js: ${lang} has keys that en lacks: ${unknown.join(', ')}`);
-    if (lang === 'en') continue;
-    if (!/^[a-z]{2,3}$/.test(lang)) throw new Error(`locales.js: '${lang}' is not a language code`);
-    const json = JSON.stringify(keys.map((k) => (k in table ? table[k] : null)));
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'en.json').sort()) {
+    const lang = file.slice(0, -5);
+    if (!/^[a-z]{2,3}(-[A-Z]{2})?$/.test(lang)) throw new Error(`locales/${file}: '${lang}' is not a language tag`);
+    const table = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    const unknown = Object.keys(table).filter((k) => !(k in en));
+    if (unknown.length) throw new Error(`locales/${file} has keys that en.json lacks: ${unknown.join(', ')}`);
+    const json = JSON.stringify(Object.values(shipped(table, en)));
     files[`paywasm-${lang}.json`] = json;
     // sha256 (as strong as SRI needs; each value is incompressible, and 24 bytes shorter than sha384's)
     integrity[lang] = `sha256-${createHash('sha256').update(json).digest('base64')}`;
   }
-  const shipped = `const MESSAGES = { en: ${JSON.stringify(messages.en)} };
-const LOCALES = ${JSON.stringify(integrity)};`;
-  return { files, code: source.replace(literal[0], () => shipped) };
+  return { files, code: `const MESSAGES = { en: ${JSON.stringify(enShipped)} };\nconst LOCALES = ${JSON.stringify(integrity)};\n` };
 }
-const locales = splitMessages(readFileSync(join(here, 'src', 'locales.js'), 'utf8'));
+const locales = localeTables();
+
+// The element's attributes: web/src/attributes.js holds the one table [name, type, default,
+// description]; the script gets `name -> default` only (the type follows from the default: a
+// number default makes a number property). The descriptions are for docs/widget.md and
+// paywasm.d.ts, which the browser suite compares with the table.
+function attributeTable() {
+  const source = readFileSync(join(here, 'src', 'attributes.js'), 'utf8');
+  const table = vm.runInNewContext(`${source}\nATTRIBUTES`, Object.create(null));
+  const shipped = {};
+  for (const [name, type, dflt, description] of table) {
+    if (!/^[a-z]+(-[a-z]+)*$/.test(name) || !description) throw new Error(`attributes.js: bad row ${name}`);
+    if ((type === 'number') !== (typeof dflt === 'number') || (type !== 'number' && dflt !== null && typeof dflt !== 'string')) {
+      throw new Error(`attributes.js: ${name}: the default ${JSON.stringify(dflt)} is not a ${type}`);
+    }
+    shipped[name] = dflt;
+  }
+  return `const ATTRIBUTES = ${JSON.stringify(shipped)};\n`;
+}
 
 const body = [
   `const VERSION = ${JSON.stringify(version)};`,
   `const CSS_TEXT = ${JSON.stringify(css)};`,
-  ...SOURCES.map((f) => {
-    return f === 'locales.js' ? locales.code : readFileSync(join(here, 'src', f), 'utf8');
-  }),
+  locales.code,
+  attributeTable(),
+  ...SOURCES.map((f) => readFileSync(join(here, 'src', f), 'utf8')),
 ].join('\n').replace('@PAYWASM_WASM_INTEGRITY@', wasmIntegrity);
 
 const banner = `/*! paywasm ${version} | <paywasm-checkout> and the PayWasm API | ` +

@@ -26,7 +26,14 @@ export class PayWasmError extends Error {
   readonly mayHaveGoneThrough: boolean;
   /** The order id to quote to support when mayHaveGoneThrough. */
   readonly offerId: string | null;
-  /** Re-localizes userMessage and nextStep ('en' | 'es' | 'fr' | 'de' | 'pt'); returns this. */
+  /**
+   * The request certainly never left the browser (it was offline, or the page's
+   * Content-Security-Policy blocked the URL): nothing was paid and the shopper may try again.
+   */
+  readonly notSent: boolean;
+  /** The payment method it happened in, when it happened in one (its own wording: 419 of a bank payment speaks of the bank account). */
+  method: Method | null;
+  /** Re-localizes userMessage and nextStep ('en' | 'es' | 'fr' | 'de' | 'pt-BR' | 'pt-PT'); returns this. */
   localize(lang?: string): this;
 }
 
@@ -173,42 +180,62 @@ export interface QrResult {
   meta: { offerId: string; receiverAddress: string; qrString: string };
   /** Optional current status code (default 10). */
   status?: number;
+  /** Optional, added by your server: when the code stops being payable (ISO 8601 time or ms since 1970): a countdown, then "New code". */
+  expiresAt?: string | number;
 }
 
 export type Method = 'exchange' | 'bank' | 'qr';
 
+/** Options of mount() and update(): the attributes in camelCase (web/src/attributes.js), and the object properties. */
 export interface CheckoutOptions {
   baseUrl?: string;
   merchantId?: string;
   publicKey?: string;
   publicKeyUrl?: string;
   keyFingerprint?: string;
+  /** Default 'USD'. */
   currency?: string;
   offerId?: string;
   /** Space-separated: 'exchange bank qr'. Default 'exchange qr'. */
   methods?: string;
   /** Space-separated exchange identifiers. Default: all five documented ones. */
   exchanges?: string;
-  locale?: string;
-  theme?: 'light' | 'dark' | 'auto';
-  /** Crypto asset code of the exchange payment. Default 'BTC'. */
+  /** Crypto asset code of the exchange payment and the QR request. Default 'BTC'. */
   asset?: string;
+  /** Default 'oaep-sha1'. */
   padding?: Padding;
-  wasmUrl?: string;
-  qrEndpoint?: string;
-  statusUrl?: string;
-  statusMode?: 'poll' | 'sse';
+  locale?: string;
+  /** Default 'light'. */
+  theme?: Theme;
+  /** Request timeout in milliseconds (default 20000). */
+  timeout?: number | string;
   accountId?: string;
+  /** The shopper's connected bank account id at the service, from your server (never asked of the shopper). */
   stockId?: string;
   hostedPageId?: string;
-  /** Request timeout in milliseconds (default 20000). */
-  timeout?: string | number;
+  qrEndpoint?: string;
+  statusUrl?: string;
+  /** Default 'poll'. */
+  statusMode?: 'poll' | 'sse';
+  /** First polling delay in milliseconds (default 2000). */
+  statusInterval?: number | string;
+  wasmUrl?: string;
   cart?: CartItem[];
   shippingAddress?: ShippingAddress;
   /** Called before each request that needs it; the token is never stored by the widget. */
   getShopperToken?: () => Promise<string | null | undefined> | string | null | undefined;
   qrResult?: QrResult | { ok: boolean; result: QrResult };
 }
+
+export type Theme = 'light' | 'dark' | 'auto';
+
+/**
+ * The order's state machine, also the element's custom states (:state(idle), ...; plus
+ * :state(error) while an error is shown, with the host attribute error="<code>").
+ * idle: Pay is armed; sending: a request is in flight; pending: a payment was taken, not final;
+ * final: paid (every method locked for the order); ambiguous: a payment may have gone through.
+ */
+export type Phase = 'idle' | 'sending' | 'pending' | 'final' | 'ambiguous';
 
 export interface StatusDetail {
   status: StatusInfo;
@@ -218,6 +245,8 @@ export interface StatusDetail {
 }
 
 export interface PayWasmEventMap {
+  /** Lifecycle, like an <img>'s (not bubbling): loadstart, then load or error, then loadend. */
+  'loadstart': Event; 'load': Event; 'error': Event; 'loadend': Event;
   'paywasm-ready': CustomEvent<{ methods: Method[] }>;
   'paywasm-status': CustomEvent<StatusDetail>;
   'paywasm-complete': CustomEvent<StatusDetail>;
@@ -232,24 +261,39 @@ export interface CheckoutController {
   on<T extends ShortEvent>(type: T | `paywasm-${T}`, fn: (detail: DetailOf<T>, event: PayWasmEventMap[`paywasm-${T}`]) => void): () => void;
   off<T extends ShortEvent>(type: T | `paywasm-${T}`, fn: (...args: any[]) => void): void;
   update(options: CheckoutOptions): void;
-  /** Clears status, error, QR and the one-payment lock (set a new offerId first). */
-  reset(): void;
+  /** The element's ready promise (see PayWasmCheckoutElement.ready). */
+  readonly ready: Promise<{ methods: Method[] }>;
+  /** The element's reset(): false, changing nothing, while a request is in flight. */
+  reset(): boolean;
   /** Removes listeners, stops network activity; removes the element if mount() created it. */
   destroy(): void;
 }
 
 export interface PayWasmCheckoutElement extends HTMLElement {
+  // The attributes as properties (web/src/attributes.js): a number one reads as a number (its default
+  // when absent), a string one as the attribute, else its default, else null.
   baseUrl: string | null; merchantId: string | null; publicKey: string | null; publicKeyUrl: string | null;
-  keyFingerprint: string | null; currency: string | null; offerId: string | null; methods: string | null;
-  exchanges: string | null; locale: string | null; theme: string | null; asset: string | null;
-  padding: string | null; wasmUrl: string | null; qrEndpoint: string | null; statusUrl: string | null;
-  statusMode: string | null; accountId: string | null; stockId: string | null; hostedPageId: string | null;
-  timeout: string | null;
+  keyFingerprint: string | null; currency: string; offerId: string | null; methods: string;
+  exchanges: string | null; asset: string; padding: Padding | string; locale: string | null;
+  theme: Theme | string; timeout: number; accountId: string | null; stockId: string | null;
+  hostedPageId: string | null; qrEndpoint: string | null; statusUrl: string | null;
+  statusMode: 'poll' | 'sse' | string; statusInterval: number; wasmUrl: string | null;
+  /**
+   * Resolves with { methods } once the core is loaded and the form shown (also for a listener that
+   * comes after paywasm-ready); rejects with the PayWasmError of a failed load (a later connect
+   * tries again with a new promise).
+   */
+  readonly ready: Promise<{ methods: Method[] }>;
   cart: CartItem[] | null;
   shippingAddress: ShippingAddress | null;
   getShopperToken: CheckoutOptions['getShopperToken'] | null;
   qrResult: CheckoutOptions['qrResult'] | null;
-  reset(): void;
+  /**
+   * Clears status, error, QR code and the order's lock, to pay again (the same offerId after an
+   * unclear outcome you checked, or a new one for a new order). Returns false, changing nothing,
+   * while a request is in flight; true when it reset.
+   */
+  reset(): boolean;
   addEventListener<K extends keyof PayWasmEventMap>(type: K, listener: (ev: PayWasmEventMap[K]) => void, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }

@@ -101,8 +101,12 @@ async function setUpCheckout() {
   $('shipping').addEventListener('input', () => { checkout.shippingAddress = shippingAddress(); });
   $('locale').addEventListener('change', (e) => checkout.setAttribute('locale', e.target.value));
   $('new-order').addEventListener('click', () => {
+    // reset() refuses (false) while a request is in flight: its outcome comes first.
+    if (typeof checkout.reset === 'function' && checkout.reset() === false) {
+      logEvent('a payment is on its way: wait for its outcome, then start a new order', 'bad');
+      return;
+    }
     setOffer(newOfferId());
-    if (typeof checkout.reset === 'function') checkout.reset();
     logEvent('new order ' + checkout.offerId);
   });
 

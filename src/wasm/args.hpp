@@ -12,7 +12,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "paywasm/error.hpp"
 #include "paywasm/json.hpp"
@@ -55,19 +54,6 @@ public:
         if (!v.valid()) return false;
         if (!v.is_bool()) fail_validation(std::string(name), "must be true or false");
         return v.boolean();
-    }
-
-    // An array of strings, or nullopt when absent.
-    std::optional<std::vector<std::string>> strings(std::string_view name) const {
-        JsonValue v = find(name);
-        if (!v.valid()) return std::nullopt;
-        if (!v.is_array()) fail_validation(std::string(name), "must be an array of strings");
-        std::vector<std::string> out;
-        for (JsonValue item = v.first_child(); item.valid(); item = item.next_sibling()) {
-            if (!item.is_string()) fail_validation(std::string(name), "must be an array of strings");
-            out.emplace_back(item.text());
-        }
-        return out;
     }
 
 private:

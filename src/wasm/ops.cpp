@@ -7,6 +7,7 @@
 // (QR generate, subscription debit and cancel), so no page can be talked into sending one.
 #include "wasm/ops.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -54,9 +55,19 @@ MerchantKey merchant_key(const Args& a, std::string& key, std::string& pin) {
     return MerchantKey{key, pin, padding ? parse_padding(*padding) : Padding::oaep_sha1};
 }
 
+// {exchanges?: "kraken gemini"}: the allowed exchange names, space-separated (web/src/core.js joins
+// the array it is given: a string costs the module less than an array of strings).
 Limits limits_of(const Args& a) {
     Limits limits;
-    if (auto names = a.strings("exchanges"); names && !names->empty()) limits.exchanges = std::move(*names);
+    if (auto names = a.opt_str("exchanges"); names && !names->empty()) {
+        limits.exchanges.clear();
+        std::string_view rest = *names;
+        while (!rest.empty()) {
+            const std::size_t end = std::min(rest.find(' '), rest.size());
+            if (end) limits.exchanges.emplace_back(rest.substr(0, end));
+            rest.remove_prefix(std::min(end + 1, rest.size()));
+        }
+    }
     return limits;
 }
 
@@ -98,9 +109,12 @@ std::string op_bank_payload(const Args& a) {
     return json_quote(payment_payload(from_json<BankPayment>(a.str("order")), limits_of(a)));
 }
 
-// {cart: JSON text of an array of cart items} -> decimal text of the total
+// {order: JSON text of an exchange order holding the cart} -> decimal text of the cart total.
+// web/src/core.js puts the cart into an otherwise empty order: the cart is read by the reader the
+// payment ops use anyway (same rules and field paths as cart_from_json, one reader less in the
+// module).
 std::string op_cart_total(const Args& a) {
-    return json_quote(cart_total(cart_from_json(a.str("cart"))).to_string());
+    return json_quote(cart_total(from_json<ExchangePayment>(a.str("order")).cart).to_string());
 }
 
 // {uri} -> {scheme, address, amount, value}
@@ -147,9 +161,9 @@ std::string op_payment_request(const Args& a) {
                         a.str("baseUrl"));
 }
 
-// {endpoint: exchange-pay|bank-pay|users-me, status, body} -> exchange/bank: {transaction, status};
-// users-me: {firstName, fullname}. The transaction goes back to JS as the body's own JSON,
-// re-emitted compactly, so the module needs no Transaction writer.
+// {endpoint: exchange-pay|bank-pay|users-me, status, body} -> exchange/bank: the status
+// {code, kind, final, label} (the transaction is the body itself: web/src/core.js parses it once the
+// core has accepted it, so the module carries no JSON re-writer); users-me: {firstName, fullname}.
 std::string op_parse_response(const Args& a) {
     const EndpointInfo& e = endpoint_by_name(a.str("endpoint"));
     HttpResponse r{a.integer("status", 0), a.opt_str("body").value_or("")};
@@ -166,15 +180,7 @@ std::string op_parse_response(const Args& a) {
     }
     if (e.endpoint != Endpoint::exchange_payment && e.endpoint != Endpoint::bank_payment)
         fail_validation("endpoint", "not an endpoint the browser calls");
-    const Transaction tx = parse_payment_response(r);
-    const JsonDocument body = parse_json(r.body, ErrorCode::bad_response);
-    return JsonWriter()
-        .begin_object()
-        .key("transaction")
-        .value(body.root())
-        .raw("status", status_json(describe_status(tx)))
-        .end_object()
-        .take();
+    return status_json(describe_status(parse_payment_response(r)));
 }
 
 using Op = std::string (*)(const Args&);

@@ -124,7 +124,7 @@ test('the script tag with SRI loads; the element shows the exact cart total', as
   equal(await text(page, 'button.pay'), 'Pay $25.80', 'pay button');
   const info = await page.evaluate(() => ({ v: PayWasm.version, locales: PayWasm.locales, defined: !!customElements.get('paywasm-checkout') }));
   check(/^\d+\.\d+\.\d+$/.test(info.v) && info.defined, `version/define: ${JSON.stringify(info)}`);
-  equal(info.locales.join(','), 'en,es,fr,de,pt', 'locales');
+  equal(info.locales.join(','), 'en,de,es,fr,pt-BR,pt-PT', 'locales');
   await done();
 });
 
@@ -422,7 +422,8 @@ test('a timeout says the payment may have gone through, shows the offer id, and 
   await done();
 });
 
-test('offline: a network error, nothing retried, the button stays locked', async () => {
+// Problem 2 of issue 14 (failed before: the shopper was locked out with "may have gone through").
+test('offline before sending: nothing is sent, the shopper is told it was not sent and may pay again', async () => {
   const { page, context, done } = await openPage();
   await mount(page);
   const sent = [];
@@ -432,13 +433,40 @@ test('offline: a network error, nothing retried, the button stays locked', async
   await page.locator('paywasm-checkout button.pay').click();
   const [ev] = await waitEvent(page, 'paywasm-error');
   equal(ev.error.code, 'network', 'code');
-  check(ev.error.mayHaveGoneThrough, 'a POST that failed in the network may still have been sent');
-  check((await text(page, '.error')).includes('could not be reached'), 'network message');
-  await sleep(1000);
-  equal(sent.length, 1, 'POST attempts');
-  check(await page.locator('paywasm-checkout button.pay').isDisabled(), 'locked');
+  check(ev.error.notSent && !ev.error.mayHaveGoneThrough, `not sent, so it cannot have gone through: ${JSON.stringify(ev.error)}`);
+  const shown = await text(page, '.error');
+  check(shown.includes('could not be reached') && shown.includes('Your payment was not sent.') && !shown.includes('may have gone through'), shown);
+  await sleep(500);
+  equal(sent.length, 0, 'POST attempts');
+  check(!(await page.locator('paywasm-checkout button.pay').isDisabled()), 'Pay is armed again');
   await context.setOffline(false);
+  const api = await fakeApi(page, API_ORIGIN);
+  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction('pending') }));
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-status');
+  equal(api.count('POST /exchanges/payments/coinbase'), 1, 'the one payment, once online');
   await done();
+});
+
+// Problem 2 of issue 14 (failed before: a POST that the page's CSP blocks locked the shopper out).
+test('a payment POST blocked by the page\'s CSP (connect-src) was not sent: said so, Pay re-armed', async () => {
+  const { page, api } = await openPage();
+  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction('pending') }));
+  await mount(page, { baseUrl: 'http://blocked.paywasm.test' });
+  await page.locator('paywasm-checkout button.pay').click();
+  const [ev] = await waitEvent(page, 'paywasm-error');
+  equal(ev.error.code, 'network', 'code');
+  check(ev.error.notSent && !ev.error.mayHaveGoneThrough && /Content-Security-Policy/.test(ev.error.message), JSON.stringify(ev.error));
+  check((await text(page, '.error')).includes('Your payment was not sent.'), 'shopper message');
+  check(!(await page.locator('paywasm-checkout button.pay').isDisabled()), 'Pay is armed again');
+  const violations = await page.evaluate(() => window.__violations);
+  check(violations.length >= 1 && violations.every((v) => v.directive.startsWith('connect-src') && v.blocked.startsWith('http://blocked.paywasm.test')),
+    `only the blocked POST is a violation: ${JSON.stringify(violations)}`);
+  await page.evaluate((base) => window.__ctl.update({ baseUrl: base }), API_ORIGIN);
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-status');
+  equal(api.count('POST /exchanges/payments/coinbase'), 1, 'paid once the URL is allowed');
+  await page.context().close();
 });
 
 test('a 5xx answer to a payment: may have gone through', async () => {
@@ -538,9 +566,8 @@ test('greeting: /users/me is retried with back-off; a failing one shows no greet
 test('bank payment (behind methods="exchange bank"): decrypted payload, pending with 3-4 working days', async () => {
   const { page, api, done } = await openPage();
   api.on('POST /purchases', () => ({ json: transaction(0, { amount: undefined, currency: undefined }) }));
-  await mount(page, { methods: 'exchange bank', accountId: 'acct-77', hostedPageId: 'hp-1' });
+  await mount(page, { methods: 'exchange bank', accountId: 'acct-77', hostedPageId: 'hp-1', stockId: 'bank-conn-5' });
   await page.locator('paywasm-checkout input[name=method][value=bank]').check();
-  await page.locator('paywasm-checkout #stockid').fill('bank-conn-5');
   await page.locator('paywasm-checkout button.pay').click();
   const [ev] = await waitEvent(page, 'paywasm-status');
   equal(`${ev.method}/${ev.status.kind}`, 'bank/pending', 'status');
@@ -645,7 +672,7 @@ test('a QR result whose URI is not a wallet URI (javascript:) is refused: no cod
 test('keyboard only: choose an exchange, enter 2FA, tick save, pay; focus is visible and moves to the status', async () => {
   const { page, api, done } = await openPage();
   api.on('POST /exchanges/payments/*', () => ({ json: transaction('pending') }));
-  await mount(page, { methods: 'exchange bank' });
+  await mount(page, { methods: 'exchange bank', accountId: 'acct-77', stockId: 'bank-conn-5' });
   await page.locator('h1').click();
   const focused = () => page.evaluate(() => {
     const el = document.querySelector('paywasm-checkout').shadowRoot.activeElement;
@@ -683,7 +710,9 @@ test('locale switch: es, fr, de, pt texts and Intl currency formats; errors foll
   const words = { es: ['Pagar con', 'Pagar '], fr: ['Payer avec', 'Payer '], de: ['Bezahlen mit', ' bezahlen'], pt: ['Pagar com', 'Pagar '] };
   for (const [lang, [legend, pay]] of Object.entries(words)) {
     await page.evaluate((l) => { document.querySelector('paywasm-checkout').locale = l; }, lang);
-    const money = await page.evaluate((l) => new Intl.NumberFormat(l, { style: 'currency', currency: 'USD' }).format('25.8'), lang);
+    // '$' alone would be ambiguous in German: the code instead ("25,80 USD"); the others have "US".
+    const money = await page.evaluate((l) => new Intl.NumberFormat(l, { style: 'currency', currency: 'USD', currencyDisplay: l === 'de' ? 'code' : 'symbol' }).format('25.8'), lang);
+    check(/US/.test(money), `${lang}: ${money} says which dollar`);
     await textWhen(page, 'legend', (t) => t === legend, `${lang} legend`);
     equal(await text(page, '[part=total]'), money, `${lang} total`);
     const label = await text(page, 'button.pay');
@@ -764,7 +793,7 @@ test('axe-core: no serious or critical violations (light, dark, with an error, w
   for (const colorScheme of ['light', 'dark']) {
     const { page, api, done } = await openPage('checkout.html', { colorScheme });
     api.on('POST /exchanges/payments/coinbase', () => ({ status: 420, json: {} }));
-    await mount(page, { methods: 'exchange bank qr', qrResult: QR_RESULT });
+    await mount(page, { methods: 'exchange bank qr', accountId: 'acct-77', stockId: 'bank-conn-5', qrResult: QR_RESULT, theme: 'auto' });
     let found = await axe(page);
     check(found.length === 0, `${colorScheme} with QR: ${found.join('; ')}`);
     await page.locator('paywasm-checkout input[name=method][value=exchange]').check();
@@ -792,7 +821,7 @@ test('axe-core sees a real contrast problem (the check can fail)', async () => {
 
 test('320 px wide: nothing overflows; host page CSS does not leak in', async () => {
   const { page, done } = await openPage('checkout.html', { viewport: { width: 320, height: 640 } });
-  await mount(page, { methods: 'exchange bank qr', qrResult: QR_RESULT });
+  await mount(page, { methods: 'exchange bank qr', accountId: 'acct-77', stockId: 'bank-conn-5', qrResult: QR_RESULT });
   const r = await page.evaluate(() => {
     const host = document.querySelector('paywasm-checkout');
     const all = [...host.shadowRoot.querySelectorAll('*')];
@@ -835,6 +864,417 @@ test('controller: on() gets events, off() and destroy() stop them; destroy remov
   equal(r.seen.join(','), 'status:success,complete:tx', 'events through the controller');
   check(!r.inDom, 'destroy() removed the element');
   await done();
+});
+
+// ---- issue 14, "the widget, second edition": each test below failed on the widget before it ----------
+
+const payState = (page) => page.locator('paywasm-checkout').evaluate((host) => {
+  const b = host.shadowRoot.querySelector('button.pay');
+  return { disabled: b ? b.disabled : null, label: b ? b.textContent : null, error: host.getAttribute('error'),
+    states: ['idle', 'sending', 'pending', 'final', 'ambiguous', 'error'].filter((s) => host.matches(`:state(${s})`)) };
+});
+
+// Problem 3 (before: Pay stayed armed on the other methods after a QR payment succeeded).
+test('after a QR payment succeeds, no method can pay the same order again', async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction('pending') }));
+  await page.route(`${server.origin}/merchant/status/**`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"status":1,"receivedAmount":"0.00051234"}' }));
+  await mount(page, { methods: 'exchange qr', statusUrl: '/merchant/status/{id}', statusInterval: '100', qrResult: QR_RESULT });
+  await waitEvent(page, 'paywasm-complete');
+  await page.locator('paywasm-checkout input[name=method][value=exchange]').check();
+  const st = await payState(page);
+  check(st.disabled, `Pay on the exchange method after the QR success: ${JSON.stringify(st)}`);
+  equal(st.states.join(','), 'final', 'custom state');
+  await page.locator('paywasm-checkout button.pay').click({ force: true });
+  await sleep(300);
+  equal(api.count('POST /exchanges/payments/coinbase'), 0, 'second payments');
+  await done();
+});
+
+// Problem 3 (before: reset() re-armed Pay while the POST was in flight; it returned nothing).
+test('reset() is refused (returns false) while a payment is in flight; true afterwards', async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /exchanges/payments/coinbase', () => 'hang');
+  await mount(page, { timeout: '1500' });
+  await page.locator('paywasm-checkout button.pay').click();
+  await page.locator('paywasm-checkout button.pay').filter({ hasText: 'Sending payment…' }).waitFor();
+  const refused = await page.evaluate(() => [window.__ctl.reset(), document.querySelector('paywasm-checkout').reset()]);
+  equal(refused.join(','), 'false,false', 'reset() while in flight');
+  const st = await payState(page);
+  check(st.disabled && st.label === 'Sending payment…' && st.states.includes('sending'), `still busy: ${JSON.stringify(st)}`);
+  await page.locator('paywasm-checkout button.pay').click({ force: true });
+  const [ev] = await waitEvent(page, 'paywasm-error');
+  check(ev.error.mayHaveGoneThrough, 'the timeout is unclear');
+  const locked = await payState(page);
+  check(locked.disabled && locked.states.includes('ambiguous') && locked.error === 'timeout', `ambiguous: ${JSON.stringify(locked)}`);
+  equal(await page.evaluate(() => window.__ctl.reset()), true, 'reset() after the outcome');
+  check(!(await payState(page)).disabled, 'armed after reset()');
+  equal(api.count('POST /exchanges/payments/coinbase'), 1, 'POSTs');
+  await done();
+});
+
+// Problem 4 (before: a timed-out code stayed scannable with its wallet link, and no new code could be had).
+test('a timed-out QR code goes with its wallet link; "New code" asks the merchant for a new one', async () => {
+  const { page, done } = await openPage();
+  const bodies = [];
+  const second = { ...QR_RESULT, id: '7d1c9f5e-2222-4c2b-9a77-0e0e0e0e0e0e' };
+  await page.route(`${server.origin}/merchant/qr`, async (route) => {
+    bodies.push(JSON.parse(route.request().postData()));
+    await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ ok: true, result: bodies.length === 1 ? QR_RESULT : second }) });
+  });
+  await page.route(`${server.origin}/merchant/status/**`, (route) => route.fulfill({ status: 200, contentType: 'application/json',
+    body: route.request().url().includes(QR_RESULT.id) ? '{"status":19}' : '{"status":10}' }));
+  await mount(page, { methods: 'qr', qrEndpoint: '/merchant/qr', statusUrl: '/merchant/status/{id}', statusInterval: '100' });
+  await page.locator('paywasm-checkout button.pay').click();
+  await page.locator('paywasm-checkout .qr-code svg').waitFor();
+  await waitEvent(page, 'paywasm-status', 19);
+  equal(await page.locator('paywasm-checkout .qr-code').count(), 0, 'no code to scan');
+  equal(await page.locator('paywasm-checkout a').count(), 0, 'no wallet link');
+  equal(await page.locator('paywasm-checkout button.pay').textContent(), 'New code', 'the new-code action');
+  await page.locator('paywasm-checkout button.pay').click();
+  await page.locator('paywasm-checkout .qr-code svg').waitFor();
+  equal(bodies.length, 2, 'QR requests');
+  equal(bodies[1].replaces, QR_RESULT.id, 'the second request names the code it replaces');
+  equal(await page.locator('paywasm-checkout a.link').count(), 1, 'the new code has its wallet link');
+  await done();
+});
+
+// Problem 4 (before: no countdown, and the code stayed after its expiry).
+test('a QR code with an expiry shows a countdown, and goes when it expires', async () => {
+  const { page, done } = await openPage();
+  const expiresAt = await page.evaluate(() => Date.now() + 2500);
+  await mount(page, { methods: 'qr', qrEndpoint: '/merchant/qr', qrResult: { ...QR_RESULT, expiresAt } });
+  const timer = page.locator('paywasm-checkout [role=timer]');
+  equal(await timer.count(), 1, 'a countdown');
+  check(/^The code expires in 0:0[1-3]\.$/.test(await timer.textContent()), `countdown: ${await timer.textContent()}`);
+  await page.locator('paywasm-checkout .qr-code').waitFor({ state: 'detached', timeout: 5000 });
+  equal(await page.locator('paywasm-checkout a').count(), 0, 'no wallet link after the expiry');
+  check((await text(page, '.qr')).includes('This code can no longer be paid.'), 'says why');
+  equal(await page.locator('paywasm-checkout button.pay').textContent(), 'New code', 'the new-code action');
+  await done();
+});
+
+// Problem 5 (before: the button kept saying "Sending payment…" after a QR creation error).
+test('a QR creation error gives the button its own label back, armed', async () => {
+  const { page, done } = await openPage();
+  await page.route(`${server.origin}/merchant/qr`, (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{}' }));
+  await mount(page, { methods: 'qr', qrEndpoint: '/merchant/qr' });
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-error');
+  const st = await payState(page);
+  check(st.label === 'Show payment code' && !st.disabled, JSON.stringify(st));
+  await done();
+});
+
+// Problem 6 (before: theme "auto" by default, so a dark system turned the widget black on a light shop).
+test('theme: light by default on a dark system; "auto" and "dark" on request', async () => {
+  const { page, done } = await openPage('checkout.html', { colorScheme: 'dark' });
+  await mount(page);
+  const bg = () => page.locator('paywasm-checkout').evaluate((el) => getComputedStyle(el).backgroundColor);
+  equal(await bg(), 'rgb(255, 255, 255)', 'default');
+  await page.evaluate(() => window.__ctl.update({ theme: 'auto' }));
+  equal(await bg(), 'rgb(13, 17, 23)', 'auto on a dark system');
+  await page.evaluate(() => window.__ctl.update({ theme: 'light' }));
+  equal(await bg(), 'rgb(255, 255, 255)', 'light');
+  await done();
+});
+
+// Problem 6 (before: near-black Pay text on a brown brand colour, 1.87:1; 2.17:1 on the docs' #6b21a8).
+test('brand colours, pale and dark, in both themes: Pay text and accent text keep 4.5:1 (axe-clean)', async () => {
+  const colours = ['#5b3a29', '#6b21a8', '#a52a2a', '#ffeb3b', '#f5f5dc', '#7fdbff', '#00ff00', '#111111', '#ff0000', 'hsl(200 60% 45%)'];
+  const { page, done } = await openPage('checkout.html', { colorScheme: 'dark' });
+  await mount(page, { methods: 'exchange qr', qrResult: QR_RESULT, theme: 'auto' });
+  await page.locator('paywasm-checkout input[name=method][value=exchange]').check();
+  for (const theme of ['auto', 'light']) {
+    for (const c of colours) {
+      await page.evaluate(([colour, th]) => {
+        const el = document.querySelector('paywasm-checkout');
+        el.style.setProperty('--paywasm-accent', colour);
+        el.theme = th;
+      }, [c, theme]);
+      await sleep(100);  // a new brand colour ends a 1 ms transition, after which the text colours follow
+      const r = await page.locator('paywasm-checkout').evaluate((host) => {
+        const lum = (s) => s.match(/[\d.]+/g).slice(0, 3).map((v) => { const x = v / 255; return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; })
+          .reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
+        const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+        const root = host.shadowRoot;
+        const pay = getComputedStyle(root.querySelector('button.pay'));
+        const bg = getComputedStyle(root.querySelector('.root')).backgroundColor;
+        return { pay: ratio(pay.color, pay.backgroundColor), payBg: pay.backgroundColor };
+      });
+      if (process.env.DEBUG_COLOURS) console.log(theme, c, r);
+      check(r.pay >= 4.5, `${theme} ${c}: Pay text ${r.pay.toFixed(2)}:1 on ${r.payBg}`);
+    }
+  }
+  // axe on the exchange form (Pay) and on the QR panel (copy buttons and the wallet link in the accent).
+  for (const c of ['#5b3a29', '#6b21a8', '#ffeb3b', '#f5f5dc', '#7fdbff']) {
+    for (const theme of ['light', 'dark']) {
+      for (const method of ['exchange', 'qr']) {
+        await page.evaluate(([colour, th]) => {
+          const el = document.querySelector('paywasm-checkout');
+          el.style.setProperty('--paywasm-accent', colour);
+          el.theme = th;
+        }, [c, theme]);
+        await page.locator(`paywasm-checkout input[name=method][value=${method}]`).check();
+        await sleep(100);
+        if (process.env.DEBUG_COLOURS) console.log('axe', theme, c, method);
+        const found = await page.evaluate(async () => {
+          if (!window.axe) await new Promise((resolve) => { const sc = document.createElement('script'); sc.src = '/vendor/axe.min.js'; sc.onload = resolve; document.head.append(sc); });
+          const r = await window.axe.run('paywasm-checkout', { runOnly: ['color-contrast'], resultTypes: ['violations'] });
+          return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.any.map((a) => a.message).join(' ')).join(', ')}`);
+        });
+        check(found.length === 0, `${theme} ${c} ${method}: ${found.join('; ')}`);
+      }
+    }
+  }
+  // --paywasm-accent-dark is the dark theme's brand colour.
+  await page.locator('paywasm-checkout input[name=method][value=exchange]').check();
+  await page.evaluate(() => document.querySelector('paywasm-checkout').style.setProperty('--paywasm-accent-dark', 'rgb(255, 200, 0)'));
+  const darkBg = await page.locator('paywasm-checkout button.pay').evaluate((b) => getComputedStyle(b).backgroundColor);
+  equal(darkBg, 'rgb(255, 200, 0)', '--paywasm-accent-dark in the dark theme');
+  await done();
+});
+
+// Problem 7 (before: a price "12.50" showed the total "–" with no error; quantity 0 showed "Pay $0.00").
+test('a bad cart from the page is an error state at mount, naming its field; never "–" or "Pay $0.00"', async () => {
+  for (const [cart, field] of [[[{ id: 'a', name: 'A', price: '12.50', quantity: 1 }], 'cart[0].price'],
+    [[{ id: 'a', name: 'A', price: 12.5, quantity: 1 }, { id: 'b', name: 'B', price: 3, quantity: 0 }], 'cart[1].quantity']]) {
+    const { page, api, done } = await openPage();
+    await mount(page, { cart });
+    const [ev] = await waitEvent(page, 'paywasm-error');
+    equal(`${ev.error.code} ${ev.error.field}`, `validation ${field}`, 'the error names the field');
+    const shown = await text(page, '[part=container]');
+    check(!shown.includes('–') && !/\$0\.00/.test(shown), `nothing of a total: ${shown}`);
+    check(shown.includes('This order cannot be paid here'), shown);
+    equal(await page.locator('paywasm-checkout button.pay').count(), 0, 'no Pay button');
+    const st = await payState(page);
+    check(st.error === 'validation' && st.states.includes('error'), `error state on the host: ${JSON.stringify(st)}`);
+    // The page fixes its cart: the error state goes.
+    await page.evaluate(() => window.__ctl.update({ cart: [{ id: 'a', name: 'A', price: 12.5, quantity: 1 }] }));
+    equal(await text(page, 'button.pay'), 'Pay $12.50', 'fixed cart');
+    const fixed = await payState(page);
+    check(fixed.error === null && !fixed.states.includes('error'), `no error state: ${JSON.stringify(fixed)}`);
+    equal(api.calls.filter((c) => c.method === 'POST').length, 0, 'nothing sent');
+    await done();
+  }
+});
+
+// Problem 7 (before: one generic line "order details not valid", no field marked).
+test('a shopper\'s bad field is marked inline (aria-invalid, the message under it, focus), and nothing is sent', async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction('pending') }));
+  await mount(page);
+  await page.locator('paywasm-checkout #code2fa').fill('12ab');
+  await page.locator('paywasm-checkout button.pay').click();
+  const [ev] = await waitEvent(page, 'paywasm-error');
+  equal(ev.error.field, 'code2fa', 'field');
+  const r = await page.locator('paywasm-checkout').evaluate((host) => {
+    const root = host.shadowRoot;
+    const input = root.getElementById('code2fa');
+    const note = root.getElementById(input.getAttribute('aria-describedby'));
+    return { invalid: input.getAttribute('aria-invalid'), note: note && note.textContent, focused: root.activeElement === input,
+      box: root.querySelector('.error').hidden, under: note && input.compareDocumentPosition(note) & Node.DOCUMENT_POSITION_FOLLOWING };
+  });
+  check(r.invalid === 'true' && /4 to 10 digits/.test(r.note) && r.focused && r.box && r.under, JSON.stringify(r));
+  equal(api.count('POST /exchanges/payments/coinbase'), 0, 'POSTs');
+  await page.locator('paywasm-checkout #code2fa').fill('123456');
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-status');
+  equal(await page.locator('paywasm-checkout [aria-invalid]').count(), 0, 'the mark goes');
+  await done();
+});
+
+// Problem 8 (before: an input for an internal "Connected bank account ID", prefilled; the amount twice; 419 spoke of the exchange account).
+test('bank: no internal id asked, says how the money moves, one amount; 418-422 in words of the bank', async () => {
+  const { page, api, done } = await openPage();
+  let answer = { status: 419, json: {} };
+  api.on('POST /purchases', () => answer);
+  await mount(page, { methods: 'bank', accountId: 'acct-77', stockId: 'bank-conn-5', hostedPageId: 'hp-1' });
+  equal(await page.locator('paywasm-checkout input').count(), 0, 'no input in the bank form');
+  const note = await text(page, '.panel');
+  check(/bank account you connected/.test(note) && /bank transfer/.test(note) && !note.includes('bank-conn-5'), note);
+  await page.locator('paywasm-checkout button.pay').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  equal(`${err.error.code} ${err.error.method}`, 'insufficient_balance bank', 'code and method');
+  const shown = await text(page, '.error');
+  check(shown.includes('Insufficient balance in your bank account.') && !/exchange/i.test(shown), shown);
+  answer = { json: transaction(0, { nativeAmount: '25.80', amount: '25.80', currency: 'USD' }) };
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-status');
+  const status = await text(page, '.status');
+  equal(status.split('$25.80').length - 1 + status.split('25.80 USD').length - 1, 1, `the amount once: ${status}`);
+  await done();
+});
+
+// Problem 9 (before: pt-BR shoppers got European Portuguese; PayWasm.locales had one "pt").
+test('Brazilian and European Portuguese are distinct; a bare "pt" is Brazilian', async () => {
+  for (const [browser, attr, lang, save] of [['pt-BR', null, 'pt-BR', 'Lembrar meu login na corretora'],
+    ['pt-PT', null, 'pt-PT', 'Lembrar o meu acesso à corretora'], ['en-US', 'pt', 'pt', 'Lembrar meu login na corretora']]) {
+    const { page, done } = await openPage('checkout.html', { locale: browser });
+    await mount(page, attr ? { locale: attr } : {});
+    await textWhen(page, 'label[for=savepassword]', (t) => t === save, `${browser}/${attr}`);
+    equal(await page.locator('paywasm-checkout [part=container]').getAttribute('lang'), lang, 'lang');
+    await done();
+  }
+});
+
+// Problem 9 (before: German showed "25,80 $").
+test('currency amounts say which currency in every locale', async () => {
+  const { page, done } = await openPage();
+  await mount(page);
+  const seen = {};
+  for (const lang of ['en-US', 'de', 'fr', 'es', 'pt-BR', 'pt-PT', 'en-GB', 'de-CH']) {
+    await page.evaluate((l) => window.__ctl.update({ locale: l }), lang);
+    await sleep(50);
+    seen[lang] = (await text(page, '[part=total]')).replace(/\s/g, ' ');
+  }
+  equal(seen['en-US'], '$25.80', 'the home currency keeps its symbol');
+  for (const [lang, shown] of Object.entries(seen)) if (lang !== 'en-US') check(/US/.test(shown), `${lang}: ${shown}`);
+  equal(seen.de, '25,80 USD', 'German');
+  await done();
+});
+
+// Problem 9 (before: an order id broke at its hyphens, mid-id).
+test('an order id is not broken inside when it fits on a line (320 px)', async () => {
+  const { page, api, done } = await openPage('checkout.html', { viewport: { width: 320, height: 700 } });
+  const id = 'order-2024-11-000123-eu';
+  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction('pending', { meta: { offerId: id } }) }));
+  await mount(page, { offerId: id });
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-status');
+  const lines = await page.locator('paywasm-checkout').evaluate((host, oid) => {
+    const p = [...host.shadowRoot.querySelectorAll('.status p')].find((x) => x.textContent.includes(oid));
+    const walker = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const i = n.data.indexOf(oid);
+      if (i >= 0) { range.setStart(n, i); range.setEnd(n, i + oid.length); }
+    }
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+  }, id);
+  equal(lines, 1, 'lines the order id spans');
+  await done();
+});
+
+// Problem 4 (before: a partial payment said what arrived, not what is missing nor what to do).
+test('QR partial payment: what arrived, what is missing, what to do; the full-amount code goes', async () => {
+  const { page, done } = await openPage();
+  await page.route(`${server.origin}/merchant/status/**`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"status":101,"receivedAmount":"0.0002"}' }));
+  await mount(page, { methods: 'exchange qr', statusUrl: '/merchant/status/{id}', statusInterval: '100', qrResult: QR_RESULT });
+  await waitEvent(page, 'paywasm-status', 101);
+  const shown = await text(page, '.status');
+  check(shown.includes('0.0002 BTC of 0.00051234 BTC arrived, 0.00031234 BTC is missing') && shown.includes('Send the missing amount to the same address'), shown);
+  equal(await page.locator('paywasm-checkout .qr-code').count(), 0, 'no code for the whole amount');
+  equal(await page.locator('paywasm-checkout a').count(), 0, 'no wallet link for the whole amount');
+  check((await text(page, '.detail')).includes('0.00031234 BTC'), 'the missing amount to copy');
+  await page.locator('paywasm-checkout input[name=method][value=exchange]').check();
+  check((await payState(page)).disabled, 'money arrived: no other method pays this order');
+  await done();
+});
+
+// Issue 15 (before: no warning).
+test('public-key-url without key-fingerprint: exactly one console warning, saying why to pin', async () => {
+  const { page, api, done } = await openPage();
+  const warnings = [];
+  page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction('canceled') }));
+  await mount(page, { publicKey: undefined, publicKeyUrl: '/keys/public.pem' });
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-status');
+  await page.locator('paywasm-checkout button.pay').click();
+  await sleep(300);
+  await page.evaluate(() => { const c = PayWasm.mount('#app', { publicKeyUrl: '/keys/public.pem', cart: [{ id: 'x', name: 'X', price: 1, quantity: 1 }], offerId: 'o-2' }); return c.element.ready; });
+  const pin = warnings.filter((w) => w.includes('key-fingerprint'));
+  equal(pin.length, 1, `pin warnings: ${JSON.stringify(warnings)}`);
+  check(/swap the key and read the payment data/.test(pin[0]), pin[0]);
+  await done();
+  const pinned = await openPage();
+  const none = [];
+  pinned.page.on('console', (m) => { if (m.type() === 'warning') none.push(m.text()); });
+  await mount(pinned.page, { publicKey: undefined, publicKeyUrl: '/keys/public.pem', keyFingerprint: keys.fingerprint });
+  equal(none.length, 0, `warnings with a pin: ${JSON.stringify(none)}`);
+  await pinned.done();
+});
+
+// Issue 14 (before: no `ready` promise, no lifecycle events; paywasm-ready could be missed).
+test('element.ready resolves for a listener that comes late; loadstart, load, loadend; a failed load: error, ready rejects', async () => {
+  const { page, done } = await openPage('tag.html');
+  await waitEvent(page, 'paywasm-ready');
+  await sleep(200);
+  const late = await page.evaluate(async () => {
+    const el = document.querySelector('paywasm-checkout');
+    return { methods: (await el.ready).methods, isPromise: el.ready instanceof Promise };
+  });
+  equal(late.methods.join(','), 'exchange', 'ready detail');
+  const seen = await page.evaluate(async () => {
+    const el = document.createElement('paywasm-checkout');
+    const order = [];
+    for (const t of ['loadstart', 'load', 'error', 'loadend']) el.addEventListener(t, () => order.push(t));
+    el.cart = [{ id: 'x', name: 'X', price: 1, quantity: 1 }];
+    el.offerId = 'o-9';
+    document.querySelector('main').append(el);
+    await el.ready;
+    return order;
+  });
+  equal(seen.join(','), 'loadstart,load,loadend', 'lifecycle events');
+  await done();
+  // A wasm that cannot be had: error then loadend; ready rejects with the PayWasmError.
+  const context = await chromium.browser.newContext();
+  const p = await context.newPage();
+  await p.route(`${server.origin}/dist/paywasm.wasm`, (route) => route.fulfill({ status: 404, body: 'no' }));
+  await p.goto(`${server.origin}/pages/checkout.html`);
+  const failed = await p.evaluate(async () => {
+    const el = document.createElement('paywasm-checkout');
+    const order = [];
+    for (const t of ['loadstart', 'load', 'error', 'loadend']) el.addEventListener(t, () => order.push(t));
+    document.querySelector('#app').append(el);
+    const code = await el.ready.then(() => 'resolved', (e) => e.code);
+    return { order, code, state: el.matches(':state(error)'), attr: el.getAttribute('error') };
+  });
+  equal(`${failed.order.join(',')} ${failed.code} ${failed.state} ${failed.attr}`, 'loadstart,error,loadend network true network', 'failed load');
+  await context.close();
+});
+
+// Issue 14 (before: status-interval was documented but neither a property nor a mount() option, and
+// the docs, the d.ts and the element each had their own list).
+test('the attribute table: element properties, observedAttributes, d.ts and docs/widget.md all follow web/src/attributes.js', async () => {
+  const repo = path.join(path.dirname(new URL(import.meta.url).pathname), '../..');
+  const vm = await import('node:vm');
+  const table = vm.runInNewContext(`${fs.readFileSync(path.join(repo, 'web/src/attributes.js'), 'utf8')}\nATTRIBUTES`);
+  const camel = (n) => n.replace(/-(\w)/g, (m, c) => c.toUpperCase());
+  // The element: observedAttributes, typed properties with their defaults, mount() options.
+  const { page, done } = await openPage();
+  await mount(page, { statusInterval: 750 });
+  const el = await page.evaluate((names) => {
+    const e = document.querySelector('paywasm-checkout');
+    const fresh = document.createElement('paywasm-checkout');
+    return { observed: customElements.get('paywasm-checkout').observedAttributes, interval: e.statusInterval,
+      attr: e.getAttribute('status-interval'), defaults: names.map((n) => fresh[n]) };
+  }, table.map(([n]) => camel(n)));
+  equal(el.observed.join(' '), table.map(([n]) => n).join(' '), 'observedAttributes');
+  check(el.interval === 750 && el.attr === '750', `statusInterval as a mount() option and a number property: ${JSON.stringify(el)}`);
+  table.forEach(([n, , d], i) => equal(el.defaults[i], d, `default of ${camel(n)}`));
+  await done();
+  // d.ts: every attribute is an option and a property, with the table's type.
+  const dts = fs.readFileSync(path.join(repo, 'web/paywasm.d.ts'), 'utf8');
+  const block = (name) => dts.slice(dts.indexOf(`export interface ${name} `), dts.indexOf('\n}\n', dts.indexOf(`export interface ${name} `)));
+  for (const [n, type] of table) {
+    const m = new RegExp(`\\b${camel(n)}\\?: ([^;]+);`).exec(block('CheckoutOptions'));
+    // number: `number | string` as an option, `number` as a property; string: no number anywhere.
+    check(m && (type === 'number') === /\bnumber\b/.test(m[1]), `CheckoutOptions.${camel(n)}: ${m && m[1]}`);
+    const p = new RegExp(`\\b${camel(n)}: ([^;]+);`).exec(block('PayWasmCheckoutElement'));
+    check(p && (type === 'number' ? p[1] === 'number' : !/\bnumber\b/.test(p[1])), `PayWasmCheckoutElement.${camel(n)}: ${p && p[1]}`);
+  }
+  // docs/widget.md: one row per attribute, in order: | `name` | type | default | description |
+  const docs = fs.readFileSync(path.join(repo, 'docs/widget.md'), 'utf8');
+  const rows = [...docs.matchAll(/^\| `([a-z-]+)` \| (\w+) \| ([^|]+) \| ([^\n]+) \|$/gm)].map((m) => m.slice(1).map((c) => c.trim()));
+  equal(rows.map(([n]) => n).join(' '), table.map(([n]) => n).join(' '), 'docs attribute rows');
+  rows.forEach(([n, type, dflt, description], i) => {
+    const [, t, d, desc] = table[i];
+    equal(type, t, `docs type of ${n}`);
+    equal(dflt, d === null ? '—' : `\`${d}\``, `docs default of ${n}`);
+    equal(description, desc, `docs description of ${n}`);
+  });
 });
 
 // ---- against the sandbox server (when its binary is given) -------------------------------------------

@@ -16,17 +16,26 @@ class PayWasmError extends Error {
     this.offerId = d.offerId || null;
     // A payment request that failed without a clear answer may still have been carried out.
     this.mayHaveGoneThrough = !!d.mayHaveGoneThrough;
+    // The request never left the browser (offline, or blocked by the page's Content-Security-Policy):
+    // nothing can have been paid, and the shopper may try again.
+    this.notSent = !!d.notSent;
+    // The payment method it happened in ('exchange', 'bank', 'qr'), for that method's own wording.
+    this.method = d.method || null;
     this.localize(d.lang);
   }
 
   // Sets userMessage and nextStep in language `lang` (default: the browser's); returns this.
   localize(lang) {
     const l = lang || pickLocale().lang;
-    this.userMessage = translate(l, this.code in MESSAGES.en ? this.code : 'internal');
-    this.nextStep = translate(l, (this.code in MESSAGES.en ? this.code : 'internal') + '.next');
+    const code = this.code in MESSAGES.en ? this.code : 'internal';
+    const own = `${code}.${this.method}`;
+    // "message\nnext step" (web/build.mjs joins them)
+    [this.userMessage, this.nextStep = ''] = translate(l, own in MESSAGES.en ? own : code).split('\n');
     if (this.mayHaveGoneThrough) {
       this.userMessage += ' ' + translate(l, 'mayHaveGoneThrough', { offerId: this.offerId || '-' });
       this.nextStep = '';
+    } else if (this.notSent) {
+      this.userMessage += ' ' + translate(l, 'notSent');
     }
     return this;
   }
@@ -122,27 +131,11 @@ async function instantiate(options) {
       },
       emscripten_notify_memory_growth() {},
     },
-    // The little of WASI that libc links in: no files, no environment; stdout/stderr go to the console.
+    // The little of WASI that libc links in: no files, no environment.
     wasi_snapshot_preview1: {
       proc_exit(code) {
         throw new PayWasmError('internal', `the core stopped (exit ${code})`);
       },
-      fd_write(fd, iovs, count, written) {
-        const view = new DataView(memory.buffer);
-        let text = '';
-        let total = 0;
-        for (let i = 0; i < count; i++) {
-          const ptr = view.getUint32(iovs + i * 8, true);
-          const len = view.getUint32(iovs + i * 8 + 4, true);
-          text += new TextDecoder().decode(new Uint8Array(memory.buffer, ptr, len));
-          total += len;
-        }
-        view.setUint32(written, total, true);
-        if (text.trim()) console.warn(`paywasm: ${text.trim()}`);
-        return 0;
-      },
-      fd_close() { return 0; },
-      fd_seek() { return 70; },  // ESPIPE
       environ_sizes_get(count, size) {
         const view = new DataView(memory.buffer);
         view.setUint32(count, 0, true);
@@ -257,7 +250,8 @@ function makeCore(ex, memory) {
     // Exact decimal text of sum(price * quantity) of an array of cart items ({id, name, price,
     // quantity, ...}); an item that is not one throws a validation error naming it (cart[1].price).
     cartTotal(cart) {
-      return call('cartTotal', { cart: JSON.stringify(cart) });
+      return call('cartTotal', { order: JSON.stringify({ clientId: '', assets: '', cart, shippingAddress: {}, offerId: '',
+        savepassword: false, code2fa: '', merchantStoreCurrency: '' }) });
     },
     // { scheme, address, amount, value } of a wallet payment URI, or throws invalid_qr.
     checkPaymentUri(uri) {
@@ -277,16 +271,24 @@ function makeCore(ex, memory) {
     // p: { method: 'exchange'|'bank', order (ExchangeOrder | BankOrder), key, fingerprint?, padding?,
     //      token, baseUrl, exchange (exchange payments), exchanges? }
     paymentRequest(p) {
-      return call('paymentRequest', Object.assign({}, p, { order: JSON.stringify(p.order) }));
+      const exchanges = p.exchanges && [].concat(p.exchanges).join(' ');
+      return call('paymentRequest', Object.assign({}, p, { order: JSON.stringify(p.order), exchanges }));
     },
     // GET /users/me with the shopper's token: { method, url, headers, body }.
     usersMeRequest(token, baseUrl) {
       return call('usersMeRequest', { token, baseUrl });
     },
-    // The core's reading of an answer: 'exchange-pay' | 'bank-pay' -> { transaction, status },
-    // 'users-me' -> { firstName, fullname }; or throws the typed error (418-422 included).
+    // The core's reading of an answer: 'exchange-pay' | 'bank-pay' -> { transaction (the body's
+    // JSON), status }, 'users-me' -> { firstName, fullname }; or throws the typed error (418-422
+    // included).
     parseResponse(endpoint, response) {
-      return call('parseResponse', { endpoint, status: response.status, body: response.body });
+      const r = call('parseResponse', { endpoint, status: response.status, body: response.body });
+      if (endpoint === 'users-me') return r;
+      try {
+        return { transaction: JSON.parse(response.body), status: r };
+      } catch (e) {
+        throw new PayWasmError('bad_response', `the answer is not JSON: ${e.message}`, { httpStatus: response.status });
+      }
     },
     // Low level: any op of src/wasm/ops.cpp by name.
     call,

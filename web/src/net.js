@@ -43,19 +43,29 @@ async function send(req, options) {
   }
 }
 
+// Whether a request got out is what decides if a failed payment may have gone through. Two
+// failures are known to send nothing: the browser is offline (navigator.onLine is false: nothing is
+// tried), and the page's Content-Security-Policy blocks the URL (fetch() rejects, and the
+// securitypolicyviolation event for that URL comes at most a task later). Those are `notSent`: the
+// shopper may try again. Any other failure of a payment POST (timeout, a dropped connection, ...)
+// may have reached the service.
 async function sendOnce(req, o) {
+  const fail = (code, message, notSent) => new PayWasmError(code, message, {
+    mayHaveGoneThrough: !!o.payment && !notSent, notSent, offerId: o.offerId, lang: o.lang,
+  });
+  if (navigator.onLine === false) throw fail('network', `${req.method} ${req.url} was not sent: the browser is offline`, true);
   const controller = new AbortController();
   const timeoutMs = o.timeoutMs || 20000;
   let timedOut = false;
+  let blocked = false;
   const timer = setTimeout(() => {
     timedOut = true;
     controller.abort();
   }, timeoutMs);
   const onAbort = () => controller.abort();
+  const onViolation = (e) => { blocked = blocked || req.url.startsWith(e.blockedURI || ' '); };
   if (o.signal) o.signal.addEventListener('abort', onAbort, { once: true });
-  const fail = (code, message) => new PayWasmError(code, message, {
-    mayHaveGoneThrough: !!o.payment, offerId: o.offerId, lang: o.lang,
-  });
+  document.addEventListener('securitypolicyviolation', onViolation);
   try {
     const res = await fetch(req.url, {
       method: req.method,
@@ -71,9 +81,12 @@ async function sendOnce(req, o) {
   } catch (e) {
     if (timedOut) throw fail('timeout', `${req.method} ${req.url} got no answer within ${timeoutMs} ms`);
     if (o.signal && o.signal.aborted) throw new PayWasmError('internal', 'aborted');
-    throw fail('network', `${req.method} ${req.url} failed: ${e.message}`);
+    if (!blocked) await new Promise((resolve) => setTimeout(resolve, 0));
+    throw blocked ? fail('network', `${req.method} ${req.url} was not sent: the page's Content-Security-Policy (connect-src) blocks it`, true)
+      : fail('network', `${req.method} ${req.url} failed: ${e.message}`);
   } finally {
     clearTimeout(timer);
     if (o.signal) o.signal.removeEventListener('abort', onAbort);
+    document.removeEventListener('securitypolicyviolation', onViolation);
   }
 }

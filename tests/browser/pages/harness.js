@@ -12,7 +12,7 @@ document.addEventListener('securitypolicyviolation', function (e) {
       status: d.status || null,
       method: d.method || null,
       transaction: d.transaction || null,
-      error: d.error ? { code: d.error.code, message: d.error.message, userMessage: d.error.userMessage, field: d.error.field, mayHaveGoneThrough: d.error.mayHaveGoneThrough, offerId: d.error.offerId, isPayWasmError: d.error instanceof Error && d.error.name === 'PayWasmError' } : null,
+      error: d.error ? { code: d.error.code, message: d.error.message, userMessage: d.error.userMessage, field: d.error.field, mayHaveGoneThrough: d.error.mayHaveGoneThrough, notSent: d.error.notSent, method: d.error.method, nextStep: d.error.nextStep, offerId: d.error.offerId, isPayWasmError: d.error instanceof Error && d.error.name === 'PayWasmError' } : null,
     });
   });
 });

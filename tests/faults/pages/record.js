@@ -13,7 +13,7 @@ document.addEventListener('securitypolicyviolation', function (e) {
       status: d.status || null,
       transaction: d.transaction || null,
       error: d.error ? { code: d.error.code, message: d.error.message, userMessage: d.error.userMessage,
-        nextStep: d.error.nextStep, mayHaveGoneThrough: d.error.mayHaveGoneThrough, offerId: d.error.offerId } : null,
+        nextStep: d.error.nextStep, mayHaveGoneThrough: d.error.mayHaveGoneThrough, notSent: d.error.notSent, offerId: d.error.offerId } : null,
     });
   });
 });
