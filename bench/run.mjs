@@ -401,7 +401,7 @@ async function main() {
 
   const server = await startServerProcess({
     distDir, vendor: VENDOR,
-    inputs: { publicKeyPem: inputs.publicKeyPem, payloads: inputs.payloads, qrText: inputs.qrText },
+    inputs: { publicKeyPem: inputs.publicKeyPem, worstKeyPem: inputs.worstKeyPem, payloads: inputs.payloads, qrText: inputs.qrText },
   });
   const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: LAUNCH_ARGS });
   let micro;
