@@ -79,9 +79,19 @@ function sendFile(res, base, rel) {
     return;
   }
   const type = TYPES[path.extname(file)] || 'application/octet-stream';
+  let body = fs.readFileSync(file);
+  if (type.startsWith('text/html')) {
+    // The widget's script tag with the integrity of the file served now (dist/integrity.json).
+    let script = '<!-- dist/paywasm.js is not built: run `make dist` -->';
+    try {
+      const sri = JSON.parse(fs.readFileSync(path.join(DIST, 'integrity.json'), 'utf8'))['paywasm.js'];
+      if (sri) script = `<script src="/dist/paywasm.js" integrity="${sri}" crossorigin="anonymous"></script>`;
+    } catch { /* not built: the note above */ }
+    body = body.toString('utf8').replaceAll('{{PAYWASM_SCRIPT}}', script);
+  }
   res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff',
-    ...(type.startsWith('text/html') ? { 'content-security-policy': csp() } : {}) });
-  res.end(fs.readFileSync(file));
+    ...(type.startsWith('text/html') ? { 'content-security-policy': csp(), 'x-frame-options': 'DENY' } : {}) });
+  res.end(body);
 }
 
 function readBody(req, limit = 64 * 1024) {
