@@ -52,6 +52,7 @@ Gateway::Gateway(Config config_, std::unique_ptr<Sql> sql)
       merchant_key(paywasm::PublicKey::parse(config.merchant_public_pem)),
       webhook_key(paywasm::PublicKey::parse(config.webhook_public_pem)),
       merchant_fingerprint(merchant_key.fingerprint()),
+      hub(),
       store(std::move(sql)) {
     // Another instance changed a session (PostgreSQL NOTIFY): wake this instance's streams.
     store.sql().listen("paywasm_status", [this](const std::string& session_id) { hub.notify(session_id); });
