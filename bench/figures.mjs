@@ -150,6 +150,18 @@ export function buildFigures(r) {
   timeRow('qr', 'qr', `QR matrix + SVG string, ${r.meta.inputs.qrTextLength}-character payment URI, ECC M`, 'ours/qr-svg',
     'qrcode-generator/qr-svg', `qrcode-generator ${v['qrcode-generator']} createSvgTag()`, budgets.atLeastFaster(3));
 
+  // The slowest key the core accepts: one encryption must stay under a long task (50 ms).
+  const worst = s['ours/worst-key/sample'];
+  if (worst) {
+    figures.push({
+      id: 'encrypt.worst-key', short: 'Encrypt, slowest accepted key', group: 'encrypt',
+      figure: `Encrypt ${sample} to the slowest key the core accepts (8192 bits, e = 2^32 − 1; larger keys and exponents are refused)`,
+      unit: 'ms', ours: worst, oursText: fmtSummary(worst, fmtMs), alternative: null, ratio: null, ratioText: '-',
+      budget: budgets.atMost(50, fmtMs)(worst.median),
+      note: 'a hostile page that supplies such a key can hold the main thread this long per payment, no longer',
+    });
+  }
+
   // ---- cold start ----
   const ready = r.cold.summary.ready;
   figures.push({

@@ -57,7 +57,15 @@ export function makeInputs() {
     merchantAuth: JSON.stringify({ merchantId: '5f2b7c1e-8a4d-4c3b-9e61-2d7f0a9b3c48' }),
   };
   if (QR_TEXT.length !== 75) throw new Error(`QR text is ${QR_TEXT.length} characters, not 75`);
+  // The slowest public key the core accepts (kMaxKeyBits, the largest odd e): 8192 bits, e = 2^32 - 1.
+  // Only its public half matters for encryption time, so the modulus is random odd bytes with the top
+  // bit set (no private key exists; the output is checked for shape, not decrypted).
+  const n = crypto.randomBytes(1024);
+  n[0] |= 0x80;
+  n[1023] |= 1;
+  const worstKey = crypto.createPublicKey({ key: { kty: 'RSA', n: n.toString('base64url'), e: Buffer.from([0xff, 0xff, 0xff, 0xff]).toString('base64url') }, format: 'jwk' });
   return {
+    worstKeyPem: worstKey.export({ type: 'spki', format: 'pem' }),
     publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }),
     privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }),
     payloads,

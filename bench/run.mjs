@@ -115,6 +115,14 @@ function checkOutputs(outputs, inputs) {
         checks.push({ name, ok, detail: ok ? `${value.length} characters of SVG` : `not an SVG string: ${String(value).slice(0, 80)}` });
         continue;
       }
+      if (padding === 'worst-key') {
+        // No private key exists for it: one 1024-byte block per piece (982 bytes for OAEP-SHA-1).
+        const bytes = Buffer.from(String(value), 'base64');
+        const blocks = Math.ceil(Buffer.byteLength(inputs.payloads[payloadName]) / 982);
+        const ok = bytes.length === blocks * 1024;
+        checks.push({ name, ok, detail: `${bytes.length} bytes = ${blocks} block(s) of 1024` });
+        continue;
+      }
       if (!OPENSSL_PADDING[padding]) continue;
       try {
         const { text, blocks } = decrypt(value, padding, keyFile, work);
@@ -393,7 +401,7 @@ async function main() {
 
   const server = await startServerProcess({
     distDir, vendor: VENDOR,
-    inputs: { publicKeyPem: inputs.publicKeyPem, payloads: inputs.payloads, qrText: inputs.qrText },
+    inputs: { publicKeyPem: inputs.publicKeyPem, worstKeyPem: inputs.worstKeyPem, payloads: inputs.payloads, qrText: inputs.qrText },
   });
   const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: LAUNCH_ARGS });
   let micro;

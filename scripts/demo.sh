@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# The demo shop on the sandbox payment service (run by `make demo`, after `make build`):
-#   1. builds the widget into dist/ (scripts/dist.sh) when the widget sources are there;
-#   2. starts build/bin/paywasm-sandbox on 127.0.0.1:$PORT, its data kept in build/sandbox;
-#   3. prints the demo URL and the sandbox credentials; Ctrl-C stops it cleanly.
+# The demo shop (run by `make demo`, after `make build`): what a merchant runs, on the sandbox service.
+#   1. builds the widget into dist/ (scripts/dist.sh);
+#   2. starts build/bin/paywasm-sandbox (the payment service) on 127.0.0.1:$((PORT+1)), data in build/sandbox;
+#   3. starts build/bin/paywasm-merchant (the merchant gateway) on 127.0.0.1:$((PORT+2)), SQLite in build/demo;
+#   4. starts demo/shop-app (the shop's own back end, plain Node) on 127.0.0.1:$PORT: the shop page,
+#      sessions through the gateway, verified events from it;
+#   5. points the sandbox's webhook at the gateway, prints the URLs and credentials; Ctrl-C stops all.
 #
 # Environment:
-#   PORT        port to listen on (default 8080)
+#   PORT        the shop's port (default 8080; the sandbox and the gateway take the next two)
 #   SPEED       sandbox clock speed-up (default 30: a crypto payment settles in about 10 seconds)
 #   BANK_DAY    seconds in one bank working day (default 2: a bank payment settles in about 7 seconds)
-#   PAYWASM_SANDBOX_DATA  data directory (default build/sandbox; delete it for a fresh merchant)
+#   VERBOSE=1   access logs of the sandbox and the gateway (off by default: they flood the terminal)
+#   PAYWASM_SANDBOX_DATA  sandbox data directory (default build/sandbox; delete it for a fresh merchant)
 #   PAYWASM_BIN_DIR       where `make build` put the binaries (default build/bin)
 #   PAYWASM_DIST_DIR      the widget files to serve (default dist; scripts/dist.sh reads it too)
 set -euo pipefail
@@ -21,60 +25,90 @@ DATA=${PAYWASM_SANDBOX_DATA:-$ROOT/build/sandbox}
 BIN=${PAYWASM_BIN_DIR:-$ROOT/build/bin}
 DIST=${PAYWASM_DIST_DIR:-$ROOT/dist}
 SANDBOX=$BIN/paywasm-sandbox
+GATEWAY=$BIN/paywasm-merchant
+DEMO=$ROOT/build/demo
 
 say() { printf 'demo: %s\n' "$*"; }
 die() { printf 'demo: error: %s\n' "$*" >&2; exit 1; }
 
-[[ -x $SANDBOX ]] || die "$SANDBOX is missing: run \`make build\` first (or \`make demo\`, which does)"
+[[ -x $SANDBOX && -x $GATEWAY ]] || die "$SANDBOX or $GATEWAY is missing: run \`make build\` first (or \`make demo\`, which does)"
 [[ $PORT =~ ^[0-9]+$ ]] || die "PORT must be a number, not '$PORT'"
 command -v node >/dev/null || die "node is needed (scripts/deps.sh installs it)"
+SANDBOX_PORT=$((PORT + 1))
+GATEWAY_PORT=$((PORT + 2))
+QUIET=(--quiet); GW_VERBOSE=()
+[[ ${VERBOSE:-0} == 1 ]] && { QUIET=(); GW_VERBOSE=(--verbose); }
 
 # ---- 1. the widget --------------------------------------------------------------------------------
-if [[ -f $ROOT/scripts/dist.sh && -d $ROOT/web ]]; then
-  say "building the widget (dist/)"
-  if ! bash "$ROOT/scripts/dist.sh"; then
-    say "WARNING: the widget did not build; the page will say so (the sandbox API works without it)"
-  fi
-else
-  say "no widget sources yet (web/): the page shows the shop and the merchant panel only"
-fi
+say "building the widget (dist/)"
+bash "$ROOT/scripts/dist.sh" || say "WARNING: the widget did not build; the page will say so"
 
-# ---- 2. the sandbox -------------------------------------------------------------------------------
-mkdir -p "$DATA"
-log=$(mktemp "${TMPDIR:-/tmp}/paywasm-demo.XXXXXX")
-"$SANDBOX" --host 127.0.0.1 --port "$PORT" --data "$DATA" --speed "$SPEED" --bank-day "$BANK_DAY" \
-  --site "$ROOT/demo/site" --dist "$DIST" >"$log" &
-pid=$!
-
+pids=()
 stop() {
   trap - INT TERM
-  if kill -0 "$pid" 2>/dev/null; then
-    say "stopping the sandbox"
-    kill -TERM "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  fi
-  rm -f "$log"
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
 }
 trap 'stop; exit 0' INT TERM
 trap 'stop' EXIT
 
-for _ in $(seq 1 100); do
-  grep -q 'listening on' "$log" && break
-  kill -0 "$pid" 2>/dev/null || { wait "$pid" || true; die "the sandbox did not start (port $PORT in use? try PORT=8081 make demo)"; }
-  sleep 0.1
-done
-grep -q 'listening on' "$log" || die "the sandbox did not start within 10 seconds"
-BASE="http://127.0.0.1:$PORT"
+# Waits until `log` says "listening on", or the process `pid` died.
+await_start() {
+  local name=$1 pid=$2 log=$3
+  for _ in $(seq 1 150); do
+    grep -q 'listening on' "$log" && return 0
+    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; die "$name did not start (port in use? try PORT=9080 make demo)"; }
+    sleep 0.1
+  done
+  die "$name did not start within 15 seconds"
+}
 
-# ---- 3. what to open and what to use ---------------------------------------------------------------
-node - "$BASE" "$DATA" <<'JS'
-const [base, data] = process.argv.slice(2);
+# ---- 2. the sandbox (the payment service) -----------------------------------------------------------
+mkdir -p "$DATA" "$DEMO"
+chmod 0700 "$DEMO"
+"$SANDBOX" --host 127.0.0.1 --port "$SANDBOX_PORT" --data "$DATA" --speed "$SPEED" --bank-day "$BANK_DAY" \
+  --site "$ROOT/demo/site" --dist "$DIST" "${QUIET[@]}" >"$DEMO/sandbox.out" &
+pids+=($!)
+await_start "the sandbox" "$!" "$DEMO/sandbox.out"
+SERVICE="http://127.0.0.1:$SANDBOX_PORT"
+SHOP="http://127.0.0.1:$PORT"
+GATEWAY_URL="http://127.0.0.1:$GATEWAY_PORT"
+
+# ---- 3. the merchant gateway --------------------------------------------------------------------------
+# The demo's secrets: the sandbox's merchant token, and an app secret made once and kept in build/demo.
+MERCHANT_JSON=$(curl -fsS "$SERVICE/__sandbox/merchant")
+field() { node -e 'const v = JSON.parse(process.argv[1])[process.argv[2]]; process.stdout.write(String(v))' "$MERCHANT_JSON" "$1"; }
+[[ -s $DEMO/app-secret ]] || (umask 077 && openssl rand -hex 32 >"$DEMO/app-secret")
+export PAYWASM_MERCHANT_TOKEN; PAYWASM_MERCHANT_TOKEN=$(field merchantAccessToken)
+export PAYWASM_APP_SECRET; PAYWASM_APP_SECRET=$(cat "$DEMO/app-secret")
+"$GATEWAY" --listen "127.0.0.1:$GATEWAY_PORT" --service-url "$SERVICE/api" --merchant-id "$(field merchantId)" \
+  --merchant-public-key "$DATA/merchant-public.pem" --webhook-public-key "$DATA/webhook-public.pem" \
+  --shop-origin "$SHOP" --db "sqlite:$DEMO/merchant.db" --app-callback "$SHOP/paywasm-events" \
+  --methods exchange,bank,qr --padding "$(field padding)" "${GW_VERBOSE[@]}" >"$DEMO/gateway.out" &
+pids+=($!)
+await_start "the gateway" "$!" "$DEMO/gateway.out"
+curl -fsS -X PUT -H 'Content-Type: application/json' -d "{\"url\": \"$GATEWAY_URL/v1/webhooks\"}" \
+  "$SERVICE/__sandbox/webhook" >/dev/null
+
+# ---- 4. the shop's own back end ---------------------------------------------------------------------------
+node "$ROOT/demo/shop-app/server.mjs" --port "$PORT" --gateway "$GATEWAY_URL" --sandbox "$SERVICE" \
+  --site "$ROOT/demo/site" --dist "$DIST" >"$DEMO/shop-app.out" 2>&1 &
+pids+=($!)
+await_start "the shop app" "$!" "$DEMO/shop-app.out"
+tail -n +2 -f "$DEMO/shop-app.out" &
+pids+=($!)
+
+# ---- 5. what to open and what to use ---------------------------------------------------------------
+node - "$SHOP" "$SERVICE" "$GATEWAY_URL" "$DATA" "$DEMO" <<'JS'
+const [shop, base, gateway, data, demo] = process.argv.slice(2);
 const m = await (await fetch(base + '/__sandbox/merchant')).json();
 const line = (k, v) => console.log('  ' + k.padEnd(24) + v);
 console.log('\npaywasm demo is running.\n');
-line('Demo shop:', base + '/');
-line('API base URL:', base + '/api');
+line('Demo shop:', shop + '/');
+line('Payment service API:', base + '/api   (the sandbox)');
+line('Merchant gateway:', gateway + '   (docs/merchant.md)');
 line('Control API:', base + '/__sandbox/   (docs/sandbox.md)');
+line('Logs:', demo + '/{sandbox,gateway,shop-app}.out');
 console.log('\nSandbox credentials (test values; kept in ' + data + '):');
 line('merchant id:', m.merchantId);
 line('merchant access token:', m.merchantAccessToken);
@@ -82,8 +116,9 @@ line('shopper access token:', m.shopperToken);
 line('merchant public key:', data + '/merchant-public.pem');
 line('webhook public key:', data + '/webhook-public.pem');
 line('RSA padding:', m.padding);
+line('gateway app secret:', demo + '/app-secret');
 console.log(`\nTry:  curl -H 'Authorization: Bearer ${m.shopperToken}' ${base}/api/users/me`);
 console.log('Press Ctrl-C to stop.\n');
 JS
 
-wait "$pid"
+wait "${pids[0]}"

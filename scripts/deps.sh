@@ -26,7 +26,7 @@ die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
 # 1. Debian packages
 # ---------------------------------------------------------------------------------------------------
 APT_PACKAGES=(
-  build-essential cmake ninja-build pkg-config git ca-certificates
+  build-essential cmake ninja-build pkg-config git ca-certificates curl
   emscripten                                   # 3.1.6, pinned by emsdk-version.txt
   libcrypto++-dev libqrcodegencpp-dev          # native Crypto++ 8.7, qrcodegen 1.8
   libcpp-httplib-dev libssl-dev libsqlite3-dev # CLI transport, sandbox and gateway servers

@@ -104,6 +104,8 @@
     'jsencrypt/pkcs1v15/cart3k': [() => jsencryptPkcs1(payload('cart3k'))],
     'jsencrypt/oaep-sha256/sample': [() => jsencryptOaep256(payload('sample'))],
     'jsencrypt/oaep-sha256/cart3k': [() => jsencryptOaep256(payload('cart3k'))],
+    // The slowest key the core accepts (8192 bits, e = 2^32 - 1): what a hostile page can make the widget do.
+    'ours/worst-key/sample': [() => core.encrypt(inputs.worstKeyPem, payload('sample'), { padding: 'oaep-sha1' })],
     'ours/qr-svg': [() => core.qrSvg(inputs.qrText, { ecc: 'M', border: 4 })],
     'qrcode-generator/qr-svg': [() => qrcodeGenerator(inputs.qrText)],
   };

@@ -23,8 +23,7 @@ struct Config {
     // --strict: the subscription routes also need the merchant's bearer token (merchantAuth alone is
     // made from public data: see SECURITY.md).
     bool strict = false;
-    // --control-token: when set, the control API (/__sandbox/*, but not the demo merchant's
-    // /__sandbox/demo/*) needs `Authorization: Bearer <token>`.
+    // --control-token: when set, the control API (/__sandbox/*) needs `Authorization: Bearer <token>`.
     std::string control_token;
     // --allow-webhook-host (repeatable): webhook URL hosts allowed besides loopback.
     std::vector<std::string> webhook_hosts;

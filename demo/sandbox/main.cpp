@@ -49,7 +49,7 @@ constexpr const char* kUsage =
     "  --quiet           no access log on stderr\n"
     "  --strict          subscription debit and cancel also need the merchant access token\n"
     "                    (Authorization: Bearer), not only merchantId + merchantAuth\n"
-    "  --control-token T the control API (/__sandbox/, except the demo merchant's /__sandbox/demo/)\n"
+    "  --control-token T the control API (/__sandbox/)\n"
     "                    needs Authorization: Bearer T (the demo page's control panel then stops working)\n"
     "  --allow-webhook-host HOST  a webhook URL may use HOST (repeatable; loopback is always allowed)\n"
     "  --insecure-any-padding     allow the padding setting `any` (tries OAEP-SHA-1, OAEP-SHA-256, then\n"
@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
 
         // A body announced far over the limit is refused at once, unread, and the connection closed.
         server.set_pre_routing_handler([&config](const httplib::Request& req, httplib::Response& res) {
-            // The control API and the demo merchant's server side answer loopback Host names only: a
+            // The control API answers loopback Host names only: a
             // page on another site that rebinds its DNS name to 127.0.0.1 sends its own Host.
             if (req.path.rfind("/__sandbox/", 0) == 0 || req.path == "/__sandbox") {
                 if (!sandbox::is_loopback_host_header(req.get_header_value("Host"))) {
@@ -224,7 +224,7 @@ int main(int argc, char** argv) {
                     sandbox::close_after_answer(req, res);  // its body, if any, was not read
                     return httplib::Server::HandlerResponse::Handled;
                 }
-                if (!config.control_token.empty() && req.path.rfind("/__sandbox/demo/", 0) != 0 &&
+                if (!config.control_token.empty() &&
                     !sandbox::equal_secret(sandbox::bearer_token(req), config.control_token)) {
                     res.set_header("WWW-Authenticate", "Bearer realm=\"paywasm-sandbox control\"");
                     sandbox::send_error(res, 401, "unauthorized",
@@ -245,8 +245,8 @@ int main(int argc, char** argv) {
             }
             return httplib::Server::HandlerResponse::Unhandled;
         });
-        // The API is public (bearer tokens, no cookies): any origin may call it. The control API and
-        // the demo's server side stay same-origin.
+        // The API is public (bearer tokens, no cookies): any origin may call it. The control API
+        // stays same-origin.
         server.set_post_routing_handler([](const httplib::Request& req, httplib::Response& res) {
             if (req.path.rfind("/api/", 0) == 0) {
                 res.set_header("Access-Control-Allow-Origin", "*");

@@ -169,14 +169,4 @@ std::pair<std::string, std::string> Sandbox::decrypt(const std::string& base64, 
     return decrypt_field(identity.merchant_key, padding(), base64, field);
 }
 
-httplib::Result Sandbox::call_api(const std::string& method, const std::string& path, const std::string& body,
-                                  const httplib::Headers& headers) {
-    std::string host = config.host == "0.0.0.0" || config.host.empty() ? "127.0.0.1"
-                     : config.host == "::" ? "::1" : config.host;
-    httplib::Client client(host, port);
-    client.set_read_timeout(130, 0);
-    if (method == "GET") return client.Get(("/api" + path).c_str(), headers);
-    return client.Post(("/api" + path).c_str(), headers, body, "application/json");
-}
-
 }  // namespace sandbox

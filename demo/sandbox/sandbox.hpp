@@ -62,9 +62,6 @@ struct Sandbox {
     // Decrypts `base64` with the merchant key under the configured padding ("any" tries all three).
     // Returns the plaintext and the padding that worked; throws HttpError(400) naming `field`.
     std::pair<std::string, std::string> decrypt(const std::string& base64, const std::string& field);
-    // The merchant's own answer from its /api (the demo's server-side calls).
-    httplib::Result call_api(const std::string& method, const std::string& path, const std::string& body,
-                             const httplib::Headers& headers);
 };
 
 void register_api(httplib::Server& server, Sandbox& sandbox);

@@ -76,14 +76,6 @@ CREATE TABLE IF NOT EXISTS delivery_attempts (
   error       TEXT,
   ms          INTEGER NOT NULL
 );
-
--- What the built-in demo merchant's webhook receiver got (demo page only).
-CREATE TABLE IF NOT EXISTS demo_received (
-  seq      INTEGER PRIMARY KEY AUTOINCREMENT,
-  at       INTEGER NOT NULL,
-  verified INTEGER NOT NULL,
-  body     TEXT NOT NULL
-);
 )sql";
 
 }  // namespace

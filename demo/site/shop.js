@@ -1,6 +1,7 @@
-// The demo shop: fills the cart and address into <paywasm-checkout>, hands it the shopper token,
-// and runs the "merchant back end" panel against the sandbox's control API. Text only (textContent),
-// never markup, so nothing a server sends can turn into HTML.
+// The demo shop: asks its own server (demo/shop-app) for a checkout session, which the server
+// creates with the merchant gateway from the cart lines (prices are the server's), gives the
+// session URL and the shopper token to <paywasm-checkout>, and runs the "merchant back end" panel.
+// Text only (textContent), never markup, so nothing a server sends can turn into HTML.
 'use strict';
 
 const CART = [
@@ -16,7 +17,7 @@ const STATUS_WORDS = {
   '-1': 'failed', 101: 'partial payment', 19: 'timed out', 1011: 'partial, closed', 20: 'refund', 21: 'refund',
   22: 'refund', 23: 'refund',
 };
-const FINAL = new Set([1, 2, 3, 4, -1, 101, 19, 1011]);
+const FINAL = new Set([1, 2, 3, 4, -1, 19, 1011, 20, 21, 22, 23]);
 
 const $ = (id) => document.getElementById(id);
 const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
@@ -45,22 +46,16 @@ async function json(method, url, body) {
   return data;
 }
 
-function newOfferId() {
-  const bytes = new Uint8Array(6);
-  crypto.getRandomValues(bytes);
-  return 'order-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 function shortId(id) { return String(id).slice(0, 8); }
 function time(iso) { return new Date(iso).toLocaleTimeString(); }
 
 // ---- Checkout ------------------------------------------------------------------------------------
 
 const checkout = $('checkout');
-// The shopper's login session: a real shop gets this token from its own sign-in. Asked for at once,
-// so the widget's first getShopperToken() call (the greeting) already waits for it.
-const session = json('GET', '/__sandbox/demo/session');
-checkout.getShopperToken = async () => (await session).shopperToken;
+// The shopper's login with the service: a real shop gets this token from the shopper's sign-in.
+// Asked for at once, so the widget's first getShopperToken() call (the greeting) already waits for it.
+const shopperToken = json('GET', '/shop/shopper-token');
+checkout.getShopperToken = async () => (await shopperToken).token;
 
 function renderCart() {
   const body = $('cart-lines');
@@ -82,9 +77,15 @@ function shippingAddress() {
   return out;
 }
 
-function setOffer(id) {
-  checkout.offerId = id;
-  $('offer-id').textContent = id;
+// A new order: the shop's server makes the session (its catalogue sets the prices), the widget
+// reads everything else from it.
+async function newSession() {
+  const { sessionUrl, session } = await json('POST', '/shop/checkout', {
+    lines: CART.map(({ id, quantity }) => ({ id, quantity })), shippingAddress: shippingAddress(),
+  });
+  checkout.setAttribute('session-url', sessionUrl);
+  $('offer-id').textContent = session.offerId;
+  logEvent(`new order ${session.offerId}: ${session.amount} ${session.currency}`);
 }
 
 function logEvent(text, tone) {
@@ -95,19 +96,16 @@ function logEvent(text, tone) {
 
 async function setUpCheckout() {
   renderCart();
-  setOffer(newOfferId());
-  checkout.cart = CART;
-  checkout.shippingAddress = shippingAddress();
-  $('shipping').addEventListener('input', () => { checkout.shippingAddress = shippingAddress(); });
+  await newSession();
   $('locale').addEventListener('change', (e) => checkout.setAttribute('locale', e.target.value));
+  // The address is part of the order: a changed one is a new session when the shopper starts again.
+  // reset() refuses (false) while a request is in flight: its outcome comes first.
   $('new-order').addEventListener('click', () => {
-    // reset() refuses (false) while a request is in flight: its outcome comes first.
     if (typeof checkout.reset === 'function' && checkout.reset() === false) {
       logEvent('a payment is on its way: wait for its outcome, then start a new order', 'bad');
       return;
     }
-    setOffer(newOfferId());
-    logEvent('new order ' + checkout.offerId);
+    newSession().catch((e) => logEvent('new order: ' + e.message, 'bad'));
   });
 
   checkout.addEventListener('paywasm-ready', () => logEvent('widget ready'));
@@ -129,17 +127,15 @@ async function setUpCheckout() {
 
 // ---- Merchant panel --------------------------------------------------------------------------------
 
-let lastWebhook = 0;
-async function pollWebhooks() {
-  const events = await json('GET', '/__sandbox/demo/received?since=' + lastWebhook);
+let lastEvent = 0;
+async function pollEvents() {
+  const events = await json('GET', '/shop/events?since=' + lastEvent);
   for (const e of events) {
-    lastWebhook = Math.max(lastWebhook, e.id);
-    const tx = e.transaction;
-    const text = tx
-      ? `${tx.meta && tx.meta.offerId}: status ${tx.status} (${STATUS_WORDS[tx.status] || 'unknown'}), ${tx.receivedAmount} of ${tx.amount} ${tx.currency}`
-      : 'unparseable event';
-    $('webhooks').prepend(el('li', { className: e.verified ? 'good' : 'bad' },
-      el('time', {}, time(e.receivedAt)), ' ', e.verified ? 'signature OK · ' : 'BAD SIGNATURE · ', text));
+    lastEvent = Math.max(lastEvent, e.seq);
+    const verdict = e.success ? 'paid: ship it' : e.state === 'amount_mismatch' ? `AMOUNT MISMATCH (paid ${e.paidAmount} ${e.paidCurrency})` : e.state;
+    const text = `${e.offerId}: status ${e.status} (${STATUS_WORDS[e.status] || 'unknown'}) · ${verdict}`;
+    $('webhooks').prepend(el('li', { className: e.success ? 'good' : e.state === 'amount_mismatch' ? 'bad' : '' },
+      el('time', {}, time(e.receivedAt)), ' ', text));
   }
 }
 
@@ -177,7 +173,7 @@ async function renderTransactions() {
 
 async function subscriptionCall(id, action) {
   try {
-    const answer = await json('POST', `/__sandbox/demo/subscriptions/${encodeURIComponent(id)}/${action}`);
+    const answer = await json('POST', `/shop/subscriptions/${encodeURIComponent(id)}/${action}`);
     const r = answer.result || {};
     if (action === 'debit') {
       for (const d of r.data || []) logEvent(`debit ${shortId(id)}: transaction ${shortId(d.transactionId)}, ${d.amount} ${d.currency}, status ${d.status}`, 'good');
@@ -218,7 +214,7 @@ async function refreshPanel() {
   if (refreshing) return;
   refreshing = true;
   try {
-    await Promise.all([pollWebhooks(), renderTransactions(), renderSubscriptions(), renderFaults()]);
+    await Promise.all([pollEvents(), renderTransactions(), renderSubscriptions(), renderFaults()]);
   } catch (e) {
     $('faults').textContent = 'The sandbox is not answering: ' + e.message;
   } finally {
@@ -227,10 +223,6 @@ async function refreshPanel() {
 }
 
 async function setUpPanel() {
-  // The demo merchant receives its own webhooks unless someone configured another URL.
-  const hook = await json('GET', '/__sandbox/webhook');
-  if (!hook.url) await json('PUT', '/__sandbox/webhook', { url: location.origin + '/__sandbox/demo/webhook' });
-
   $('fault-form').addEventListener('submit', async (e) => {
     e.preventDefault();
     const form = e.target.elements;

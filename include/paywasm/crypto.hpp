@@ -1,6 +1,6 @@
 // paywasm/crypto.hpp — RSA encryption of payloads to the merchant's public key (Crypto++ inside).
 //
-// Framing (service facts): the plaintext is cut into pieces of max_piece() bytes, each piece is
+// Framing (as the service's public clients do it; docs/service-api.md): the plaintext is cut into pieces of max_piece() bytes, each piece is
 // encrypted as one RSA block of k bytes (k = modulus size), the blocks are concatenated and the
 // whole is base64-encoded (standard alphabet, '=' padding). A payload that fits one piece is
 // exactly what Node's crypto.publicEncrypt gives.

@@ -57,6 +57,8 @@ PublicKey public_key_of(const Args& args) {
 
 // ---- keygen ----
 
+// The usage text states the core's key-size limits; keep them in step.
+static_assert(kMinKeyBits == 2048 && kMaxKeyBits == 8192, "update kKeygenUsage's --bits range");
 constexpr std::string_view kKeygenUsage = R"(usage: paywasm keygen [--bits 2048] --private PRIV.pem --public PUB.pem
 
 Generates an RSA key pair (e = 65537) from the system's CSPRNG. Writes the private key as PKCS#8 PEM
@@ -64,7 +66,7 @@ with mode 0600 and the public key as SubjectPublicKeyInfo PEM; refuses to overwr
 Prints the public key's SHA-256 fingerprint.
 
 options:
-  --bits N          modulus size, a multiple of 8 from 2048 to 16384 (default 2048)
+  --bits N          modulus size, a multiple of 8 from 2048 to 8192 (default 2048)
   --private FILE    where to write the private key (new file, mode 0600)
   --public FILE     where to write the public key (new file)
 )";

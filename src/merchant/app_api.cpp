@@ -141,9 +141,8 @@ void register_app_api(httplib::Server& server, Gateway& gw) {
             }
         }
         if (!debit.order_id) debit.order_id = "debit-" + random_hex(8);
-        paywasm::HttpRequest request = paywasm::prepare_subscription_debit(
-            debit, paywasm::MerchantKey{gw.config.merchant_public_pem, {}, gw.config.padding});
-        request.headers.emplace_back("Authorization", "Bearer " + gw.config.merchant_token);
+        const paywasm::HttpRequest request = paywasm::prepare_subscription_debit(
+            debit, paywasm::MerchantKey{gw.config.merchant_public_pem, {}, gw.config.padding}, gw.config.merchant_token);
         const auto result = gw.service(request, paywasm::parse_subscription_debit_response);
         send_json(res, 200, paywasm::to_json(result));
     });
@@ -153,9 +152,8 @@ void register_app_api(httplib::Server& server, Gateway& gw) {
         paywasm::SubscriptionCancelRequest cancel;
         cancel.merchant_id = gw.config.merchant_id;
         cancel.subscription_id = req.matches[1];
-        paywasm::HttpRequest request = paywasm::prepare_subscription_cancel(
-            cancel, paywasm::MerchantKey{gw.config.merchant_public_pem, {}, gw.config.padding});
-        request.headers.emplace_back("Authorization", "Bearer " + gw.config.merchant_token);
+        const paywasm::HttpRequest request = paywasm::prepare_subscription_cancel(
+            cancel, paywasm::MerchantKey{gw.config.merchant_public_pem, {}, gw.config.padding}, gw.config.merchant_token);
         const auto result = gw.service(request, paywasm::parse_subscription_cancel_response);
         send_json(res, 200, paywasm::to_json(result));
     });

@@ -141,8 +141,10 @@ struct Gateway {
     paywasm::PublicKey merchant_key;
     paywasm::PublicKey webhook_key;
     std::string merchant_fingerprint;
-    Store store;
+    // Declared before the store: the store's PostgreSQL listener thread calls hub.notify(), so the
+    // store (and that thread) must be gone before the hub is destroyed.
     StatusHub hub;
+    Store store;
     std::atomic<int> streams{0};
 
     // Sends a prepared request to the service once (no retry) and parses the answer with `parse`

@@ -175,6 +175,11 @@ int main(int argc, char** argv) {
         const std::size_t threads = static_cast<std::size_t>(config.max_streams) + 16;
         server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
         server.set_payload_max_length(paywasm::server::drain_limit(config.max_body));
+        // An idle kept-alive connection holds a worker thread, and a stop waits for it: keep it short.
+        server.set_keep_alive_timeout(1);
+        // Small JSON answers on kept-alive connections: without TCP_NODELAY, Nagle + delayed ACK
+        // hold each one up to 40 ms.
+        server.set_tcp_nodelay(true);
         server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
             if (res.body.empty()) paywasm::server::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
         });

@@ -117,10 +117,20 @@ bool Session::offers(std::string_view method) const {
 }
 
 Store::Store(std::unique_ptr<Sql> sql) : sql_(std::move(sql)) {
-    sql_->transaction([&] {
-        // Two instances starting at once must not both create the tables.
-        if (sql_->dialect() == SqlDialect::postgresql) sql_->query("SELECT pg_advisory_xact_lock(7426150)");
+    if (sql_->dialect() == SqlDialect::sqlite) {
         sql_->exec_script(kSchema);
+        return;
+    }
+    // PostgreSQL, shared by several instances. Two starting at once must not both create the tables
+    // (the advisory lock), and one starting beside running ones must not run the DDL at all: even
+    // CREATE INDEX IF NOT EXISTS takes a SHARE lock on its table, which deadlocks against a running
+    // instance's webhook transaction that writes the same tables in another order.
+    sql_->transaction([&] {
+        sql_->query("SELECT pg_advisory_xact_lock(7426150)");
+        const auto present = sql_->query(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND "
+            "table_name IN ('sessions', 'transactions', 'webhook_events', 'outbox')");
+        if (present.empty() || present[0].integer(0) != 4) sql_->exec_script(kSchema);
     });
 }
 

@@ -264,6 +264,16 @@ await test('verify-event accepts the signature Node computes and refuses tamperi
   eq(noSecret.code, 2, 'no secret: usage');
 });
 
+// Review: keygen --help offered up to 16384 bits after the core's limit became 8192 (issue 15).
+await test('keygen states and enforces the key-size limit of the core (2048..8192 bits)', async () => {
+  const help = await run(['keygen', '--help']);
+  if (!/from 2048 to 8192 /.test(help.stdout + help.stderr)) throw new Error('help: ' + (help.stdout + help.stderr).slice(0, 400));
+  const big = await run(['keygen', '--bits', '8200', '--private', path.join(dir, 'k1.pem'), '--public', path.join(dir, 'k1.pub')]);
+  eq(big.code, 1, `8200 bits exit code (${big.stderr})`);
+  if (!/2048 to 8192/.test(big.stderr)) throw new Error('message: ' + big.stderr);
+  eq(fs.existsSync(path.join(dir, 'k1.pem')), false, 'no key written');
+});
+
 await test('wrong usage exits 2 with usage text', async () => {
   const r = await run(['call', 'exchange-pay']);
   eq(r.code, 2, 'exit code');

@@ -122,6 +122,7 @@ export function sse(url, { origin, until = () => false, timeoutMs = 15000 } = {}
   const u = new URL(url);
   let onOpen;
   const opened = new Promise((resolve) => { onOpen = resolve; });
+  let timer;
   const done = new Promise((resolve, reject) => {
     const events = [];
     const req = http.get({ host: u.hostname, port: u.port, path: u.pathname,
@@ -145,8 +146,8 @@ export function sse(url, { origin, until = () => false, timeoutMs = 15000 } = {}
       res.on('error', () => resolve(events));
     });
     req.on('error', (e) => (e.code === 'ECONNRESET' ? undefined : reject(e)));
-    setTimeout(() => { req.destroy(); reject(new Error('SSE timed out; got so far: ' + url)); }, timeoutMs);
-  });
+    timer = setTimeout(() => { req.destroy(); reject(new Error(`SSE timed out after ${events.length} events: ${url}`)); }, timeoutMs);
+  }).finally(() => clearTimeout(timer));
   return { opened, done };
 }
 

@@ -24,8 +24,11 @@ before(async () => {
   await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: a.base + '/v1/webhooks' });
 });
 after(async () => {
-  await a?.stop();
-  await b?.stop();
+  // Clean stops (exit 0): the listener thread must not outlive what it notifies.
+  for (const g of [a, b]) {
+    const exit = await g?.stop();
+    if (exit) assert.deepEqual(exit, { code: 0, signal: null }, g.stderr().slice(-2000));
+  }
   await sb?.stop();
   await app?.close();
   await pg?.destroy();
