@@ -18,6 +18,7 @@ struct Config {
     std::vector<std::string> exchanges = {"coinbase", "okcoin", "kraken", "gemini", "binanceus"};
     std::string site_dir;        // the demo page
     std::string dist_dir;        // the widget's dist/
+    std::vector<std::string> connect_src;  // --connect-src: origins the pages may also connect to
     std::size_t max_body = 256 * 1024;  // request bodies over this are refused with 413 unread
     bool quiet = false;          // no access log
     // --strict: the subscription routes also need the merchant's bearer token (merchantAuth alone is

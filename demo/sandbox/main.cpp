@@ -45,6 +45,7 @@ constexpr const char* kUsage =
     "  --exchanges LIST  accepted exchange names (default coinbase,okcoin,kraken,gemini,binanceus)\n"
     "  --site DIR        the demo page (default: demo/site of the source tree)\n"
     "  --dist DIR        the widget files served at /dist/ (default: dist/ of the source tree)\n"
+    "  --connect-src O   an origin the pages may also connect to (their CSP; repeatable), e.g. the gateway\n"
     "  --max-body BYTES  largest accepted request body (default 262144)\n"
     "  --quiet           no access log on stderr\n"
     "  --strict          subscription debit and cancel also need the merchant access token\n"
@@ -120,6 +121,11 @@ sandbox::Config parse_args(int argc, char** argv) {
         }
         else if (name == "site") c.site_dir = value;
         else if (name == "dist") c.dist_dir = value;
+        else if (name == "connect-src") {
+            if (value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0) usage_error("--connect-src takes an origin: http(s)://host[:port]");
+            if (value.find_first_of(" ;'\"") != std::string::npos) usage_error("--connect-src: one origin, no spaces or quotes");
+            c.connect_src.push_back(value);
+        }
         else if (name == "max-body") c.max_body = static_cast<std::size_t>(parse_number(name, value, 1024, 64.0 * 1024 * 1024));
         else if (name == "exchanges") {
             c.exchanges.clear();

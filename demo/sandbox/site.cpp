@@ -13,10 +13,14 @@ namespace sandbox {
 
 namespace {
 
-// The policy the demo page runs under: the one the widget README asks merchants to use.
-constexpr const char* kCsp =
-    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self'; "
-    "img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+// The policy the pages run under: the one the widget README asks merchants to use; --connect-src
+// adds the origins of a merchant back end on another origin (the gateway) to connect-src.
+std::string csp(const Config& config) {
+    std::string connect = "'self'";
+    for (const auto& origin : config.connect_src) connect += " " + origin;
+    return "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src " + connect +
+           "; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+}
 
 std::string mime_type(const std::string& path) {
     auto ends = [&](const char* ext) {
@@ -110,7 +114,7 @@ void serve_index(Sandbox& sb, httplib::Response& res) {
     replace_all(page, "{{PAYWASM_SCRIPT}}", script);
     replace_all(page, "{{MERCHANT_ID}}", html_escape(sb.identity.merchant_id));
     common_headers(res);
-    res.set_header("Content-Security-Policy", kCsp);
+    res.set_header("Content-Security-Policy", csp(sb.config));
     res.set_header("X-Frame-Options", "DENY");
     res.status = 200;
     res.set_content(page, "text/html; charset=utf-8");

@@ -1,4 +1,5 @@
-// Network faults: the widget in Chromium against the REAL sandbox process and its fault injection.
+// Network faults: the widget in Chromium against the REAL sandbox process and its fault injection,
+// with the real merchant gateway (paywasm-merchant) creating QR codes and answering statuses.
 //   PAYWASM_SANDBOX=<paywasm-sandbox> PAYWASM_CLI=<paywasm> node tests/faults/run.mjs --dist <dist dir> [--only <name part>]
 // The sandbox serves the test page (tests/faults/pages, under its strict CSP, with the SRI of the
 // widget it serves) and the API on one origin; a counting TCP relay (relay.mjs) sits in front of it,
@@ -10,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { launch, runTests, check, equal, sleep } from '../browser/lib.mjs';
 import { startSandbox, getJson, sendJson, waitFor } from '../server/harness.mjs';
+import { freePort, gw, startGateway, tmpdir } from '../gateway/harness.mjs';
 import { startRelay } from './relay.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -22,10 +24,18 @@ if (!fs.existsSync(path.join(DIST, 'paywasm.js')) || !fs.existsSync(path.join(DI
   process.exit(1);
 }
 
-const sandbox = await startSandbox(['--site', path.join(here, 'pages'), '--dist', DIST]);
+// The pages, plus the merchant's public key at /merchant-public-key.pem (for public-key-url).
+const site = tmpdir('paywasm-faults-site-');
+fs.cpSync(path.join(here, 'pages'), site, { recursive: true });
+// The merchant's side (QR creation, statuses) is the real gateway on its own origin: the pages'
+// CSP lets them connect to it (--connect-src).
+const gatewayPort = await freePort();
+const sandbox = await startSandbox(['--site', site, '--dist', DIST, '--connect-src', `http://127.0.0.1:${gatewayPort}`]);
 const relay = await startRelay(Number(new URL(sandbox.base).port));
 const ORIGIN = relay.origin;
 const M = sandbox.merchant;
+fs.writeFileSync(path.join(site, 'merchant-public-key.pem'), M.publicKey);
+const gateway = await startGateway(sandbox, { port: gatewayPort, shopOrigin: ORIGIN });
 const TOKEN = M.shopperToken;
 const FINGERPRINT = crypto.createHash('sha256')
   .update(crypto.createPublicKey(M.publicKey).export({ type: 'spki', format: 'der' })).digest('hex');
@@ -79,10 +89,9 @@ async function openPage() {
 
 async function mount(page, options = {}) {
   const opts = {
-    baseUrl: `${ORIGIN}/api`, merchantId: M.merchantId, publicKeyUrl: '/__sandbox/demo/merchant-public-key.pem',
+    baseUrl: `${ORIGIN}/api`, merchantId: M.merchantId, publicKeyUrl: '/merchant-public-key.pem',
     keyFingerprint: FINGERPRINT, currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods: 'exchange qr',
-    exchanges: 'kraken gemini', qrEndpoint: '/__sandbox/demo/qr', statusUrl: '/__sandbox/demo/status/{id}',
-    statusInterval: '300', timeout: '5000', token: TOKEN, ...options,
+    exchanges: 'kraken gemini', statusInterval: '300', timeout: '5000', token: TOKEN, ...options,
   };
   await page.evaluate((o) => {
     const { token, ...rest } = o;
@@ -90,6 +99,15 @@ async function mount(page, options = {}) {
     window.__ctl = PayWasm.mount('#app', rest);
   }, opts);
   await waitEvent(page, 'paywasm-ready');
+}
+
+// The merchant's gateway session for an order of CART: its QR endpoint and status URL.
+async function session(offerId) {
+  const r = await gw(gateway, 'POST', '/v1/sessions', { app: true,
+    body: { offerId, currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods: ['exchange', 'qr'] } });
+  equal(r.status, 201, `session: ${r.text}`);
+  const url = `${gateway.base}/v1/checkout/${r.json.id}`;
+  return { qrEndpoint: `${url}/qr`, statusUrl: `${url}/status` };
 }
 
 async function waitEvent(page, type, nth = 1) {
@@ -380,7 +398,7 @@ test('/users/me answering 500 then fine: the safe GET is retried and the greetin
 test('QR: the merchant endpoint times out; the shopper asks again and gets the same QR transaction', async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('qr');
-  await mount(page, { offerId, timeout: '1000' });
+  await mount(page, { offerId, timeout: '1000', ...await session(offerId) });
   await shadow(page, 'input#method-qr').check();
   await fault({ endpoint: 'qr-generate', kind: 'latency', ms: 2500 });
   await shadow(page, 'button[data-key=pay-qr]').click();
@@ -410,7 +428,8 @@ test('after a full flow nothing of the shopper token is in storage, cookies, Ind
   const id = ev.transaction.id;
   // The status moves to success through the sandbox; a QR payment on the same page too.
   equal((await control('POST', `/transactions/${id}/advance`, {})).status, 200, 'advance');
-  await page.evaluate((o) => { window.__ctl.update({ offerId: o }); window.__ctl.reset(); }, offerId + '-qr');
+  const qr = await session(offerId + '-qr');
+  await page.evaluate(([o, q]) => { window.__ctl.update({ offerId: o, ...q }); window.__ctl.reset(); }, [offerId + '-qr', qr]);
   await shadow(page, 'input#method-qr').check();
   await shadow(page, 'button[data-key=pay-qr]').click();
   await waitEvent(page, 'paywasm-status', 2);
@@ -462,5 +481,7 @@ test('after a full flow nothing of the shopper token is in storage, cookies, Ind
 const ok = await runTests(tests, { only: arg('only'), perTestTimeoutMs: 30000 });
 await chromium.close();
 await relay.close();
+await gateway.stop();
 await sandbox.stop();
+fs.rmSync(site, { recursive: true, force: true });
 process.exit(ok ? 0 : 1);

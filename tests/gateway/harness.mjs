@@ -32,11 +32,12 @@ export function keyFiles(sb, dir) {
 }
 
 // Starts paywasm-merchant on a free port against `sb`; resolves once it printed its address.
-export async function startGateway(sb, { db, dir = tmpdir('pwm-'), appCallback, extra = [], env = {} } = {}) {
+export async function startGateway(sb, { db, dir = tmpdir('pwm-'), appCallback, extra = [], env = {}, port = 0,
+  shopOrigin = SHOP_ORIGIN, serviceUrl = sb.base + '/api' } = {}) {
   const keys = keyFiles(sb, dir);
   const args = [
-    '--listen', '127.0.0.1:0', '--service-url', sb.base + '/api', '--merchant-id', sb.merchant.merchantId,
-    '--merchant-public-key', keys.merchant, '--webhook-public-key', keys.webhook, '--shop-origin', SHOP_ORIGIN,
+    '--listen', `127.0.0.1:${port}`, '--service-url', serviceUrl, '--merchant-id', sb.merchant.merchantId,
+    '--merchant-public-key', keys.merchant, '--webhook-public-key', keys.webhook, '--shop-origin', shopOrigin,
     '--db', db ?? 'sqlite:' + path.join(dir, 'gateway.db'), '--retry-base-ms', '50',
     ...(appCallback ? ['--app-callback', appCallback] : []), ...extra,
   ];
