@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
 # Benchmarks of the widget against the alternatives a merchant would use (run by `make bench`,
 # after `make build`). Builds dist/ with scripts/dist.sh (what a merchant ships is what is
-# measured), then runs bench/run.mjs in headless Chromium. Results: bench/results/latest.json,
-# latest.md, chart.svg. See docs/bench.md.
+# measured), then runs bench/run.mjs in headless Chromium, then the gateway load benchmark
+# (tests/load/gateway-load.mjs --bench: paywasm-merchant on SQLite and on PostgreSQL, from the
+# native binaries of `make build`). Results: bench/results/latest.json, latest.md, chart.svg,
+# gateway-load.json, gateway-load.md. See docs/bench.md.
 #
 # Options (passed on to bench/run.mjs):
 #   --quick            short run for CI (< 60 s); gates only on the size budget (also BENCH_QUICK=1)
 #   --gate all|size|none   which missed budgets make the exit status 1 (default: all; size with --quick)
 #   --no-dist          measure the dist/ that is there, without rebuilding it
+#   --no-gateway       skip the gateway load benchmark (it is skipped in --quick mode too: ctest
+#                      load.gateway runs its short form)
+#   --gateway-only     only the gateway load benchmark (no dist, no browser)
 # Environment:
 #   PAYWASM_WASM_BUILD_DIR  Emscripten build dir (default build/wasm; its symbol map names the functions)
 #   PAYWASM_DIST_DIR        dist dir (default dist)
 #   BENCH_OUT               results dir (default bench/results)
 #   CHROMIUM                browser binary (default /usr/bin/chromium)
-# Exit status: 0; 1 when a gated budget is missed; 2 when the run itself failed.
+#   PAYWASM_BIN_DIR         paywasm-merchant, paywasm-sandbox, paywasm for the gateway load (default build/bin)
+# Exit status: 0; 1 when a gated budget is missed; 2 when the run itself failed (for the gateway
+# load: something lost or duplicated; its throughput and latency targets are reported, not gated).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,12 +32,36 @@ die() { printf 'bench: error: %s\n' "$*" >&2; exit 2; }
 
 args=()
 build_dist=1
+widget=1
+gateway=1
+[[ ${BENCH_QUICK:-} == 1 ]] && gateway=0
 for a in "$@"; do
   case $a in
     --no-dist) build_dist=0 ;;
+    --no-gateway) gateway=0 ;;
+    --gateway-only) widget=0 ;;
+    --quick) gateway=0; args+=("$a") ;;
     *) args+=("$a") ;;
   esac
 done
+
+# The gateway's load benchmark: real processes (sandbox, gateway, PostgreSQL), figures and a
+# pass/fail line per target in $OUT/gateway-load.md.
+gateway_load() {
+  local bin=${PAYWASM_BIN_DIR:-$ROOT/build/bin}
+  for b in paywasm-merchant paywasm-sandbox paywasm; do
+    [[ -x $bin/$b ]] || die "$bin/$b is missing: run make build (or set PAYWASM_BIN_DIR)"
+  done
+  PAYWASM_SANDBOX=$bin/paywasm-sandbox PAYWASM_CLI=$bin/paywasm PAYWASM_MERCHANT=$bin/paywasm-merchant \
+    node "$ROOT/tests/load/gateway-load.mjs" --bench --out "$OUT" \
+    || { printf 'bench: error: the gateway load run failed (see above)\n' >&2; return 2; }
+}
+
+if ((!widget)); then
+  command -v node >/dev/null || die "node is needed (apt-get install nodejs)"
+  gateway_load
+  exit $?
+fi
 
 command -v node >/dev/null || die "node is needed (apt-get install nodejs)"
 command -v openssl >/dev/null || die "openssl is needed to check the ciphertexts (apt-get install openssl)"
@@ -42,4 +73,9 @@ if ((build_dist)); then
   bash "$ROOT/scripts/dist.sh"
 fi
 
-exec node "$ROOT/bench/run.mjs" --dist "$PAYWASM_DIST_DIR" --build "$PAYWASM_WASM_BUILD_DIR" --out "$OUT" ${args[@]+"${args[@]}"}
+status=0
+node "$ROOT/bench/run.mjs" --dist "$PAYWASM_DIST_DIR" --build "$PAYWASM_WASM_BUILD_DIR" --out "$OUT" ${args[@]+"${args[@]}"} || status=$?
+if ((gateway)); then
+  gateway_load || status=2
+fi
+exit $status

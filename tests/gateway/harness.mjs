@@ -89,7 +89,7 @@ export function verifyEvent(secret, body, header, toleranceS = 300) {
 }
 
 // The shop app's event endpoint: verifies each signature, records events, answers 500 while
-// `failing` > 0 (counting down).
+// `failing` > 0 (counting down). `app.onEvent(event)`, when set, is called for each recorded event.
 export async function startShopApp() {
   const app = { events: [], bad: 0, failing: 0, deliveries: 0 };
   const server = http.createServer((req, res) => {
@@ -108,6 +108,7 @@ export async function startShopApp() {
         return;
       }
       app.events.push({ id: req.headers['paywasm-event-id'], body: JSON.parse(body) });
+      if (app.onEvent) app.onEvent(app.events.at(-1));
       res.writeHead(204).end();
     });
   });
@@ -118,8 +119,9 @@ export async function startShopApp() {
 }
 
 // Reads an SSE stream; resolves the list of `data:` JSON objects when the server closes it or
-// `until(events)` is true. `opened` resolves once the headers arrived.
-export function sse(url, { origin, until = () => false, timeoutMs = 15000 } = {}) {
+// `until(events)` is true. `opened` resolves once the headers arrived. `onEvent(event)` is called
+// as each event arrives (the load test takes its own clock there).
+export function sse(url, { origin, until = () => false, timeoutMs = 15000, onEvent } = {}) {
   const u = new URL(url);
   let onOpen;
   const opened = new Promise((resolve) => { onOpen = resolve; });
@@ -139,6 +141,7 @@ export function sse(url, { origin, until = () => false, timeoutMs = 15000 } = {}
           const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
           if (data) {
             events.push({ at: Date.now(), ...JSON.parse(data) });
+            if (onEvent) onEvent(events.at(-1));
             if (until(events)) { req.destroy(); resolve(events); }
           }
         }
@@ -148,6 +151,8 @@ export function sse(url, { origin, until = () => false, timeoutMs = 15000 } = {}
     });
     req.on('error', (e) => (e.code === 'ECONNRESET' ? undefined : reject(e)));
     timer = setTimeout(() => { req.destroy(); reject(new Error(`SSE timed out after ${events.length} events: ${url}`)); }, timeoutMs);
+    // Closed before an answer (reset, or destroyed by `until`): what arrived so far.
+    req.on('close', () => resolve(events));
   }).finally(() => clearTimeout(timer));
   return { opened, done };
 }
@@ -201,4 +206,31 @@ export async function startPostgres() {
   };
   await pg.start();
   return pg;
+}
+
+// The service's webhook for one transaction text, signed as the service signs it (RSASSA-PKCS1-v1_5,
+// SHA-256 over data.data) with `privateKey` (a sandbox's: webhookPrivateKey(sb)); the unsigned
+// copies beside data.data are the sandbox's (demo/sandbox/webhooks.cpp). `signature` may be a
+// precomputed base64 value (the load test signs in the thread pool ahead of the run).
+export function webhookBody(text, privateKey, signature) {
+  const tx = JSON.parse(text);
+  return JSON.stringify({
+    type: 'rf:alert',
+    data: {
+      data: text, offerId: tx.meta?.offerId ?? null, transactionId: tx.id, amount: tx.amount ?? null,
+      currency: tx.currency ?? null, status: tx.status, receivedAmount: tx.receivedAmount ?? null,
+    },
+    signature: signature ?? crypto.sign('sha256', Buffer.from(text), privateKey).toString('base64'),
+  });
+}
+
+// The sandbox's PRIVATE webhook signing key (its data directory holds it), as a KeyObject.
+export function webhookPrivateKey(sb) {
+  return crypto.createPrivateKey(fs.readFileSync(path.join(sb.dataDir, 'webhook-key.pem')));
+}
+
+// The id the gateway gives the event of one webhook: evt_ + the first 32 hex digits of SHA-256 of
+// data.data (src/merchant/store.cpp), so a test can name every event it expects.
+export function webhookEventId(text) {
+  return 'evt_' + crypto.createHash('sha256').update(text).digest('hex').slice(0, 32);
 }

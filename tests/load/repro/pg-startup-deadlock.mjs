@@ -1,0 +1,59 @@
+// Repro (docs/bench.md, "Bugs found"): a paywasm-merchant instance starting on a PostgreSQL database
+// that another instance is writing to can fail with "deadlock detected": Store::Store runs the schema
+// script on every start, and CREATE INDEX IF NOT EXISTS takes a ShareLock on outbox, then on
+// transactions, against the other instance's webhook transactions (transactions, then outbox). The
+// other side of the same deadlock: that instance answers a webhook HTTP 500. Not in ctest.
+//   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/load/repro/pg-startup-deadlock.mjs [starts] [clients]
+// Exits 1 when a start failed with a deadlock or a webhook got a 500.
+import crypto from 'node:crypto';
+
+import {
+  gw, sleep, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, webhookBody, webhookPrivateKey,
+} from '../../gateway/harness.mjs';
+
+const starts = Number(process.argv[2] || 30);
+const clients = Number(process.argv[3] || 32);
+const pg = await startPostgres();
+const sb = await startSandbox();
+const app = await startShopApp();
+const key = webhookPrivateKey(sb);
+const b = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-repro-b-'), appCallback: app.url });
+let stop = false;
+const refused = [];
+// `clients` loops on instance B: a session, then its webhook (webhook_events, transactions,
+// sessions, outbox in one transaction).
+const busy = Promise.all(Array.from({ length: clients }, async () => {
+  const cart = [{ id: 'x', name: 'X', price: 5, quantity: 1 }];
+  const shippingAddress = { firstname: 'A', lastname: 'B', email: 'a@b.example', country: 'US' };
+  while (!stop) {
+    const offerId = 'repro-' + crypto.randomUUID();
+    await gw(b, 'POST', '/v1/sessions', { app: true, body: { offerId, currency: 'USD', cart, shippingAddress } }).catch(() => {});
+    const text = JSON.stringify({ id: crypto.randomUUID(), status: 0, nativeAmount: '5.00', nativeCurrency: 'USD', meta: { offerId } });
+    const r = await gw(b, 'POST', '/v1/webhooks', { raw: webhookBody(text, key) }).catch(() => null);
+    if (r && r.status >= 500) refused.push(`${r.status} ${r.text.slice(0, 120)}`);
+  }
+}));
+await sleep(1000);
+const results = [];
+for (let i = 0; i < starts; i++) {
+  try {
+    const a = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-repro-a-'), appCallback: app.url });
+    results.push('started');
+    await sleep(200);  // a SIGTERM right after "listening" can be lost (sigterm-after-start.mjs)
+    await a.stop('SIGTERM');
+  } catch (e) {
+    results.push(/deadlock detected/.test(e.message) ? 'DEADLOCK' : 'failed');
+    if (results.at(-1) === 'DEADLOCK' && !results.slice(0, -1).includes('DEADLOCK')) console.log(e.message);
+  }
+}
+stop = true;
+await busy;
+await b.stop();
+await sb.stop();
+await app.close();
+await pg.destroy();
+const deadlocks = results.filter((r) => r === 'DEADLOCK').length;
+console.log(results.join(' '));
+console.log(`${deadlocks} of ${starts} starts failed with a deadlock; instance B answered ${refused.length} webhooks with 5xx` +
+  (refused.length ? ` (${refused[0]})` : ''));
+process.exit(deadlocks || refused.length ? 1 : 0);
