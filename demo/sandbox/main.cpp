@@ -315,7 +315,13 @@ int main(int argc, char** argv) {
         std::thread signals([&] {
             int sig = 0;
             sigwait(&stop_signals, &sig);
-            if (sig != 0) server.stop();
+            if (sig != 0) {
+                // A signal right after bind: stop() does nothing until listen_after_bind() runs.
+                for (int i = 0; i < 5000 && !server.is_running(); ++i) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                }
+                server.stop();
+            }
         });
 
         const std::string shown_host = config.host.find(':') != std::string::npos ? "[" + config.host + "]" : config.host;

@@ -71,6 +71,7 @@ struct Stream {
 bool stream_step(Gateway& gw, const std::string& id, Stream& st, httplib::DataSink& sink) {
     if (!st.started) {
         st.started = true;
+        gw.hub.watch(id);  // before the first read: a change from now on wakes this stream
         st.tick = gw.hub.tick(id);
         static const std::string hello = "retry: 2000\n\n";
         if (!sink.write(hello.data(), hello.size())) return false;
@@ -191,7 +192,10 @@ void register_browser_api(httplib::Server& server, Gateway& gw) {
         res.set_chunked_content_provider(
             "text/event-stream",
             [&gw, id, st](std::size_t, httplib::DataSink& sink) { return stream_step(gw, id, *st, sink); },
-            [&gw](bool) { gw.streams.fetch_sub(1); });
+            [&gw, id, st](bool) {
+                if (st->started) gw.hub.unwatch(id);
+                gw.streams.fetch_sub(1);
+            });
     });
 }
 

@@ -17,32 +17,50 @@ std::string money(const paywasm::Decimal& d) { return d.scale() <= 2 ? d.to_fixe
 
 std::uint64_t StatusHub::tick(const std::string& session_id) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = ticks_.find(session_id);
-    return all_ + (it == ticks_.end() ? 0 : it->second);
+    auto it = entries_.find(session_id);
+    return all_ + (it == entries_.end() ? 0 : it->second->tick);
+}
+
+void StatusHub::watch(const std::string& session_id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& entry = entries_[session_id];
+    if (!entry) entry = std::make_shared<Entry>();
+    ++entry->watchers;
+}
+
+void StatusHub::unwatch(const std::string& session_id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(session_id);
+    if (it != entries_.end() && --it->second->watchers <= 0) entries_.erase(it);
 }
 
 std::uint64_t StatusHub::wait(const std::string& session_id, std::uint64_t seen, int timeout_ms) {
     std::unique_lock<std::mutex> lock(mutex_);
-    auto current = [&] {
-        auto it = ticks_.find(session_id);
-        return all_ + (it == ticks_.end() ? 0 : it->second);
-    };
-    cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return stopping_ || current() != seen; });
-    return current();
+    auto& slot = entries_[session_id];  // watched: present (made here only if the caller did not watch)
+    if (!slot) slot = std::make_shared<Entry>();
+    const std::shared_ptr<Entry> entry = slot;
+    entry->cv.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                       [&] { return stopping_ || all_ + entry->tick != seen; });
+    return all_ + entry->tick;
 }
 
 void StatusHub::notify(const std::string& session_id) {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (session_id.empty()) ++all_;
-        else ++ticks_[session_id];
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (session_id.empty()) {
+        ++all_;
+        for (auto& [id, entry] : entries_) entry->cv.notify_all();
+        return;
     }
-    cv_.notify_all();
+    auto it = entries_.find(session_id);
+    if (it == entries_.end()) return;  // nobody is watching it
+    ++it->second->tick;
+    it->second->cv.notify_all();
 }
 
 void StatusHub::shutdown() {
+    std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
-    cv_.notify_all();
+    for (auto& [id, entry] : entries_) entry->cv.notify_all();
 }
 
 // ---- Gateway --------------------------------------------------------------------------------------------

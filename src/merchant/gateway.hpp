@@ -78,6 +78,10 @@ struct Session {
 // NOTIFY, on another instance). A stream waits for the session's tick to move past the one it saw.
 class StatusHub {
 public:
+    // A stream calls watch() before its first tick() and unwatch() when it ends: only watched
+    // sessions keep an entry, so a notify() wakes that session's streams and no others.
+    void watch(const std::string& session_id);
+    void unwatch(const std::string& session_id);
     std::uint64_t tick(const std::string& session_id);
     // Waits until the tick differs from `seen`, `timeout_ms` passed, or shutdown(); returns the tick.
     std::uint64_t wait(const std::string& session_id, std::uint64_t seen, int timeout_ms);
@@ -86,9 +90,13 @@ public:
     bool stopping() const { return stopping_; }
 
 private:
+    struct Entry {
+        std::condition_variable cv;
+        std::uint64_t tick = 0;
+        int watchers = 0;
+    };
     std::mutex mutex_;
-    std::condition_variable cv_;
-    std::map<std::string, std::uint64_t> ticks_;
+    std::map<std::string, std::shared_ptr<Entry>> entries_;
     std::uint64_t all_ = 0;
     std::atomic<bool> stopping_{false};
 };

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <chrono>
 #include <thread>
 
 #include "gateway.hpp"
@@ -180,6 +181,7 @@ int main(int argc, char** argv) {
         // Small JSON answers on kept-alive connections: without TCP_NODELAY, Nagle + delayed ACK
         // hold each one up to 40 ms.
         server.set_tcp_nodelay(true);
+        server.set_keep_alive_max_count(1000);  // (default 5: a busy client reconnects every 5 requests)
         server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
             if (res.body.empty()) paywasm::server::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
         });
@@ -207,6 +209,10 @@ int main(int argc, char** argv) {
             sigwait(&stop_signals, &sig);
             if (sig != 0) {
                 gw.hub.shutdown();
+                // A signal right after bind: stop() does nothing until listen_after_bind() runs.
+                for (int i = 0; i < 5000 && !server.is_running(); ++i) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                }
                 server.stop();
             }
         });

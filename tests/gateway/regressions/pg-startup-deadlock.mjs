@@ -3,7 +3,7 @@
 // script on every start, and CREATE INDEX IF NOT EXISTS takes a ShareLock on outbox, then on
 // transactions, against the other instance's webhook transactions (transactions, then outbox). The
 // other side of the same deadlock: that instance answers a webhook HTTP 500. Not in ctest.
-//   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/load/repro/pg-startup-deadlock.mjs [starts] [clients]
+//   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/gateway/regressions/pg-startup-deadlock.mjs [starts] [clients]
 // Exits 1 when a start failed with a deadlock or a webhook got a 500.
 import crypto from 'node:crypto';
 

@@ -2,7 +2,7 @@
 // "listening on ..." can be lost: the signal thread calls server.stop() before listen_after_bind()
 // has marked the server running, stop() does nothing, and the process serves on while SIGTERM stays
 // blocked in every thread (only SIGKILL ends it). The window is short; a busy machine widens it.
-//   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/load/repro/sigterm-after-start.mjs [tries]
+//   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/gateway/regressions/sigterm-after-start.mjs [tries]
 // Exits 1 when a gateway did not exit within 5 s of its SIGTERM.
 import { sleep, startGateway, startSandbox, tmpdir } from '../../gateway/harness.mjs';
 

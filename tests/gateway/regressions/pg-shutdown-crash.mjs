@@ -2,7 +2,7 @@
 // "paywasm-merchant: stopped" when another instance's NOTIFYs keep arriving during its shutdown:
 // Gateway declares `store` before `hub`, so ~Gateway destroys the StatusHub while the store's LISTEN
 // thread can still call hub.notify(). Not in ctest (it fails until that is fixed).
-//   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/load/repro/pg-shutdown-crash.mjs [stops]
+//   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/gateway/regressions/pg-shutdown-crash.mjs [stops]
 // Prints each stop's exit; exits 1 when any stop crashed.
 import crypto from 'node:crypto';
 
