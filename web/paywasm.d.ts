@@ -1,12 +1,13 @@
 // Type definitions for paywasm (paywasm.js / paywasm.mjs). Hand-written; see docs/widget.md.
 
-/** Stable error codes. Core: validation .. below_minimum; transport: network, timeout; loader: unsupported. */
+/** Stable error codes. Core: validation .. below_minimum; transport: network, timeout; loader: unsupported;
+ *  amount_mismatch: the merchant's status-url (the gateway) reports another amount paid than the order's. */
 export type PayWasmErrorCode =
   | 'validation' | 'invalid_key' | 'key_mismatch' | 'crypto' | 'invalid_qr'
   | 'bad_response' | 'unauthorized' | 'not_found' | 'server'
   | 'authentication_failed' | 'insufficient_balance' | 'whitelist_pending'
   | 'wallet_unsupported' | 'below_minimum'
-  | 'network' | 'timeout' | 'usage' | 'unsupported' | 'internal';
+  | 'network' | 'timeout' | 'usage' | 'unsupported' | 'internal' | 'amount_mismatch';
 
 /** Every failure of the API and the element. Never a raw string. */
 export class PayWasmError extends Error {

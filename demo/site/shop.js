@@ -77,13 +77,23 @@ function shippingAddress() {
   return out;
 }
 
-// A new order: the shop's server makes the session (its catalogue sets the prices), the widget
-// reads everything else from it.
+// A new order: the shop's server makes the session (its catalogue sets the prices); the widget is set
+// from the session's checkout view (docs/merchant.md, step 3): cart, amount, key and pin, methods, and
+// the gateway's QR and status URLs (statuses of every method arrive as server-sent events).
 async function newSession() {
   const { sessionUrl, session } = await json('POST', '/shop/checkout', {
     lines: CART.map(({ id, quantity }) => ({ id, quantity })), shippingAddress: shippingAddress(),
   });
-  checkout.setAttribute('session-url', sessionUrl);
+  const view = await json('GET', sessionUrl);
+  checkout.cart = view.cart;
+  checkout.shippingAddress = view.shippingAddress;
+  const attributes = {
+    'base-url': view.serviceUrl, 'merchant-id': view.merchantId, 'public-key': view.publicKey,
+    'key-fingerprint': view.keyFingerprint, 'offer-id': view.offerId, currency: view.currency,
+    methods: view.methods.join(' '), padding: view.padding, 'qr-endpoint': `${sessionUrl}/qr`,
+    'status-url': `${sessionUrl}/status`, 'status-mode': 'sse',
+  };
+  for (const [name, value] of Object.entries(attributes)) checkout.setAttribute(name, value);
   $('offer-id').textContent = session.offerId;
   logEvent(`new order ${session.offerId}: ${session.amount} ${session.currency}`);
 }

@@ -36,6 +36,8 @@ const ORIGIN = relay.origin;
 const M = sandbox.merchant;
 fs.writeFileSync(path.join(site, 'merchant-public-key.pem'), M.publicKey);
 const gateway = await startGateway(sandbox, { port: gatewayPort, shopOrigin: ORIGIN });
+// The service's webhooks go to the gateway, which streams each verified status to the widget.
+equal((await sendJson('PUT', `${sandbox.base}/__sandbox/webhook`, { url: `${gateway.base}/v1/webhooks` })).status, 200, 'webhook URL');
 const TOKEN = M.shopperToken;
 const FINGERPRINT = crypto.createHash('sha256')
   .update(crypto.createPublicKey(M.publicKey).export({ type: 'spki', format: 'der' })).digest('hex');
@@ -413,6 +415,45 @@ test('QR: the merchant endpoint times out; the shopper asks again and gets the s
   const txs = await transactionsFor(offerId);
   equal(txs.length, 1, 'QR transactions');
   equal(st.transaction.id, txs[0].transaction.id, 'the QR shown is the stored one');
+  await done();
+});
+
+// ---- statuses of every method through the merchant's gateway ----------------------------------------
+// Issue 13/14: exchange and bank payments stayed "Pending" and paywasm-complete never fired for them.
+
+for (const method of ['exchange', 'bank']) {
+  test(`${method}: the status follows the gateway's stream to success and paywasm-complete fires`, async () => {
+    const { page, done } = await openPage();
+    const offerId = newOffer(method);
+    await mount(page, { offerId, methods: 'exchange bank', accountId: 'acct-77', stockId: 'bank-conn-5',
+      statusMode: 'sse', ...await session(offerId) });
+    if (method === 'bank') await shadow(page, 'input#method-bank').check();
+    await shadow(page, `button[data-key=pay-${method}]`).click();
+    const [first] = await waitEvent(page, 'paywasm-status');
+    equal(first.status.code, 0, 'pending first');
+    equal((await control('POST', `/transactions/${first.transaction.id}/advance`, {})).status, 200, 'advance');
+    const [complete] = await waitEvent(page, 'paywasm-complete');
+    equal(complete.status.code, 1, 'success');
+    equal(complete.method, method, 'method');
+    check((await shownStatus(page)).length > 0, 'a status is shown');
+    await done();
+  });
+}
+
+test('a payment whose amount differs from the session is never shown as paid', async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('mismatch');
+  // The session is for CART; the page (tampered with) pays for one mug only.
+  await mount(page, { offerId, statusMode: 'sse', ...await session(offerId), cart: [CART[1]] });
+  await shadow(page, 'button[data-key=pay-exchange]').click();
+  const [first] = await waitEvent(page, 'paywasm-status');
+  equal((await control('POST', `/transactions/${first.transaction.id}/advance`, {})).status, 200, 'advance');
+  const [err] = await waitEvent(page, 'paywasm-error');
+  equal(err.error.code, 'amount_mismatch', 'code');
+  check((await shownError(page)).includes('does not match this order'), 'mismatch text');
+  check((await shownError(page)).includes(MSG.maybe), 'contact the shop');
+  const completes = await page.evaluate(() => window.__events.filter((e) => e.type === 'paywasm-complete').length);
+  equal(completes, 0, 'no paywasm-complete');
   await done();
 });
 

@@ -24,7 +24,7 @@ const ATTRIBUTES = [
   ['stock-id', 'string', null, 'bank payment: the shopper\'s connected bank account id at the service, from your server'],
   ['hosted-page-id', 'string', null, 'bank payment: your hosted page id'],
   ['qr-endpoint', 'string', null, 'your server\'s URL that creates the QR transaction'],
-  ['status-url', 'string', null, 'your server\'s URL for later QR statuses; `{id}` and `{offerId}` are filled in'],
+  ['status-url', 'string', null, 'your server\'s URL for later statuses of every method (the gateway\'s `/v1/checkout/{id}/status`); `{id}` and `{offerId}` are filled in'],
   ['status-mode', 'string', 'poll', '`poll` (back-off from `status-interval` up to 30 s) or `sse` (server-sent events)'],
   ['status-interval', 'number', 2000, 'first polling delay in milliseconds'],
   ['wasm-url', 'string', null, 'where `paywasm.wasm` is (default: beside the script)'],

@@ -754,6 +754,8 @@ class PayWasmCheckout extends HTMLElement {
       if (this._life !== life) return;
       this._setStatus(parsed.status, parsed.transaction, method);
       this._statusBox.focus();
+      // Later statuses (the service tells only the merchant): from the merchant's status-url.
+      if (!parsed.status.final) this._watchStatus(parsed.transaction, method);
     });
   }
 
@@ -808,10 +810,12 @@ class PayWasmCheckout extends HTMLElement {
     }
   }
 
-  // Later statuses of a QR payment come from the merchant's `status-url` ({id} and {offerId} are
-  // filled in), answering JSON like {"status": 101, "receivedAmount": "0.0004"}: polled with
-  // back-off, or as server-sent events with status-mode="sse".
-  _watchStatus(result) {
+  // Later statuses of a payment of any method come from the merchant's `status-url` ({id} and
+  // {offerId} are filled in; the gateway's /v1/checkout/{id}/status), answering JSON like
+  // {"status": 101, "receivedAmount": "0.0004"}: polled with back-off, or as server-sent events with
+  // status-mode="sse". "state": "amount_mismatch" (the gateway found another amount paid than the
+  // order's) is never shown as paid: the shopper is told to contact the shop.
+  _watchStatus(result, method = 'qr') {
     if (!this.statusUrl || this._stopWatch) return;
     const url = new URL(this.statusUrl.replace('{id}', encodeURIComponent(result.id || ''))
       .replace('{offerId}', encodeURIComponent((result.meta && result.meta.offerId) || this.offerId || '')), document.baseURI).href;
@@ -820,8 +824,14 @@ class PayWasmCheckout extends HTMLElement {
       try { data = JSON.parse(text); } catch (e) { return false; }
       const tx = data && (data.result || data.transaction || data);
       if (!tx || typeof tx.status !== 'number') return false;
+      if (tx.state === 'amount_mismatch') {
+        this._s.phase = 'ambiguous';
+        this._showError(new PayWasmError('amount_mismatch', 'the amount paid differs from the order', {
+          mayHaveGoneThrough: true, offerId: this.offerId, method, lang: this._locale.lang }));
+        return true;
+      }
       const info = this._core.describeStatus(tx.status);
-      this._setStatus(info, Object.assign({ id: result.id, meta: result.meta }, tx), 'qr');
+      this._setStatus(info, Object.assign({ id: result.id, meta: result.meta }, tx), method);
       return info.final;
     };
     if (this.statusMode === 'sse' && typeof EventSource === 'function') {

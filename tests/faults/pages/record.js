@@ -12,6 +12,7 @@ document.addEventListener('securitypolicyviolation', function (e) {
       type: type,
       status: d.status || null,
       transaction: d.transaction || null,
+      method: d.method || null,
       error: d.error ? { code: d.error.code, message: d.error.message, userMessage: d.error.userMessage,
         nextStep: d.error.nextStep, mayHaveGoneThrough: d.error.mayHaveGoneThrough, notSent: d.error.notSent, offerId: d.error.offerId } : null,
     });
