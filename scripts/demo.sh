@@ -13,6 +13,7 @@
 #   BANK_DAY    seconds in one bank working day (default 2: a bank payment settles in about 7 seconds)
 #   VERBOSE=1   access logs of the sandbox and the gateway (off by default: they flood the terminal)
 #   PAYWASM_SANDBOX_DATA  sandbox data directory (default build/sandbox; delete it for a fresh merchant)
+#   PAYWASM_DEMO_DIR      the gateway database, app secret and logs (default build/demo)
 #   PAYWASM_BIN_DIR       where `make build` put the binaries (default build/bin)
 #   PAYWASM_DIST_DIR      the widget files to serve (default dist; scripts/dist.sh reads it too)
 set -euo pipefail
@@ -26,7 +27,7 @@ BIN=${PAYWASM_BIN_DIR:-$ROOT/build/bin}
 DIST=${PAYWASM_DIST_DIR:-$ROOT/dist}
 SANDBOX=$BIN/paywasm-sandbox
 GATEWAY=$BIN/paywasm-merchant
-DEMO=$ROOT/build/demo
+DEMO=${PAYWASM_DEMO_DIR:-$ROOT/build/demo}
 
 say() { printf 'demo: %s\n' "$*"; }
 die() { printf 'demo: error: %s\n' "$*" >&2; exit 1; }
