@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sandbox.hpp"
+#include "server/serve.hpp"
 #include "http.hpp"
 
 namespace {
@@ -267,25 +268,13 @@ int main(int argc, char** argv) {
                 sandbox::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
             }
         });
-        if (!config.quiet) {
-            // Method, path (no query string), status. Never headers or bodies: they carry tokens.
-            server.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-                std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.path.substr(0, 200).c_str(), res.status);
-            });
-        }
+        if (!config.quiet) paywasm::server::log_access(server);
 
         sandbox::register_api(server, sb);
         sandbox::register_control(server, sb);
         sandbox::register_site(server, sb);
 
-        int port = config.port;
-        if (port == 0) {
-            port = server.bind_to_any_port(config.host);
-            if (port <= 0) throw std::runtime_error("cannot bind " + config.host);
-        } else if (!server.bind_to_port(config.host, port)) {
-            throw std::runtime_error("cannot bind " + config.host + ":" + std::to_string(port) +
-                                     " (in use? set another with --port)");
-        }
+        const int port = paywasm::server::bind_or_throw(server, config.host, config.port);
         sb.port = port;
         if (!is_loopback(config.host)) {
             std::fprintf(stderr, "paywasm-sandbox: WARNING: listening on %s; the control API %s\n", config.host.c_str(),
@@ -312,24 +301,10 @@ int main(int argc, char** argv) {
         });
         sb.webhooks.start();
 
-        std::thread signals([&] {
-            int sig = 0;
-            sigwait(&stop_signals, &sig);
-            if (sig != 0) {
-                // A signal right after bind: stop() does nothing until listen_after_bind() runs.
-                for (int i = 0; i < 5000 && !server.is_running(); ++i) {
-                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                }
-                server.stop();
-            }
-        });
-
-        const std::string shown_host = config.host.find(':') != std::string::npos ? "[" + config.host + "]" : config.host;
-        std::printf("paywasm-sandbox: listening on http://%s:%d (data: %s%s)\n", shown_host.c_str(), port,
+        std::printf("paywasm-sandbox: listening on %s (data: %s%s)\n", paywasm::server::http_origin(config.host, port).c_str(),
                     data_dir.c_str(), temporary ? ", temporary" : "");
         std::fflush(stdout);
-
-        server.listen_after_bind();
+        paywasm::server::serve_until_signal(server, stop_signals);
 
         // Stopped (by a signal): let the background threads finish their step.
         {
@@ -339,9 +314,6 @@ int main(int argc, char** argv) {
         clock_cv.notify_all();
         clock.join();
         sb.webhooks.stop();
-        // Wake the signal thread if the server stopped for another reason.
-        pthread_kill(signals.native_handle(), SIGTERM);
-        signals.join();
         std::fprintf(stderr, "paywasm-sandbox: stopped\n");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "paywasm-sandbox: %s\n", e.what());

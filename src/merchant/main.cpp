@@ -13,6 +13,7 @@
 
 #include "gateway.hpp"
 #include "paywasm/error.hpp"
+#include "server/serve.hpp"
 
 namespace {
 
@@ -185,45 +186,17 @@ int main(int argc, char** argv) {
         server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
             if (res.body.empty()) paywasm::server::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
         });
-        if (config.verbose) {
-            // Method, path, status: never headers or bodies (they carry secrets), nor session ids' queries.
-            server.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-                std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.path.substr(0, 200).c_str(), res.status);
-            });
-        }
+        if (config.verbose) paywasm::server::log_access(server);
         merchant::register_app_api(server, gw);
         merchant::register_browser_api(server, gw);
         merchant::register_webhooks(server, gw);
 
-        int port = config.port;
-        if (port == 0) {
-            port = server.bind_to_any_port(config.host);
-            if (port <= 0) throw std::runtime_error("cannot bind " + config.host);
-        } else if (!server.bind_to_port(config.host, port)) {
-            throw std::runtime_error("cannot bind " + config.host + ":" + std::to_string(port) + " (in use?)");
-        }
+        const int port = paywasm::server::bind_or_throw(server, config.host, config.port);
         gw.start_forwarder();
-
-        std::thread signals([&] {
-            int sig = 0;
-            sigwait(&stop_signals, &sig);
-            if (sig != 0) {
-                gw.hub.shutdown();
-                // A signal right after bind: stop() does nothing until listen_after_bind() runs.
-                for (int i = 0; i < 5000 && !server.is_running(); ++i) {
-                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                }
-                server.stop();
-            }
-        });
-        const std::string shown = config.host.find(':') != std::string::npos ? "[" + config.host + "]" : config.host;
-        std::printf("paywasm-merchant: listening on http://%s:%d\n", shown.c_str(), port);
+        std::printf("paywasm-merchant: listening on %s\n", paywasm::server::http_origin(config.host, port).c_str());
         std::fflush(stdout);
-
-        server.listen_after_bind();
+        paywasm::server::serve_until_signal(server, stop_signals, [&] { gw.hub.shutdown(); });
         gw.stop();
-        pthread_kill(signals.native_handle(), SIGTERM);
-        signals.join();
         std::fprintf(stderr, "paywasm-merchant: stopped\n");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "paywasm-merchant: %s\n", e.what());
