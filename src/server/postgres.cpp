@@ -94,25 +94,9 @@ public:
         return changed;
     }
 
-    void transaction(const std::function<void()>& body) override {
-        std::lock_guard<std::recursive_mutex> lock(mutex_);
-        if (depth_ > 0) {
-            ++depth_;
-            try { body(); } catch (...) { --depth_; throw; }
-            --depth_;
-            return;
-        }
-        exec_script("BEGIN");
-        depth_ = 1;
-        try {
-            body();
-            exec_script("COMMIT");
-            depth_ = 0;
-        } catch (...) {
-            depth_ = 0;
-            if (conn_ && PQstatus(conn_) == CONNECTION_OK) PQclear(PQexec(conn_, "ROLLBACK"));
-            throw;
-        }
+    const char* begin_statement() const override { return "BEGIN"; }
+    void rollback() noexcept override {
+        if (conn_ && PQstatus(conn_) == CONNECTION_OK) PQclear(PQexec(conn_, "ROLLBACK"));
     }
 
     void exec_script(std::string_view sql) override {
@@ -210,8 +194,6 @@ private:
 
     std::string conninfo_;
     PGconn* conn_ = nullptr;
-    std::recursive_mutex mutex_;
-    int depth_ = 0;
     std::thread listener_;
     std::atomic<bool> stopping_{false};
 };

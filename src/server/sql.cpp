@@ -27,6 +27,27 @@ std::int64_t SqlRow::integer(std::size_t i) const {
     return v;
 }
 
+void Sql::transaction(const std::function<void()>& body) {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    if (depth_ > 0) {
+        ++depth_;
+        try { body(); } catch (...) { --depth_; throw; }
+        --depth_;
+        return;
+    }
+    exec_script(begin_statement());
+    depth_ = 1;
+    try {
+        body();
+        exec_script("COMMIT");
+        depth_ = 0;
+    } catch (...) {
+        depth_ = 0;
+        rollback();
+        throw;
+    }
+}
+
 namespace {
 
 class SqliteSql final : public Sql {
@@ -64,26 +85,8 @@ public:
         return sqlite3_changes(db_);
     }
 
-    void transaction(const std::function<void()>& body) override {
-        std::lock_guard<std::recursive_mutex> lock(mutex_);
-        if (depth_ > 0) {
-            ++depth_;
-            try { body(); } catch (...) { --depth_; throw; }
-            --depth_;
-            return;
-        }
-        exec_script("BEGIN IMMEDIATE");
-        depth_ = 1;
-        try {
-            body();
-            exec_script("COMMIT");
-            depth_ = 0;
-        } catch (...) {
-            depth_ = 0;
-            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-            throw;
-        }
-    }
+    const char* begin_statement() const override { return "BEGIN IMMEDIATE"; }
+    void rollback() noexcept override { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
 
     void exec_script(std::string_view sql) override {
         std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -141,8 +144,6 @@ private:
     }
 
     sqlite3* db_ = nullptr;
-    std::recursive_mutex mutex_;
-    int depth_ = 0;
 };
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -52,7 +53,7 @@ public:
     virtual std::int64_t execute(std::string_view sql, const std::vector<SqlValue>& params = {}) = 0;
     // Runs `body` in one transaction; commits when it returns, rolls back when it throws (and
     // rethrows). Nested calls join the outer transaction.
-    virtual void transaction(const std::function<void()>& body) = 0;
+    void transaction(const std::function<void()>& body);
     // Runs a script of several statements without parameters (the schema).
     virtual void exec_script(std::string_view sql) = 0;
 
@@ -62,6 +63,12 @@ public:
     // missed). SQLite: notify() does nothing and listen() never calls back (one process).
     virtual void notify(std::string_view channel, std::string_view payload) = 0;
     virtual void listen(std::string_view channel, std::function<void(const std::string&)> on_notify) = 0;
+
+protected:
+    virtual const char* begin_statement() const = 0;  // "BEGIN IMMEDIATE" | "BEGIN"
+    virtual void rollback() noexcept = 0;             // best effort: the connection may be gone
+    std::recursive_mutex mutex_;  // one connection: every call holds it, a transaction throughout
+    int depth_ = 0;               // > 0 inside transaction()
 };
 
 // Opens `url`: "sqlite:PATH" (the file is created, mode 0600, WAL) or "postgresql://..." /
