@@ -35,7 +35,7 @@ const char* kUsage =
     "  --retry-base-ms N         forwarding back-off base: N * 2^(attempt-1) ms, at most 10 min (default 1000)\n"
     "  --max-streams N           concurrent status streams (default 256)\n"
     "  --service-timeout S       seconds per service call (default 30)\n"
-    "  --verbose                 access log and refused webhooks on stderr\n"
+    "  --verbose                 access log (session ids cut short) and refused webhooks on stderr\n"
     "environment:\n"
     "  PAYWASM_MERCHANT_TOKEN    the service's merchant access token (QR generate, subscriptions)\n"
     "  PAYWASM_APP_SECRET        the shop app's key for the app API and for signing forwarded events\n";

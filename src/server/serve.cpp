@@ -26,9 +26,21 @@ std::string http_origin(const std::string& host, int port) {
     return "http://" + shown + ":" + std::to_string(port);
 }
 
+std::string loggable_path(const std::string& path) {
+    std::string out = path.substr(0, 200);
+    // A checkout session id is the shopper's capability for that checkout: its first 6 characters
+    // are enough to follow a request in the log.
+    for (std::size_t at = out.find("/cs_"); at != std::string::npos; at = out.find("/cs_", at + 1)) {
+        std::size_t end = out.find('/', at + 1);
+        if (end == std::string::npos) end = out.size();
+        if (end - at > 10) out.replace(at + 10, end - at - 10, "...");
+    }
+    return out;
+}
+
 void log_access(httplib::Server& server) {
     server.set_logger([](const httplib::Request& req, const httplib::Response& res) {
-        std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), req.path.substr(0, 200).c_str(), res.status);
+        std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), loggable_path(req.path).c_str(), res.status);
     });
 }
 

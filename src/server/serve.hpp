@@ -18,8 +18,9 @@ int bind_or_throw(httplib::Server& server, const std::string& host, int port);
 std::string http_origin(const std::string& host, int port);
 
 // The access log on stderr: method, path (no query string) and status. Never headers or bodies:
-// they carry tokens.
+// they carry tokens; a checkout session id in the path ("/cs_...") is cut to its first 6 characters.
 void log_access(httplib::Server& server);
+std::string loggable_path(const std::string& path);
 
 // Serves (listen_after_bind) until one of `signals` arrives; the caller blocked them in every thread
 // (pthread_sigmask) before starting any. Then `on_signal` runs and the server stops, also when the

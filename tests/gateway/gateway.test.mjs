@@ -128,6 +128,23 @@ describe('app API', () => {
   });
 });
 
+describe('logging', () => {
+  test('--verbose logs method, path and status: no secret, no whole session id', async () => {
+    const v = await startGateway(sb, { extra: ['--verbose'] });
+    try {
+      const s = (await gw(v, 'POST', '/v1/sessions', { app: true, body: checkout() })).json;
+      await gw(v, 'GET', `/v1/checkout/${s.id}/status`);
+      await gw(v, 'POST', '/v1/webhooks', { raw: '{"type":"rf:alert"}' });
+      await v.stop();
+      const log = v.stderr();
+      assert.match(log, /GET \/v1\/checkout\/cs_\S{6}\.\.\.\/status 200/);
+      for (const secret of [s.id, APP_SECRET, sb.merchant.merchantAccessToken]) assert.ok(!log.includes(secret), 'logged a secret');
+    } finally {
+      await v.stop();
+    }
+  });
+});
+
 describe('browser API', () => {
   test('the checkout view: what the widget needs and no secret', async () => {
     const s = await session();
