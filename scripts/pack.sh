@@ -27,6 +27,7 @@ trap 'rm -rf "$stage"' EXIT
 cp "$DIST"/paywasm.js "$DIST"/paywasm.mjs "$DIST"/paywasm.wasm "$DIST"/paywasm-*.json \
    "$DIST"/paywasm.d.ts "$DIST"/integrity.json "$stage/"
 cp "$ROOT/web/package/README.md" "$ROOT/web/package/script.d.ts" "$ROOT/LICENSE" "$ROOT/CHANGELOG.md" "$stage/"
+chmod 644 "$stage"/*   # the linker leaves paywasm.wasm executable; nothing in the package runs
 node -e '
   const fs = require("fs");
   const [template, out, version] = process.argv.slice(1);
