@@ -2,6 +2,7 @@
 # Builds what a merchant ships into dist/ (run by `make dist`):
 #   paywasm.js  paywasm.mjs  paywasm.wasm  paywasm-<lang>.json (one per language but English, fetched
 #   only for a shopper who reads it)  paywasm.d.ts  integrity.json (sha384 SRI of each)
+# and the npm package of them, paywasm-<version>.tgz (scripts/pack.sh; not a file to host),
 # and prints their sizes (gzip -9), with the budget check: paywasm.js + paywasm.wasm <= 80 KB gzipped.
 #
 # The wasm comes from the Emscripten build dir (configured here from build/deps.env when it is not
@@ -113,4 +114,8 @@ if ((total > BUDGET)); then
   say "OVER BUDGET by $((total - BUDGET)) bytes (set PAYWASM_SIZE_STRICT=1 to fail here)"
   [[ ${PAYWASM_SIZE_STRICT:-0} == 1 ]] && die "size budget exceeded"
 fi
+
+# ---- 4. the npm package ---------------------------------------------------------------------------
+tgz=$(bash "$ROOT/scripts/pack.sh" "$OUT")
+printf 'dist: %-18s %8d bytes  (npm package: scripts/pack.sh)\n' "$(basename "$tgz")" "$(wc -c <"$tgz")"
 say "done: $OUT"
