@@ -1,5 +1,6 @@
 // The SQL interface (sql.hpp) on SQLite; open_sql() picks the backend from the URL.
 #include "server/sql.hpp"
+#include "server/sqlite.hpp"
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -52,23 +53,9 @@ namespace {
 
 class SqliteSql final : public Sql {
 public:
-    explicit SqliteSql(const std::string& path) {
-        // Created 0600 before SQLite opens it (its -wal and -shm files take the same mode).
-        int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-        if (fd < 0) throw StorageUnavailable("sqlite: cannot create " + path + ": " + std::strerror(errno));
-        ::close(fd);
-        if (::chmod(path.c_str(), 0600) != 0) {
-            throw StorageUnavailable("sqlite: cannot make " + path + " private (chmod 0600): " + std::strerror(errno));
-        }
-        if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
-            std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
-            sqlite3_close(db_);
-            throw StorageUnavailable("sqlite: cannot open " + path + ": " + msg);
-        }
-        sqlite3_busy_timeout(db_, 5000);
-        exec_script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
-    }
-    ~SqliteSql() override { sqlite3_close(db_); }
+    // The connection is sqlite.hpp's Db (open, busy timeout, WAL, synchronous=NORMAL, foreign keys),
+    // on a file created 0600 before SQLite opens it (its -wal and -shm files take the same mode).
+    explicit SqliteSql(const std::string& path) : file_(private_file(path)), db_(file_.handle()) {}
 
     SqlDialect dialect() const override { return SqlDialect::sqlite; }
 
@@ -90,13 +77,7 @@ public:
 
     void exec_script(std::string_view sql) override {
         std::lock_guard<std::recursive_mutex> lock(mutex_);
-        std::string text(sql);
-        char* err = nullptr;
-        if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-            std::string msg = err ? err : "unknown error";
-            sqlite3_free(err);
-            throw std::runtime_error("sqlite: " + msg);
-        }
+        file_.exec(sql);
     }
 
     void notify(std::string_view, std::string_view) override {}
@@ -143,7 +124,18 @@ private:
         }
     }
 
-    sqlite3* db_ = nullptr;
+    static const std::string& private_file(const std::string& path) {
+        int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0) throw StorageUnavailable("sqlite: cannot create " + path + ": " + std::strerror(errno));
+        ::close(fd);
+        if (::chmod(path.c_str(), 0600) != 0) {
+            throw StorageUnavailable("sqlite: cannot make " + path + " private (chmod 0600): " + std::strerror(errno));
+        }
+        return path;
+    }
+
+    Db file_;
+    sqlite3* db_;
 };
 
 }  // namespace
