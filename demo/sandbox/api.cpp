@@ -21,16 +21,16 @@ namespace {
 void require_shopper(Sandbox& sb, const httplib::Request& req) {
     const std::string token = bearer_token(req);
     if (token.empty()) unauthorized("missing Authorization: Bearer <shopper access token>");
-    if (equal_secret(token, sb.identity.merchant_token)) {
+    if (paywasm::constant_time_equal(token, sb.identity.merchant_token)) {
         unauthorized("this endpoint takes the shopper access token, not the merchant access token");
     }
-    if (!equal_secret(token, sb.identity.shopper_token)) unauthorized("invalid shopper access token");
+    if (!paywasm::constant_time_equal(token, sb.identity.shopper_token)) unauthorized("invalid shopper access token");
 }
 
 void require_merchant_token(Sandbox& sb, const httplib::Request& req) {
     const std::string token = bearer_token(req);
     if (token.empty()) unauthorized("missing Authorization: Bearer <merchant access token>");
-    if (!equal_secret(token, sb.identity.merchant_token)) unauthorized("invalid merchant access token");
+    if (!paywasm::constant_time_equal(token, sb.identity.merchant_token)) unauthorized("invalid merchant access token");
     if (req.get_header_value("x-transaction-source") != "qr-code-api") {
         unauthorized("the x-transaction-source header must be qr-code-api");
     }
@@ -42,7 +42,7 @@ void require_merchant_auth(Sandbox& sb, const httplib::Request& req, JsonValue b
     if (sb.config.strict) {
         const std::string token = bearer_token(req);
         if (token.empty()) unauthorized("missing Authorization: Bearer <merchant access token> (the sandbox runs --strict)");
-        if (!equal_secret(token, sb.identity.merchant_token)) unauthorized("invalid merchant access token");
+        if (!paywasm::constant_time_equal(token, sb.identity.merchant_token)) unauthorized("invalid merchant access token");
     }
     check_merchant_auth(body, sb.identity.merchant_key, sb.padding(), sb.identity.merchant_id);
 }

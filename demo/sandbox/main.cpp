@@ -232,7 +232,7 @@ int main(int argc, char** argv) {
                     return httplib::Server::HandlerResponse::Handled;
                 }
                 if (!config.control_token.empty() &&
-                    !sandbox::equal_secret(sandbox::bearer_token(req), config.control_token)) {
+                    !paywasm::constant_time_equal(sandbox::bearer_token(req), config.control_token)) {
                     res.set_header("WWW-Authenticate", "Bearer realm=\"paywasm-sandbox control\"");
                     sandbox::send_error(res, 401, "unauthorized",
                                         "the control API needs Authorization: Bearer <--control-token>");

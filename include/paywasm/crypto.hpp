@@ -110,6 +110,9 @@ bool verify_sha256(const PublicKey&, std::string_view message, std::string_view 
 std::string sha256_hex(std::string_view bytes);
 // HMAC-SHA256 (RFC 2104) of `message` under `key`, lower-case hex.
 std::string hmac_sha256_hex(std::string_view key, std::string_view message);
+// Whether a and b hold the same bytes, in time that depends only on their lengths (secrets, MACs):
+// Crypto++'s VerifyBufsEqual. Different lengths: false at once.
+bool constant_time_equal(std::string_view a, std::string_view b);
 std::string base64_encode(std::string_view bytes);
 // Standard alphabet, padding required, no whitespace except '\n'/'\r' (ignored);
 // throws Error(validation, "base64") otherwise.

@@ -232,12 +232,19 @@ std::string error_json(const Error& e) {
 
 // ---- Forwarded events ------------------------------------------------------------------------------
 
-std::string sign_event(std::string_view secret, std::string_view body, long long unix_seconds) {
-    const std::string t = std::to_string(unix_seconds);
+namespace {
+// The v1 scheme: HMAC-SHA256 over "<t>.<body>", hex.
+std::string event_mac(std::string_view secret, std::string_view t, std::string_view body) {
     std::string message;
     message.reserve(t.size() + 1 + body.size());
     message.append(t).append(".").append(body);
-    return "t=" + t + ",v1=" + hmac_sha256_hex(secret, message);
+    return hmac_sha256_hex(secret, message);
+}
+}  // namespace
+
+std::string sign_event(std::string_view secret, std::string_view body, long long unix_seconds) {
+    const std::string t = std::to_string(unix_seconds);
+    return "t=" + t + ",v1=" + event_mac(secret, t, body);
 }
 
 void verify_event(std::string_view secret, std::string_view body, std::string_view header,
@@ -270,15 +277,9 @@ void verify_event(std::string_view secret, std::string_view body, std::string_vi
         pos = end + 1;
     }
     if (!t || signatures.empty()) fail_validation(field, "expected t=<seconds>,v1=<hex>");
-    std::string message;
-    message.append(t_text).append(".").append(body);
-    const std::string want = hmac_sha256_hex(secret, message);
+    const std::string want = event_mac(secret, t_text, body);
     bool match = false;
-    for (const auto& sig : signatures) {
-        unsigned char diff = 0;
-        for (std::size_t i = 0; i < want.size(); ++i) diff |= static_cast<unsigned char>(want[i] ^ sig[i]);
-        match = match || diff == 0;
-    }
+    for (const auto& sig : signatures) match = constant_time_equal(want, sig) || match;
     if (!match) throw Error(ErrorCode::crypto, "the event signature does not match its body", "signature");
     const long long age = now_unix_seconds - *t;
     if (age > tolerance_seconds || -age > tolerance_seconds) {

@@ -17,6 +17,7 @@
 
 #include <cryptopp/cryptlib.h>
 #include <cryptopp/hmac.h>
+#include <cryptopp/misc.h>
 #include <cryptopp/oaep.h>
 #include <cryptopp/pkcspad.h>
 #include <cryptopp/sha.h>
@@ -548,6 +549,13 @@ std::string to_hex(const CryptoPP::byte* bytes, std::size_t n) {
     return out;
 }
 }  // namespace
+
+bool constant_time_equal(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    if (a.empty()) return true;
+    return CryptoPP::VerifyBufsEqual(reinterpret_cast<const CryptoPP::byte*>(a.data()),
+                                     reinterpret_cast<const CryptoPP::byte*>(b.data()), a.size());
+}
 
 std::string hmac_sha256_hex(std::string_view key, std::string_view message) {
     CryptoPP::HMAC<CryptoPP::SHA256> mac(reinterpret_cast<const CryptoPP::byte*>(key.data()), key.size());

@@ -17,7 +17,7 @@ using Body = const std::string&;
 
 void require_app(const Gateway& gw, Req req) {
     const std::string token = bearer_token(req);
-    if (token.empty() || !equal_secret(token, gw.config.app_secret)) {
+    if (token.empty() || !paywasm::constant_time_equal(token, gw.config.app_secret)) {
         throw HttpError(401, "unauthorized", "the app API needs Authorization: Bearer <PAYWASM_APP_SECRET>");
     }
 }

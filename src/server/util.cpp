@@ -65,12 +65,6 @@ std::string random_token(std::string_view prefix) {
     return out;
 }
 
-bool equal_secret(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    unsigned char diff = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-    return diff == 0;
-}
 
 }  // namespace paywasm::server
 

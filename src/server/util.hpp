@@ -14,8 +14,6 @@ std::string uuid_v4();                       // random, lower-case, from the pla
 std::string random_hex(std::size_t bytes);
 // A bearer token: `prefix` followed by 32 random bytes in base64url (no padding).
 std::string random_token(std::string_view prefix);
-// Compares in time that depends only on the lengths (tokens are secrets).
-bool equal_secret(std::string_view a, std::string_view b);
 // True for a Host header naming loopback: localhost, 127.0.0.1 or [::1], each with or without a
 // port (and the name in any case). Empty (HTTP/1.0 without Host) is false.
 bool is_loopback_host_header(std::string_view host);

@@ -204,6 +204,10 @@ TEST_CASE("Forwarded events: HMAC-SHA256 over \"<t>.<body>\", checked in constan
     // RFC 4231 test case 2.
     CHECK(hmac_sha256_hex("Jefe", "what do ya want for nothing?") ==
           "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    CHECK(constant_time_equal("", ""));
+    CHECK(constant_time_equal("abc", "abc"));
+    CHECK_FALSE(constant_time_equal("abc", "abd"));
+    CHECK_FALSE(constant_time_equal("abc", "ab"));
     const std::string body = R"({"id":"evt_1","status":1})";
     const std::string header = sign_event("s3cret", body, 1700000000);
     CHECK(header == "t=1700000000,v1=" + hmac_sha256_hex("s3cret", "1700000000." + body));
