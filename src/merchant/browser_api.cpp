@@ -50,9 +50,7 @@ std::string checkout_view(const Gateway& gw, const Session& s) {
     w.str("merchantId", gw.config.merchant_id)
         .str("publicKey", gw.config.merchant_public_pem)
         .str("keyFingerprint", gw.merchant_fingerprint)
-        .str("padding", gw.config.padding == paywasm::Padding::oaep_sha1     ? "oaep-sha1"
-                        : gw.config.padding == paywasm::Padding::oaep_sha256 ? "oaep-sha256"
-                                                                            : "pkcs1v15")
+        .str("padding", paywasm::to_string(gw.config.padding))
         .str("serviceUrl", gw.config.public_service_url.empty() ? gw.config.service_url : gw.config.public_service_url)
         .str("expiresAt", iso8601(s.expires_at));
     w.raw("status", gw.status_json(s));

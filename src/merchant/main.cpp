@@ -14,6 +14,7 @@
 #include "gateway.hpp"
 #include "paywasm/error.hpp"
 #include "server/serve.hpp"
+#include "server/transport.hpp"
 
 namespace {
 
@@ -136,13 +137,15 @@ merchant::Config parse_args(int argc, char** argv) {
     if (c.shop_origin.find("://") == std::string::npos || c.shop_origin.back() == '/') {
         usage_error("--shop-origin is an origin: scheme://host[:port], no path (e.g. https://shop.example)");
     }
-    for (const char* url : {"service-url", "app-callback", "public-service-url"}) {
-        const std::string& v = std::string(url) == "service-url" ? c.service_url
-                               : std::string(url) == "app-callback" ? c.app_callback
-                                                                    : c.public_service_url;
-        if (!v.empty() && v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0) {
-            usage_error(std::string("--") + url + " must start with http:// or https://");
-        }
+    // The service's base URLs by the transport's own rules (the first call would refuse them too).
+    try {
+        paywasm::server::split_base_url(c.service_url, "service-url");
+        if (!c.public_service_url.empty()) paywasm::server::split_base_url(c.public_service_url, "public-service-url");
+    } catch (const paywasm::Error& e) {
+        usage_error(std::string("--") + e.what());
+    }
+    if (!c.app_callback.empty() && c.app_callback.rfind("http://", 0) != 0 && c.app_callback.rfind("https://", 0) != 0) {
+        usage_error("--app-callback must start with http:// or https://");
     }
     const char* token = std::getenv("PAYWASM_MERCHANT_TOKEN");
     const char* secret = std::getenv("PAYWASM_APP_SECRET");

@@ -9,30 +9,21 @@
 
 namespace paywasm::server {
 
-namespace {
-
-struct BaseUrl {
-    std::string origin;  // scheme://host[:port]
-    std::string prefix;  // path prefix without trailing '/', may be empty
-};
-
-BaseUrl split_base_url(std::string_view url) {
+BaseUrl split_base_url(std::string_view url, const std::string& field) {
     auto scheme_end = url.find("://");
     std::string_view scheme = scheme_end == std::string_view::npos ? "" : url.substr(0, scheme_end);
     if (scheme != "http" && scheme != "https") {
-        fail_validation("base-url", "must start with http:// or https:// (got '" + std::string(url.substr(0, 64)) + "')");
+        fail_validation(field, "must start with http:// or https:// (got '" + std::string(url.substr(0, 64)) + "')");
     }
     auto path_start = url.find('/', scheme_end + 3);
     BaseUrl out;
     out.origin = std::string(url.substr(0, path_start));
-    if (out.origin.size() == scheme_end + 3) fail_validation("base-url", "has no host");
+    if (out.origin.size() == scheme_end + 3) fail_validation(field, "has no host");
     if (path_start != std::string_view::npos) out.prefix = std::string(url.substr(path_start));
     while (!out.prefix.empty() && out.prefix.back() == '/') out.prefix.pop_back();
-    if (out.prefix.find_first_of("?#") != std::string::npos) fail_validation("base-url", "must not have a query or fragment");
+    if (out.prefix.find_first_of("?#") != std::string::npos) fail_validation(field, "must not have a query or fragment");
     return out;
 }
-
-}  // namespace
 
 HttpResponse send(const HttpRequest& request, std::string_view base_url, const TransportOptions& options) {
     BaseUrl base = split_base_url(base_url);

@@ -8,6 +8,15 @@
 
 namespace paywasm::server {
 
+// A service base URL (`{base_url}`) cut into its origin (scheme://host[:port]) and its path prefix
+// (no trailing '/', may be empty). Error(validation, field) for another scheme than http(s), no
+// host, a query or a fragment.
+struct BaseUrl {
+    std::string origin;
+    std::string prefix;
+};
+BaseUrl split_base_url(std::string_view url, const std::string& field = "base-url");
+
 struct TransportOptions {
     int timeout_seconds = 30;  // connect, read and write each
 };
