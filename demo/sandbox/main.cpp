@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sandbox.hpp"
+#include "server/options.hpp"
 #include "server/serve.hpp"
 #include "http.hpp"
 
@@ -77,35 +78,15 @@ sandbox::Config parse_args(int argc, char** argv) {
     sandbox::Config c;
     c.site_dir = PAYWASM_SANDBOX_SITE_DIR;
     c.dist_dir = PAYWASM_SANDBOX_DIST_DIR;
-    std::vector<std::string> args(argv + 1, argv + argc);
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string a = args[i];
-        if (a == "--help" || a == "-h") {
+    const auto on_option = [&c](const std::string& name, const std::string& value) {
+        if (name == "help") {
             std::fputs(kUsage, stdout);
             std::exit(0);
         }
-        if (a == "--quiet") {
-            c.quiet = true;
-            continue;
-        }
-        if (a == "--strict") {
-            c.strict = true;
-            continue;
-        }
-        if (a == "--insecure-any-padding") {
-            c.insecure_any_padding = true;
-            continue;
-        }
-        if (a.rfind("--", 0) != 0) usage_error("unexpected argument '" + a + "'");
-        std::string name = a.substr(2), value;
-        if (auto eq = name.find('='); eq != std::string::npos) {
-            value = name.substr(eq + 1);
-            name.resize(eq);
-        } else {
-            if (i + 1 >= args.size()) usage_error("--" + name + " needs a value");
-            value = args[++i];
-        }
-        if (name == "port") c.port = static_cast<int>(parse_number(name, value, 0, 65535));
+        if (name == "quiet") c.quiet = true;
+        else if (name == "strict") c.strict = true;
+        else if (name == "insecure-any-padding") c.insecure_any_padding = true;
+        else if (name == "port") c.port = static_cast<int>(parse_number(name, value, 0, 65535));
         else if (name == "host") c.host = value;
         else if (name == "data") c.data_dir = value;
         else if (name == "speed") c.speed = parse_number(name, value, 0.001, 1e9);
@@ -142,6 +123,11 @@ sandbox::Config parse_args(int argc, char** argv) {
         } else {
             usage_error("unknown option --" + name);
         }
+    };
+    try {
+        paywasm::server::for_each_option(argc, argv, {"help", "quiet", "strict", "insecure-any-padding"}, on_option);
+    } catch (const std::invalid_argument& e) {
+        usage_error(e.what());
     }
     if (c.padding == "any" && !c.insecure_any_padding) {
         usage_error("--padding any needs --insecure-any-padding (it keeps PKCS#1 v1.5 decryption on)");

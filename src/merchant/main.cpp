@@ -13,6 +13,7 @@
 
 #include "gateway.hpp"
 #include "paywasm/error.hpp"
+#include "server/options.hpp"
 #include "server/serve.hpp"
 #include "server/transport.hpp"
 
@@ -79,27 +80,13 @@ std::vector<std::string> split_methods(const std::string& value) {
 
 merchant::Config parse_args(int argc, char** argv) {
     merchant::Config c;
-    std::vector<std::string> args(argv + 1, argv + argc);
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string a = args[i];
-        if (a == "--help" || a == "-h") {
+    const auto on_option = [&c](const std::string& name, const std::string& value) {
+        if (name == "help") {
             std::fputs(kUsage, stdout);
             std::exit(0);
         }
-        if (a == "--verbose") {
-            c.verbose = true;
-            continue;
-        }
-        if (a.rfind("--", 0) != 0) usage_error("unexpected argument '" + a + "'");
-        std::string name = a.substr(2), value;
-        if (auto eq = name.find('='); eq != std::string::npos) {
-            value = name.substr(eq + 1);
-            name.resize(eq);
-        } else {
-            if (i + 1 >= args.size()) usage_error("--" + name + " needs a value");
-            value = args[++i];
-        }
-        if (name == "listen") {
+        if (name == "verbose") c.verbose = true;
+        else if (name == "listen") {
             auto colon = value.rfind(':');
             if (colon == std::string::npos || colon == 0) usage_error("--listen takes HOST:PORT");
             c.host = value.substr(0, colon);
@@ -125,6 +112,11 @@ merchant::Config parse_args(int argc, char** argv) {
         else if (name == "max-streams") c.max_streams = static_cast<int>(parse_int(name, value, 1, 10000));
         else if (name == "service-timeout") c.service_timeout_s = static_cast<int>(parse_int(name, value, 1, 600));
         else usage_error("unknown option --" + name);
+    };
+    try {
+        paywasm::server::for_each_option(argc, argv, {"help", "verbose"}, on_option);
+    } catch (const std::invalid_argument& e) {
+        usage_error(e.what());
     }
     auto need = [](const std::string& v, const char* option) {
         if (v.empty()) usage_error(std::string("--") + option + " is required");
