@@ -225,6 +225,18 @@ export function webhookBody(text, privateKey, signature) {
 }
 
 // The sandbox's PRIVATE webhook signing key (its data directory holds it), as a KeyObject.
+// Keeps instance `g` busy the way a shop does: a session of a 5 USD order, then the service's signed
+// "pending" webhook for it (sessions, transactions, webhook_events and outbox written in one
+// transaction, NOTIFY to every instance). Resolves the webhook's answer, or null without one.
+export async function sessionThenWebhook(g, key) {
+  const offerId = 'busy-' + crypto.randomUUID();
+  await gw(g, 'POST', '/v1/sessions', { app: true, body: { offerId, currency: 'USD',
+    cart: [{ id: 'x', name: 'X', price: 5, quantity: 1 }],
+    shippingAddress: { firstname: 'A', lastname: 'B', email: 'a@b.example', country: 'US' } } }).catch(() => {});
+  const text = JSON.stringify({ id: crypto.randomUUID(), status: 0, nativeAmount: '5.00', nativeCurrency: 'USD', meta: { offerId } });
+  return gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(text, key) }).catch(() => null);
+}
+
 export function webhookPrivateKey(sb) {
   return crypto.createPrivateKey(fs.readFileSync(path.join(sb.dataDir, 'webhook-key.pem')));
 }

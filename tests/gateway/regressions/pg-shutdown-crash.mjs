@@ -4,10 +4,8 @@
 // thread can still call hub.notify(). Not in ctest (it fails until that is fixed).
 //   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/gateway/regressions/pg-shutdown-crash.mjs [stops]
 // Prints each stop's exit; exits 1 when any stop crashed.
-import crypto from 'node:crypto';
-
 import {
-  gw, sleep, startGateway, startPostgres, startSandbox, tmpdir, webhookBody, webhookPrivateKey,
+  sessionThenWebhook, sleep, startGateway, startPostgres, startSandbox, tmpdir, webhookPrivateKey,
 } from '../../gateway/harness.mjs';
 
 const stops = Number(process.argv[2] || 12);
@@ -18,14 +16,7 @@ const b = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-repro-b-') });
 let stop = false;
 // Instance B: a session and a verified webhook after another (each NOTIFYs every instance).
 const busy = (async () => {
-  const cart = [{ id: 'x', name: 'X', price: 5, quantity: 1 }];
-  const shippingAddress = { firstname: 'A', lastname: 'B', email: 'a@b.example', country: 'US' };
-  while (!stop) {
-    const offerId = 'repro-' + crypto.randomUUID();
-    await gw(b, 'POST', '/v1/sessions', { app: true, body: { offerId, currency: 'USD', cart, shippingAddress } }).catch(() => {});
-    const text = JSON.stringify({ id: crypto.randomUUID(), status: 0, nativeAmount: '5.00', nativeCurrency: 'USD', meta: { offerId } });
-    await gw(b, 'POST', '/v1/webhooks', { raw: webhookBody(text, key) }).catch(() => {});
-  }
+  while (!stop) await sessionThenWebhook(b, key);
 })();
 const exits = [];
 for (let i = 0; i < stops; i++) {

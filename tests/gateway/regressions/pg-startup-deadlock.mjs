@@ -5,10 +5,8 @@
 // other side of the same deadlock: that instance answers a webhook HTTP 500. Not in ctest.
 //   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/gateway/regressions/pg-startup-deadlock.mjs [starts] [clients]
 // Exits 1 when a start failed with a deadlock or a webhook got a 500.
-import crypto from 'node:crypto';
-
 import {
-  gw, sleep, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, webhookBody, webhookPrivateKey,
+  sessionThenWebhook, sleep, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, webhookPrivateKey,
 } from '../../gateway/harness.mjs';
 
 const starts = Number(process.argv[2] || 30);
@@ -23,13 +21,8 @@ const refused = [];
 // `clients` loops on instance B: a session, then its webhook (webhook_events, transactions,
 // sessions, outbox in one transaction).
 const busy = Promise.all(Array.from({ length: clients }, async () => {
-  const cart = [{ id: 'x', name: 'X', price: 5, quantity: 1 }];
-  const shippingAddress = { firstname: 'A', lastname: 'B', email: 'a@b.example', country: 'US' };
   while (!stop) {
-    const offerId = 'repro-' + crypto.randomUUID();
-    await gw(b, 'POST', '/v1/sessions', { app: true, body: { offerId, currency: 'USD', cart, shippingAddress } }).catch(() => {});
-    const text = JSON.stringify({ id: crypto.randomUUID(), status: 0, nativeAmount: '5.00', nativeCurrency: 'USD', meta: { offerId } });
-    const r = await gw(b, 'POST', '/v1/webhooks', { raw: webhookBody(text, key) }).catch(() => null);
+    const r = await sessionThenWebhook(b, key);
     if (r && r.status >= 500) refused.push(`${r.status} ${r.text.slice(0, 120)}`);
   }
 }));
