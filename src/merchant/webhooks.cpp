@@ -26,13 +26,9 @@ void register_webhooks(httplib::Server& server, Gateway& gw) {
                   if (gw.config.verbose) std::fprintf(stderr, "paywasm-merchant: webhook refused: %s\n", e.what());
                   throw HttpError(400, signature ? "invalid_signature" : "invalid_webhook", e.what(), e.field());
               }
-              Store::Applied applied;
-              try {
-                  applied = gw.store.apply_webhook(hook, !gw.config.app_callback.empty(), now_ms());
-              } catch (const StorageUnavailable& e) {
-                  std::fprintf(stderr, "paywasm-merchant: webhook not stored (the service will retry): %s\n", e.what());
-                  throw HttpError(503, "storage_unavailable", "the gateway's database is unavailable; retry later");
-              }
+              // The database unreachable: StorageUnavailable, which the route's guard answers 503 (the
+              // service retries) and logs.
+              const Store::Applied applied = gw.store.apply_webhook(hook, !gw.config.app_callback.empty(), now_ms());
               if (applied.outcome == "unknown_offer") {
                   std::fprintf(stderr, "paywasm-merchant: webhook for an unknown offerId (transaction %s), kept as %s\n",
                                hook.transaction.id.c_str(), applied.event_id.c_str());
