@@ -53,11 +53,8 @@ std::string methods_csv(JsonValue given, const std::vector<std::string>& fallbac
 std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
     JsonWriter w;
     w.begin_object().str("id", s.id).str("offerId", s.offer_id).str("amount", s.amount).str("currency", s.currency);
-    w.key("methods").begin_array();
-    for (const char* m : {"exchange", "bank", "qr"}) {
-        if (s.offers(m)) w.string(m);
-    }
-    w.end_array();
+    w.key("methods");
+    s.write_methods(w);
     w.str("createdAt", iso8601(s.created_at)).str("expiresAt", iso8601(s.expires_at));
     w.str("status", s.status.state);
     if (with_detail) {

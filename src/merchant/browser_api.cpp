@@ -42,11 +42,8 @@ std::string checkout_view(const Gateway& gw, const Session& s) {
     w.begin_object().str("id", s.id).str("offerId", s.offer_id).str("amount", s.amount).str("currency", s.currency);
     w.key("cart").value(checkout.root().member("cart"));
     if (JsonValue address = checkout.root().member("shippingAddress"); address.valid()) w.key("shippingAddress").value(address);
-    w.key("methods").begin_array();
-    for (const char* m : {"exchange", "bank", "qr"}) {
-        if (s.offers(m)) w.string(m);
-    }
-    w.end_array();
+    w.key("methods");
+    s.write_methods(w);
     w.str("merchantId", gw.config.merchant_id)
         .str("publicKey", gw.config.merchant_public_pem)
         .str("keyFingerprint", gw.merchant_fingerprint)

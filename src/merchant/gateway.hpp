@@ -72,6 +72,7 @@ struct Session {
     std::optional<std::string> qr_state, qr_response;
     StatusView status;
     bool offers(std::string_view method) const;
+    void write_methods(paywasm::JsonWriter& w) const;  // ["exchange", "bank", "qr"], the offered ones
 };
 
 // Wakes the SSE streams of a session when its status changed (here or, through PostgreSQL

@@ -116,6 +116,14 @@ bool Session::offers(std::string_view method) const {
     return false;
 }
 
+void Session::write_methods(paywasm::JsonWriter& w) const {
+    w.begin_array();
+    for (const char* m : {"exchange", "bank", "qr"}) {
+        if (offers(m)) w.string(m);
+    }
+    w.end_array();
+}
+
 Store::Store(std::unique_ptr<Sql> sql) : sql_(std::move(sql)) {
     if (sql_->dialect() == SqlDialect::sqlite) {
         sql_->exec_script(kSchema);
