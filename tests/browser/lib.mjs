@@ -47,6 +47,9 @@ export function distDir(files = ['paywasm.js', 'paywasm.wasm']) {
 // One Chromium for the whole test file: launched in a `before` hook, closed in an `after` hook
 // (call at the top level of the file, before its tests). Returns a handle whose `browser` is the
 // Playwright Browser once `before` ran, and whose newPage() opens a fresh context and page.
+// Note: Node 20 starts a file's top-level `before` hooks as they are registered, so they run side by
+// side (each file's setups are independent of one another); the first test waits for all of them,
+// and its reported time includes theirs. `after` hooks run one by one, in the order registered.
 export function useBrowser() {
   const handle = { browser: null, newPage: (options) => newPage(handle.browser, options) };
   let chromium_;
