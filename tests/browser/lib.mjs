@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before } from 'node:test';
+import { after, afterEach, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
@@ -46,16 +46,30 @@ export function distDir(files = ['paywasm.js', 'paywasm.wasm']) {
 
 // One Chromium for the whole test file: launched in a `before` hook, closed in an `after` hook
 // (call at the top level of the file, before its tests). Returns a handle whose `browser` is the
-// Playwright Browser once `before` ran, and whose newPage() opens a fresh context and page.
+// Playwright Browser once `before` ran, and whose newPage() opens a fresh context and page. After
+// each test, the contexts it opened through newPage() and left open (a test that failed before its
+// done()) are closed, so nothing of one test runs on into the next.
 // Note: Node 20 starts a file's top-level `before` hooks as they are registered, so they run side by
 // side (each file's setups are independent of one another); the first test waits for all of them,
 // and its reported time includes theirs. `after` hooks run one by one, in the order registered.
 export function useBrowser() {
-  const handle = { browser: null, newPage: (options) => newPage(handle.browser, options) };
+  const open = new Set();
+  const handle = {
+    browser: null,
+    async newPage(options) {
+      const opened = await newPage(handle.browser, options);
+      open.add(opened.context);
+      opened.context.on('close', () => open.delete(opened.context));
+      return opened;
+    },
+  };
   let chromium_;
   before(async () => {
     chromium_ = await launch();
     handle.browser = chromium_.browser;
+  });
+  afterEach(async () => {
+    await Promise.all([...open].map((context) => context.close().catch(() => {})));
   });
   after(async () => { await chromium_?.close(); });
   return handle;
