@@ -1,10 +1,17 @@
-// Shared pieces of the browser suite: Chromium, the fake payment API (Playwright route handlers),
-// OpenSSL/zbarimg checks, and a tiny test runner that ends with "N passed, N failed".
+// The browser suites' shared harness, on Node's test runner (node:test): Chromium launched once per
+// test file, a fresh context and page per test with its page errors and console kept, the suite's
+// page server, the merchant key with OpenSSL/zbarimg checks, the fake payment API (Playwright route
+// handlers) and small waiting helpers. Used by tests/browser/*.mjs, tests/faults/run.mjs and
+// tests/demo/run.mjs; run a file with `node --test-reporter=spec <file> [--dist <dir>]`.
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { after, afterEach, before } from 'node:test';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
+
+export { startServer, API_ORIGIN } from './server.mjs';
 
 export const CHROMIUM = process.env.PAYWASM_CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
@@ -12,21 +19,100 @@ export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export class AssertionError extends Error {}
-export function check(cond, message) {
-  if (!cond) throw new AssertionError(message);
-}
-export function equal(actual, expected, what) {
-  if (actual !== expected) {
-    throw new AssertionError(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
-  }
-}
-
 // Chromium, headless. Playwright's launch() gives it a fresh user-data-dir in a temp folder and
 // removes it on close.
 export async function launch() {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   return { browser, close: () => browser.close() };
+}
+
+// ---- the test file's dist and browser -------------------------------------------------------------
+
+// The widget files a test file runs against: `--dist <dir>` on its command line, else
+// $PAYWASM_DIST_DIR, else dist/ at the repository root. When one of `files` is missing the process
+// says so and exits 1 before any test is registered (a setup error, not N identical failures).
+export function distDir(files = ['paywasm.js', 'paywasm.wasm']) {
+  const argv = process.argv.slice(2);
+  const i = argv.indexOf('--dist');
+  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+  const dir = path.resolve(i >= 0 ? argv[i + 1] : process.env.PAYWASM_DIST_DIR || path.join(root, 'dist'));
+  const missing = files.filter((f) => !fs.existsSync(path.join(dir, f)));
+  if (missing.length) {
+    console.log(`${dir} has no ${missing.join(', ')}: run \`make dist\` (scripts/dist.sh) first`);
+    process.exit(1);
+  }
+  return dir;
+}
+
+// One Chromium for the whole test file: launched in a `before` hook, closed in an `after` hook
+// (call at the top level of the file, before its tests). Returns a handle whose `browser` is the
+// Playwright Browser once `before` ran, and whose newPage() opens a fresh context and page. After
+// each test, the contexts it opened through newPage() and left open (a test that failed before its
+// done()) are closed, so nothing of one test runs on into the next.
+// Note: Node 20 starts a file's top-level `before` hooks as they are registered, so they run side by
+// side (each file's setups are independent of one another); the first test waits for all of them,
+// and its reported time includes theirs. `after` hooks run one by one, in the order registered.
+export function useBrowser() {
+  const open = new Set();
+  const handle = {
+    browser: null,
+    async newPage(options) {
+      const opened = await newPage(handle.browser, options);
+      open.add(opened.context);
+      opened.context.on('close', () => open.delete(opened.context));
+      return opened;
+    },
+  };
+  let chromium_;
+  before(async () => {
+    chromium_ = await launch();
+    handle.browser = chromium_.browser;
+  });
+  afterEach(async () => {
+    await Promise.all([...open].map((context) => context.close().catch(() => {})));
+  });
+  after(async () => { await chromium_?.close(); });
+  return handle;
+}
+
+// A fresh browser context (Playwright newContext `options`) and page in it. Kept from the start:
+// `errors` (uncaught page errors) and `console` (the text of every console message). done() closes
+// the context and asserts that the page had no uncaught error and no CSP violation (the test pages
+// record those in window.__violations); `what` prefixes both messages.
+export async function newPage(browser, options = {}) {
+  const context = await browser.newContext(options);
+  const page = await context.newPage();
+  const errors = [];
+  const console_ = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => console_.push(m.text()));
+  const done = async (what = '') => {
+    const violations = await page.evaluate(() => window.__violations).catch(() => []);
+    await context.close();
+    const prefix = what ? `${what}: ` : '';
+    assert.ok(errors.length === 0, `${prefix}uncaught errors in the page: ${errors.join('; ')}`);
+    assert.ok(violations.length === 0, `${prefix}CSP violations: ${JSON.stringify(violations)}`);
+  };
+  return { context, page, errors, console: console_, done };
+}
+
+// ---- waiting ------------------------------------------------------------------------------------------
+
+// Waits until the page's window.__events (the test pages record the widget's events there) holds
+// `nth` events of `type`, counting only those whose status code is `code` when given; resolves all
+// the events of `type`. Fails after `timeout` ms listing the events seen. No eval in the page: the
+// CSP forbids it, and a violation would fail the test.
+export async function waitEvent(page, type, { code = null, nth = 1, timeout = 15000 } = {}) {
+  try {
+    await page.waitForFunction(([t, c, n]) => window.__events
+      .filter((e) => e.type === t && (c === null || (e.status && e.status.code === c))).length >= n,
+    [type, code, nth], { timeout });
+  } catch (e) {
+    const seen = await page.evaluate(() => JSON.stringify(window.__events)).catch(() => '?');
+    const which = `${nth === 1 ? '' : ` #${nth}`}${code === null ? '' : ` with status ${code}`}`;
+    throw new Error(`no ${type} event${which}; events so far: ${seen.slice(0, 1500)}`);
+  }
+  return page.evaluate((t) => window.__events.filter((e) => e.type === t), type);
 }
 
 // ---- keys, OpenSSL, zbarimg --------------------------------------------------------------------
@@ -54,7 +140,7 @@ const OPENSSL_PADDING = {
 // the C++ core. Returns { text, blocks }.
 export function opensslDecrypt(keys, base64, padding, dir) {
   const bytes = Buffer.from(base64, 'base64');
-  check(bytes.length > 0 && bytes.length % 256 === 0, `ciphertext is ${bytes.length} bytes, not a multiple of 256`);
+  assert.ok(bytes.length > 0 && bytes.length % 256 === 0, `ciphertext is ${bytes.length} bytes, not a multiple of 256`);
   const parts = [];
   for (let i = 0; i < bytes.length; i += 256) {
     const file = path.join(dir, `block-${i / 256}.bin`);
@@ -102,34 +188,4 @@ export async function fakeApi(page, origin) {
     }
   });
   return api;
-}
-
-// ---- runner -----------------------------------------------------------------------------------------
-
-export async function runTests(tests, { perTestTimeoutMs = 30000, only } = {}) {
-  let passed = 0;
-  let failed = 0;
-  const started = Date.now();
-  const selected = only ? tests.filter((t) => t.name.includes(only)) : tests;
-  for (const [i, t] of selected.entries()) {
-    const t0 = Date.now();
-    let timer;
-    try {
-      await Promise.race([
-        t.fn(),
-        new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out after ${perTestTimeoutMs} ms`)), perTestTimeoutMs); }),
-      ]);
-      passed++;
-      console.log(`ok ${i + 1} - ${t.name} (${Date.now() - t0} ms)`);
-    } catch (e) {
-      failed++;
-      console.log(`not ok ${i + 1} - ${t.name}`);
-      console.log(String(e && e.stack || e).split('\n').map((l) => `    ${l}`).join('\n'));
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-  console.log(`# ${selected.length} tests in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  console.log(`${passed} passed, ${failed} failed`);
-  return failed === 0 && selected.length > 0;
 }

@@ -2,14 +2,17 @@
 // shop app) on free ports, then the demo page in Chromium takes all three methods — exchange, bank
 // and QR — each through a session the shop's server created, to a final success shown by the widget
 // (paywasm-complete), and the shop app receives each as a verified event from the gateway.
-//   node tests/demo/run.mjs   (PAYWASM_BIN_DIR, PAYWASM_DIST_DIR, PAYWASM_WASM_BUILD_DIR as for demo.sh)
-// Ends with the line "N passed, N failed".
+//   node --test-reporter=spec tests/demo/run.mjs   (PAYWASM_BIN_DIR, PAYWASM_DIST_DIR, PAYWASM_WASM_BUILD_DIR as for demo.sh)
+// On Node's test runner (node:test) with the browser suites' harness (tests/browser/lib.mjs): the
+// demo starts in a `before` hook and stops in an `after` hook. Exits non-zero when a test fails.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, runTests, check, equal } from '../browser/lib.mjs';
+import { useBrowser, waitEvent as waitEvents } from '../browser/lib.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-demo-'));
@@ -26,24 +29,36 @@ async function freeTriple() {
   throw new Error('no three free ports in a row');
 }
 
-const port = await freeTriple();
-const demo = spawn('bash', [path.join(root, 'scripts/demo.sh')], {
-  env: { ...process.env, PORT: String(port), SPEED: '30', BANK_DAY: '1',
-    PAYWASM_SANDBOX_DATA: path.join(tmp, 'sandbox'), PAYWASM_DEMO_DIR: path.join(tmp, 'demo') },
-  stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+const LIMIT = { timeout: 60000 };  // each test's time limit
+const chromium = useBrowser();
+let demo;    // scripts/demo.sh, in its own process group
+let SHOP;    // the shop app's origin
+before(async () => {
+  const port = await freeTriple();
+  demo = spawn('bash', [path.join(root, 'scripts/demo.sh')], {
+    env: { ...process.env, PORT: String(port), SPEED: '30', BANK_DAY: '1',
+      PAYWASM_SANDBOX_DATA: path.join(tmp, 'sandbox'), PAYWASM_DEMO_DIR: path.join(tmp, 'demo') },
+    stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+  });
+  let output = '';
+  demo.stdout.on('data', (d) => { output += d; });
+  demo.stderr.on('data', (d) => { output += d; });
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('demo did not start:\n' + output)), 90000);
+    const poll = setInterval(() => {
+      if (output.includes('paywasm demo is running')) { clearInterval(poll); clearTimeout(timer); resolve(); }
+    }, 100);
+    demo.on('exit', (code) => { clearInterval(poll); clearTimeout(timer); reject(new Error(`demo exited (${code}):\n${output}`)); });
+  });
+  SHOP = `http://127.0.0.1:${port}`;
 });
-let output = '';
-demo.stdout.on('data', (d) => { output += d; });
-demo.stderr.on('data', (d) => { output += d; });
-await new Promise((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error('demo did not start:\n' + output)), 90000);
-  const poll = setInterval(() => {
-    if (output.includes('paywasm demo is running')) { clearInterval(poll); clearTimeout(timer); resolve(); }
-  }, 100);
-  demo.on('exit', (code) => { clearInterval(poll); clearTimeout(timer); reject(new Error(`demo exited (${code}):\n${output}`)); });
+after(async () => {
+  if (demo) {
+    try { process.kill(-demo.pid, 'SIGTERM'); } catch { /* gone */ }
+    await new Promise((resolve) => { if (demo.exitCode !== null || demo.signalCode !== null) resolve(); else demo.on('exit', resolve); });
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
 });
-const SHOP = `http://127.0.0.1:${port}`;
-const chromium = await launch();
 
 const shopJson = async (method, p, body) => {
   const r = await fetch(SHOP + p, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body && JSON.stringify(body) });
@@ -52,10 +67,7 @@ const shopJson = async (method, p, body) => {
 
 // The demo page with the widget ready (its session made by the shop app on load).
 async function openShop() {
-  const context = await chromium.browser.newContext({ locale: 'en-US' });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
+  const { context, page, errors } = await chromium.newPage({ locale: 'en-US' });
   await page.addInitScript(() => {
     window.__events = [];
     for (const type of ['paywasm-ready', 'paywasm-status', 'paywasm-complete', 'paywasm-error']) {
@@ -72,46 +84,32 @@ async function openShop() {
   return { context, page, errors, offerId };
 }
 
-const events = (page, type) => page.evaluate((t) => window.__events.filter((e) => e.type === t), type);
-async function waitEvent(page, type, n = 1, timeout = 20000) {
-  await page.waitForFunction(([t, k]) => window.__events.filter((e) => e.type === t).length >= k, [type, n], { timeout })
-    .catch(async () => { throw new Error(`no ${type} #${n}; events: ${JSON.stringify(await page.evaluate(() => window.__events))}`); });
-  return (await events(page, type)).at(-1);
-}
+// The last of `n` events of `type` (fails after `timeout` ms listing the events seen).
+const waitEvent = async (page, type, n = 1, timeout = 20000) => (await waitEvents(page, type, { nth: n, timeout })).at(-1);
 const advance = (id) => shopJson('POST', `/__sandbox/transactions/${encodeURIComponent(id)}/advance`, {});
 
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
-
 for (const method of ['exchange', 'bank', 'qr']) {
-  test(`the demo shop takes a ${method} payment to success through the gateway`, async () => {
+  test(`the demo shop takes a ${method} payment to success through the gateway`, LIMIT, async () => {
     const { context, page, errors, offerId } = await openShop();
     const pay = page.locator(`paywasm-checkout button[data-key=pay-${method}]`);
     if (method !== 'exchange') await page.locator(`paywasm-checkout input#method-${method}`).check();
     await pay.click();
     const first = await waitEvent(page, 'paywasm-status');
-    equal(first.method, method, 'method');
-    check(first.code === 0 || first.code === 10, `first status ${first.code}`);
+    assert.equal(first.method, method, 'method');
+    assert.ok(first.code === 0 || first.code === 10, `first status ${first.code}`);
     // The sandbox's clock would finish it within seconds; the control API makes it now.
     if (method === 'qr') await advance(first.id);
     await advance(first.id);
     const complete = await waitEvent(page, 'paywasm-complete');
-    equal(complete.code, 1, 'success');
+    assert.equal(complete.code, 1, 'success');
     // The shop app got the verified event from the gateway (its signature checked) for this order.
     let paid;
     for (let i = 0; i < 50 && !paid; i++) {
       paid = (await shopJson('GET', '/shop/events?since=0')).find((e) => e.offerId === offerId && e.success);
       if (!paid) await new Promise((r) => setTimeout(r, 100));
     }
-    check(paid, `the shop app has a paid event for ${offerId}`);
-    equal(errors.length, 0, `page errors: ${errors.join('; ')}`);
+    assert.ok(paid, `the shop app has a paid event for ${offerId}`);
+    assert.equal(errors.length, 0, `page errors: ${errors.join('; ')}`);
     await context.close();
   });
 }
-
-const ok = await runTests(tests, { perTestTimeoutMs: 60000 });
-await chromium.close();
-try { process.kill(-demo.pid, 'SIGTERM'); } catch { /* gone */ }
-await new Promise((resolve) => { if (demo.exitCode !== null) resolve(); else demo.on('exit', resolve); });
-fs.rmSync(tmp, { recursive: true, force: true });
-process.exit(ok ? 0 : 1);

@@ -1,49 +1,61 @@
 // Network faults: the widget in Chromium against the REAL sandbox process and its fault injection,
 // with the real merchant gateway (paywasm-merchant) creating QR codes and answering statuses.
-//   PAYWASM_SANDBOX=<paywasm-sandbox> PAYWASM_CLI=<paywasm> node tests/faults/run.mjs --dist <dist dir> [--only <name part>]
-// The sandbox serves the test page (tests/faults/pages, under its strict CSP, with the SRI of the
-// widget it serves) and the API on one origin; a counting TCP relay (relay.mjs) sits in front of it,
-// so every request that reaches the sandbox is counted, including any the browser's network stack
-// sends again by itself. Each test also counts the sandbox's transactions for its offerId.
-// Ends with the line "N passed, N failed"; exits 1 on any failure.
+//   PAYWASM_SANDBOX=<paywasm-sandbox> PAYWASM_CLI=<paywasm> PAYWASM_MERCHANT=<paywasm-merchant> \
+//     node --test-reporter=spec tests/faults/run.mjs --dist <dist dir>
+//   ... --test-name-pattern '<regular expression>' runs only the tests whose name matches
+// On Node's test runner (node:test) with the browser suites' harness (tests/browser/lib.mjs); the
+// tests run one after the other on one Chromium, sandbox and gateway. The sandbox serves the test
+// page (tests/faults/pages, under its strict CSP, with the SRI of the widget it serves) and the API
+// on one origin; a counting TCP relay (relay.mjs) sits in front of it, so every request that reaches
+// the sandbox is counted, including any the browser's network stack sends again by itself. Each
+// test also counts the sandbox's transactions for its offerId. Exits non-zero when a test fails.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, runTests, check, equal, sleep } from '../browser/lib.mjs';
+import { distDir, sleep, useBrowser, waitEvent } from '../browser/lib.mjs';
 import { startSandbox, getJson, sendJson, waitFor } from '../server/harness.mjs';
 import { freePort, gw, startGateway, tmpdir } from '../gateway/harness.mjs';
 import { startRelay } from './relay.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
-const argv = process.argv.slice(2);
-const arg = (name) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
-const DIST = path.resolve(arg('dist') || path.join(here, '../../dist'));
-if (!fs.existsSync(path.join(DIST, 'paywasm.js')) || !fs.existsSync(path.join(DIST, 'paywasm.wasm'))) {
-  console.log(`${DIST} has no paywasm.js/paywasm.wasm: run \`make dist\` (scripts/dist.sh) first`);
-  console.log('0 passed, 1 failed');
-  process.exit(1);
-}
+const DIST = distDir(['paywasm.js', 'paywasm.wasm']);
+const LIMIT = { timeout: 30000 };  // each test's time limit
 
-// The pages, plus the merchant's public key at /merchant-public-key.pem (for public-key-url).
-const site = tmpdir('paywasm-faults-site-');
-fs.cpSync(path.join(here, 'pages'), site, { recursive: true });
-// The merchant's side (QR creation, statuses) is the real gateway on its own origin: the pages'
-// CSP lets them connect to it (--connect-src).
-const gatewayPort = await freePort();
-const sandbox = await startSandbox(['--site', site, '--dist', DIST, '--connect-src', `http://127.0.0.1:${gatewayPort}`]);
-const relay = await startRelay(Number(new URL(sandbox.base).port));
-const ORIGIN = relay.origin;
-const M = sandbox.merchant;
-fs.writeFileSync(path.join(site, 'merchant-public-key.pem'), M.publicKey);
-const gateway = await startGateway(sandbox, { port: gatewayPort, shopOrigin: ORIGIN });
-// The service's webhooks go to the gateway, which streams each verified status to the widget.
-equal((await sendJson('PUT', `${sandbox.base}/__sandbox/webhook`, { url: `${gateway.base}/v1/webhooks` })).status, 200, 'webhook URL');
-const TOKEN = M.shopperToken;
-const FINGERPRINT = crypto.createHash('sha256')
-  .update(crypto.createPublicKey(M.publicKey).export({ type: 'spki', format: 'der' })).digest('hex');
-const chromium = await launch();
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+const chromium = useBrowser();
+let site;     // a temp copy of pages/, plus the merchant's public key at /merchant-public-key.pem
+let sandbox;  // startSandbox(): the payment service, serving the site and the widget
+let relay;    // startRelay(): the counting relay in front of the sandbox
+let ORIGIN;   // the relay's origin: the shop's page and the API the widget calls
+let M;        // the sandbox's merchant: { merchantId, publicKey, shopperToken }
+let gateway;  // startGateway(): the merchant's side (QR creation, statuses)
+let TOKEN;    // the shopper token
+let FINGERPRINT;  // SHA-256 of the merchant key's SPKI, for key-fingerprint
+before(async () => {
+  site = tmpdir('paywasm-faults-site-');
+  fs.cpSync(path.join(here, 'pages'), site, { recursive: true });
+  // The merchant's side (QR creation, statuses) is the real gateway on its own origin: the pages'
+  // CSP lets them connect to it (--connect-src).
+  const gatewayPort = await freePort();
+  sandbox = await startSandbox(['--site', site, '--dist', DIST, '--connect-src', `http://127.0.0.1:${gatewayPort}`]);
+  relay = await startRelay(Number(new URL(sandbox.base).port));
+  ORIGIN = relay.origin;
+  M = sandbox.merchant;
+  fs.writeFileSync(path.join(site, 'merchant-public-key.pem'), M.publicKey);
+  gateway = await startGateway(sandbox, { port: gatewayPort, shopOrigin: ORIGIN });
+  // The service's webhooks go to the gateway, which streams each verified status to the widget.
+  assert.equal((await sendJson('PUT', `${sandbox.base}/__sandbox/webhook`, { url: `${gateway.base}/v1/webhooks` })).status, 200, 'webhook URL');
+  TOKEN = M.shopperToken;
+  FINGERPRINT = crypto.createHash('sha256')
+    .update(crypto.createPublicKey(M.publicKey).export({ type: 'spki', format: 'der' })).digest('hex');
+});
+after(async () => {
+  await relay?.close();
+  await gateway?.stop();
+  await sandbox?.stop();
+  if (site) fs.rmSync(site, { recursive: true, force: true });
+});
 
 const CART = [
   { id: 'sku-beans', name: 'Espresso beans 1 kg', price: 24.5, quantity: 2 },
@@ -65,27 +77,16 @@ const newOffer = (tag) => `faults-${tag}-${crypto.randomUUID().slice(0, 8)}`;
 
 async function fault(spec) {
   const r = await control('POST', '/faults', spec);
-  equal(r.status, 201, `queue fault ${JSON.stringify(spec)}`);
+  assert.equal(r.status, 201, `queue fault ${JSON.stringify(spec)}`);
 }
 
 // A fresh context and page on the sandbox-served shop; every console message is kept.
 async function openPage() {
   await control('DELETE', '/faults');
-  const context = await chromium.browser.newContext({ locale: 'en-US' });
-  const page = await context.newPage();
-  const console_ = [];
-  const errors = [];
-  page.on('console', (m) => console_.push(m.text()));
-  page.on('pageerror', (e) => errors.push(String(e)));
+  const { context, page, console: console_, done } = await chromium.newPage({ locale: 'en-US' });
   const posts = [];  // what the page itself asked for (the relay counts what reached the sandbox)
   page.on('request', (r) => { if (r.method() === 'POST') posts.push(new URL(r.url()).pathname); });
   await page.goto(`${ORIGIN}/`);
-  const done = async () => {
-    const violations = await page.evaluate(() => window.__violations).catch(() => []);
-    await context.close();
-    check(errors.length === 0, `uncaught errors in the page: ${errors.join('; ')}`);
-    check(violations.length === 0, `CSP violations: ${JSON.stringify(violations)}`);
-  };
   return { context, page, console: console_, posts, done };
 }
 
@@ -107,19 +108,9 @@ async function mount(page, options = {}) {
 async function session(offerId) {
   const r = await gw(gateway, 'POST', '/v1/sessions', { app: true,
     body: { offerId, currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods: ['exchange', 'qr'] } });
-  equal(r.status, 201, `session: ${r.text}`);
+  assert.equal(r.status, 201, `session: ${r.text}`);
   const url = `${gateway.base}/v1/checkout/${r.json.id}`;
   return { qrEndpoint: `${url}/qr`, statusUrl: `${url}/status` };
-}
-
-async function waitEvent(page, type, nth = 1) {
-  try {
-    await page.waitForFunction(([t, n]) => window.__events.filter((e) => e.type === t).length >= n, [type, nth], { timeout: 15000 });
-  } catch (e) {
-    const seen = await page.evaluate(() => JSON.stringify(window.__events)).catch(() => '?');
-    throw new Error(`no ${type} event #${nth}; events so far: ${seen.slice(0, 1500)}`);
-  }
-  return page.evaluate((t) => window.__events.filter((e) => e.type === t), type);
 }
 
 const shadow = (page, selector) => page.locator(`paywasm-checkout ${selector}`).first();
@@ -136,13 +127,13 @@ const uiState = (page) => page.evaluate(() => {
 // After an unclear outcome: not busy, the pay button locked, the error names the order.
 async function checkUnclear(page, offerId, first) {
   const shown = await shownError(page);
-  check(shown.includes(first), `error text should say "${first}": ${shown}`);
-  check(shown.includes(MSG.maybe) && shown.includes(offerId), `error text should warn and name ${offerId}: ${shown}`);
-  check(!/try again/i.test(shown), `an unclear outcome must not invite the shopper to try again: ${shown}`);
+  assert.ok(shown.includes(first), `error text should say "${first}": ${shown}`);
+  assert.ok(shown.includes(MSG.maybe) && shown.includes(offerId), `error text should warn and name ${offerId}: ${shown}`);
+  assert.ok(!/try again/i.test(shown), `an unclear outcome must not invite the shopper to try again: ${shown}`);
   const ui = await uiState(page);
-  equal(ui.busy, 'false', 'aria-busy after the error');
-  check(ui.disabled, 'the pay button stays locked after an unclear outcome');
-  check(ui.label.startsWith('Pay '), `the button has its label back: ${ui.label}`);
+  assert.equal(ui.busy, 'false', 'aria-busy after the error');
+  assert.ok(ui.disabled, 'the pay button stays locked after an unclear outcome');
+  assert.ok(ui.label.startsWith('Pay '), `the button has its label back: ${ui.label}`);
 }
 
 // The safe retry: the merchant resets the widget keeping the SAME offerId; the sandbox's idempotency
@@ -150,9 +141,9 @@ async function checkUnclear(page, offerId, first) {
 async function retrySameOffer(page, nthStatus = 1) {
   await page.evaluate(() => window.__ctl.reset());
   const ui = await uiState(page);
-  check(!ui.disabled && ui.busy === 'false', `reset() unlocks: ${JSON.stringify(ui)}`);
+  assert.ok(!ui.disabled && ui.busy === 'false', `reset() unlocks: ${JSON.stringify(ui)}`);
   await shadow(page, 'button.pay').click();
-  const statuses = await waitEvent(page, 'paywasm-status', nthStatus);
+  const statuses = await waitEvent(page, 'paywasm-status', { nth: nthStatus });
   return statuses[nthStatus - 1];
 }
 
@@ -160,7 +151,7 @@ const payPosts = () => relay.count('POST', '/api/exchanges/payments/');
 
 // ---- exchange payment faults --------------------------------------------------------------------
 
-test('slow answer (latency 1.5 s < timeout 5 s): busy while waiting, then the status; one POST, one transaction', async () => {
+test('slow answer (latency 1.5 s < timeout 5 s): busy while waiting, then the status; one POST, one transaction', LIMIT, async () => {
   const { page, posts, done } = await openPage();
   const offerId = newOffer('slow');
   await mount(page, { offerId });
@@ -169,22 +160,22 @@ test('slow answer (latency 1.5 s < timeout 5 s): busy while waiting, then the st
   await shadow(page, 'button.pay').click();
   await sleep(400);
   const busy = await uiState(page);
-  equal(busy.busy, 'true', 'aria-busy while in flight');
-  check(busy.disabled && busy.label === 'Sending payment…', `busy button: ${JSON.stringify(busy)}`);
+  assert.equal(busy.busy, 'true', 'aria-busy while in flight');
+  assert.ok(busy.disabled && busy.label === 'Sending payment…', `busy button: ${JSON.stringify(busy)}`);
   const [ev] = await waitEvent(page, 'paywasm-status');
-  equal(ev.status.kind, 'pending', 'status');
-  check((await shownStatus(page)).includes('Pending'), 'status text');
+  assert.equal(ev.status.kind, 'pending', 'status');
+  assert.ok((await shownStatus(page)).includes('Pending'), 'status text');
   const ui = await uiState(page);
-  check(ui.busy === 'false' && ui.disabled, `after success: not busy, no second payment: ${JSON.stringify(ui)}`);
-  equal(payPosts() - before, 1, 'POSTs that reached the sandbox');
-  equal(posts.filter((p) => p.startsWith('/api/exchanges')).length, 1, 'POSTs the page made');
+  assert.ok(ui.busy === 'false' && ui.disabled, `after success: not busy, no second payment: ${JSON.stringify(ui)}`);
+  assert.equal(payPosts() - before, 1, 'POSTs that reached the sandbox');
+  assert.equal(posts.filter((p) => p.startsWith('/api/exchanges')).length, 1, 'POSTs the page made');
   const txs = await transactionsFor(offerId);
-  equal(txs.length, 1, 'transactions');
-  equal(txs[0].transaction.id, ev.transaction.id, 'the shown transaction is the stored one');
+  assert.equal(txs.length, 1, 'transactions');
+  assert.equal(txs[0].transaction.id, ev.transaction.id, 'the shown transaction is the stored one');
   await done();
 });
 
-test('timeout (latency 3 s > timeout 1 s): clear message, locked, one POST; the same-offer retry replays: one transaction', async () => {
+test('timeout (latency 3 s > timeout 1 s): clear message, locked, one POST; the same-offer retry replays: one transaction', LIMIT, async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('timeout');
   await mount(page, { offerId, timeout: '1000' });
@@ -192,21 +183,21 @@ test('timeout (latency 3 s > timeout 1 s): clear message, locked, one POST; the 
   const before = payPosts();
   await shadow(page, 'button.pay').click();
   const [err] = await waitEvent(page, 'paywasm-error');
-  equal(err.error.code, 'timeout', 'code');
-  check(err.error.mayHaveGoneThrough && err.error.offerId === offerId, `mayHaveGoneThrough: ${JSON.stringify(err.error)}`);
+  assert.equal(err.error.code, 'timeout', 'code');
+  assert.ok(err.error.mayHaveGoneThrough && err.error.offerId === offerId, `mayHaveGoneThrough: ${JSON.stringify(err.error)}`);
   await checkUnclear(page, offerId, MSG.timeout);
   await shadow(page, 'button.pay').click({ force: true }).catch(() => {});  // a locked button sends nothing
   // The sandbox finishes the slow request after the widget gave up: the payment IS stored.
   const txs = await waitFor(async () => { const t = await transactionsFor(offerId); return t.length ? t : null; }, 6000, 'the late transaction');
-  equal(payPosts() - before, 1, 'POSTs that reached the sandbox before the retry');
+  assert.equal(payPosts() - before, 1, 'POSTs that reached the sandbox before the retry');
   const ev = await retrySameOffer(page);
-  equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
-  equal(payPosts() - before, 2, 'POSTs in all (the one retry the shopper chose)');
-  equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
+  assert.equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
+  assert.equal(payPosts() - before, 2, 'POSTs in all (the one retry the shopper chose)');
+  assert.equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
   await done();
 });
 
-test('HTTP 500: "had a problem", locked as unclear, nothing stored; the same-offer retry pays once', async () => {
+test('HTTP 500: "had a problem", locked as unclear, nothing stored; the same-offer retry pays once', LIMIT, async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('500');
   await mount(page, { offerId });
@@ -214,18 +205,18 @@ test('HTTP 500: "had a problem", locked as unclear, nothing stored; the same-off
   const before = payPosts();
   await shadow(page, 'button.pay').click();
   const [err] = await waitEvent(page, 'paywasm-error');
-  equal(err.error.code, 'server', 'code');
+  assert.equal(err.error.code, 'server', 'code');
   await checkUnclear(page, offerId, MSG.server);
   await sleep(500);
-  equal(payPosts() - before, 1, 'POSTs (a 5xx is never retried automatically)');
-  equal((await transactionsFor(offerId)).length, 0, 'transactions after the 500');
+  assert.equal(payPosts() - before, 1, 'POSTs (a 5xx is never retried automatically)');
+  assert.equal((await transactionsFor(offerId)).length, 0, 'transactions after the 500');
   const ev = await retrySameOffer(page);
-  equal(ev.status.kind, 'pending', 'status after the retry');
-  equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
+  assert.equal(ev.status.kind, 'pending', 'status after the retry');
+  assert.equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
   await done();
 });
 
-test('malformed JSON (half an answer): "does not understand", locked; the payment was stored and the retry replays it', async () => {
+test('malformed JSON (half an answer): "does not understand", locked; the payment was stored and the retry replays it', LIMIT, async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('malformed');
   await mount(page, { offerId });
@@ -233,20 +224,20 @@ test('malformed JSON (half an answer): "does not understand", locked; the paymen
   const before = payPosts();
   await shadow(page, 'button.pay').click();
   const [err] = await waitEvent(page, 'paywasm-error');
-  equal(err.error.code, 'bad_response', 'code');
+  assert.equal(err.error.code, 'bad_response', 'code');
   await checkUnclear(page, offerId, MSG.bad);
   await sleep(500);
-  equal(payPosts() - before, 1, 'POSTs');
+  assert.equal(payPosts() - before, 1, 'POSTs');
   const txs = await transactionsFor(offerId);
-  equal(txs.length, 1, 'the sandbox stored the payment');
+  assert.equal(txs.length, 1, 'the sandbox stored the payment');
   const ev = await retrySameOffer(page);
-  equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
-  equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
+  assert.equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
+  assert.equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
   await done();
 });
 
 // The sandbox keeps idle connections 1 s; after 1.5 s idle the payment goes out on a new connection.
-test('dropped connection on a fresh connection: "could not be reached", locked, one POST; the retry replays: one transaction', async () => {
+test('dropped connection on a fresh connection: "could not be reached", locked, one POST; the retry replays: one transaction', LIMIT, async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('drop');
   await mount(page, { offerId });
@@ -255,19 +246,19 @@ test('dropped connection on a fresh connection: "could not be reached", locked, 
   const before = payPosts();
   await shadow(page, 'button.pay').click();
   const [err] = await waitEvent(page, 'paywasm-error');
-  equal(err.error.code, 'network', 'code');
+  assert.equal(err.error.code, 'network', 'code');
   await checkUnclear(page, offerId, MSG.network);
   await sleep(500);
-  equal(payPosts() - before, 1, 'POSTs that reached the sandbox');
+  assert.equal(payPosts() - before, 1, 'POSTs that reached the sandbox');
   const txs = await transactionsFor(offerId);
-  equal(txs.length, 1, 'the sandbox stored the payment before dropping');
+  assert.equal(txs.length, 1, 'the sandbox stored the payment before dropping');
   const ev = await retrySameOffer(page);
-  equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
-  equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
+  assert.equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
+  assert.equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
   await done();
 });
 
-test('a clear refusal (error 419 from the sandbox): the message and next step, the button usable, nothing stored; paying again works', async () => {
+test('a clear refusal (error 419 from the sandbox): the message and next step, the button usable, nothing stored; paying again works', LIMIT, async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('419');
   await mount(page, { offerId });
@@ -275,26 +266,26 @@ test('a clear refusal (error 419 from the sandbox): the message and next step, t
   const before = payPosts();
   await shadow(page, 'button.pay').click();
   const [err] = await waitEvent(page, 'paywasm-error');
-  equal(err.error.code, 'insufficient_balance', 'code');
-  check(!err.error.mayHaveGoneThrough, 'a refusal is a clear outcome');
+  assert.equal(err.error.code, 'insufficient_balance', 'code');
+  assert.ok(!err.error.mayHaveGoneThrough, 'a refusal is a clear outcome');
   const shown = await shownError(page);
-  check(shown.includes('Insufficient balance in your exchange account.')
+  assert.ok(shown.includes('Insufficient balance in your exchange account.')
     && shown.includes('Add funds to your exchange account, or choose another exchange.'), shown);
   const ui = await uiState(page);
-  check(ui.busy === 'false' && !ui.disabled && ui.label.startsWith('Pay '), `usable: ${JSON.stringify(ui)}`);
-  equal((await transactionsFor(offerId)).length, 0, 'transactions after the refusal');
+  assert.ok(ui.busy === 'false' && !ui.disabled && ui.label.startsWith('Pay '), `usable: ${JSON.stringify(ui)}`);
+  assert.equal((await transactionsFor(offerId)).length, 0, 'transactions after the refusal');
   await shadow(page, 'button.pay').click();
   const [ev] = await waitEvent(page, 'paywasm-status');
-  equal(ev.status.kind, 'pending', 'status of the second try');
-  equal(payPosts() - before, 2, 'POSTs: the refused one and the shopper\'s second try');
-  equal((await transactionsFor(offerId)).length, 1, 'transactions');
+  assert.equal(ev.status.kind, 'pending', 'status of the second try');
+  assert.equal(payPosts() - before, 2, 'POSTs: the refused one and the shopper\'s second try');
+  assert.equal((await transactionsFor(offerId)).length, 1, 'transactions');
   await done();
 });
 
 // Chromium resends a request by itself when a reused kept-alive connection closes before any answer
 // (it cannot tell that from a server that closed an idle connection): the payment POST goes out on
 // the connection /users/me just used, so the sandbox's idempotency is what keeps this to one payment.
-test('dropped connection on a kept-alive connection: whatever the browser resends, one transaction in the end', async () => {
+test('dropped connection on a kept-alive connection: whatever the browser resends, one transaction in the end', LIMIT, async (t) => {
   const { page, done } = await openPage();
   const offerId = newOffer('drop-reused');
   await mount(page, { offerId, publicKey: M.publicKey, publicKeyUrl: undefined });
@@ -310,30 +301,30 @@ test('dropped connection on a kept-alive connection: whatever the browser resend
   await page.waitForFunction(() => window.__events.some((e) => e.type === 'paywasm-error' || e.type === 'paywasm-status'));
   await sleep(500);
   const posts = relay.requests.slice(before).filter((r) => r.method === 'POST');
-  check(posts.length >= 1, 'the POST reached the sandbox');
+  assert.ok(posts.length >= 1, 'the POST reached the sandbox');
   const first = posts[0];
-  check(relay.requests.some((r) => r.connection === first.connection && r.at <= first.at && r !== first),
+  assert.ok(relay.requests.some((r) => r.connection === first.connection && r.at <= first.at && r !== first),
     'setup: the POST went out on a kept-alive connection');
   const stored = await transactionsFor(offerId);
-  equal(stored.length, 1, 'transactions (the sandbox stored the dropped one)');
+  assert.equal(stored.length, 1, 'transactions (the sandbox stored the dropped one)');
   const evs = await page.evaluate(() => window.__events.filter((e) => e.type !== 'paywasm-ready'));
   if (posts.length === 2) {
     // Chromium resent it on a new connection; the sandbox replayed the stored transaction.
-    check(posts[1].connection !== first.connection, 'the resend used a new connection');
-    equal(evs[0].type, 'paywasm-status', 'the widget got the replayed answer');
-    equal(evs[0].transaction.id, stored[0].transaction.id, 'the shown transaction is the stored one');
-    console.log('    Chromium resent the dropped payment POST by itself (2 reached the sandbox); idempotency kept one transaction');
+    assert.ok(posts[1].connection !== first.connection, 'the resend used a new connection');
+    assert.equal(evs[0].type, 'paywasm-status', 'the widget got the replayed answer');
+    assert.equal(evs[0].transaction.id, stored[0].transaction.id, 'the shown transaction is the stored one');
+    t.diagnostic('Chromium resent the dropped payment POST by itself (2 reached the sandbox); idempotency kept one transaction');
   } else {
-    equal(posts.length, 1, 'POSTs that reached the sandbox');
-    equal(evs[0].type, 'paywasm-error', 'an unclear outcome');
+    assert.equal(posts.length, 1, 'POSTs that reached the sandbox');
+    assert.equal(evs[0].type, 'paywasm-error', 'an unclear outcome');
     await checkUnclear(page, offerId, MSG.network);
   }
   await sleep(300);
-  equal((await transactionsFor(offerId)).length, 1, 'transactions at the end');
+  assert.equal((await transactionsFor(offerId)).length, 1, 'transactions at the end');
   await done();
 });
 
-test('offline before the key was fetched: "could not be reached", nothing sent so the button stays usable; online again it pays once', async () => {
+test('offline before the key was fetched: "could not be reached", nothing sent so the button stays usable; online again it pays once', LIMIT, async () => {
   const { page, context, done } = await openPage();
   const offerId = newOffer('offline-key');
   await mount(page, { offerId });
@@ -341,25 +332,25 @@ test('offline before the key was fetched: "could not be reached", nothing sent s
   await context.setOffline(true);
   await shadow(page, 'button.pay').click();
   const [err] = await waitEvent(page, 'paywasm-error');
-  equal(err.error.code, 'network', 'code');
-  check(!err.error.mayHaveGoneThrough, 'the key GET failed: no payment can have been sent');
+  assert.equal(err.error.code, 'network', 'code');
+  assert.ok(!err.error.mayHaveGoneThrough, 'the key GET failed: no payment can have been sent');
   const shown = await shownError(page);
-  check(shown.includes(MSG.network) && shown.includes('Check your internet connection and try again.'), shown);
+  assert.ok(shown.includes(MSG.network) && shown.includes('Check your internet connection and try again.'), shown);
   const ui = await uiState(page);
-  check(ui.busy === 'false' && !ui.disabled, `not busy, the shopper may try again: ${JSON.stringify(ui)}`);
+  assert.ok(ui.busy === 'false' && !ui.disabled, `not busy, the shopper may try again: ${JSON.stringify(ui)}`);
   await sleep(300);
-  equal(relay.requests.length - before, 0, 'requests that reached the sandbox while offline');
+  assert.equal(relay.requests.length - before, 0, 'requests that reached the sandbox while offline');
   await context.setOffline(false);
   await shadow(page, 'button.pay').click();
   const [ev] = await waitEvent(page, 'paywasm-status');
-  equal(ev.status.kind, 'pending', 'status online');
-  equal((await transactionsFor(offerId)).length, 1, 'transactions');
+  assert.equal(ev.status.kind, 'pending', 'status online');
+  assert.equal((await transactionsFor(offerId)).length, 1, 'transactions');
   await done();
 });
 
 // Issue 14, problem 2 (before: "may have gone through", locked until the merchant's reset(), although
 // nothing had left the browser).
-test('offline when the payment POST would be sent: nothing reaches the sandbox, "not sent", Pay re-armed; online again it pays once', async () => {
+test('offline when the payment POST would be sent: nothing reaches the sandbox, "not sent", Pay re-armed; online again it pays once', LIMIT, async () => {
   const { page, context, done } = await openPage();
   const offerId = newOffer('offline-post');
   await mount(page, { offerId, publicKey: M.publicKey, publicKeyUrl: undefined });
@@ -367,37 +358,37 @@ test('offline when the payment POST would be sent: nothing reaches the sandbox, 
   await context.setOffline(true);
   await shadow(page, 'button.pay').click();
   const [err] = await waitEvent(page, 'paywasm-error');
-  equal(err.error.code, 'network', 'code');
-  check(err.error.notSent && !err.error.mayHaveGoneThrough, `not sent: ${JSON.stringify(err.error)}`);
+  assert.equal(err.error.code, 'network', 'code');
+  assert.ok(err.error.notSent && !err.error.mayHaveGoneThrough, `not sent: ${JSON.stringify(err.error)}`);
   const shown = await shownError(page);
-  check(shown.includes(MSG.network) && shown.includes('Your payment was not sent.') && !shown.includes(MSG.maybe), shown);
+  assert.ok(shown.includes(MSG.network) && shown.includes('Your payment was not sent.') && !shown.includes(MSG.maybe), shown);
   const ui = await uiState(page);
-  check(ui.busy === 'false' && !ui.disabled && ui.label.startsWith('Pay '), `re-armed: ${JSON.stringify(ui)}`);
+  assert.ok(ui.busy === 'false' && !ui.disabled && ui.label.startsWith('Pay '), `re-armed: ${JSON.stringify(ui)}`);
   await sleep(300);
-  equal(relay.requests.length - before, 0, 'requests that reached the sandbox while offline');
-  equal((await transactionsFor(offerId)).length, 0, 'transactions while offline');
+  assert.equal(relay.requests.length - before, 0, 'requests that reached the sandbox while offline');
+  assert.equal((await transactionsFor(offerId)).length, 0, 'transactions while offline');
   await context.setOffline(false);
   await shadow(page, 'button.pay').click();
   const [ev] = await waitEvent(page, 'paywasm-status');
-  equal(ev.status.kind, 'pending', 'status online');
-  equal((await transactionsFor(offerId)).length, 1, 'transactions');
+  assert.equal(ev.status.kind, 'pending', 'status online');
+  assert.equal((await transactionsFor(offerId)).length, 1, 'transactions');
   await done();
 });
 
 // ---- safe GETs and the QR flow ----------------------------------------------------------------------
 
-test('/users/me answering 500 then fine: the safe GET is retried and the greeting appears', async () => {
+test('/users/me answering 500 then fine: the safe GET is retried and the greeting appears', LIMIT, async () => {
   const { page, done } = await openPage();
   await fault({ endpoint: 'users-me', kind: '500' });
   const before = relay.count('GET', '/api/users/me');
   await mount(page, { offerId: newOffer('me') });
   await waitFor(() => shadow(page, '.greeting').isVisible(), 8000, 'the greeting');
-  check((await shadow(page, '.greeting').textContent()).startsWith('Hi, '), 'greeting text');
-  equal(relay.count('GET', '/api/users/me') - before, 2, 'GET /users/me: the 500 and one retry');
+  assert.ok((await shadow(page, '.greeting').textContent()).startsWith('Hi, '), 'greeting text');
+  assert.equal(relay.count('GET', '/api/users/me') - before, 2, 'GET /users/me: the 500 and one retry');
   await done();
 });
 
-test('QR: the merchant endpoint times out; the shopper asks again and gets the same QR transaction', async () => {
+test('QR: the merchant endpoint times out; the shopper asks again and gets the same QR transaction', LIMIT, async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('qr');
   await mount(page, { offerId, timeout: '1000', ...await session(offerId) });
@@ -405,16 +396,16 @@ test('QR: the merchant endpoint times out; the shopper asks again and gets the s
   await fault({ endpoint: 'qr-generate', kind: 'latency', ms: 2500 });
   await shadow(page, 'button[data-key=pay-qr]').click();
   const [err] = await waitEvent(page, 'paywasm-error');
-  equal(err.error.code, 'timeout', 'code');
-  check((await shownError(page)).includes(MSG.timeout), 'timeout text');
-  equal((await uiState(page)).busy, 'false', 'aria-busy after the timeout');
+  assert.equal(err.error.code, 'timeout', 'code');
+  assert.ok((await shownError(page)).includes(MSG.timeout), 'timeout text');
+  assert.equal((await uiState(page)).busy, 'false', 'aria-busy after the timeout');
   await waitFor(async () => (await transactionsFor(offerId)).length === 1, 5000, 'the late QR transaction');
   await shadow(page, 'button[data-key=pay-qr]').click();
   const [st] = await waitEvent(page, 'paywasm-status');
-  equal(st.status.code, 10, 'waiting for payment');
+  assert.equal(st.status.code, 10, 'waiting for payment');
   const txs = await transactionsFor(offerId);
-  equal(txs.length, 1, 'QR transactions');
-  equal(st.transaction.id, txs[0].transaction.id, 'the QR shown is the stored one');
+  assert.equal(txs.length, 1, 'QR transactions');
+  assert.equal(st.transaction.id, txs[0].transaction.id, 'the QR shown is the stored one');
   await done();
 });
 
@@ -422,7 +413,7 @@ test('QR: the merchant endpoint times out; the shopper asks again and gets the s
 // Issue 13/14: exchange and bank payments stayed "Pending" and paywasm-complete never fired for them.
 
 for (const method of ['exchange', 'bank']) {
-  test(`${method}: the status follows the gateway's stream to success and paywasm-complete fires`, async () => {
+  test(`${method}: the status follows the gateway's stream to success and paywasm-complete fires`, LIMIT, async () => {
     const { page, done } = await openPage();
     const offerId = newOffer(method);
     await mount(page, { offerId, methods: 'exchange bank', accountId: 'acct-77', stockId: 'bank-conn-5',
@@ -430,36 +421,36 @@ for (const method of ['exchange', 'bank']) {
     if (method === 'bank') await shadow(page, 'input#method-bank').check();
     await shadow(page, `button[data-key=pay-${method}]`).click();
     const [first] = await waitEvent(page, 'paywasm-status');
-    equal(first.status.code, 0, 'pending first');
-    equal((await control('POST', `/transactions/${first.transaction.id}/advance`, {})).status, 200, 'advance');
+    assert.equal(first.status.code, 0, 'pending first');
+    assert.equal((await control('POST', `/transactions/${first.transaction.id}/advance`, {})).status, 200, 'advance');
     const [complete] = await waitEvent(page, 'paywasm-complete');
-    equal(complete.status.code, 1, 'success');
-    equal(complete.method, method, 'method');
-    check((await shownStatus(page)).length > 0, 'a status is shown');
+    assert.equal(complete.status.code, 1, 'success');
+    assert.equal(complete.method, method, 'method');
+    assert.ok((await shownStatus(page)).length > 0, 'a status is shown');
     await done();
   });
 }
 
-test('a payment whose amount differs from the session is never shown as paid', async () => {
+test('a payment whose amount differs from the session is never shown as paid', LIMIT, async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('mismatch');
   // The session is for CART; the page (tampered with) pays for one mug only.
   await mount(page, { offerId, statusMode: 'sse', ...await session(offerId), cart: [CART[1]] });
   await shadow(page, 'button[data-key=pay-exchange]').click();
   const [first] = await waitEvent(page, 'paywasm-status');
-  equal((await control('POST', `/transactions/${first.transaction.id}/advance`, {})).status, 200, 'advance');
+  assert.equal((await control('POST', `/transactions/${first.transaction.id}/advance`, {})).status, 200, 'advance');
   const [err] = await waitEvent(page, 'paywasm-error');
-  equal(err.error.code, 'amount_mismatch', 'code');
-  check((await shownError(page)).includes('does not match this order'), 'mismatch text');
-  check((await shownError(page)).includes(MSG.maybe), 'contact the shop');
+  assert.equal(err.error.code, 'amount_mismatch', 'code');
+  assert.ok((await shownError(page)).includes('does not match this order'), 'mismatch text');
+  assert.ok((await shownError(page)).includes(MSG.maybe), 'contact the shop');
   const completes = await page.evaluate(() => window.__events.filter((e) => e.type === 'paywasm-complete').length);
-  equal(completes, 0, 'no paywasm-complete');
+  assert.equal(completes, 0, 'no paywasm-complete');
   await done();
 });
 
 // ---- the shopper token leaves no trace ---------------------------------------------------------------
 
-test('after a full flow nothing of the shopper token is in storage, cookies, IndexedDB, caches, URL, history or console', async () => {
+test('after a full flow nothing of the shopper token is in storage, cookies, IndexedDB, caches, URL, history or console', LIMIT, async () => {
   const { page, context, console: logged, done } = await openPage();
   const offerId = newOffer('token');
   await mount(page, { offerId });
@@ -468,12 +459,12 @@ test('after a full flow nothing of the shopper token is in storage, cookies, Ind
   const [ev] = await waitEvent(page, 'paywasm-status');
   const id = ev.transaction.id;
   // The status moves to success through the sandbox; a QR payment on the same page too.
-  equal((await control('POST', `/transactions/${id}/advance`, {})).status, 200, 'advance');
+  assert.equal((await control('POST', `/transactions/${id}/advance`, {})).status, 200, 'advance');
   const qr = await session(offerId + '-qr');
   await page.evaluate(([o, q]) => { window.__ctl.update({ offerId: o, ...q }); window.__ctl.reset(); }, [offerId + '-qr', qr]);
   await shadow(page, 'input#method-qr').check();
   await shadow(page, 'button[data-key=pay-qr]').click();
-  await waitEvent(page, 'paywasm-status', 2);
+  await waitEvent(page, 'paywasm-status', { nth: 2 });
   await page.evaluate(() => console.log('console capture works: probe'));
   const seen = await page.evaluate(async () => {
     const out = { local: [], session: [], cookie: document.cookie, idb: [], caches: [], url: location.href };
@@ -499,7 +490,7 @@ test('after a full flow nothing of the shopper token is in storage, cookies, Ind
   const history = await cdp.send('Page.getNavigationHistory');
   const cookies = await context.cookies();
   const state = await context.storageState();
-  check(logged.some((m) => m.includes('console capture works')), 'the console listener sees page messages');
+  assert.ok(logged.some((m) => m.includes('console capture works')), 'the console listener sees page messages');
   const where = {
     localStorage: seen.local.join('\n'), sessionStorage: seen.session.join('\n'),
     cookies: seen.cookie + JSON.stringify(cookies) + JSON.stringify(state), indexedDB: seen.idb.join('\n'),
@@ -509,20 +500,12 @@ test('after a full flow nothing of the shopper token is in storage, cookies, Ind
   // The whole token and any 8-character piece of it.
   const pieces = [];
   for (let i = 0; i + 8 <= TOKEN.length; i += 4) pieces.push(TOKEN.slice(i, i + 8));
-  check(TOKEN.length >= 16, `the sandbox token is long enough to search for: ${TOKEN.length}`);
+  assert.ok(TOKEN.length >= 16, `the sandbox token is long enough to search for: ${TOKEN.length}`);
   for (const [name, text] of Object.entries(where)) {
     const hit = pieces.find((p) => text.includes(p));
-    check(!hit, `a piece of the shopper token is in ${name}`);
+    assert.ok(!hit, `a piece of the shopper token is in ${name}`);
   }
   // The probe can see a token where one is: the same search finds it in a string that has it.
-  check(pieces.some((p) => `x${TOKEN}x`.includes(p)), 'the search finds the token where it is');
+  assert.ok(pieces.some((p) => `x${TOKEN}x`.includes(p)), 'the search finds the token where it is');
   await done();
 });
-
-const ok = await runTests(tests, { only: arg('only'), perTestTimeoutMs: 30000 });
-await chromium.close();
-await relay.close();
-await gateway.stop();
-await sandbox.stop();
-fs.rmSync(site, { recursive: true, force: true });
-process.exit(ok ? 0 : 1);
