@@ -201,5 +201,35 @@ export function buildFigures(r) {
       budget: { text: '0 bytes (no leak)', pass: growth === 0, by: growth === 0 ? 'met' : `missed: +${growth} bytes` },
     });
   }
+  figures.push(...noSimdFigures(r));
   return figures;
+}
+
+// The no-SIMD module (paywasm-nosimd.wasm, for browsers without SIMD128): its transfer size under
+// the same budget as the SIMD module's, and its encryption time against the SIMD module's, both
+// pages measured in the same rounds (run.mjs noSimdRun). Time rows are info: no budget.
+export function noSimdFigures(r) {
+  const out = [];
+  const gz = (k) => r.sizes[k].gzip;
+  const bytes = gz('paywasm.js') + gz('paywasm-nosimd.wasm');
+  out.push({
+    id: 'size.nosimd', short: 'Size without SIMD128', group: 'size',
+    figure: 'Transfer without SIMD128: paywasm.js + paywasm-nosimd.wasm, gzip -9', unit: 'bytes', ours: bytes,
+    oursText: fmtKB(bytes), alternative: null, ratio: null, ratioText: '-', budget: budgets.atMost(80 * KB, fmtKB)(bytes),
+  });
+  const s = r.nosimd.summary;
+  const bytesOf = r.meta.inputs.payloadBytes;
+  for (const [input, what] of [['sample', `exchange payload (${bytesOf.sample} B)`], ['cart3k', `3 KB cart payload (${bytesOf.cart3k} B)`]]) {
+    const [ours, alt] = [s[`nosimd/${input}`], s[`simd/${input}`]];
+    const pairs = r.nosimd.samples[`nosimd/${input}`].map((x, i) => x / r.nosimd.samples[`simd/${input}`][i]).filter(Number.isFinite);
+    const rs = summary(pairs);
+    const ratio = ours.median / alt.median;
+    out.push({
+      id: `encrypt.${input}.nosimd`, short: `Encrypt ${input === 'sample' ? `${bytesOf.sample} B` : '3 KB'}, no-SIMD vs SIMD module`,
+      group: 'encrypt', figure: `Encrypt ${what}, OAEP-SHA-1, paywasm-nosimd.wasm (a browser without SIMD128)`, unit: 'ms',
+      ours, oursText: fmtSummary(ours, fmtMs), alternative: { name: 'paywasm.wasm (SIMD128)', value: alt, text: fmtSummary(alt, fmtMs) },
+      ratio, ratioRange: [rs.min, rs.max], ratioText: ratioText(ratio, 'faster', 'slower'), budget: null,
+    });
+  }
+  return out;
 }

@@ -54,7 +54,7 @@ const fail = (message) => {
   process.exit(2);
 };
 
-for (const f of ['paywasm.js', 'paywasm.wasm', 'integrity.json']) {
+for (const f of ['paywasm.js', 'paywasm.wasm', 'paywasm-nosimd.wasm', 'integrity.json']) {
   if (!fs.existsSync(path.join(distDir, f))) fail(`${path.join(distDir, f)} is missing: run scripts/dist.sh (make dist) first`);
 }
 if (!['all', 'size', 'none'].includes(gate)) fail(`--gate must be all, size or none (not ${gate})`);
@@ -196,6 +196,64 @@ async function microBench(browser, origin, inputs) {
     await p.context.close();
   }
   return { samples, batch, checks, info, errors, csp };
+}
+
+// The no-SIMD module against the SIMD one: micro.html twice, one page as a browser without SIMD128
+// (WebAssembly.validate refuses SIMD opcodes, as in tests/browser/nosimd.test.mjs, so the loader
+// takes paywasm-nosimd.wasm), the same encryptions interleaved in rounds. Checks that each page ran
+// its module and that the no-SIMD ciphertext decrypts. Returns { samples, checks }: samples
+// '<simd|nosimd>/<payload>' -> [ms per call].
+async function noSimdRun(browser, origin, inputs) {
+  const open = async (withoutSimd) => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    if (withoutSimd) {
+      await page.addInitScript(() => {
+        const validate = WebAssembly.validate;
+        WebAssembly.validate = (bytes) => (new Uint8Array(bytes).includes(0xfd) ? false : validate(bytes));
+      });
+    }
+    await page.goto(`${origin}/pages/micro.html?isolated`);
+    await page.evaluate(() => window.bench.init());
+    const wasm = await page.evaluate(() => performance.getEntriesByType('resource')
+      .map((e) => new URL(e.name).pathname).filter((p) => p.endsWith('.wasm')));
+    return { context, page, wasm };
+  };
+  const pages = { simd: await open(false), nosimd: await open(true) };
+  const checks = Object.entries({ simd: '/dist/paywasm.wasm', nosimd: '/dist/paywasm-nosimd.wasm' }).map(([k, file]) => ({
+    name: `${k} page ran ${file.slice(6)}`, ok: pages[k].wasm.join() === file, detail: `fetched ${pages[k].wasm.join(', ') || 'no wasm'}`,
+  }));
+  const outputs = await pages.nosimd.page.evaluate(() => window.bench.outputs());
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-bench-'));
+  try {
+    const keyFile = path.join(work, 'private.pem');
+    fs.writeFileSync(keyFile, inputs.privateKeyPem, { mode: 0o600 });
+    const { text, blocks } = decrypt(outputs['ours/oaep-sha1/sample'], 'oaep-sha1', keyFile, work);
+    checks.push({ name: 'nosimd/oaep-sha1/sample', ok: text === inputs.payloads.sample, detail: `${blocks} blocks; ${text === inputs.payloads.sample ? 'decrypts to the payload' : 'decrypts to OTHER text'}` });
+  } catch (e) {
+    checks.push({ name: 'nosimd/oaep-sha1/sample', ok: false, detail: `does not decrypt: ${String(e.message).split('\n')[0]}` });
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  const names = ['simd', 'nosimd'].flatMap((k) => ['sample', 'cart3k'].map((p) => `${k}/${p}`));
+  const timed = (name, n) => {
+    const [k, p] = name.split('/');
+    return pages[k].page.evaluate(([impl, count]) => window.bench.time(impl, count), [`ours/oaep-sha1/${p}`, n]);
+  };
+  const batch = {};
+  for (const name of names) {
+    await timed(name, 1);
+    batch[name] = Math.max(1, Math.min(5000, Math.ceil(CONFIG.batchMs / Math.max(await timed(name, 3), 0.001))));
+  }
+  const samples = Object.fromEntries(names.map((n) => [n, []]));
+  for (let round = 0; round < CONFIG.warmup + CONFIG.rounds; round++) {
+    for (const name of names.map((_, i) => names[(i + round) % names.length])) {
+      const ms = await timed(name, batch[name]);
+      if (round >= CONFIG.warmup) samples[name].push(ms);
+    }
+  }
+  for (const p of Object.values(pages)) await p.context.close();
+  return { samples, summary: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summary(v)])), checks };
 }
 
 async function memoryRun(browser, origin) {
@@ -387,6 +445,7 @@ async function main() {
   const sizes = transferSizes({
     'paywasm.js': path.join(distDir, 'paywasm.js'),
     'paywasm.wasm': path.join(distDir, 'paywasm.wasm'),
+    'paywasm-nosimd.wasm': path.join(distDir, 'paywasm-nosimd.wasm'),
     // The language files: a shopper who does not read English downloads one of them as well.
     ...Object.fromEntries(fs.readdirSync(distDir).filter((f) => /^paywasm-[a-z]+\.json$/.test(f)).map((f) => [f, path.join(distDir, f)])),
     'node-forge': VENDOR['forge.min.js'],
@@ -405,6 +464,7 @@ async function main() {
   });
   const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: LAUNCH_ARGS });
   let micro;
+  let nosimd;
   let memory;
   let cold;
   let mainThread;
@@ -414,6 +474,10 @@ async function main() {
     log(`encryption and QR: ${CONFIG.rounds} rounds after ${CONFIG.warmup} warm-up rounds`);
     micro = await microBench(browser, server.origin, inputs);
     for (const c of micro.checks) if (!c.ok) log(`CHECK FAILED ${c.name}: ${c.detail}`);
+    log('no-SIMD module: encryption side by side with the SIMD module');
+    nosimd = await noSimdRun(browser, server.origin, inputs);
+    for (const c of nosimd.checks) if (!c.ok) log(`CHECK FAILED ${c.name}: ${c.detail}`);
+    micro.checks.push(...nosimd.checks);
     log(`memory: ${CONFIG.memoryOps} encryptions + ${CONFIG.memoryOps} QR renders`);
     memory = await memoryRun(browser, server.origin);
     log(`cold start: ${CONFIG.coldLoads} loads of ready.html and of ready-preload.html, each after a warm-up load`);
@@ -460,6 +524,7 @@ async function main() {
       pageErrors: micro.errors,
       cspViolations: micro.csp,
     },
+    nosimd,
     memory,
     cold: {
       runs: cold.runs, summary: summarize(cold.runs),

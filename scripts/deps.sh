@@ -34,6 +34,7 @@ APT_PACKAGES=(
   rapidjson-dev doctest-dev                    # header-only
   openssl zbar-tools librsvg2-bin chromium     # known-answer tests, QR rendering + decoding, browser tests
   clang-14 libclang-rt-14-dev llvm-14          # libFuzzer targets (make fuzz, fuzz.brief), symbolized reports
+  wabt                                         # wasm-validate: paywasm-nosimd.wasm holds no SIMD (ctest)
 )
 
 missing_apt_packages() {

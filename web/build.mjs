@@ -2,7 +2,9 @@
 // dist/paywasm-<lang>.json from web/src, with the CSS, the version and the SRI values of the wasm
 // and of the language files built in, minified with terser (pinned in package.json). Run by
 // scripts/dist.sh:
-//   node web/build.mjs --out dist --version 0.1.0 --wasm-integrity sha384-... [--no-minify] [--source-map]
+//   node web/build.mjs --out dist --version 0.1.0 --wasm-integrity sha384-... --nosimd-integrity sha384-...
+//                      [--no-minify] [--source-map]
+// (--wasm-integrity: of paywasm.wasm; --nosimd-integrity: of paywasm-nosimd.wasm)
 // Both files share one body; whichever loads first defines window.PayWasm and the element, and the
 // other reuses them (so loading twice does no harm). --no-minify writes the readable assembly (for
 // debugging); --source-map also writes paywasm.js.map and paywasm.mjs.map (not shipped: no
@@ -24,8 +26,11 @@ const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, a, i, all) 
 const out = args.out || join(here, '..', 'dist');
 const version = args.version || '0.0.0';
 const wasmIntegrity = args['wasm-integrity'] || '';
+const nosimdIntegrity = args['nosimd-integrity'] || '';
 if (!/^[0-9]+\.[0-9]+\.[0-9]+/.test(version)) throw new Error(`bad --version ${version}`);
-if (wasmIntegrity && !/^sha384-[A-Za-z0-9+/=]+$/.test(wasmIntegrity)) throw new Error('bad --wasm-integrity');
+for (const [flag, value] of [['wasm-integrity', wasmIntegrity], ['nosimd-integrity', nosimdIntegrity]]) {
+  if (value && !/^sha384-[A-Za-z0-9+/=]+$/.test(value)) throw new Error(`bad --${flag}`);
+}
 
 // core.js starts fetching the wasm as soon as it has run, before the element is defined.
 const SOURCES = ['locales.js', 'core.js', 'net.js', 'element.js', 'api.js'];
@@ -111,7 +116,7 @@ const body = [
   locales.code,
   attributeTable(),
   ...SOURCES.map((f) => readFileSync(join(here, 'src', f), 'utf8')),
-].join('\n').replace('@PAYWASM_WASM_INTEGRITY@', wasmIntegrity);
+].join('\n').replace('@PAYWASM_WASM_INTEGRITY@', wasmIntegrity).replace('@PAYWASM_NOSIMD_INTEGRITY@', nosimdIntegrity);
 
 const banner = `/*! paywasm ${version} | <paywasm-checkout> and the PayWasm API | ` +
   'needs script-src \'self\' \'wasm-unsafe-eval\' */\n';

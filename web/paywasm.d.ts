@@ -166,9 +166,11 @@ export interface PayWasmCore {
 }
 
 export interface LoadOptions {
-  /** Default: paywasm.wasm beside the script. */
+  /** Where paywasm.wasm is; default: beside the script. A browser without WebAssembly SIMD128
+   *  fetches paywasm-nosimd.wasm from the same folder instead. */
   wasmUrl?: string;
-  /** SRI of the wasm; default: the value built into the script; '' to skip the check. */
+  /** SRI of the module fetched (either file: a space-separated list may hold both values); default:
+   *  the value built into the script for that file; '' to skip the check. */
   integrity?: string;
 }
 

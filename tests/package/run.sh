@@ -4,8 +4,8 @@
 #   1. holds the files it should (and the manifest is the publishable one: not private, MIT);
 #   2. publint --strict: no error, no warning;
 #   3. attw --profile esm-only (ESM only: no CommonJS entry is offered): types resolve for every
-#      JS and JSON entry under node16 (from ESM) and bundler; ./wasm is an asset, not a module, so
-#      it is left out (it never resolves to types);
+#      JS and JSON entry under node16 (from ESM) and bundler; ./wasm and ./wasm-nosimd are assets,
+#      not modules, so they are left out (they never resolve to types);
 #   4. a TypeScript consumer (tests/package/consumer.ts) type-checks with tsc --noEmit, strict,
 #      against the package installed from the tarball with `npm install --offline`, under
 #      moduleResolution NodeNext and under bundler.
@@ -33,7 +33,7 @@ tgz=${tarballs[0]}
 step "contents of $(basename "$tgz") ($(wc -c <"$tgz") bytes)"
 listing=$(tar tzf "$tgz" | sort)
 printf '%s\n' "$listing"
-for f in package.json README.md LICENSE CHANGELOG.md paywasm.mjs paywasm.js paywasm.wasm paywasm.d.ts \
+for f in package.json README.md LICENSE CHANGELOG.md paywasm.mjs paywasm.js paywasm.wasm paywasm-nosimd.wasm paywasm.d.ts \
          script.d.ts integrity.json paywasm-es.json; do
   grep -qxF "package/$f" <<<"$listing" || fail "the tarball has no $f"
 done
@@ -45,7 +45,9 @@ node -e '
   if (m.private) throw new Error("package.json is private: the repository manifest was packed, not web/package/package.json");
   if (m.dependencies || m.devDependencies || m.scripts) throw new Error("package.json has dependencies or scripts");
 ' "$manifest" || fail "the manifest in the tarball"
-cmp -s <(tar xzOf "$tgz" package/paywasm.wasm) "$DIST/paywasm.wasm" || fail "paywasm.wasm in the tarball is not dist's"
+for f in paywasm.wasm paywasm-nosimd.wasm; do
+  cmp -s <(tar xzOf "$tgz" "package/$f") "$DIST/$f" || fail "$f in the tarball is not dist's"
+done
 
 step "publint --strict"
 (cd "$WORK" && "$BIN/publint" run --strict "$tgz") || fail "publint"
@@ -53,7 +55,7 @@ step "publint --strict"
 step "attw --profile esm-only"
 # (the tarball first: the entrypoint options take every argument after them)
 "$BIN/attw" "$tgz" --profile esm-only --no-color --no-emoji --format table-flipped \
-  --exclude-entrypoints ./wasm --include-entrypoints ./locales/es.json || fail "attw"
+  --exclude-entrypoints ./wasm ./wasm-nosimd --include-entrypoints ./locales/es.json || fail "attw"
 
 step "tsc --noEmit: tests/package/consumer.ts against the installed tarball"
 app=$WORK/consumer

@@ -2,10 +2,11 @@
 // It is compared with Crypto++'s Integer (an independent implementation: its own multiplication,
 // reduction and exponentiation) on thousands of random moduli of 2048 to 4096 bits, odd lengths
 // included, both lanes of power_each; and with plain 64-bit arithmetic on one-limb moduli. Every
-// case runs in both builds: in the wasm build the object under test is the one the widget ships
-// (bigint_modexp.cpp compiled with the widget's flags, -O2 -msimd128: the SIMD two-lane path), and
-// Crypto++ is the wasm build of the library. The RSA round trips and OpenSSL known answers in
-// test_crypto.cpp and the KAT suite check it end to end.
+// case runs natively and in wasm, where the objects under test are the two the widget ships
+// (bigint_modexp.cpp compiled with the widgets' flags): unit.wasm links paywasm_modexp_simd (-O2
+// -msimd128: the SIMD two-lane path of paywasm.wasm), unit.wasm.nosimd paywasm_modexp_scalar (the
+// scalar path of paywasm-nosimd.wasm); Crypto++ is the wasm build of the library. The RSA round
+// trips and OpenSSL known answers in test_crypto.cpp and the KAT suite check it end to end.
 #include <doctest/doctest.h>
 
 #include <cstdint>

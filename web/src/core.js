@@ -41,14 +41,17 @@ class PayWasmError extends Error {
   }
 }
 
-// Filled in by scripts/dist.sh: the sha384 SRI of the paywasm.wasm built with this file.
+// Filled in by scripts/dist.sh: the sha384 SRI of the paywasm.wasm and paywasm-nosimd.wasm built
+// with this file.
 const WASM_INTEGRITY = '@PAYWASM_WASM_INTEGRITY@';
+const NOSIMD_INTEGRITY = '@PAYWASM_NOSIMD_INTEGRITY@';
 
 let loadPromise = null;
 
 // Loads and starts the module once; later calls get the same promise (a failed load may be
-// retried). Options: wasmUrl (default: paywasm.wasm beside the script), integrity (SRI of the
-// wasm; default: the one built with this script; '' to skip).
+// retried). Options: wasmUrl (default: paywasm.wasm beside the script; in a browser without SIMD128,
+// paywasm-nosimd.wasm from the same folder: wasmFile()), integrity (SRI of the module fetched;
+// default: the one built with this script for that file; '' to skip).
 function load(options) {
   if (!loadPromise) {
     // With the browser's language, so errors from the core already read in it.
@@ -60,7 +63,7 @@ function load(options) {
   return loadPromise;
 }
 
-const defaultWasmIntegrity = () => (WASM_INTEGRITY.startsWith('sha') ? WASM_INTEGRITY : '');
+const builtIn = (sri) => (sri.startsWith('sha') ? sri : '');
 
 // Fetches and compiles the module (streaming when it is served as application/wasm).
 async function compileFrom(url, integrity) {
@@ -82,16 +85,18 @@ async function compileFrom(url, integrity) {
   }
 }
 
-// The default module (paywasm.wasm beside the script, with the built-in SRI value) is fetched and
-// compiled as soon as the script runs, so the download overlaps with the page's own work and the
-// element's first render. The first load() with that same URL and integrity takes it over; any
-// other load() fetches its own. Compiling runs nothing: the module is only instantiated by load().
+// The default module (this browser's file of wasmFile() beside the script, with its built-in SRI
+// value) is fetched and compiled as soon as the script runs, so the download overlaps with the
+// page's own work and the element's first render. The first load() with that same URL and integrity
+// takes it over; any other load() fetches its own. Compiling runs nothing: the module is only
+// instantiated by load().
 let early = null;
 function startEarly() {
   if (whyUnsupported() || typeof fetch !== 'function') return;
   try {
-    const url = new URL('paywasm.wasm', SCRIPT_URL).href;
-    const integrity = defaultWasmIntegrity();
+    const file = wasmFile();
+    const url = new URL(file.name, SCRIPT_URL).href;
+    const integrity = file.integrity;
     const module = compileFrom(url, integrity);
     module.catch(() => {});  // reported by the load() that takes it over, if any
     early = { url, integrity, module };
@@ -100,24 +105,32 @@ function startEarly() {
   }
 }
 
-// The module needs WebAssembly with SIMD128 (the RSA arithmetic, src/core/bigint_modexp.cpp):
-// Chrome/Edge 91+, Firefox 89+, Safari 16.4+. A 43-byte module whose one function returns a
-// v128.const tells whether this browser has it. Returns why not, or ''.
+// Both modules need WebAssembly with exception handling (Chrome/Edge 95+, Firefox 100+, Safari
+// 15.2+; a browser without it fails to compile them: `unsupported` too, after the download).
+// Returns why this browser cannot run them, or ''.
+function whyUnsupported() {
+  return typeof WebAssembly === 'object' ? '' : 'this browser has no WebAssembly';
+}
+
+// The module for this browser: paywasm.wasm uses SIMD128 for the RSA arithmetic
+// (src/core/bigint_modexp.cpp; Chrome/Edge 91+, Firefox 89+, Safari 16.4+); without it,
+// paywasm-nosimd.wasm (the same core, the RSA arithmetic on scalars). A 43-byte module whose one
+// function returns a v128.const tells whether this browser has SIMD128.
 const SIMD_PROBE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12,
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11];
-function whyUnsupported() {
-  if (typeof WebAssembly !== 'object') return 'this browser has no WebAssembly';
-  if (!WebAssembly.validate(new Uint8Array(SIMD_PROBE))) {
-    return 'this browser\'s WebAssembly has no SIMD128 (Chrome/Edge 91+, Firefox 89+ or Safari 16.4+ is needed)';
-  }
-  return '';
+function wasmFile() {
+  return WebAssembly.validate(new Uint8Array(SIMD_PROBE)) ? { name: 'paywasm.wasm', integrity: builtIn(WASM_INTEGRITY) }
+    : { name: 'paywasm-nosimd.wasm', integrity: builtIn(NOSIMD_INTEGRITY) };
 }
 
 async function instantiate(options) {
   const why = whyUnsupported();
   if (why) throw new PayWasmError('unsupported', why);
-  const url = new URL(options.wasmUrl || 'paywasm.wasm', options.wasmUrl ? document.baseURI : SCRIPT_URL).href;
-  const integrity = options.integrity !== undefined ? options.integrity || '' : defaultWasmIntegrity();
+  // wasmUrl names paywasm.wasm; the no-SIMD module is expected beside it, under its own name.
+  const file = wasmFile();
+  const given = options.wasmUrl && new URL(options.wasmUrl, document.baseURI).href;
+  const url = !given ? new URL(file.name, SCRIPT_URL).href : file.name === 'paywasm.wasm' ? given : new URL(file.name, given).href;
+  const integrity = options.integrity !== undefined ? options.integrity || '' : file.integrity;
   let pending;
   if (early && early.url === url && early.integrity === integrity) pending = early.module;
   early = null;  // taken over, or not wanted: a retry after a failure fetches again
