@@ -133,6 +133,22 @@ async function openShop({ locale = 'en-US', route } = {}) {
 }
 
 const violations = (page) => page.evaluate(() => window.__violations);
+
+// What went wrong on the page, for a failure message: its status line, bad answers, console errors.
+async function pageReport(page, log) {
+  const bad = log.requests.filter((r) => r.failure || !(r.status >= 200 && r.status < 300))
+    .map((r) => `${r.method} ${new URL(r.url).pathname} -> ${r.failure || r.status}`);
+  const order = await page.locator('#order').textContent().catch(() => '?');
+  return `the page says "${order}"; bad requests: [${bad.join(', ')}]; console: [${log.console.join(' | ')}]`;
+}
+
+// Waits for the widget's pay button; returns its locator.
+async function payButton(page, log) {
+  const pay = page.locator('paywasm-checkout button.pay');
+  await pay.waitFor({ state: 'visible', timeout: 15000 })
+    .catch(async () => assert.fail(`no pay button: ${await pageReport(page, log)}`));
+  return pay;
+}
 const newOffer = (tag) => `bundled-${tag}-${crypto.randomUUID().slice(0, 8)}`;
 
 // Every request of the page: same origin, one of `allowed` (or under /api/), answered 2xx.
@@ -156,14 +172,13 @@ test('the bundled shop pays by exchange in Chromium against the sandbox, under a
   assert.match(csp, /script-src 'self' 'wasm-unsafe-eval';/, 'the page runs under the strict policy');
   assert.doesNotMatch(csp, /'unsafe-inline'|'unsafe-eval'/, 'no unsafe-inline, no unsafe-eval');
 
-  const pay = page.locator('paywasm-checkout button.pay');
-  await pay.waitFor({ state: 'visible', timeout: 15000 });
+  const pay = await payButton(page, log);
   assert.match(await pay.textContent(), /^Pay \$58\.99$/, 'the pay button shows the cart total');
   assert.match(await page.locator('#powered').textContent(), /^Checkout by paywasm \d+\.\d+\.\d+/, 'the default export (PayWasm.version)');
   await pay.click();
   const order = page.locator('#order');
   await page.waitForFunction(() => /payment (pending|success)/.test(document.querySelector('#order').textContent), null, { timeout: 20000 })
-    .catch(async () => assert.fail(`no paid/pending status; the page says "${await order.textContent()}"; console: ${log.console.join(' | ')}`));
+    .catch(async () => assert.fail(`no paid/pending status: ${await pageReport(page, log)}`));
   const shown = (await order.textContent()).match(/^Order (\S+): payment (\w+) \(transaction (\S+)\)$/);
   assert.ok(shown, `status line: ${await order.textContent()}`);
   assert.equal(shown[1], offerId);
@@ -192,8 +207,7 @@ test('the bundled shop pays by exchange in Chromium against the sandbox, under a
 test('a Spanish shopper: paywasm-es.json from beside the bundle, checked and used', async () => {
   serveCheckout(newOffer('es'));
   const { context, page, log } = await openShop({ locale: 'es-ES' });
-  const pay = page.locator('paywasm-checkout button.pay');
-  await pay.waitFor({ state: 'visible', timeout: 15000 });
+  const pay = await payButton(page, log);
   await page.waitForFunction(() => /^Pagar/.test(document.querySelector('paywasm-checkout').shadowRoot.querySelector('button.pay').textContent),
     null, { timeout: 5000 }).catch(async () => assert.fail(`the pay button is not in Spanish: "${await pay.textContent()}"`));
   assert.equal(count(log, 'GET', '/assets/paywasm-es.json'), 1, 'the Spanish text, once');
@@ -213,7 +227,7 @@ test('a changed paywasm.wasm (one byte) is refused by the built-in SRI: error ne
     route: { url: `${ORIGIN}/assets/paywasm.wasm`, handler: (r) => r.fulfill({ status: 200, contentType: 'application/wasm', body: changed }) },
   });
   await page.waitForFunction(() => /error/.test(document.querySelector('#order').textContent), null, { timeout: 15000 })
-    .catch(async () => assert.fail(`no error; the page says "${await page.locator('#order').textContent()}"`));
+    .catch(async () => assert.fail(`no error: ${await pageReport(page, log)}`));
   assert.equal(await page.locator('#order').textContent(), `Order ${offerId}: error network`);
   assert.equal(await page.locator('paywasm-checkout button.pay').count(), 0, 'no pay button');
   assert.ok(log.console.some((m) => /integrity/i.test(m) && /paywasm\.wasm/.test(m)),
