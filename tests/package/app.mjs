@@ -15,6 +15,7 @@
 //   4. A Spanish shopper gets the Spanish text: paywasm-es.json beside the bundle, checked, loaded.
 //   5. A changed paywasm.wasm (one byte) is refused by the built-in SRI check: the checkout reports
 //      error `network` and offers no pay button.
+//   6. README and docs/widget.md show the app's build script as it is.
 // Usage: PAYWASM_SANDBOX=<paywasm-sandbox> PAYWASM_CLI=<paywasm> node tests/package/app.mjs --dist DIR [--work DIR]
 // (node:test: exits 1 on any failure)
 import { execFileSync } from 'node:child_process';
@@ -95,6 +96,13 @@ test('the bundled wasm is dist\'s, and the bundle carries its built-in sha384', 
   for (const file of fs.readdirSync(DIST).filter((f) => /^paywasm-[\w-]+\.json$/.test(f))) {
     assert.ok(fs.readFileSync(path.join(ASSETS, file)).equals(fs.readFileSync(path.join(DIST, file))), `${file} beside the bundle`);
   }
+});
+
+test('README and docs/widget.md show the build recipe this app is built with', () => {
+  const recipe = JSON.parse(fs.readFileSync(path.join(here, 'app/package.json'), 'utf8')).scripts.build;
+  const flat = (file) => fs.readFileSync(path.join(ROOT, file), 'utf8').replace(/\s+/g, ' ');
+  assert.ok(flat('README.md').includes(`"build": "${recipe}"`), `README.md, "Install with npm", shows "build": "${recipe}"`);
+  assert.ok(flat('docs/widget.md').includes(recipe), `docs/widget.md shows ${recipe}`);
 });
 
 // The shop's server, for one checkout: the files main.js asks for (public/session/).
