@@ -74,7 +74,9 @@ before(async () => {
 
   // 3. The sandbox serves the site as built; --dist: an empty dir, so /dist/ has no widget to fall
   // back on.
-  const noDist = fs.mkdtempSync(path.join(WORK, 'no-dist-'));
+  const noDist = path.join(WORK, 'no-dist');
+  fs.rmSync(noDist, { recursive: true, force: true });
+  fs.mkdirSync(noDist);
   sandbox = await startSandbox(['--site', SITE, '--dist', noDist]);
   ORIGIN = sandbox.base;
   chromium = await launch();
