@@ -301,6 +301,18 @@ export interface PayWasmCheckoutElement extends HTMLElement {
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 
+/** The class of <paywasm-checkout>. The script defines it as 'paywasm-checkout' when it loads. */
+export interface PayWasmCheckoutClass {
+  new (): PayWasmCheckoutElement;
+  readonly prototype: PayWasmCheckoutElement;
+  /**
+   * Defines the element as `tag` in `registry` (default: 'paywasm-checkout' in customElements),
+   * unless that name is taken there already; returns the class. A class is defined once per
+   * registry (the Custom Elements rule): another tag in the same registry throws.
+   */
+  define(tag?: string, registry?: CustomElementRegistry): PayWasmCheckoutClass;
+}
+
 export interface PayWasmApi {
   readonly version: string;
   readonly locales: readonly string[];
@@ -308,12 +320,14 @@ export interface PayWasmApi {
   load(options?: LoadOptions): Promise<PayWasmCore>;
   mount(target: Element | string, options?: CheckoutOptions): CheckoutController;
   readonly PayWasmError: typeof PayWasmError;
+  readonly PayWasmCheckout: PayWasmCheckoutClass;
 }
 
 declare const PayWasm: PayWasmApi;
 export default PayWasm;
 export declare const load: PayWasmApi['load'];
 export declare const mount: PayWasmApi['mount'];
+export declare const PayWasmCheckout: PayWasmCheckoutClass;
 export declare const version: string;
 export declare const locales: readonly string[];
 
