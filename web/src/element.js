@@ -10,7 +10,7 @@ import { MESSAGES, pickLocale, translate, loadLocale, languageWithin } from './l
 import { send } from './net.js';
 import { freshState } from './state.js';
 import { render, styleSheet, money, EXCHANGE_NAMES } from './view.js';
-import { greet, order, showError, showQr } from './flows.js';
+import { applyStatus, greet, order, readSession, showError, showQr } from './flows.js';
 
 export const TAG = 'paywasm-checkout';
 const camel = (name) => name.replace(/-(\w)/g, (m, c) => c.toUpperCase());
@@ -31,7 +31,7 @@ export class PayWasmCheckout extends HTMLElement {
   constructor() {
     super();
     this._root = this.attachShadow({ mode: 'open' });
-    // Per element: the text colours on and of the brand colour (_colours), after the shared sheet.
+    // Per element: the text colours on and of the brand colour (colours() in view.js), after the shared sheet.
     this._sheet = new CSSStyleSheet();
     this._root.adoptedStyleSheets = [styleSheet(), this._sheet];
     try { this._states = this.attachInternals().states; } catch (e) { this._states = null; }
@@ -45,6 +45,7 @@ export class PayWasmCheckout extends HTMLElement {
     this._stopWatch = null;
     this._tick = 0;           // the QR countdown's interval
     this._total = null;       // the order's total (decimal text) when the page's order is valid
+    this._session = null;     // what session-url stands for (flows.js readSession)
     this._s = freshState();
     this._arm();
   }
@@ -90,6 +91,8 @@ export class PayWasmCheckout extends HTMLElement {
     if (this._settle) this._fire('loadstart');
     // The first render waits for the shopper's language file (never fails; 2 s at most).
     const language = languageWithin(this._locale.lang);
+    // The session (session-url) is read while the core loads: the form needs both.
+    const session = this.sessionUrl && !this._session ? this._openSession(life) : null;
     this._readInlineData();
     if (document.readyState === 'loading') {
       // Upgraded while the parser is still inside the element: its JSON child comes later.
@@ -120,11 +123,12 @@ export class PayWasmCheckout extends HTMLElement {
         this._fire('loadend');
       }
     };
-    Promise.all([loading, formats, language]).then(() => loading).then((core) => {
+    Promise.all([loading, session, formats, language]).then(([core]) => {
       clearTimeout(slow);
       if (this._life !== life) return;
       this._core = core;
       this._render();
+      this._sessionStatus();
       const lang = this._locale.lang;
       if (!MESSAGES[lang]) loadLocale(lang).then(() => { if (this._life === life && MESSAGES[lang]) this._changed(); });
       if (this._qrResult && !this._s.qr) showQr(this, this._qrResult);
@@ -147,6 +151,24 @@ export class PayWasmCheckout extends HTMLElement {
 
   disconnectedCallback() { this._teardown(); }
 
+  // Reads session-url (flows.js readSession); once the core is there too, draws the order it gave
+  // and its status. Rejects with the PayWasmError of a session that cannot be read.
+  _openSession(life) {
+    return readSession(this, life).then(() => {
+      if (this._life === life && this._core) {
+        this._changed();
+        this._sessionStatus();
+      }
+    });
+  }
+
+  // The session's status so far (a payment made before this page was loaded, or in another tab) is
+  // shown, and locks what it should.
+  _sessionStatus() {
+    const status = this._session && this._session.status;
+    if (status && typeof status.status === 'number') applyStatus(this, status, { meta: { offerId: this.offerId } }, null);
+  }
+
   // WebAssembly functions are compiled on their first call: when the page is idle after the first
   // render, one throwaway encryption of '{}' to the merchant's public key (public data, nothing is
   // sent or kept) compiles the encryption code, so the pay click does not wait for that.
@@ -167,6 +189,16 @@ export class PayWasmCheckout extends HTMLElement {
   attributeChangedCallback(name, before, after) {
     if (before === after) return;
     if (name.startsWith('public-key')) this._keyCache = null;
+    if (name === 'session-url') {
+      // Another session: its cart and address replace the last one's (not the page's own).
+      const last = this._session || {};
+      if (this._cart === last.cart) this._cart = null;
+      if (this._shippingAddress === last.shippingAddress) this._shippingAddress = null;
+      this._session = null;
+      // Given while connected (a page that creates the session once it is shown): read it now.
+      const life = this._life;
+      if (after && life) this._openSession(life).catch((err) => { if (this._life === life) showError(this, err); });
+    }
     if (name === 'locale') loadLocale(this._locale.lang).then(() => this._changed());
     this._changed();
   }
@@ -295,7 +327,15 @@ export class PayWasmCheckout extends HTMLElement {
     if (this._cart === null) return;
     try {
       const checked = Object.assign(order(this, 'exchange'), { clientId: '-', code2fa: '' });
-      this._total = JSON.parse(this._core.exchangePayload(checked)).nativeAmount;
+      const total = JSON.parse(this._core.exchangePayload(checked)).nativeAmount;
+      // The amount was fixed by the merchant's server: a cart that adds up to another is not paid.
+      // (decimal texts, compared exactly: the gateway writes '82.00' where the core writes '82')
+      const fixed = this._session && this._session.amount;
+      const exact = (d) => (String(d).includes('.') ? String(d).replace(/\.?0+$/, '') : String(d));
+      if (fixed && exact(total) !== exact(fixed)) {
+        throw new PayWasmError('validation', `the cart adds up to ${total}, the session's amount is ${fixed}`, { field: 'cart' });
+      }
+      this._total = total;
     } catch (e) {
       s.bad = e;
     }
@@ -304,11 +344,13 @@ export class PayWasmCheckout extends HTMLElement {
 }
 
 // The typed properties of the attribute table: a number attribute reads as a number (its default
-// when absent or not a positive number), a string one as the attribute, else its default (or null).
+// when absent or not a positive number), a string one as the attribute, else the session's value
+// (session-url), else its default (or null).
 for (const [name, dflt] of Object.entries(ATTRIBUTE_DEFAULTS)) {
   Object.defineProperty(PayWasmCheckout.prototype, camel(name), {
     get() {
-      const v = this.getAttribute(name);
+      let v = this.getAttribute(name);
+      if (v === null && this._session) v = this._session[name];
       return typeof dflt === 'number' ? (+v > 0 ? +v : dflt) : v || dflt;
     },
     set(v) { if (v === null || v === undefined || v === false) this.removeAttribute(name); else this.setAttribute(name, v); },

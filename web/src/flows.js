@@ -40,6 +40,32 @@ export function showError(el, e) {
 
 // ---- flows -----------------------------------------------------------------------------------
 
+// session-url: the merchant gateway's checkout view (GET /v1/checkout/{id}: { offerId, amount,
+// currency, cart, shippingAddress?, methods, merchantId, publicKey, keyFingerprint, padding,
+// serviceUrl, status }). Sets el._session, the attribute values it stands for (an attribute the
+// page sets wins) with the amount, cart and address, and the element's cart and address where the
+// page gave none; the total of the cart must be the session's amount (the element's _check). Its
+// status so far is kept in el._session.status.
+export async function readSession(el, life) {
+  const url = new URL(el.sessionUrl, document.baseURI).href;
+  const res = await send({ method: 'GET', url, headers: [['Accept', 'application/json']] },
+    { timeoutMs: el.timeout, retries: 2, signal: life.signal });
+  let v = null;
+  try { v = JSON.parse(res.body); } catch (e) { /* below */ }
+  if (res.status !== 200 || !v || !Array.isArray(v.cart) || !Array.isArray(v.methods)) {
+    throw new PayWasmError(res.status >= 500 ? 'server' : 'usage', `session-url answered HTTP ${res.status}${v ? '' : ', not JSON'}`,
+      { httpStatus: res.status, field: 'session-url' });
+  }
+  el._session = {
+    'base-url': v.serviceUrl, 'merchant-id': v.merchantId, 'public-key': v.publicKey, 'key-fingerprint': v.keyFingerprint,
+    'offer-id': v.offerId, currency: v.currency, methods: v.methods.join(' '), padding: v.padding,
+    'qr-endpoint': `${url}/qr`, 'status-url': `${url}/status`, 'status-mode': 'sse', amount: v.amount,
+    cart: v.cart, shippingAddress: v.shippingAddress, status: v.status,
+  };
+  if (el._cart === null) el._cart = v.cart;
+  if (el._shippingAddress === null && v.shippingAddress) el._shippingAddress = v.shippingAddress;
+}
+
 export async function greet(el) {
   const life = el._life;
   try {
@@ -79,7 +105,7 @@ export function order(el, method) {
 
 // The one busy wrapper of every flow that sends: only from idle with a valid order (a second
 // click sends nothing), one request at a time, the busy look while it runs. `work` ends with a
-// status (_setStatus moves the phase); an error goes back to idle when nothing can have been
+// status (setStatus() moves the phase); an error goes back to idle when nothing can have been
 // taken, or to ambiguous when the payment may have gone through.
 export async function busy(el, method, work) {
   const s = el._s;
@@ -101,6 +127,8 @@ export async function busy(el, method, work) {
     s.phase = e.mayHaveGoneThrough ? 'ambiguous' : 'idle';
     if (e instanceof PayWasmError && !e.method) e.method = method;
     showError(el, e);
+    // Whether it went through is the merchant's to know (the service tells it): ask its status-url.
+    if (e.mayHaveGoneThrough) watchStatus(el, { meta: { offerId: el.offerId } }, method);
     const field = el._root.getElementById(e.field || '-');
     (field || el._errorBox).focus();
   }
@@ -190,6 +218,30 @@ export function showQr(el, data, thrown) {
   }
 }
 
+// A status answer of the merchant's server (the gateway's status view, or a transaction, bare or
+// as { result } / { transaction }) for the payment `result` of `method`: shown; returns true
+// when nothing more is to come (a final status, or an amount that is not the order's). While the
+// outcome is ambiguous, only a status in which money was taken is an answer (paid, pending, ...): a
+// status of nothing taken may be an earlier payment's, so it never re-arms Pay.
+export function applyStatus(el, data, result, method) {
+  const tx = data && (data.result || data.transaction || data);
+  if (!tx || typeof tx.status !== 'number') return false;
+  const s = el._s;
+  if (tx.state === 'amount_mismatch') {
+    s.phase = 'ambiguous';
+    showError(el, new PayWasmError('amount_mismatch', 'the amount paid differs from the order', {
+      mayHaveGoneThrough: true, offerId: el.offerId, method, lang: el._locale.lang }));
+    return true;
+  }
+  const info = el._core.describeStatus(tx.status);
+  if (s.phase === 'ambiguous') {
+    if (phaseOf(info) === 'idle') return false;
+    s.phase = 'pending';
+  }
+  setStatus(el, info, Object.assign({ id: result.id, meta: result.meta }, tx), method);
+  return info.final;
+}
+
 // Later statuses of a payment of any method come from the merchant's `status-url` ({id} and
 // {offerId} are filled in; the gateway's /v1/checkout/{id}/status), answering JSON like
 // {"status": 101, "receivedAmount": "0.0004"}: polled with back-off, or as server-sent events with
@@ -202,17 +254,7 @@ export function watchStatus(el, result, method = 'qr') {
   const onData = (text) => {
     let data;
     try { data = JSON.parse(text); } catch (e) { return false; }
-    const tx = data && (data.result || data.transaction || data);
-    if (!tx || typeof tx.status !== 'number') return false;
-    if (tx.state === 'amount_mismatch') {
-      el._s.phase = 'ambiguous';
-      showError(el, new PayWasmError('amount_mismatch', 'the amount paid differs from the order', {
-        mayHaveGoneThrough: true, offerId: el.offerId, method, lang: el._locale.lang }));
-      return true;
-    }
-    const info = el._core.describeStatus(tx.status);
-    setStatus(el, info, Object.assign({ id: result.id, meta: result.meta }, tx), method);
-    return info.final;
+    return applyStatus(el, data, result, method);
   };
   if (el.statusMode === 'sse' && typeof EventSource === 'function') {
     const source = new EventSource(url, { withCredentials: true });

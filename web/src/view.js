@@ -232,7 +232,7 @@ export function colours(el, root) {
   el._sheet.replaceSync(`.root{--_on:${on};--_text:rgb(${text.slice(0, 3)})}`);
 }
 
-// A Pay button (its text comes from _render: the label, or what it is busy doing).
+// A Pay button (its text comes from render(): the label, or what it is busy doing).
 export function payButton(el, method, label) {
   return h('button', {
     type: 'button', class: 'pay', part: 'button pay-button', 'data-key': `pay-${method}`, 'data-label': label,
