@@ -191,6 +191,12 @@ export type Method = 'exchange' | 'bank' | 'qr';
 
 /** Options of mount() and update(): the attributes in camelCase (web/src/attributes.js), and the object properties. */
 export interface CheckoutOptions {
+  /**
+   * The merchant gateway's checkout session (`/v1/checkout/{id}`): the order, the amount the server
+   * fixed, key and pin, methods and service URL are read from it; QR and statuses go through it.
+   * An option given beside it wins.
+   */
+  sessionUrl?: string;
   baseUrl?: string;
   merchantId?: string;
   publicKey?: string;
@@ -275,6 +281,7 @@ export interface CheckoutController {
 export interface PayWasmCheckoutElement extends HTMLElement {
   // The attributes as properties (web/src/attributes.js): a number one reads as a number (its default
   // when absent), a string one as the attribute, else its default, else null.
+  sessionUrl: string | null;
   baseUrl: string | null; merchantId: string | null; publicKey: string | null; publicKeyUrl: string | null;
   keyFingerprint: string | null; currency: string; offerId: string | null; methods: string;
   exchanges: string | null; asset: string; padding: Padding | string; locale: string | null;

@@ -82,8 +82,8 @@ async function openShop() {
   // the widget read the order from it: the offer id, and the session's cart drawn with its total.
   await page.waitForFunction(() => document.querySelector('paywasm-checkout').offerId, null, { timeout: 20000 });
   const offerId = await page.evaluate(() => document.querySelector('paywasm-checkout').offerId);
-  equal(await page.evaluate(() => document.querySelector('paywasm-checkout').getAttribute('offer-id')), null, 'offer-id is not an attribute: it came from the session');
-  equal(await page.locator('paywasm-checkout dd[part=total]').textContent(), '$82.00', 'the session\'s total (2 x 24.50 + 18 + 15)');
+  assert.equal(await page.evaluate(() => document.querySelector('paywasm-checkout').getAttribute('offer-id')), null, 'offer-id is not an attribute: it came from the session');
+  assert.equal(await page.locator('paywasm-checkout dd[part=total]').textContent(), '$82.00', 'the session\'s total (2 x 24.50 + 18 + 15)');
   return { context, page, errors, offerId };
 }
 
