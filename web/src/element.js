@@ -50,7 +50,6 @@ export class PayWasmCheckout extends HTMLElement {
     this._arm();
   }
 
-
   // `ready`: a promise of the load in progress (resolves with { methods } once the core is loaded and
   // the form is shown, rejects with the PayWasmError of a failed load; the next connect tries again
   // with a new promise). It never goes unhandled.
