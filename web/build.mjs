@@ -1,19 +1,20 @@
-// Assembles dist/paywasm.js (classic script), dist/paywasm.mjs (ES module) and the language files
-// dist/paywasm-<lang>.json from web/src, with the CSS, the version and the SRI values of the wasm
-// and of the language files built in, minified with terser (pinned in package.json). Run by
-// scripts/dist.sh:
+// Builds dist/paywasm.js (classic script), dist/paywasm.mjs (ES module) and the language files
+// dist/paywasm-<lang>.json from the ES modules of web/src: bundled by esbuild (pinned in
+// package.json) from web/src/entry-script.js (as an IIFE) and web/src/entry-module.js (as ESM), then
+// minified with terser (pinned too). Run by scripts/dist.sh:
 //   node web/build.mjs --out dist --version 0.1.0 --wasm-integrity sha384-... --nosimd-integrity sha384-...
 //                      [--no-minify] [--source-map]
 // (--wasm-integrity: of paywasm.wasm; --nosimd-integrity: of paywasm-nosimd.wasm)
-// Both files share one body; whichever loads first defines window.PayWasm and the element, and the
-// other reuses them (so loading twice does no harm). --no-minify writes the readable assembly (for
-// debugging); --source-map also writes paywasm.js.map and paywasm.mjs.map (not shipped: no
-// sourceMappingURL comment points at them).
+// What only the build knows comes from the virtual module 'paywasm:build' (buildInfo() below): the
+// version, the CSS, the English texts, the SRI values of the wasm and of the language files, and
+// the attribute defaults. Both files hold the same modules; whichever loads first defines
+// window.PayWasm and the element, and the other reuses them (so loading twice does no harm).
+// --no-minify writes the readable bundle (for debugging); --source-map also writes paywasm.js.map
+// and paywasm.mjs.map (not shipped: no sourceMappingURL comment points at them).
 import { readFileSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import vm from 'node:vm';
 import { createHash } from 'node:crypto';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -31,9 +32,6 @@ if (!/^[0-9]+\.[0-9]+\.[0-9]+/.test(version)) throw new Error(`bad --version ${v
 for (const [flag, value] of [['wasm-integrity', wasmIntegrity], ['nosimd-integrity', nosimdIntegrity]]) {
   if (value && !/^sha384-[A-Za-z0-9+/=]+$/.test(value)) throw new Error(`bad --${flag}`);
 }
-
-// core.js starts fetching the wasm as soon as it has run, before the element is defined.
-const SOURCES = ['locales.js', 'core.js', 'net.js', 'element.js', 'api.js'];
 
 // CSS minifier for our own stylesheet: comments and layout whitespace go; strings are kept as
 // written; a space is kept wherever it may separate tokens (descendant combinators, values such as
@@ -88,7 +86,7 @@ function localeTables() {
     // sha256 (as strong as SRI needs; each value is incompressible, and 24 bytes shorter than sha384's)
     integrity[lang] = `sha256-${createHash('sha256').update(json).digest('base64')}`;
   }
-  return { files, code: `const MESSAGES = { en: ${JSON.stringify(enShipped)} };\nconst LOCALES = ${JSON.stringify(integrity)};\n` };
+  return { files, english: enShipped, integrity };
 }
 const locales = localeTables();
 
@@ -96,9 +94,8 @@ const locales = localeTables();
 // description]; the script gets `name -> default` only (the type follows from the default: a
 // number default makes a number property). The descriptions are for docs/widget.md and
 // paywasm.d.ts, which the browser suite compares with the table.
-function attributeTable() {
-  const source = readFileSync(join(here, 'src', 'attributes.js'), 'utf8');
-  const table = vm.runInNewContext(`${source}\nATTRIBUTES`, Object.create(null));
+async function attributeDefaults() {
+  const { ATTRIBUTES: table } = await import('./src/attributes.js');
   const shipped = {};
   for (const [name, type, dflt, description] of table) {
     if (!/^[a-z]+(-[a-z]+)*$/.test(name) || !description) throw new Error(`attributes.js: bad row ${name}`);
@@ -107,37 +104,61 @@ function attributeTable() {
     }
     shipped[name] = dflt;
   }
-  return `const ATTRIBUTES = ${JSON.stringify(shipped)};\n`;
+  return shipped;
 }
 
-const body = [
-  `const VERSION = ${JSON.stringify(version)};`,
-  `const CSS_TEXT = ${JSON.stringify(css)};`,
-  locales.code,
-  attributeTable(),
-  ...SOURCES.map((f) => readFileSync(join(here, 'src', f), 'utf8')),
-].join('\n').replace('@PAYWASM_WASM_INTEGRITY@', wasmIntegrity).replace('@PAYWASM_NOSIMD_INTEGRITY@', nosimdIntegrity);
+// The virtual module 'paywasm:build' (web/src imports it; it exists only here).
+const buildInfo = {
+  VERSION: version,
+  CSS_TEXT: css,
+  ENGLISH: locales.english,
+  LOCALES: locales.integrity,
+  ATTRIBUTE_DEFAULTS: await attributeDefaults(),
+  WASM_INTEGRITY: wasmIntegrity,
+  NOSIMD_INTEGRITY: nosimdIntegrity,
+};
+const buildInfoPlugin = {
+  name: 'paywasm-build',
+  setup(build) {
+    build.onResolve({ filter: /^paywasm:build$/ }, (a) => ({ path: a.path, namespace: 'paywasm-build' }));
+    build.onLoad({ filter: /.*/, namespace: 'paywasm-build' }, () => ({
+      contents: Object.entries(buildInfo).map(([k, v]) => `export const ${k} = ${JSON.stringify(v)};`).join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
+let esbuild;
+try {
+  esbuild = createRequire(import.meta.url)('esbuild');
+} catch (e) {
+  throw new Error('esbuild is not installed: run scripts/deps.sh (it runs npm ci from package-lock.json)');
+}
+// One bundle per entry: the modules in import order, scope-hoisted into one function (classic) or
+// one module (ESM); no minification here (terser does it), ES2020 as the widget needs.
+async function bundle(entry, format) {
+  const result = await esbuild.build({
+    entryPoints: [join(here, 'src', entry)],
+    bundle: true,
+    format,
+    target: 'es2020',
+    platform: 'browser',
+    write: false,
+    legalComments: 'none',
+    sourcemap: args['source-map'] ? 'external' : false,
+    sourcesContent: false,
+    outdir: out,  // names the outputs only (nothing is written)
+    plugins: [buildInfoPlugin],
+    logLevel: 'silent',
+  });
+  const file = (ext) => result.outputFiles.find((f) => f.path.endsWith(ext));
+  return { code: file('.js').text, map: args['source-map'] ? file('.js.map').text : undefined };
+}
 
 const banner = `/*! paywasm ${version} | <paywasm-checkout> and the PayWasm API | ` +
   'needs script-src \'self\' \'wasm-unsafe-eval\' */\n';
-const classic = `${banner}(function () {
-'use strict';
-if (window.PayWasm) return;
-const SCRIPT_URL = (document.currentScript && document.currentScript.src) || document.baseURI;
-${body}
-window.PayWasm = PayWasm;
-})();
-`;
-const module = `${banner}const PayWasm = globalThis.PayWasm || (function () {
-'use strict';
-const SCRIPT_URL = ${'import.meta.url'};
-${body}
-globalThis.PayWasm = PayWasm;
-return PayWasm;
-})();
-export default PayWasm;
-export const { load, mount, PayWasmError, version, locales } = PayWasm;
-`;
+const classic = await bundle('entry-script.js', 'iife');
+const module = await bundle('entry-module.js', 'esm');
 
 // terser: compress and mangle local names (never property names: they are the public API, the
 // DOM's and the wasm exports'); the banner comment stays. ES2020 is what the widget needs anyway.
@@ -148,9 +169,9 @@ try {
   throw new Error('terser is not installed: run scripts/deps.sh (it runs npm ci from package-lock.json)');
 }
 // --no-minify: the same parse, printed readable (names kept, comments other than the banner gone).
-function minify(code, file, isModule) {
+function minify({ code, map }, file, isModule) {
   const readable = !!args['no-minify'];
-  return terser.minify(code, {
+  return terser.minify(banner + code, {
     module: isModule,
     ecma: 2020,
     compress: readable ? false : { passes: 2 },
@@ -158,7 +179,8 @@ function minify(code, file, isModule) {
     // names; the wasm's `_initialize` export is the one exception, kept by name): renamed too.
     mangle: readable ? false : { properties: { regex: /^_(?!initialize$)/ } },
     format: { comments: /^!/, beautify: readable },
-    sourceMap: args['source-map'] ? { filename: file } : false,
+    // (the bundle's map as the input: the result maps to web/src; the banner line shifts it by one)
+    sourceMap: map ? { filename: file, content: JSON.parse(map) } : false,
   });
 }
 

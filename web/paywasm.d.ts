@@ -191,6 +191,12 @@ export type Method = 'exchange' | 'bank' | 'qr';
 
 /** Options of mount() and update(): the attributes in camelCase (web/src/attributes.js), and the object properties. */
 export interface CheckoutOptions {
+  /**
+   * The merchant gateway's checkout session (`/v1/checkout/{id}`): the order, the amount the server
+   * fixed, key and pin, methods and service URL are read from it; QR and statuses go through it.
+   * An option given beside it wins.
+   */
+  sessionUrl?: string;
   baseUrl?: string;
   merchantId?: string;
   publicKey?: string;
@@ -275,6 +281,7 @@ export interface CheckoutController {
 export interface PayWasmCheckoutElement extends HTMLElement {
   // The attributes as properties (web/src/attributes.js): a number one reads as a number (its default
   // when absent), a string one as the attribute, else its default, else null.
+  sessionUrl: string | null;
   baseUrl: string | null; merchantId: string | null; publicKey: string | null; publicKeyUrl: string | null;
   keyFingerprint: string | null; currency: string; offerId: string | null; methods: string;
   exchanges: string | null; asset: string; padding: Padding | string; locale: string | null;
@@ -301,6 +308,18 @@ export interface PayWasmCheckoutElement extends HTMLElement {
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
 }
 
+/** The class of <paywasm-checkout>. The script defines it as 'paywasm-checkout' when it loads. */
+export interface PayWasmCheckoutClass {
+  new (): PayWasmCheckoutElement;
+  readonly prototype: PayWasmCheckoutElement;
+  /**
+   * Defines the element as `tag` in `registry` (default: 'paywasm-checkout' in customElements),
+   * unless that name is taken there already; returns the class. A class is defined once per
+   * registry (the Custom Elements rule): another tag in the same registry throws.
+   */
+  define(tag?: string, registry?: CustomElementRegistry): PayWasmCheckoutClass;
+}
+
 export interface PayWasmApi {
   readonly version: string;
   readonly locales: readonly string[];
@@ -308,12 +327,14 @@ export interface PayWasmApi {
   load(options?: LoadOptions): Promise<PayWasmCore>;
   mount(target: Element | string, options?: CheckoutOptions): CheckoutController;
   readonly PayWasmError: typeof PayWasmError;
+  readonly PayWasmCheckout: PayWasmCheckoutClass;
 }
 
 declare const PayWasm: PayWasmApi;
 export default PayWasm;
 export declare const load: PayWasmApi['load'];
 export declare const mount: PayWasmApi['mount'];
+export declare const PayWasmCheckout: PayWasmCheckoutClass;
 export declare const version: string;
 export declare const locales: readonly string[];
 

@@ -77,23 +77,14 @@ function shippingAddress() {
   return out;
 }
 
-// A new order: the shop's server makes the session (its catalogue sets the prices); the widget is set
-// from the session's checkout view (docs/merchant.md, step 3): cart, amount, key and pin, methods, and
-// the gateway's QR and status URLs (statuses of every method arrive as server-sent events).
+// A new order: the shop's server makes the session (its catalogue sets the prices), and the widget
+// reads everything else from it (session-url: the gateway's checkout view, docs/merchant.md step 3):
+// cart, amount, key and pin, methods, the QR code and the statuses of every method.
 async function newSession() {
   const { sessionUrl, session } = await json('POST', '/shop/checkout', {
     lines: CART.map(({ id, quantity }) => ({ id, quantity })), shippingAddress: shippingAddress(),
   });
-  const view = await json('GET', sessionUrl);
-  checkout.cart = view.cart;
-  checkout.shippingAddress = view.shippingAddress;
-  const attributes = {
-    'base-url': view.serviceUrl, 'merchant-id': view.merchantId, 'public-key': view.publicKey,
-    'key-fingerprint': view.keyFingerprint, 'offer-id': view.offerId, currency: view.currency,
-    methods: view.methods.join(' '), padding: view.padding, 'qr-endpoint': `${sessionUrl}/qr`,
-    'status-url': `${sessionUrl}/status`, 'status-mode': 'sse',
-  };
-  for (const [name, value] of Object.entries(attributes)) checkout.setAttribute(name, value);
+  checkout.setAttribute('session-url', sessionUrl);
   $('offer-id').textContent = session.offerId;
   logEvent(`new order ${session.offerId}: ${session.amount} ${session.currency}`);
 }

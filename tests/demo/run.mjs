@@ -77,10 +77,13 @@ async function openShop() {
     }
   });
   await page.goto(SHOP + '/');
-  await page.waitForFunction(() => document.querySelector('paywasm-checkout').getAttribute('offer-id'), null, { timeout: 20000 });
   await page.waitForFunction(() => window.__events.some((e) => e.type === 'paywasm-ready'), null, { timeout: 20000 });
-  // The shop's server made the session: its offer id is on the page.
-  const offerId = await page.evaluate(() => document.querySelector('paywasm-checkout').getAttribute('offer-id'));
+  // The shop's server made the session; the page gave the widget only its URL (session-url), and
+  // the widget read the order from it: the offer id, and the session's cart drawn with its total.
+  await page.waitForFunction(() => document.querySelector('paywasm-checkout').offerId, null, { timeout: 20000 });
+  const offerId = await page.evaluate(() => document.querySelector('paywasm-checkout').offerId);
+  assert.equal(await page.evaluate(() => document.querySelector('paywasm-checkout').getAttribute('offer-id')), null, 'offer-id is not an attribute: it came from the session');
+  assert.equal(await page.locator('paywasm-checkout dd[part=total]').textContent(), '$82.00', 'the session\'s total (2 x 24.50 + 18 + 15)');
   return { context, page, errors, offerId };
 }
 

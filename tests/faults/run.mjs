@@ -43,7 +43,9 @@ before(async () => {
   ORIGIN = relay.origin;
   M = sandbox.merchant;
   fs.writeFileSync(path.join(site, 'merchant-public-key.pem'), M.publicKey);
-  gateway = await startGateway(sandbox, { port: gatewayPort, shopOrigin: ORIGIN });
+  // The service's base URL the widget is given by a session (checkout view): the relay's, as the
+  // pages' own requests go.
+  gateway = await startGateway(sandbox, { port: gatewayPort, shopOrigin: ORIGIN, extra: ['--public-service-url', `${ORIGIN}/api`] });
   // The service's webhooks go to the gateway, which streams each verified status to the widget.
   assert.equal((await sendJson('PUT', `${sandbox.base}/__sandbox/webhook`, { url: `${gateway.base}/v1/webhooks` })).status, 200, 'webhook URL');
   TOKEN = M.shopperToken;
@@ -445,6 +447,115 @@ test('a payment whose amount differs from the session is never shown as paid', L
   assert.ok((await shownError(page)).includes(MSG.maybe), 'contact the shop');
   const completes = await page.evaluate(() => window.__events.filter((e) => e.type === 'paywasm-complete').length);
   assert.equal(completes, 0, 'no paywasm-complete');
+  await done();
+});
+
+// ---- session-url: the widget reads the gateway's checkout session itself ---------------------------
+// Issue 14 (before: the page had to read the view and set a dozen attributes; none of this existed).
+
+// A gateway session for CART; returns its checkout view URL (what the page gives as session-url).
+async function sessionUrl(offerId) {
+  const r = await gw(gateway, 'POST', '/v1/sessions', { app: true,
+    body: { offerId, currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods: ['exchange', 'qr'] } });
+  assert.equal(r.status, 201, `session: ${r.text}`);
+  return `${gateway.base}/v1/checkout/${r.json.id}`;
+}
+// The page gives the session and the shopper's token, nothing else (plus `more`, e.g. a tampered cart).
+async function mountSession(page, url, more = {}) {
+  await page.evaluate(([u, token, m]) => {
+    window.__ctl = PayWasm.mount('#app', { sessionUrl: u, getShopperToken: async () => token, ...m });
+  }, [url, TOKEN, more]);
+  await waitEvent(page, 'paywasm-ready');
+}
+
+test('session-url given after ready: order, amount, key and pin from the session; pays once; the status follows to paywasm-complete', LIMIT, async () => {
+  const { page, posts, done } = await openPage();
+  const offerId = newOffer('session');
+  const url = await sessionUrl(offerId);
+  // The demo shop's flow: the element is shown first, the session comes when the server made it.
+  await page.evaluate((token) => { window.__ctl = PayWasm.mount('#app', { getShopperToken: async () => token }); }, TOKEN);
+  await waitEvent(page, 'paywasm-ready');
+  await page.evaluate((u) => window.__ctl.update({ sessionUrl: u }), url);
+  await shadow(page, 'dd[part=total]').waitFor();
+  assert.equal(await shadow(page, 'dd[part=total]').textContent(), '$58.99', 'the session\'s total');
+  const props = await page.evaluate(() => {
+    const el = document.querySelector('paywasm-checkout');
+    return { offerId: el.offerId, keyFingerprint: el.keyFingerprint, baseUrl: el.baseUrl, statusMode: el.statusMode, attr: el.getAttribute('offer-id') };
+  });
+  assert.deepEqual(props, { offerId, keyFingerprint: FINGERPRINT, baseUrl: `${ORIGIN}/api`, statusMode: 'sse', attr: null }, 'from the session');
+  const before = payPosts();
+  await shadow(page, 'button[data-key=pay-exchange]').click();
+  const [first] = await waitEvent(page, 'paywasm-status');
+  assert.equal(first.status.code, 0, 'pending first');
+  const [tx] = await transactionsFor(offerId);
+  assert.equal(tx.transaction.id, first.transaction.id, 'the sandbox stored this payment');
+  assert.equal(tx.transaction.nativeAmount, '58.99', 'for the session\'s amount');
+  assert.equal((await control('POST', `/transactions/${first.transaction.id}/advance`, {})).status, 200, 'advance');
+  const [complete] = await waitEvent(page, 'paywasm-complete');
+  assert.equal(complete.status.code, 1, 'success');
+  assert.equal(payPosts() - before, 1, 'one payment POST');
+  assert.deepEqual(posts.filter((p) => p.includes('/payments/')).length, 1, 'the page sent one payment');
+  await done();
+});
+
+test('session-url: a page cart that adds up to another amount than the session\'s is refused, naming cart; nothing is sent', LIMIT, async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('session-cart');
+  const before = payPosts();
+  await mountSession(page, await sessionUrl(offerId), { cart: [CART[1]] });
+  const [err] = await waitEvent(page, 'paywasm-error');
+  assert.equal(err.error.code, 'validation', 'code');
+  assert.equal(err.error.field, 'cart', 'field');
+  assert.ok(/9\.99.*58\.99/.test(err.error.message), `the message names both amounts: ${err.error.message}`);
+  assert.equal(await page.locator('paywasm-checkout button.pay').count(), 0, 'nothing to pay');
+  assert.equal(payPosts() - before, 0, 'nothing sent');
+  await done();
+});
+
+test('session-url of a session paid before the page loaded: paid at once, every method locked', LIMIT, async () => {
+  const offerId = newOffer('session-paid');
+  const url = await sessionUrl(offerId);
+  {
+    const { page, done } = await openPage();
+    await mountSession(page, url);
+    await shadow(page, 'button[data-key=pay-exchange]').click();
+    const [first] = await waitEvent(page, 'paywasm-status');
+    assert.equal((await control('POST', `/transactions/${first.transaction.id}/advance`, {})).status, 200, 'advance');
+    await waitEvent(page, 'paywasm-complete');
+    await done();
+  }
+  // Another tab, or the shopper reloads.
+  const { page, done } = await openPage();
+  const before = payPosts();
+  await mountSession(page, url);
+  const [complete] = await waitEvent(page, 'paywasm-complete');
+  assert.equal(complete.status.code, 1, 'the session\'s status: paid');
+  assert.ok(await page.locator('paywasm-checkout:state(final)').count() === 1, 'state final');
+  for (const b of await page.locator('paywasm-checkout button.pay').all()) assert.ok(await b.isDisabled(), 'Pay locked');
+  assert.equal(payPosts() - before, 0, 'nothing sent');
+  await done();
+});
+
+test('an unclear outcome (timeout) is answered by the gateway: the payment shows up, then paid; never sent twice', LIMIT, async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('session-unclear');
+  await mountSession(page, await sessionUrl(offerId), { timeout: '1000' });
+  await fault({ endpoint: 'exchange-pay', kind: 'latency', ms: 3000 });
+  const before = payPosts();
+  await shadow(page, 'button[data-key=pay-exchange]').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  assert.equal(err.error.code, 'timeout', 'code');
+  await checkUnclear(page, offerId, MSG.timeout);
+  // The sandbox stores the slow payment after the widget gave up; its webhooks reach the gateway,
+  // whose stream tells the widget.
+  const txs = await waitFor(async () => { const x = await transactionsFor(offerId); return x.length ? x : null; }, 6000, 'the late transaction');
+  assert.equal((await control('POST', `/transactions/${txs[0].transaction.id}/advance`, {})).status, 200, 'advance');
+  const [complete] = await waitEvent(page, 'paywasm-complete');
+  assert.equal(complete.status.code, 1, 'paid');
+  assert.equal(await page.locator('paywasm-checkout [role=alert]:not([hidden])').count(), 0, 'the "may have gone through" message is gone');
+  assert.ok(await page.locator('paywasm-checkout:state(final)').count() === 1, 'state final');
+  assert.equal(payPosts() - before, 1, 'one payment POST');
+  assert.equal((await transactionsFor(offerId)).length, 1, 'one transaction');
   await done();
 });
 

@@ -4,8 +4,8 @@
 // with its default; a string one is the attribute, or its default, or null) and mount()'s options
 // come. The types and defaults of web/paywasm.d.ts and the attribute table of docs/widget.md are
 // compared with this table by the browser suite (test "the attribute table").
-// eslint-disable-next-line no-unused-vars
-const ATTRIBUTES = [
+export const ATTRIBUTES = [
+  ['session-url', 'string', null, 'the merchant gateway\'s checkout session (`/v1/checkout/{id}`): the order, amount, key and pin, methods and service URL are read from it, the QR code is created through it and every method\'s status follows it; an attribute given beside it wins'],
   ['base-url', 'string', null, 'the payment API base URL (required for exchange and bank payments)'],
   ['merchant-id', 'string', null, 'your merchant id (`clientId` in the payloads)'],
   ['public-key', 'string', null, 'your RSA public key, PEM (this or `public-key-url` is required to pay)'],

@@ -1,50 +1,11 @@
-// The WebAssembly core from JavaScript: loading (one promise), the calling convention of
-// src/wasm/exports.cpp, and PayWasmError. No eval, no new Function, no Emscripten glue: the module is
-// standalone and needs three imports, written here.
+// The WebAssembly core from JavaScript: loading (one promise) and the calling convention of
+// src/wasm/exports.cpp. No eval, no new Function, no Emscripten glue: the module is standalone and
+// needs three imports, written here.
+import { WASM_INTEGRITY, NOSIMD_INTEGRITY } from 'paywasm:build';
+import { PayWasmError } from './error.js';
+import { besideScript } from './assets.js';
+import { languageWithin, pickLocale } from './locales.js';
 
-// Every failure the API reports. `code` is stable (the core's codes plus network, timeout,
-// unsupported, internal); `message` is for developers; `userMessage` and `nextStep` are for the
-// shopper, in `lang`; `field` names the input at fault.
-class PayWasmError extends Error {
-  constructor(code, message, details) {
-    super(message);
-    const d = details || {};
-    this.name = 'PayWasmError';
-    this.code = code;
-    this.field = d.field || null;
-    this.httpStatus = d.httpStatus || 0;
-    this.offerId = d.offerId || null;
-    // A payment request that failed without a clear answer may still have been carried out.
-    this.mayHaveGoneThrough = !!d.mayHaveGoneThrough;
-    // The request never left the browser (offline, or blocked by the page's Content-Security-Policy):
-    // nothing can have been paid, and the shopper may try again.
-    this.notSent = !!d.notSent;
-    // The payment method it happened in ('exchange', 'bank', 'qr'), for that method's own wording.
-    this.method = d.method || null;
-    this.localize(d.lang);
-  }
-
-  // Sets userMessage and nextStep in language `lang` (default: the browser's); returns this.
-  localize(lang) {
-    const l = lang || pickLocale().lang;
-    const code = this.code in MESSAGES.en ? this.code : 'internal';
-    const own = `${code}.${this.method}`;
-    // "message\nnext step" (web/build.mjs joins them)
-    [this.userMessage, this.nextStep = ''] = translate(l, own in MESSAGES.en ? own : code).split('\n');
-    if (this.mayHaveGoneThrough) {
-      this.userMessage += ' ' + translate(l, 'mayHaveGoneThrough', { offerId: this.offerId || '-' });
-      this.nextStep = '';
-    } else if (this.notSent) {
-      this.userMessage += ' ' + translate(l, 'notSent');
-    }
-    return this;
-  }
-}
-
-// Filled in by scripts/dist.sh: the sha384 SRI of the paywasm.wasm and paywasm-nosimd.wasm built
-// with this file.
-const WASM_INTEGRITY = '@PAYWASM_WASM_INTEGRITY@';
-const NOSIMD_INTEGRITY = '@PAYWASM_NOSIMD_INTEGRITY@';
 
 let loadPromise = null;
 
@@ -52,7 +13,7 @@ let loadPromise = null;
 // retried). Options: wasmUrl (default: paywasm.wasm beside the script; in a browser without SIMD128,
 // paywasm-nosimd.wasm from the same folder: wasmFile()), integrity (SRI of the module fetched;
 // default: the one built with this script for that file; '' to skip).
-function load(options) {
+export function load(options) {
   if (!loadPromise) {
     // With the browser's language, so errors from the core already read in it.
     loadPromise = Promise.all([instantiate(options || {}), languageWithin(pickLocale().lang)]).then(([core]) => core).catch((e) => {
@@ -91,11 +52,11 @@ async function compileFrom(url, integrity) {
 // takes it over; any other load() fetches its own. Compiling runs nothing: the module is only
 // instantiated by load().
 let early = null;
-function startEarly() {
+export function startEarly() {
   if (whyUnsupported() || typeof fetch !== 'function') return;
   try {
     const file = wasmFile();
-    const url = new URL(file.name, SCRIPT_URL).href;
+    const url = besideScript(file.name);
     const integrity = file.integrity;
     const module = compileFrom(url, integrity);
     module.catch(() => {});  // reported by the load() that takes it over, if any
@@ -129,7 +90,7 @@ async function instantiate(options) {
   // wasmUrl names paywasm.wasm; the no-SIMD module is expected beside it, under its own name.
   const file = wasmFile();
   const given = options.wasmUrl && new URL(options.wasmUrl, document.baseURI).href;
-  const url = !given ? new URL(file.name, SCRIPT_URL).href : file.name === 'paywasm.wasm' ? given : new URL(file.name, given).href;
+  const url = !given ? besideScript(file.name) : file.name === 'paywasm.wasm' ? given : new URL(file.name, given).href;
   const integrity = options.integrity !== undefined ? options.integrity || '' : file.integrity;
   let pending;
   if (early && early.url === url && early.integrity === integrity) pending = early.module;
@@ -308,5 +269,3 @@ function makeCore(ex, memory) {
   });
 }
 
-startEarly();
-loadLocale(pickLocale().lang);  // the browser's language, if not English, downloads beside the wasm

@@ -2,15 +2,20 @@
 // en.json ({name} placeholders are filled with text, never HTML; a missing key falls back to
 // English; error keys are the stable error codes, "<code>.next" the next step shown under the
 // message, "<code>.<method>" a method's own wording). web/build.mjs puts English into paywasm.js as
-// MESSAGES = { en } and writes each other language as paywasm-<lang>.json beside it (its values in
-// the order of the English keys), with LOCALES = { lang: its SRI value }.
+// ENGLISH (the en table) and writes each other language as paywasm-<lang>.json beside it (its values in
+// the order of the English keys), with LOCALES = { lang: its SRI value } (paywasm:build).
+import { ENGLISH, LOCALES } from 'paywasm:build';
+import { besideScript } from './assets.js';
 
-const LANGS = ['en', ...Object.keys(LOCALES)];
+// lang -> its table; other languages are added when their file has arrived.
+export const MESSAGES = { en: ENGLISH };
+
+export const LANGS = ['en', ...Object.keys(LOCALES)];
 
 // The supported language for a BCP 47 tag, else the browser's languages, else English: { lang, tag }
 // (tag, canonical, is what Intl formats with). Portuguese is Brazilian for pt-BR and a bare "pt"
 // (CLDR's default), European for any other region.
-function pickLocale(tag) {
+export function pickLocale(tag) {
   const nav = typeof navigator !== 'undefined' ? navigator.languages || [navigator.language] : [];
   for (const t of [tag, ...nav]) {
     let loc;
@@ -25,11 +30,11 @@ function pickLocale(tag) {
 // and adds it to MESSAGES. Never rejects: until it has arrived, or when it cannot be had (offline,
 // blocked by connect-src), text is English, and a later call tries again.
 const localeLoads = {};
-function loadLocale(lang) {
+export function loadLocale(lang) {
   if (MESSAGES[lang] || !LOCALES[lang] || typeof fetch !== 'function') return Promise.resolve();
   if (!localeLoads[lang]) {
     localeLoads[lang] = Promise.resolve()
-      .then(() => fetch(new URL(`paywasm-${lang}.json`, SCRIPT_URL).href, { credentials: 'same-origin', integrity: LOCALES[lang] }))
+      .then(() => fetch(besideScript(`paywasm-${lang}.json`), { credentials: 'same-origin', integrity: LOCALES[lang] }))
       .then((r) => (r.ok ? r.json() : null))
       .then((texts) => {
         const keys = Object.keys(MESSAGES.en);
@@ -47,12 +52,12 @@ function loadLocale(lang) {
 // loadLocale(lang), resolved after LANGUAGE_WAIT_MS at the latest: a language file that is slow to
 // come never holds the checkout back (the text is English until it has arrived).
 const LANGUAGE_WAIT_MS = 2000;
-function languageWithin(lang) {
+export function languageWithin(lang) {
   return Promise.race([loadLocale(lang), new Promise((resolve) => setTimeout(resolve, LANGUAGE_WAIT_MS))]);
 }
 
 // Text for `key` in `lang` with {placeholders} filled in (values are inserted as text).
-function translate(lang, key, vars) {
+export function translate(lang, key, vars) {
   const text = (MESSAGES[lang] && MESSAGES[lang][key]) || MESSAGES.en[key] || key;
   return vars ? text.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m)) : text;
 }

@@ -1,8 +1,9 @@
 // fetch() as the thin transport under the core's sans-IO protocol: a timeout on every call,
 // retries with back-off for safe GETs only, and errors as PayWasmError. A payment POST is sent
 // once; when it fails without an answer, the error says it may have gone through.
+import { PayWasmError } from './error.js';
 
-const sleep = (ms, signal) => new Promise((resolve, reject) => {
+export const sleep = (ms, signal) => new Promise((resolve, reject) => {
   const t = setTimeout(resolve, ms);
   if (signal) {
     signal.addEventListener('abort', () => {
@@ -13,7 +14,7 @@ const sleep = (ms, signal) => new Promise((resolve, reject) => {
 });
 
 // Back-off delay for attempt n (0-based): base * 2^n, capped, with +-20% jitter.
-function backoff(n, base, cap) {
+export function backoff(n, base, cap) {
   const d = Math.min(cap, base * 2 ** n);
   return Math.round(d * (0.8 + Math.random() * 0.4));
 }
@@ -21,7 +22,7 @@ function backoff(n, base, cap) {
 // Sends { method, url, headers: [[k, v]], body }; resolves { status, body, contentType }.
 // options: timeoutMs, signal (the element's lifetime), retries (GET only), credentials, payment
 // (POST of a payment: failures without an answer carry mayHaveGoneThrough), offerId.
-async function send(req, options) {
+export async function send(req, options) {
   const o = options || {};
   const retries = req.method === 'GET' ? o.retries || 0 : 0;
   for (let attempt = 0; ; attempt++) {

@@ -14,7 +14,8 @@ document.addEventListener('securitypolicyviolation', function (e) {
       transaction: d.transaction || null,
       method: d.method || null,
       error: d.error ? { code: d.error.code, message: d.error.message, userMessage: d.error.userMessage,
-        nextStep: d.error.nextStep, mayHaveGoneThrough: d.error.mayHaveGoneThrough, notSent: d.error.notSent, offerId: d.error.offerId } : null,
+        nextStep: d.error.nextStep, mayHaveGoneThrough: d.error.mayHaveGoneThrough, notSent: d.error.notSent, offerId: d.error.offerId,
+        field: d.error.field } : null,
     });
   });
 });

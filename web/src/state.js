@@ -1,0 +1,29 @@
+// One checkout's state machine: what may be sent, and when. The element keeps one state object
+// (freshState(); `phase` is mirrored as the host's custom states :state(idle) ... and, with an
+// error shown, :state(error) and the `error` attribute):
+//   idle      nothing of this order is under way: Pay is armed (with a valid order)
+//   sending   one request is in flight (a payment POST, or the QR code's creation); reset() refuses
+//   pending   a payment was taken and is not final yet (or money of a QR payment was seen)
+//   final     paid, or money moved: every method stays locked for this order until reset()
+//   ambiguous a payment request failed without a clear answer: it may have gone through; locked
+//             until reset() (after the merchant checked the order)
+// Every flow that sends goes through busy() in flows.js (one request at a time, the busy look, the
+// outcome's phase); a status moves the phase with phaseOf(); reset() and an error of a request that
+// certainly sent nothing (PayWasmError.notSent, or anything before the request) go back to idle.
+// Which statuses are final is the core's answer (describeStatus().final), not decided here.
+
+// Statuses after which nothing of the order was taken: the shopper may pay (again).
+export const NOTHING_TAKEN = ['awaiting_payment', 'failed', 'canceled', 'timed_out'];
+
+export const phaseOf = (info) => (NOTHING_TAKEN.includes(info.kind) ? 'idle' : info.final ? 'final' : 'pending');
+
+// The state of a checkout with nothing under way. method: the chosen method; exchange: the chosen
+// exchange; status: { info, transaction, method } of the payment; error: the PayWasmError shown;
+// bad: the validation error of the page's order; greeting: the shopper's first name; qr: the QR
+// code shown ({ result, uri, svg, end }).
+export function freshState() {
+  return {
+    phase: 'idle', method: null, exchange: null, code2fa: '', savePassword: false,
+    status: null, error: null, bad: null, greeting: null, qr: null,
+  };
+}
