@@ -364,9 +364,17 @@ protected:
 // quarter of a 2048-bit block, and callers encrypt with one key over and over (the widget parses
 // the PEM again on every call, so a per-key cache would not survive). Public data only. One per
 // thread (no lock; a mutex also cost the wasm 6 KB gzip); valid until this thread's next call.
+// An Emscripten build without pthreads has one thread: there a plain static is the same cache, and
+// its destructor goes to atexit (a no-op in the widget, which never exits) instead of libc++abi's
+// thread-exit list, which the module then does not link (-99 B gzip).
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+#define PAYWASM_PER_THREAD static
+#else
+#define PAYWASM_PER_THREAD thread_local
+#endif
 const detail::MontgomeryModulus& prepared_modulus(const std::string& n) {
-    thread_local std::string last_n;
-    thread_local std::unique_ptr<const detail::MontgomeryModulus> last;
+    PAYWASM_PER_THREAD std::string last_n;
+    PAYWASM_PER_THREAD std::unique_ptr<const detail::MontgomeryModulus> last;
     if (!last || last_n != n) {
         last.reset();
         last = std::make_unique<const detail::MontgomeryModulus>(n);
@@ -374,6 +382,7 @@ const detail::MontgomeryModulus& prepared_modulus(const std::string& n) {
     }
     return *last;
 }
+#undef PAYWASM_PER_THREAD
 
 // Serves GenerateBlock from one getentropy() read made up front (in the browser each read is a
 // call out to crypto.getRandomValues), then from the platform directly once that is used up.
