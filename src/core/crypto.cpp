@@ -18,8 +18,6 @@
 #include <cryptopp/cryptlib.h>
 #include <cryptopp/hmac.h>
 #include <cryptopp/misc.h>
-#include <cryptopp/oaep.h>
-#include <cryptopp/pkcspad.h>
 #include <cryptopp/sha.h>
 
 #include "core/bigint_modexp.hpp"
@@ -311,82 +309,35 @@ Pem unarmour(std::string_view input, bool want_private) {
     not_a_key(text, want_private);
 }
 
-// ---- The encryption paddings, as the widget links them ----
+// ---- The encryption paddings (RFC 8017), as the widget links them ----
 //
-// Crypto++'s OAEP<H> and P1363_MGF1 cannot be used here: OAEP<SHA1>'s vtable is instantiated in
-// Crypto++'s dll.o, and P1363_MGF1's code in pubkey.o; both objects also hold RSA/DSA/EC key code,
-// and linking either pulls in integer.o (whose static initializers keep all of Crypto++'s big-integer
-// code). So OAEP is Crypto++'s own OAEP_Base (its Pad() does the encoding), given the hash and this
-// MGF1 through its three virtual hooks, exactly as OAEP<H, P1363_MGF1> gives them. PKCS#1 v1.5 is
-// Crypto++'s PKCS_EncryptionPaddingScheme unchanged. Decryption (crypto_private.cpp) uses Crypto++'s
-// own OAEP<H>, so every round-trip test checks this against it; the KAT suite against OpenSSL.
+// The two encodings are written here, over Crypto++'s SHA-1 and SHA-256 (HashTransformation) only.
+// Crypto++'s own OAEP<H>, P1363_MGF1 and PKCS_EncryptionPaddingScheme pad through its
+// RandomNumberGenerator, whose vtable links its BufferedTransformation machinery (some 5 KB of code
+// in the widget), and OAEP<H>'s vtable and P1363_MGF1's code sit in objects (dll.o, pubkey.o) that
+// pull in its Integer. Decryption (crypto_private.cpp) uses Crypto++'s OAEP<H> and PKCS#1 v1.5
+// unchanged, so every round-trip test checks these encodings against Crypto++'s decoders, and the
+// KAT suite against OpenSSL's.
+//
+// Both write the encoded message EM of RFC 8017 into a block of (bits(n) - 1) bits, as Crypto++'s
+// TF_EncryptorBase does: em_len = floor((bits(n) - 1) / 8) = k - 1 bytes after a leading zero byte
+// when the block has a partial top byte (the leading 0x00 of RFC 8017's k-byte EM).
 
-// MGF1 (PKCS #1 v2.2, B.2.1): output (^)= H(seed || 0) || H(seed || 1) || ..., 32-bit big-endian
-// counters, truncated to the output length. What P1363_MGF1KDF2_Common does with no derivation
-// parameters and counter start 0.
-class Mgf1 final : public CryptoPP::MaskGeneratingFunction {
+// Random bytes for one encrypt() call: one getentropy() read made up front (in the browser each
+// read is a call out to crypto.getRandomValues), then the platform directly once that is used up.
+class PrefetchedRandom {
 public:
-    void GenerateAndMask(CryptoPP::HashTransformation& hash, CryptoPP::byte* output, std::size_t output_length,
-                         const CryptoPP::byte* seed, std::size_t seed_length, bool mask) const override {
-        std::vector<CryptoPP::byte> block(hash.DigestSize());
-        for (std::uint32_t counter = 0; output_length > 0; ++counter) {
-            const CryptoPP::byte c[4] = {static_cast<CryptoPP::byte>(counter >> 24),
-                                         static_cast<CryptoPP::byte>(counter >> 16),
-                                         static_cast<CryptoPP::byte>(counter >> 8), static_cast<CryptoPP::byte>(counter)};
-            hash.Update(seed, seed_length);
-            hash.Update(c, sizeof c);
-            hash.Final(block.data());
-            const std::size_t n = output_length < block.size() ? output_length : block.size();
-            for (std::size_t j = 0; j < n; ++j) output[j] = mask ? static_cast<CryptoPP::byte>(output[j] ^ block[j]) : block[j];
-            output += n;
-            output_length -= n;
-        }
-    }
-};
-
-// This subclass relies on Crypto++ internals: OAEP_Base's three protected hooks (DigestSize,
-// NewHash, NewMGF) and MaskGeneratingFunction's GenerateAndMask signature, and on which objects
-// of the library hold which code (the comment above). On an upgrade re-check: the hooks' names
-// and signatures in oaep.h and pubkey.h, that OAEP_Base::Pad still encodes as RFC 8017 7.1.1 (the
-// round-trip and KAT suites check the bytes), and the widget's size (integer.o must stay out).
-static_assert(CRYPTOPP_VERSION == 870, "written against Crypto++ 8.7.0: re-check OaepEncoding and Mgf1 (see above)");
-
-// OAEP with hash H and MGF1-H: the same hooks OAEP<H, P1363_MGF1> implements.
-template <class H>
-class OaepEncoding final : public CryptoPP::OAEP_Base {
-protected:
-    unsigned int DigestSize() const override { return H::DIGESTSIZE; }
-    CryptoPP::HashTransformation* NewHash() const override { return new H; }
-    CryptoPP::MaskGeneratingFunction* NewMGF() const override { return new Mgf1; }
-};
-
-// The last modulus prepared for Montgomery multiplication. Computing R^2 mod n costs about a
-// quarter of a 2048-bit block, and callers encrypt with one key over and over (the widget parses
-// the PEM again on every call, so a per-key cache would not survive). Public data only. One per
-// thread (no lock; a mutex also cost the wasm 6 KB gzip); valid until this thread's next call.
-const detail::MontgomeryModulus& prepared_modulus(const std::string& n) {
-    thread_local std::string last_n;
-    thread_local std::unique_ptr<const detail::MontgomeryModulus> last;
-    if (!last || last_n != n) {
-        last.reset();
-        last = std::make_unique<const detail::MontgomeryModulus>(n);
-        last_n = n;
-    }
-    return *last;
-}
-
-// Serves GenerateBlock from one getentropy() read made up front (in the browser each read is a
-// call out to crypto.getRandomValues), then from the platform directly once that is used up.
-class PrefetchedRng final : public CryptoPP::RandomNumberGenerator {
-public:
-    explicit PrefetchedRng(std::size_t bytes) : buffer_(bytes) {
+    explicit PrefetchedRandom(std::size_t bytes) : buffer_(bytes) {
         if (bytes > 0) random_bytes(buffer_.data(), bytes);
     }
-    ~PrefetchedRng() override {
+    ~PrefetchedRandom() {
         volatile CryptoPP::byte* p = buffer_.data();
         for (std::size_t i = 0; i < buffer_.size(); ++i) p[i] = 0;
     }
-    void GenerateBlock(CryptoPP::byte* output, std::size_t size) override {
+    PrefetchedRandom(const PrefetchedRandom&) = delete;
+    PrefetchedRandom& operator=(const PrefetchedRandom&) = delete;
+
+    void fill(CryptoPP::byte* output, std::size_t size) {
         if (size <= buffer_.size() - used_) {
             std::memcpy(output, buffer_.data() + used_, size);
             used_ += size;
@@ -400,30 +351,111 @@ private:
     std::size_t used_ = 0;
 };
 
+// MGF1 (RFC 8017 B.2.1) XORed into `output`: output ^= H(seed || 0) || H(seed || 1) || ..., 32-bit
+// big-endian counters, truncated to the output length. For hashes of at most kMaxDigest bytes.
+constexpr std::size_t kMaxDigest = 32;
+void mgf1_xor(CryptoPP::HashTransformation& hash, CryptoPP::byte* output, std::size_t output_length,
+              const CryptoPP::byte* seed, std::size_t seed_length) {
+    CryptoPP::byte block[kMaxDigest];
+    const std::size_t digest = hash.DigestSize();
+    for (std::uint32_t counter = 0; output_length > 0; ++counter) {
+        const CryptoPP::byte c[4] = {static_cast<CryptoPP::byte>(counter >> 24),
+                                     static_cast<CryptoPP::byte>(counter >> 16),
+                                     static_cast<CryptoPP::byte>(counter >> 8), static_cast<CryptoPP::byte>(counter)};
+        hash.Update(seed, seed_length);
+        hash.Update(c, sizeof c);
+        hash.Final(block);
+        const std::size_t n = output_length < digest ? output_length : digest;
+        for (std::size_t j = 0; j < n; ++j) output[j] ^= block[j];
+        output += n;
+        output_length -= n;
+    }
+}
+
+// EME-OAEP (RFC 8017 7.1.1 step 2) with hash H, MGF1-H and the empty label: em = maskedSeed ||
+// maskedDB, DB = lHash || PS (zeros) || 0x01 || M. Needs m_len <= em_len - 2 hLen - 1.
+template <class H>
+void oaep_encode(const CryptoPP::byte* m, std::size_t m_len, CryptoPP::byte* em, std::size_t em_len,
+                 PrefetchedRandom& random) {
+    H hash;
+    constexpr std::size_t h_len = H::DIGESTSIZE;
+    static_assert(h_len <= kMaxDigest, "mgf1_xor's block holds the digest");
+    CryptoPP::byte* const seed = em;
+    CryptoPP::byte* const db = em + h_len;
+    const std::size_t db_len = em_len - h_len;
+    hash.CalculateDigest(db, nullptr, 0);  // lHash = H(L), L empty
+    std::memset(db + h_len, 0, db_len - h_len - m_len - 1);
+    db[db_len - m_len - 1] = 0x01;
+    std::memcpy(db + db_len - m_len, m, m_len);
+    random.fill(seed, h_len);
+    mgf1_xor(hash, db, db_len, seed, h_len);  // maskedDB = DB ^ MGF1(seed)
+    mgf1_xor(hash, seed, h_len, db, db_len);  // maskedSeed = seed ^ MGF1(maskedDB)
+}
+
+// EME-PKCS1-v1_5 (RFC 8017 7.2.1 step 2) after its leading 0x00: em = 0x02 || PS || 0x00 || M, PS
+// em_len - m_len - 2 (>= 8) random non-zero bytes. Needs m_len <= em_len - 10.
+void pkcs1v15_encode(const CryptoPP::byte* m, std::size_t m_len, CryptoPP::byte* em, std::size_t em_len,
+                     PrefetchedRandom& random) {
+    em[0] = 0x02;
+    const std::size_t ps_end = em_len - m_len - 1;
+    for (std::size_t i = 1; i < ps_end; ++i) {
+        do random.fill(em + i, 1);  // a zero byte is drawn again: uniform over 1..255
+        while (em[i] == 0);
+    }
+    em[ps_end] = 0x00;
+    std::memcpy(em + ps_end + 1, m, m_len);
+}
+
+// The last modulus prepared for Montgomery multiplication. Computing R^2 mod n costs about a
+// quarter of a 2048-bit block, and callers encrypt with one key over and over (the widget parses
+// the PEM again on every call, so a per-key cache would not survive). Public data only. One per
+// thread (no lock; a mutex also cost the wasm 6 KB gzip); valid until this thread's next call.
+// An Emscripten build without pthreads has one thread: there a plain static is the same cache, and
+// its destructor goes to atexit (a no-op in the widget, which never exits) instead of libc++abi's
+// thread-exit list, which the module then does not link (-99 B gzip).
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+#define PAYWASM_PER_THREAD static
+#else
+#define PAYWASM_PER_THREAD thread_local
+#endif
+const detail::MontgomeryModulus& prepared_modulus(const std::string& n) {
+    PAYWASM_PER_THREAD std::string last_n;
+    PAYWASM_PER_THREAD std::unique_ptr<const detail::MontgomeryModulus> last;
+    if (!last || last_n != n) {
+        last.reset();
+        last = std::make_unique<const detail::MontgomeryModulus>(n);
+        last_n = n;
+    }
+    return *last;
+}
+#undef PAYWASM_PER_THREAD
+
 // What Crypto++'s TF_EncryptorBase::Encrypt does, without its key objects or its Integer: pad each
 // piece to (bits(n) - 1) bits, c = m^e mod n (Montgomery, bigint_modexp.cpp; all blocks in one
-// power_each call, two at a time), write c as exactly k bytes. `seed_bytes`: the random bytes one
-// block's padding draws (OAEP's seed), read for all blocks at once.
-template <class Encoding>
+// power_each call, two at a time), write c as exactly k bytes. `Encode`: oaep_encode<H> or
+// pkcs1v15_encode; `overhead`: the bytes it adds to a message (2 hLen + 1, or 10);
+// `random_per_block`: the random bytes read up front per block, for all blocks in one read (OAEP:
+// its seed; PKCS#1 v1.5: k, more than its padding string, with room for the redraws of zero bytes).
+template <void (*Encode)(const CryptoPP::byte*, std::size_t, CryptoPP::byte*, std::size_t, PrefetchedRandom&)>
 std::string encrypt_with(const PublicKey::Impl& key, std::string_view plaintext, std::size_t piece,
-                         std::size_t seed_bytes) {
-    const Encoding encoding;
+                         std::size_t overhead, std::size_t random_per_block) {
     const std::size_t padded_bits = detail::bit_length(key.n) - 1;
+    const std::size_t em_len = padded_bits / 8;
     const std::size_t k = key.n.size();
-    if (piece == 0 || piece > encoding.MaxUnpaddedLength(padded_bits)) {
+    if (piece == 0 || em_len < overhead || piece > em_len - overhead) {
         throw Error(ErrorCode::crypto, "key too small for this padding");
     }
     const std::size_t blocks = (plaintext.size() + piece - 1) / piece;
-    const std::size_t padded_size = (padded_bits + 7) / 8;
+    const std::size_t padded_size = (padded_bits + 7) / 8;  // em_len, or em_len + 1 with a leading 0x00
     std::string padded(blocks * padded_size, '\0');
     const detail::MontgomeryModulus& mod_n = prepared_modulus(key.n);
-    PrefetchedRng rng(blocks * seed_bytes);
+    PrefetchedRandom random(blocks * random_per_block);
     std::vector<std::string_view> bases(blocks);
     for (std::size_t i = 0; i < blocks; ++i) {
         std::string_view part = plaintext.substr(i * piece, piece);
         auto* at = reinterpret_cast<CryptoPP::byte*>(padded.data() + i * padded_size);
-        encoding.Pad(rng, reinterpret_cast<const CryptoPP::byte*>(part.data()), part.size(), at, padded_bits,
-                     CryptoPP::g_nullNameValuePairs);
+        Encode(reinterpret_cast<const CryptoPP::byte*>(part.data()), part.size(), at + (padded_size - em_len),
+               em_len, random);
         bases[i] = std::string_view(padded).substr(i * padded_size, padded_size);
     }
     const std::string out = mod_n.power_each(bases.data(), blocks, key.e, k);
@@ -518,11 +550,12 @@ std::string encrypt(const PublicKey& key, std::string_view plaintext, Padding pa
     const std::size_t piece = max_piece(key, padding);
     try {
         switch (padding) {
-            case Padding::oaep_sha1: return encrypt_with<OaepEncoding<CryptoPP::SHA1>>(key.impl(), plaintext, piece, 20);
+            case Padding::oaep_sha1:
+                return encrypt_with<oaep_encode<CryptoPP::SHA1>>(key.impl(), plaintext, piece, 2 * 20 + 1, 20);
             case Padding::oaep_sha256:
-                return encrypt_with<OaepEncoding<CryptoPP::SHA256>>(key.impl(), plaintext, piece, 32);
-            case Padding::pkcs1v15:  // draws its non-zero padding bytes one at a time: no prefetch
-                return encrypt_with<CryptoPP::PKCS_EncryptionPaddingScheme>(key.impl(), plaintext, piece, 0);
+                return encrypt_with<oaep_encode<CryptoPP::SHA256>>(key.impl(), plaintext, piece, 2 * 32 + 1, 32);
+            case Padding::pkcs1v15:
+                return encrypt_with<pkcs1v15_encode>(key.impl(), plaintext, piece, 10, key.modulus_bytes());
         }
     } catch (const CryptoPP::Exception& e) {
         throw Error(ErrorCode::crypto, std::string("encryption failed: ") + e.what());

@@ -69,6 +69,13 @@ char* to_c_string(const std::string& s) {
 
 extern "C" {
 
+// The module has no environment (web/src/core.js hands it an empty one): getenv answers nullptr,
+// as libc's would. Linking libc's getenv also links its constructor that copies the environment
+// through two WASI imports (environ_sizes_get, environ_get) when _initialize runs, although
+// nothing the module reaches calls getenv (the references come from libc's locale and time-zone
+// code, which the libc++ objects qrcodegen and Crypto++ use pull into the link). -87 B gzip.
+char* getenv(const char*) { return nullptr; }
+
 EMSCRIPTEN_KEEPALIVE void* pw_alloc(std::size_t n) { return std::malloc(n ? n : 1); }
 
 EMSCRIPTEN_KEEPALIVE void pw_free(void* p) { std::free(p); }
