@@ -110,13 +110,6 @@ async function instantiate(options) {
       proc_exit(code) {
         throw new PayWasmError('internal', `the core stopped (exit ${code})`);
       },
-      environ_sizes_get(count, size) {
-        const view = new DataView(memory.buffer);
-        view.setUint32(count, 0, true);
-        view.setUint32(size, 0, true);
-        return 0;
-      },
-      environ_get() { return 0; },
     },
   };
   // Anything else the module imports is a build mistake: it fails loudly when called.
