@@ -1,7 +1,7 @@
 // latest.md (the table and the details behind it) and chart.svg (hand-made bars, no libraries)
 // from the results object of bench/run.mjs.
 import { fmtMs, fmtKB, fmtMB, KB, costModel } from './figures.mjs';
-import { renderThrottle, SLOW_READY_BUDGET_MS } from './throttle.mjs';
+import { renderThrottle, SLOW_READY_BUDGET_MS, fmtT } from './throttle.mjs';
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const cell = (s) => String(s).replace(/\|/g, '\\|');
@@ -232,7 +232,7 @@ export function renderChart(r) {
   const slow = r.figures.find((f) => f.id === 'ready.slow4g');
   if (slow && slow.budget) {
     absolute.push({ label: 'Cold start, slow phone (4× CPU, Slow 4G)', value: slow.ours.median, limit: SLOW_READY_BUDGET_MS,
-      text: `${fmtMs(slow.ours.median)} of ${fmtMs(SLOW_READY_BUDGET_MS)}`, pass: slow.budget.pass });
+      text: `${fmtT(slow.ours.median)} of ${fmtT(SLOW_READY_BUDGET_MS)}`, pass: slow.budget.pass });
   }
   const mem = r.figures.find((f) => f.id === 'memory.size');
   if (mem && mem.ours !== null) absolute.push({ label: 'WASM memory after 1,000 + 1,000 calls', value: mem.ours, limit: 2 * 1024 * 1024, text: `${fmtMB(mem.ours)} of 2.00 MB`, pass: mem.budget.pass });

@@ -223,7 +223,7 @@ export function summarizeRuns(runs) {
   return Object.fromEntries(NUMERIC.filter((k) => runs.length && runs[0][k] !== null).map((k) => [k, summary(runs.map((r) => r[k]))]));
 }
 
-const fmtT = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : fmtMs(ms));
+export const fmtT = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : fmtMs(ms));
 const fmtS = (s) => `${fmtT(s.median)} (${fmtT(s.min)}–${fmtT(s.max)})`;
 const profileText = `CPU ${CPU_SLOWDOWN}× slower, Slow 4G`;
 
