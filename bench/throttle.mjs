@@ -254,6 +254,7 @@ export function throttleFigures(r) {
       } : null,
     });
   };
+  const s2 = (runs) => summarizeRuns(runs).ready.median;
   const cpu = `CPU throttle achieved ${th.cpu.factor.toFixed(1)}×`;
   if (th.variants.script) {
     row('ready.slow4g', `Cold start on a slow phone (${profileText}): script tag -> paywasm-ready, gzip`, th.variants.script.runs, true,
@@ -261,8 +262,11 @@ export function throttleFigures(r) {
       + `${th.variants.script.runs.length} loads, same page unthrottled beside it`);
   }
   if (th.variants.de) {
-    row('ready.slow4g.de', `Same, a German shopper (+ ${th.variants.de.language}, fetched beside the wasm)`, th.variants.de.runs, true,
-      `browser language de-DE; the first render waits for the language file (at most 2 s); ${cpu}`);
+    // Reported against the same 2 s, not gated: as with the size budget, the budget is the English
+    // page's; this row shows what one more file fetched beside the wasm costs.
+    row('ready.slow4g.de', `Same, a German shopper (+ ${th.variants.de.language}, fetched beside the wasm)`, th.variants.de.runs, false,
+      `browser language de-DE; the first render waits for the language file (at most 2 s); ${cpu}; `
+      + `${s2(th.variants.de.runs) <= SLOW_READY_BUDGET_MS ? 'under' : 'over'} the ${fmtT(SLOW_READY_BUDGET_MS)} of the English page`);
   }
   return rows;
 }
