@@ -58,7 +58,7 @@ const VARIANTS = [
 // Loads per mode. Full: one warm-up round, then `rounds` rounds, each one throttled load of every
 // variant and one unthrottled load of the script-tag page (the "plain" reference: same page, same
 // gzip, same probe), in a rotating order. Quick (ctest bench.quick): no warm-up (the plain cold
-// loads ran just before), one throttled and one plain load of the script-tag page only (~4 s):
+// loads ran just before), one throttled and one plain load of the script-tag page only (~5 s):
 // enough to prove the harness and the emulation work; the figure is reported, never gated, there.
 export const THROTTLE_CONFIG = {
   full: { warmup: 1, rounds: 5, variants: ['script', 'preload', 'de'] },
@@ -284,7 +284,7 @@ export function renderThrottle(r) {
     + `latency ${th.network.latency} ms per request, ${Math.round(th.network.downloadThroughput)} B/s down, ${Math.round(th.network.uploadThroughput)} B/s up. `
     + `CPU: \`Emulation.setCPUThrottlingRate\` ${th.cpuSlowdown}; a fixed loop took ${fmtMs(th.cpu.plainMs)} plain and ${fmtMs(th.cpu.throttledMs)} throttled `
     + `(${th.cpu.factor.toFixed(2)}× achieved, medians of the loads${th.cpu.factor < MIN_ACHIEVED_SLOWDOWN ? `: **under ${MIN_ACHIEVED_SLOWDOWN}×, the machine was too busy for the throttle to bite; the budget is not judged**` : ''}). The widget's files come from /gz/ (gzip -9, Content-Encoding: gzip). `
-    + `${th.config.rounds} loads per row after ${th.config.warmup} warm-up round(s), rows interleaved; each load a new context, cache off.`);
+    + `${th.config.rounds} load(s) per row after ${th.config.warmup} warm-up round(s), rows interleaved; each load a new context, cache off.`);
   line();
   line('| page | script fetch | script loaded -> wasm request | wasm fetch | language file | wasm received -> ready | **script tag -> ready** | ready -> next frame | navigation -> ready | pay button at ready |');
   line('|---|---|---|---|---|---|---|---|---|---|');
