@@ -4,7 +4,8 @@
 //
 // Figures: transfer size (gzip -9) with a breakdown of the wasm; RSA encryption of the exchange
 // payload (~770 B) and of a 3 KB cart against WebCrypto, node-forge and jsencrypt; QR (matrix + SVG
-// string) against qrcode-generator; cold start (script tag -> paywasm-ready); main-thread long tasks
+// string) against qrcode-generator; cold start (script tag -> paywasm-ready), plain and on a slow
+// phone (CPU 4x slower, Slow 4G: bench/throttle.mjs); main-thread long tasks
 // from mount through one exchange payment; WASM linear memory after 1,000 encryptions + 1,000 QRs.
 // Writes <out>/latest.json, latest.md and chart.svg. Exit status: 0, or 1 when a gated budget is
 // missed (--gate: all by default, size in --quick mode), or 2 when the run itself failed.
@@ -22,6 +23,7 @@ import { summary } from './stats.mjs';
 import { buildFigures } from './figures.mjs';
 import { profileCalls, readSymbolNames } from './profile.mjs';
 import { renderMarkdown, renderChart } from './report.mjs';
+import { throttledColdLoads, throttleFigures } from './throttle.mjs';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -467,6 +469,7 @@ async function main() {
   let nosimd;
   let memory;
   let cold;
+  let coldThrottled;
   let mainThread;
   let profile;
   let requests = [];
@@ -482,6 +485,8 @@ async function main() {
     memory = await memoryRun(browser, server.origin);
     log(`cold start: ${CONFIG.coldLoads} loads of ready.html and of ready-preload.html, each after a warm-up load`);
     cold = await coldLoads(browser, server.origin);
+    log(`cold start on a slow phone (CPU 4x slower, Slow 4G): ${quick ? 'the script-tag page only' : 'three pages'}, throttled and not`);
+    coldThrottled = await throttledColdLoads(browser, server.origin, quick);
     log(`main thread: ${CONFIG.mainThreadRuns} runs of mount + one exchange payment`);
     mainThread = await mainThreadRuns(browser, server.origin, inputs);
     log('profile: where the time of our calls goes');
@@ -492,7 +497,7 @@ async function main() {
     await browser.close();
     await server.close();
   }
-  const outsideRequests = requests.filter((r) => !/ \/(dist|vendor|pages)\/|\/inputs\.json$|\/favicon\.ico$/.test(r));
+  const outsideRequests = requests.filter((r) => !/ \/(dist|gz|vendor|pages)\/|\/inputs\.json$|\/favicon\.ico$/.test(r));
 
   const results = {
     meta: {
@@ -530,11 +535,14 @@ async function main() {
       runs: cold.runs, summary: summarize(cold.runs),
       preload: { runs: cold.preloaded, summary: summarize(cold.preloaded) },
     },
+    coldThrottled,
     mainThread,
     profile,
     outsideRequests,
   };
   results.figures = buildFigures(results);
+  // The slow-phone rows go right after the plain cold start's.
+  results.figures.splice(results.figures.findIndex((f) => f.id === 'ready') + 1, 0, ...throttleFigures(results));
   results.meta.durationSeconds = Math.round((Date.now() - started) / 100) / 10;
 
   fs.mkdirSync(outDir, { recursive: true });

@@ -1,11 +1,13 @@
-// The benchmark's own web server on 127.0.0.1 (a free port): the widget's dist under /dist/, the
-// alternatives under /vendor/, the bench pages under /pages/, the run's inputs at /inputs.json.
+// The benchmark's own web server on 127.0.0.1 (a free port): the widget's dist under /dist/ (and
+// gzip-compressed under /gz/, for the slow-phone cold start), the alternatives under /vendor/, the
+// bench pages under /pages/, the run's inputs at /inputs.json.
 // HTML goes out with the strict Content-Security-Policy a merchant is told to use; the micro-bench
 // page is also cross-origin isolated (COOP + COEP), which gives performance.now() 5 us resolution
 // instead of 100 us. Nothing is cached (Cache-Control: no-store), so every load is cold.
 import fs from 'node:fs';
 import path from 'node:path';
 import { startPageServer, API_ORIGIN, TYPES } from '../tests/support/page-server.mjs';
+import { gzipRoute } from './throttle.mjs';
 
 export { API_ORIGIN };
 
@@ -14,11 +16,14 @@ const here = path.dirname(new URL(import.meta.url).pathname);
 // vendor: { 'forge.min.js': '/abs/path', ... }; inputs: the object served as /inputs.json.
 // Resolves { origin, requests, close() }; `requests` lists every path served, in order.
 export function startServer({ distDir, vendor, inputs }) {
+  const gz = gzipRoute(distDir, TYPES);  // /gz/<file>: the dist file gzip -9, Content-Encoding: gzip
   return startPageServer({
     distDir, pagesDir: path.join(here, 'pages'),
     htmlHeaders: (url) => (url.searchParams.has('isolated')
       ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {}),
-    route(url, { send, file, notFound, requests }) {
+    route(url, reply) {
+      const { send, file, notFound, requests } = reply;
+      if (gz(url, reply)) return true;
       if (url.pathname.startsWith('/vendor/')) {
         const p = vendor[url.pathname.slice(8)];
         return (p ? file(p) : notFound()), true;
