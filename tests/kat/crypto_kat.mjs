@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { Checks, run, tempDir, tool } from './kat_lib.mjs';
+import { PADDINGS, blocksOf, maxPiece, nodeDecrypt, opensslDecrypt } from './rsa_oracles.mjs';
 
 const cli = process.argv[2];
 if (!cli || !fs.existsSync(cli)) {
@@ -20,62 +21,6 @@ if (!cli || !fs.existsSync(cli)) {
   process.exit(2);
 }
 const openssl = tool('openssl', 'OPENSSL', 'openssl');
-
-const PADDINGS = {
-  'oaep-sha1': {
-    hashLen: 20,
-    openssl: ['-pkeyopt', 'rsa_padding_mode:oaep', '-pkeyopt', 'rsa_oaep_md:sha1', '-pkeyopt', 'rsa_mgf1_md:sha1'],
-    node: { padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' },
-  },
-  'oaep-sha256': {
-    hashLen: 32,
-    openssl: ['-pkeyopt', 'rsa_padding_mode:oaep', '-pkeyopt', 'rsa_oaep_md:sha256', '-pkeyopt', 'rsa_mgf1_md:sha256'],
-    node: { padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-  },
-  pkcs1v15: {
-    hashLen: null,
-    openssl: ['-pkeyopt', 'rsa_padding_mode:pkcs1'],
-    node: { padding: crypto.constants.RSA_PKCS1_PADDING },
-  },
-};
-
-const maxPiece = (k, padding) => {
-  const h = PADDINGS[padding].hashLen;
-  return h === null ? k - 11 : k - 2 * h - 2;
-};
-
-function blocksOf(ciphertext, k) {
-  const blocks = [];
-  for (let off = 0; off < ciphertext.length; off += k) blocks.push(ciphertext.subarray(off, off + k));
-  return blocks;
-}
-
-function opensslDecrypt(privPath, block, padding) {
-  return run(openssl, ['pkeyutl', '-decrypt', '-inkey', privPath, ...PADDINGS[padding].openssl], block);
-}
-
-// Node 20 refuses RSA_PKCS1_PADDING in privateDecrypt (Marvin attack) unless started with
-// --security-revert=CVE-2023-46809; this test only decrypts its own ciphertexts, so a child Node
-// with that flag does the PKCS#1 v1.5 blocks when the parent refuses.
-function nodeDecrypt(privPem, blocks, padding) {
-  const options = PADDINGS[padding].node;
-  try {
-    return Buffer.concat(blocks.map((b) => crypto.privateDecrypt({ key: privPem, ...options }, b)));
-  } catch (e) {
-    if (padding !== 'pkcs1v15' || !/security-revert/.test(e.message)) throw e;
-  }
-  const child = `
-    const crypto = require('node:crypto');
-    const { key, blocks } = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
-    const out = blocks.map((b) => crypto.privateDecrypt({ key, padding: crypto.constants.RSA_PKCS1_PADDING },
-                                                       Buffer.from(b, 'base64')));
-    process.stdout.write(Buffer.concat(out).toString('base64'));`;
-  const input = JSON.stringify({ key: privPem, blocks: blocks.map((b) => b.toString('base64')) });
-  const r = spawnSync(process.execPath, ['--security-revert=CVE-2023-46809', '-e', child], { input });
-  if (r.status !== 0) throw new Error(`node PKCS#1 v1.5 decryption failed: ${r.stderr.toString().trim()}`);
-  // The revert flag prints a SECURITY WARNING line on stdout first; the answer is the last line.
-  return Buffer.from(r.stdout.toString().trim().split('\n').pop(), 'base64');
-}
 
 const checks = new Checks('kat.crypto');
 const dir = tempDir('paywasm-kat-');
@@ -100,7 +45,7 @@ try {
           const ciphertext = Buffer.from(b64, 'base64');
           const expectedBlocks = Math.ceil(size / piece);
           const blocks = blocksOf(ciphertext, k);
-          const viaOpenssl = Buffer.concat(blocks.map((b) => opensslDecrypt(priv, b, padding)));
+          const viaOpenssl = Buffer.concat(blocks.map((b) => opensslDecrypt(openssl, priv, b, padding)));
           const viaNode = nodeDecrypt(privPem, blocks, padding);
           const viaCli = run(cli, ['decrypt', '--private-key', priv, '--padding', padding], b64);
           checks.check(`${name} -> ${expectedBlocks} block(s) of ${k} bytes, openssl + node + paywasm decrypt match`,
@@ -183,7 +128,7 @@ try {
         for (const padding of ['oaep-sha1', 'oaep-sha256']) {
           checks.guard(`merchant-auth ${padding} ${id}`, () => {
             const b64 = run(cli, ['merchant-auth', '--public-key', pub, '--merchant-id', id, '--padding', padding]).toString();
-            const plain = opensslDecrypt(priv, Buffer.from(b64, 'base64'), padding).toString();
+            const plain = opensslDecrypt(openssl, priv, Buffer.from(b64, 'base64'), padding).toString();
             const expected = JSON.stringify({ merchantId: id });
             checks.check(`merchant-auth (${padding}) decrypts to exactly ${expected}`, plain === expected, `got ${plain}`);
           });
