@@ -1,6 +1,7 @@
 #include "server/serve.hpp"
 
 #include <pthread.h>
+#include <sys/socket.h>
 
 #include <chrono>
 #include <cstdio>
@@ -10,6 +11,14 @@
 namespace paywasm::server {
 
 int bind_or_throw(httplib::Server& server, const std::string& host, int port) {
+    // cpp-httplib sets SO_REUSEPORT by default, which lets a second process bind a port that is
+    // already listening and take a share of its connections without any error (two gateways, or a
+    // gateway and a sandbox, answering each other's requests). SO_REUSEADDR alone: a restart can
+    // bind again while old connections are in TIME_WAIT, a port in use is refused.
+    server.set_socket_options([](socket_t sock) {
+        int yes = 1;
+        ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     if (port == 0) {
         const int bound = server.bind_to_any_port(host);
         if (bound <= 0) throw std::runtime_error("cannot bind " + host);

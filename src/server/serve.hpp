@@ -11,7 +11,8 @@
 namespace paywasm::server {
 
 // Binds `host:port` (port 0: any free port) and returns the bound port; throws std::runtime_error
-// naming the address when it cannot (in use, no such address).
+// naming the address when it cannot (in use by any process, no such address). Never shares a port
+// (no SO_REUSEPORT).
 int bind_or_throw(httplib::Server& server, const std::string& host, int port);
 
 // "http://HOST:PORT", an IPv6 host in brackets.

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { distDir, sleep, useBrowser, waitEvent } from '../browser/lib.mjs';
 import { startSandbox, getJson, sendJson, waitFor } from '../server/harness.mjs';
-import { freePort, gw, startGateway, tmpdir } from '../gateway/harness.mjs';
+import { gw, holdPort, startGateway, tmpdir } from '../gateway/harness.mjs';
 import { startRelay } from './relay.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -37,7 +37,8 @@ before(async () => {
   fs.cpSync(path.join(here, 'pages'), site, { recursive: true });
   // The merchant's side (QR creation, statuses) is the real gateway on its own origin: the pages'
   // CSP lets them connect to it (--connect-src).
-  const gatewayPort = await freePort();
+  const gatewayHold = await holdPort();  // until the sandbox and the relay are listening
+  const gatewayPort = gatewayHold.port;
   sandbox = await startSandbox(['--site', site, '--dist', DIST, '--connect-src', `http://127.0.0.1:${gatewayPort}`]);
   relay = await startRelay(Number(new URL(sandbox.base).port));
   ORIGIN = relay.origin;
@@ -45,6 +46,7 @@ before(async () => {
   fs.writeFileSync(path.join(site, 'merchant-public-key.pem'), M.publicKey);
   // The service's base URL the widget is given by a session (checkout view): the relay's, as the
   // pages' own requests go.
+  await gatewayHold.release();
   gateway = await startGateway(sandbox, { port: gatewayPort, shopOrigin: ORIGIN, extra: ['--public-service-url', `${ORIGIN}/api`] });
   // The service's webhooks go to the gateway, which streams each verified status to the widget.
   assert.equal((await sendJson('PUT', `${sandbox.base}/__sandbox/webhook`, { url: `${gateway.base}/v1/webhooks` })).status, 200, 'webhook URL');

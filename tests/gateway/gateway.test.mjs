@@ -374,6 +374,27 @@ describe('webhooks', () => {
   });
 });
 
+describe('start-up', () => {
+  // cpp-httplib's default SO_REUSEPORT let a second server bind a listening port and take half of
+  // its connections, silently (seen: the faults suite's sandbox and gateway on one port).
+  test('a port in use is refused with a clear error; the server already on it keeps every request', async () => {
+    // The start-up error of a second gateway on `port`, or 'started' (then stopped again).
+    const startOn = async (port) => {
+      let second;
+      try {
+        second = await startGateway(sb, { port });
+      } catch (e) {
+        return e.message;
+      }
+      await second.stop();
+      return 'started';
+    };
+    assert.match(await startOn(Number(new URL(g.base).port)), /cannot bind 127\.0\.0\.1:\d+ \(in use\? choose another port\)/);
+    assert.match(await startOn(Number(new URL(sb.base).port)), /in use\?/, "the sandbox's port");
+    for (let i = 0; i < 20; i++) assert.equal((await gw(g, 'GET', '/v1/events', { app: true })).status, 200);
+  });
+});
+
 describe('forwarding', () => {
   test('retried with back-off until the app accepts, across a gateway restart, each event once', async () => {
     const s = await session();

@@ -158,11 +158,17 @@ export function sse(url, { origin, until = () => false, timeoutMs = 15000, onEve
 }
 
 export async function freePort() {
+  const held = await holdPort();
+  await held.release();
+  return held.port;
+}
+
+// A free port kept listening until release(): other servers started meanwhile with port 0 cannot
+// be given it (a port freed at once can be, to the next bind of this process tree).
+export async function holdPort() {
   const s = net.createServer();
   await new Promise((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address();
-  await new Promise((resolve) => s.close(resolve));
-  return port;
+  return { port: s.address().port, release: () => new Promise((resolve) => s.close(resolve)) };
 }
 
 // A throw-away PostgreSQL 15 server: initdb in a fresh directory owned by the `postgres` user
