@@ -129,15 +129,17 @@ void register_browser_api(httplib::Server& server, Gateway& gw) {
         send_json(res, 200, checkout_view(gw, s));
     });
 
-    // POST /v1/checkout/{id}/qr {"cryptoCurrency": "BTC"}? — the QR transaction of the session,
-    // created with the merchant token once: a second call answers the same one. Only the
-    // session's own order is used (the page's amount or cart, if sent, are ignored).
+    // POST /v1/checkout/{id}/qr {"cryptoCurrency": "BTC", "replaces": "<transaction id>"}? — the
+    // session's QR code, created with the merchant token once: a second call answers the same one.
+    // A new code only with "replaces" naming the current code when that one can no longer be paid
+    // (failed, canceled or timed out, no money seen); any other "replaces" gets the current code (a
+    // second click, or a code that is still good). Only the session's own order is used (the page's
+    // amount or cart, if sent, are ignored).
     route(server, "POST", R"(/v1/checkout/([A-Za-z0-9_-]+)/qr)", limit, [&gw](Req req, Res res, Body body) {
         const Session s = load(gw, req, res);
         if (!s.offers("qr")) throw HttpError(400, "method_not_offered", "this session does not offer the QR method", "methods");
-        if (s.qr_state && *s.qr_state == "done" && s.qr_response) return send_json(res, 200, *s.qr_response);
-        if (expired(s)) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
         std::string asset = "BTC";
+        std::optional<std::string> replaces;
         if (!body.empty()) {
             const JsonDocument doc = parse_object(req, body);
             if (auto given = opt_string(doc.root(), "cryptoCurrency")) {
@@ -145,26 +147,51 @@ void register_browser_api(httplib::Server& server, Gateway& gw) {
                 asset = *given;
                 for (auto& c : asset) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
             }
+            replaces = opt_string(doc.root(), "replaces");
         }
         const std::int64_t now = now_ms();
-        if (!gw.store.claim_qr(s.id, now, now - 60000)) {
-            auto again = gw.store.session(s.id);
-            if (again && again->qr_state && *again->qr_state == "done" && again->qr_response) {
-                return send_json(res, 200, *again->qr_response);
+        if (s.qr_state && *s.qr_state == "done" && s.qr_response) {
+            const auto current = paywasm::from_json<paywasm::QrGenerateResponse>(*s.qr_response);
+            const StatusView& st = s.status;
+            const bool dead = st.transaction_id && *st.transaction_id == current.result.id && st.final && !st.success &&
+                              !st.received_amount && st.state != "amount_mismatch" &&
+                              [&] {
+                                  const auto kind = paywasm::describe_status(st.status.value_or(0)).kind;
+                                  return kind == paywasm::StatusKind::failed || kind == paywasm::StatusKind::timed_out ||
+                                         kind == paywasm::StatusKind::canceled;
+                              }();
+            if (!replaces || *replaces != current.result.id || !dead) return send_json(res, 200, *s.qr_response);
+            if (expired(s)) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
+            if (!gw.store.renew_qr(s, *s.qr_response, current.result.id, now)) {
+                auto again = gw.store.session(s.id);
+                if (again && again->qr_state && *again->qr_state == "done" && again->qr_response) {
+                    return send_json(res, 200, *again->qr_response);
+                }
+                throw HttpError(409, "qr_in_progress", "the QR code of this session is being created; try again in a moment");
             }
-            throw HttpError(409, "qr_in_progress", "the QR code of this session is being created; try again in a moment");
+            gw.hub.notify(s.id);
+        } else {
+            if (expired(s)) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
+            if (!gw.store.claim_qr(s.id, now, now - 60000)) {
+                auto again = gw.store.session(s.id);
+                if (again && again->qr_state && *again->qr_state == "done" && again->qr_response) {
+                    return send_json(res, 200, *again->qr_response);
+                }
+                throw HttpError(409, "qr_in_progress", "the QR code of this session is being created; try again in a moment");
+            }
         }
         try {
             const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);
-            const paywasm::HttpRequest request =
-                paywasm::prepare_qr_generate(paywasm::qr_order(checkout, asset), gw.config.merchant_token);
+            paywasm::QrGenerateRequest order = paywasm::qr_order(checkout, asset);
+            order.order_id = gw.store.current_qr_order(s);
+            const paywasm::HttpRequest request = paywasm::prepare_qr_generate(order, gw.config.merchant_token);
             const auto answer = gw.service(request, paywasm::parse_qr_generate_response);
             const std::string json = paywasm::to_json(answer);
-            gw.store.finish_qr(s.id, json);
+            gw.store.finish_qr(s.id, json, order.order_id, answer.result.id, now);
             send_json(res, 200, json);
         } catch (...) {
-            // The service keys QR transactions by orderId, so the next attempt with the same order
-            // gets the same transaction back if this one was created after all.
+            // The service keys QR transactions by orderId, so the next attempt (same orderId) gets the
+            // same transaction back if this one was created after all.
             gw.store.release_qr(s.id);
             throw;
         }

@@ -115,9 +115,19 @@ public:
     // The session's transactions as a JSON array text.
     std::string transactions_json(const std::string& session_id);
 
-    // QR creation, once per session: claim() is true for the one caller that may call the service.
+    // The session for a webhook's meta.offerId: the session's offerId, or a QR code's orderId.
+    std::optional<Session> session_by_order(const std::string& order_id);
+
+    // QR creation, once per code: claim() is true for the one caller that may call the service,
+    // with the orderId current_qr_order() names (the offerId, or a new code's "<offerId>~qr<n>").
+    // renew_qr() is claim() for a new code in place of the answer `current_response` (transaction
+    // `current_tx`); see store.cpp. release() after a failed call lets the next caller try again
+    // with the same orderId.
     bool claim_qr(const std::string& session_id, std::int64_t now, std::int64_t stale_before);
-    void finish_qr(const std::string& session_id, const std::string& response_json);
+    bool renew_qr(const Session& s, const std::string& current_response, const std::string& current_tx, std::int64_t now);
+    std::string current_qr_order(const Session& s);
+    void finish_qr(const std::string& session_id, const std::string& response_json, const std::string& order_id,
+                   const std::string& transaction_id, std::int64_t now);
     void release_qr(const std::string& session_id);
 
     // One verified webhook, applied in one transaction (see webhooks.cpp for the rules). Returns

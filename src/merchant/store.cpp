@@ -70,7 +70,15 @@ CREATE TABLE IF NOT EXISTS outbox (
   last_error      TEXT,
   delivered_at    BIGINT
 );
+CREATE TABLE IF NOT EXISTS qr_codes (
+  order_id        TEXT PRIMARY KEY,      -- the orderId sent to the service (its webhooks' meta.offerId)
+  session_id      TEXT NOT NULL,
+  transaction_id  TEXT,                  -- the service's id, once it answered
+  replaced        BIGINT NOT NULL DEFAULT 0,  -- 1: a new code of the session took its place
+  created_at      BIGINT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS outbox_due ON outbox (state, next_attempt_at);
+CREATE INDEX IF NOT EXISTS qr_codes_session ON qr_codes (session_id);
 CREATE INDEX IF NOT EXISTS transactions_session ON transactions (session_id);
 )sql";
 
@@ -137,8 +145,10 @@ Store::Store(std::unique_ptr<Sql> sql) : sql_(std::move(sql)) {
         sql_->query("SELECT pg_advisory_xact_lock(7426150)");
         const auto present = sql_->query(
             "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND "
-            "table_name IN ('sessions', 'transactions', 'webhook_events', 'outbox')");
-        if (present.empty() || present[0].integer(0) != 4) sql_->exec_script(kSchema);
+            "table_name IN ('sessions', 'transactions', 'webhook_events', 'outbox', 'qr_codes')");
+        // A database of an earlier version lacks qr_codes: the script adds it (CREATE ... IF NOT
+        // EXISTS), once, under the lock; upgrade the instances one after another.
+        if (present.empty() || present[0].integer(0) != 5) sql_->exec_script(kSchema);
     });
 }
 
@@ -200,6 +210,62 @@ std::string Store::transactions_json(const std::string& session_id) {
     return w.text();
 }
 
+std::optional<Session> Store::session_by_order(const std::string& order_id) {
+    if (auto s = session_by_offer(order_id)) return s;
+    auto rows = sql_->query("SELECT session_id FROM qr_codes WHERE order_id = ?", {order_id});
+    if (rows.empty()) return std::nullopt;
+    return session(rows[0].text(0));
+}
+
+std::string Store::current_qr_order(const Session& s) {
+    auto rows = sql_->query(
+        "SELECT order_id FROM qr_codes WHERE session_id = ? AND replaced = 0 ORDER BY created_at DESC, order_id DESC "
+        "LIMIT 1",
+        {s.id});
+    return rows.empty() ? s.offer_id : rows[0].text(0);
+}
+
+// One transaction: claims the session's QR creation from the answer `current_response` (a
+// concurrent renewal or creation makes it false), records the current code as replaced, resets the
+// session's status (the old code's final status is not the new code's) and picks the new code's
+// orderId: the one of an earlier renewal the service may have created without our knowing (its
+// call failed), else "<offerId>~qr<n>", unused by any session or code.
+bool Store::renew_qr(const Session& s, const std::string& current_response, const std::string& current_tx,
+                     std::int64_t now) {
+    bool claimed = false;
+    sql_->transaction([&] {
+        claimed = sql_->execute("UPDATE sessions SET qr_state = 'creating', qr_started_at = ? WHERE id = ? AND "
+                                "qr_state = 'done' AND qr_response = ?",
+                                {now, s.id, current_response}) == 1;
+        if (!claimed) return;
+        const std::string current_order = current_qr_order(s);
+        sql_->execute(
+            "INSERT INTO qr_codes (order_id, session_id, transaction_id, replaced, created_at) VALUES (?, ?, ?, 1, ?) "
+            "ON CONFLICT (order_id) DO UPDATE SET replaced = 1, transaction_id = excluded.transaction_id",
+            {current_order, s.id, current_tx, s.created_at});
+        auto pending = sql_->query(
+            "SELECT order_id FROM qr_codes WHERE session_id = ? AND replaced = 0 AND transaction_id IS NULL", {s.id});
+        if (pending.empty()) {
+            auto count = sql_->query("SELECT count(*) FROM qr_codes WHERE session_id = ?", {s.id});
+            for (std::int64_t n = count[0].integer(0) + 1;; ++n) {
+                const std::string order = s.offer_id + "~qr" + std::to_string(n);
+                if (!sql_->query("SELECT 1 FROM sessions WHERE offer_id = ?", {order}).empty()) continue;
+                if (sql_->execute("INSERT INTO qr_codes (order_id, session_id, replaced, created_at) VALUES (?, ?, 0, ?) "
+                                  "ON CONFLICT (order_id) DO NOTHING",
+                                  {order, s.id, now}) == 1) {
+                    break;
+                }
+            }
+        }
+        sql_->execute(
+            "UPDATE sessions SET status = NULL, state = 'open', final = 0, success = 0, transaction_id = NULL, "
+            "received_amount = NULL, status_at = ?, version = version + 1 WHERE id = ?",
+            {now, s.id});
+        sql_->notify("paywasm_status", s.id);
+    });
+    return claimed;
+}
+
 bool Store::claim_qr(const std::string& session_id, std::int64_t now, std::int64_t stale_before) {
     return sql_->execute(
                "UPDATE sessions SET qr_state = 'creating', qr_started_at = ? WHERE id = ? AND "
@@ -207,8 +273,15 @@ bool Store::claim_qr(const std::string& session_id, std::int64_t now, std::int64
                {now, session_id, stale_before}) == 1;
 }
 
-void Store::finish_qr(const std::string& session_id, const std::string& response_json) {
-    sql_->execute("UPDATE sessions SET qr_state = 'done', qr_response = ? WHERE id = ?", {response_json, session_id});
+void Store::finish_qr(const std::string& session_id, const std::string& response_json, const std::string& order_id,
+                      const std::string& transaction_id, std::int64_t now) {
+    sql_->transaction([&] {
+        sql_->execute("UPDATE sessions SET qr_state = 'done', qr_response = ? WHERE id = ?", {response_json, session_id});
+        sql_->execute(
+            "INSERT INTO qr_codes (order_id, session_id, transaction_id, replaced, created_at) VALUES (?, ?, ?, 0, ?) "
+            "ON CONFLICT (order_id) DO UPDATE SET transaction_id = excluded.transaction_id",
+            {order_id, session_id, transaction_id, now});
+    });
 }
 
 void Store::release_qr(const std::string& session_id) {
@@ -218,11 +291,13 @@ void Store::release_qr(const std::string& session_id) {
 
 // The rules of one verified webhook (all in one transaction, so a crash keeps all or nothing):
 //   - its id is SHA-256 of the signed text: the same delivery twice changes nothing the second time;
-//   - the session is found by the signed offerId (meta.offerId); none: kept as unknown_offer;
+//   - the session is found by the signed offerId (meta.offerId): a session's offerId or the orderId
+//     of one of its QR codes; none: kept as unknown_offer;
 //   - nativeAmount/nativeCurrency (the order's fiat total) must equal the session's amount and
 //     currency, else the state is amount_mismatch and success is false whatever the status says;
 //   - a session's final status is not replaced by a non-final one of the same transaction (late,
 //     out-of-order deliveries), and a success is never replaced;
+//   - a replaced QR code moves the session only with money on it (pending, paid, partly paid);
 //   - an outbox row per event when forwarding is on; NOTIFY so other instances wake their streams.
 Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, bool forward, std::int64_t now) {
     const paywasm::Transaction& tx = hook.transaction;
@@ -236,7 +311,17 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, bool f
     if (tx.received_amount) received = tx.received_amount->to_string();
 
     sql_->transaction([&] {
-        std::optional<Session> s = offer_id ? session_by_offer(*offer_id) : std::nullopt;
+        std::optional<Session> s = offer_id ? session_by_order(*offer_id) : std::nullopt;
+        // A code the shopper was given a new one for: only money on it (a late payment) still moves
+        // the session; its waiting, failed or timed-out statuses are the old code's, not the new one's.
+        const bool replaced_code =
+            s && !sql_->query("SELECT 1 FROM qr_codes WHERE session_id = ? AND replaced = 1 AND "
+                              "(order_id = ? OR transaction_id = ?)",
+                              {s->id, *offer_id, tx.id}).empty();
+        const bool money = info.kind == paywasm::StatusKind::success || info.kind == paywasm::StatusKind::pending ||
+                           info.kind == paywasm::StatusKind::processing || info.kind == paywasm::StatusKind::partial ||
+                           info.kind == paywasm::StatusKind::partial_closed || info.kind == paywasm::StatusKind::refund ||
+                           received.has_value();
         std::string state(paywasm::to_string(info.kind));
         if (s) {
             bool amount_ok = false;
@@ -256,7 +341,8 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, bool f
         if (s) {
             const StatusView& cur = s->status;
             const bool same_tx = cur.transaction_id && *cur.transaction_id == tx.id;
-            if (!cur.status) moves = true;
+            if (replaced_code && !money) moves = false;
+            else if (!cur.status) moves = true;
             else if (cur.success) moves = false;                      // a success is never replaced
             else if (same_tx && cur.final && !info.final) moves = false;  // late, out of order
             else moves = !(same_tx && *cur.status == tx.status && cur.state == state &&

@@ -538,6 +538,35 @@ test('session-url of a session paid before the page loaded: paid at once, every 
   await done();
 });
 
+test('session-url, a QR code that timed out: "New code" gets another code from the gateway (its own orderId), which pays to paywasm-complete', LIMIT, async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('qr-new');
+  await mountSession(page, await sessionUrl(offerId));
+  await shadow(page, 'input#method-qr').check();
+  await shadow(page, 'button[data-key=pay-qr]').click();
+  const [first] = await waitEvent(page, 'paywasm-status');
+  assert.equal(first.status.code, 10, 'waiting for payment');
+  assert.equal((await control('POST', `/transactions/${first.transaction.id}/advance`, { status: 19 })).status, 200, 'time out');
+  await waitEvent(page, 'paywasm-status', { nth: 2 });
+  await page.locator('paywasm-checkout p', { hasText: 'This code can no longer be paid.' }).waitFor();
+  assert.equal(await page.locator('paywasm-checkout [part=qr]').count(), 0, 'no code to scan');
+  assert.equal(await page.locator('paywasm-checkout [data-key=wallet-link]').count(), 0, 'no wallet link');
+  await page.locator('paywasm-checkout button', { hasText: 'New code' }).click();
+  const statuses = await waitEvent(page, 'paywasm-status', { nth: 3 });
+  const second = statuses[2];
+  assert.equal(second.status.code, 10, 'the new code waits for payment');
+  assert.notEqual(second.transaction.id, first.transaction.id, 'another QR transaction');
+  assert.equal((await transactionsFor(offerId)).length, 1, 'the first code');
+  const renewed = await transactionsFor(`${offerId}~qr2`);
+  assert.equal(renewed.length, 1, 'the new code, under its own orderId at the service');
+  assert.equal(renewed[0].transaction.id, second.transaction.id, 'the code shown is the new one');
+  assert.equal((await control('POST', `/transactions/${second.transaction.id}/advance`, { status: 1 })).status, 200, 'pay');
+  const [complete] = await waitEvent(page, 'paywasm-complete');
+  assert.equal(complete.status.code, 1, 'paid');
+  assert.equal(complete.transaction.id, second.transaction.id, 'by the new code');
+  await done();
+});
+
 test('an unclear outcome (timeout) is answered by the gateway: the payment shows up, then paid; never sent twice', LIMIT, async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('session-unclear');

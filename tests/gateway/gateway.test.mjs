@@ -206,6 +206,47 @@ describe('browser API', () => {
   });
 });
 
+describe('QR: a new code', () => {
+  const statusOf = async (s) => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json;
+
+  test('only in place of a code that can no longer be paid; its own orderId; the session follows the new code', async () => {
+    const s = await session();
+    const post = (body) => gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { body, origin: SHOP_ORIGIN });
+    const first = (await post({})).json.result;
+    await waitFor(async () => (await statusOf(s)).status === 10, 5000, 'status 10');
+    assert.equal((await post({ replaces: first.id })).json.result.id, first.id, 'a code still payable stays');
+    await advance(first.id, { status: 19 });
+    await waitFor(async () => (await statusOf(s)).status === 19, 5000, 'timed out');
+    assert.equal((await post({ replaces: 'tx-not-this-one' })).json.result.id, first.id, 'replaces must name the current code');
+    assert.equal((await post({})).json.result.id, first.id, 'no replaces: the current code');
+    // A double click on "New code": one new code.
+    const [a, b] = await Promise.all([post({ replaces: first.id }), post({ replaces: first.id })]);
+    for (const r of [a, b]) assert.ok(r.status === 200 || (r.status === 409 && r.json.error === 'qr_in_progress'), r.text);
+    const second = (await post({ replaces: first.id })).json.result;
+    assert.notEqual(second.id, first.id);
+    for (const r of [a, b]) if (r.status === 200) assert.equal(r.json.result.id, second.id, 'both clicks get the one new code');
+    assert.equal(second.meta.offerId, `${s.offerId}~qr2`, 'the new code has its own orderId at the service');
+    const atService = (await getJson(sb.base + '/__sandbox/transactions'))
+      .filter((t) => t.offerId === s.offerId || t.offerId.startsWith(`${s.offerId}~`));
+    assert.deepEqual(atService.map((t) => t.transaction.id).sort(), [first.id, second.id].sort(), 'two QR transactions in all');
+    // The old code's final status is not the new code's.
+    await waitFor(async () => {
+      const st = await statusOf(s);
+      return st.status === 10 && st.transactionId === second.id;
+    }, 5000, 'the new code waits');
+    await advance(second.id, { status: 1 });
+    const done = await waitFor(async () => {
+      const st = await statusOf(s);
+      return st.success && st;
+    }, 5000, 'paid');
+    assert.equal(done.transactionId, second.id);
+    const forwarded = await waitFor(() => app.events.find((e) => e.body.sessionId === s.id && e.body.success), 5000, 'forwarded');
+    assert.equal(forwarded.body.offerId, `${s.offerId}~qr2`, 'the event names the code\'s orderId');
+    // Paid: no new code, whatever is asked.
+    assert.equal((await post({ replaces: second.id })).json.result.id, second.id);
+  });
+});
+
 describe('statuses end to end', () => {
   test('exchange: payment → webhook → SSE → forwarded event', async () => {
     const s = await session();

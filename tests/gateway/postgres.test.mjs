@@ -70,6 +70,30 @@ test('a webhook on instance A reaches the SSE stream on instance B', async () =>
   assert.ok(log.filter((e) => e.transactionId === pay.json.id).every((e) => e.url.startsWith(a.base)), 'webhooks went to A only');
 });
 
+test('a new QR code asked of both instances at once: one new code, followed on either', async () => {
+  const offerId = 'pg-' + crypto.randomUUID();
+  const s = (await gw(a, 'POST', '/v1/sessions', { app: true, body: { offerId, currency: 'USD', methods: ['qr'],
+    cart: [{ id: 'x', name: 'X', price: 5, quantity: 1 }], shippingAddress: ADDRESS } })).json;
+  const qr = (g, body) => gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { body, origin: SHOP_ORIGIN });
+  const statusOn = async (g) => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json;
+  const first = (await qr(b, {})).json.result;
+  await waitFor(async () => (await statusOn(b)).status === 10, 5000, 'status 10');
+  await sendJson('POST', `${sb.base}/__sandbox/transactions/${first.id}/advance`, { status: -1 });
+  await waitFor(async () => (await statusOn(b)).status === -1, 5000, 'failed');
+  const answers = await Promise.all([qr(a, { replaces: first.id }), qr(b, { replaces: first.id })]);
+  for (const r of answers) assert.ok(r.status === 200 || (r.status === 409 && r.json.error === 'qr_in_progress'), r.text);
+  const second = (await qr(a, { replaces: first.id })).json.result;
+  assert.notEqual(second.id, first.id);
+  for (const r of answers) if (r.status === 200) assert.equal(r.json.result.id, second.id);
+  assert.equal(second.meta.offerId, `${offerId}~qr2`);
+  const atService = (await getJson(sb.base + '/__sandbox/transactions')).filter((t) => t.offerId.startsWith(offerId));
+  assert.equal(atService.length, 2, 'two QR transactions in all');
+  await waitFor(async () => {
+    const st = await statusOn(b);
+    return st.status === 10 && st.transactionId === second.id;
+  }, 5000, 'the new code on B');
+});
+
 test('PostgreSQL down: 503, nothing lost when it returns, each event forwarded once', async () => {
   const { s, tx } = await sessionAndPay(a);
   await waitFor(async () => (await gw(a, 'GET', `/v1/checkout/${s.id}/status`)).json.status === 0, 5000, 'pending');
