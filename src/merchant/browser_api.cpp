@@ -5,6 +5,7 @@
 
 #include "gateway.hpp"
 #include "paywasm/codec.hpp"
+#include "paywasm/decimal.hpp"
 #include "paywasm/protocol.hpp"
 #include "server/util.hpp"
 
@@ -153,8 +154,11 @@ void register_browser_api(httplib::Server& server, Gateway& gw) {
         if (s.qr_state && *s.qr_state == "done" && s.qr_response) {
             const auto current = paywasm::from_json<paywasm::QrGenerateResponse>(*s.qr_response);
             const StatusView& st = s.status;
+            paywasm::Decimal received;
+            const bool money_seen = st.received_amount && paywasm::Decimal::try_parse(*st.received_amount, received) &&
+                                    !received.is_zero();
             const bool dead = st.transaction_id && *st.transaction_id == current.result.id && st.final && !st.success &&
-                              !st.received_amount && st.state != "amount_mismatch" &&
+                              !money_seen && st.state != "amount_mismatch" &&
                               [&] {
                                   const auto kind = paywasm::describe_status(st.status.value_or(0)).kind;
                                   return kind == paywasm::StatusKind::failed || kind == paywasm::StatusKind::timed_out ||

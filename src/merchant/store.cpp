@@ -321,7 +321,7 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, bool f
         const bool money = info.kind == paywasm::StatusKind::success || info.kind == paywasm::StatusKind::pending ||
                            info.kind == paywasm::StatusKind::processing || info.kind == paywasm::StatusKind::partial ||
                            info.kind == paywasm::StatusKind::partial_closed || info.kind == paywasm::StatusKind::refund ||
-                           received.has_value();
+                           (tx.received_amount && !tx.received_amount->is_zero());
         std::string state(paywasm::to_string(info.kind));
         if (s) {
             bool amount_ok = false;
