@@ -247,6 +247,42 @@ describe('QR: a new code', () => {
   });
 });
 
+describe('QR: a late status of a replaced code', () => {
+  test('changes nothing unless it shows money (a waiting status delivered after the new code was made)', async () => {
+    // The service's deliveries are held (a dead webhook URL) so the old code's "waiting" (10) can be
+    // delivered by hand after its replacement, as a slow or retried delivery would arrive.
+    const hooks = g.base + '/v1/webhooks';
+    await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: 'http://127.0.0.1:9/held' });
+    const s = await session();
+    const statusOf = async () => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json;
+    const post = (body) => gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { body, origin: SHOP_ORIGIN });
+    let first;
+    try {
+      first = (await post({})).json.result;
+      await advance(first.id, { status: 19 });
+      const held = async (status) => {
+        const entry = await waitFor(async () => (await getJson(sb.base + '/__sandbox/webhooks?limit=1000'))
+          .find((e) => e.transactionId === first.id && e.status === status), 5000, `the held ${status} delivery`);
+        return typeof entry.body === 'string' ? entry.body : JSON.stringify(entry.body);
+      };
+      const waiting = await held(10);
+      assert.equal((await gw(g, 'POST', '/v1/webhooks', { raw: await held(19) })).json.outcome, 'applied');
+      assert.equal((await statusOf()).status, 19);
+      await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: hooks });
+      const second = (await post({ replaces: first.id })).json.result;
+      assert.notEqual(second.id, first.id);
+      await waitFor(async () => (await statusOf()).transactionId === second.id, 5000, 'the new code waits');
+      const late = await gw(g, 'POST', '/v1/webhooks', { raw: waiting });
+      assert.equal(late.json.outcome, 'stale', 'recorded, not applied');
+      const now = await statusOf();
+      assert.equal(now.transactionId, second.id, 'the session still follows the new code');
+      assert.equal(now.status, 10);
+    } finally {
+      await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: hooks });
+    }
+  });
+});
+
 describe('statuses end to end', () => {
   test('exchange: payment → webhook → SSE → forwarded event', async () => {
     const s = await session();
