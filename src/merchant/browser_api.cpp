@@ -5,7 +5,6 @@
 
 #include "gateway.hpp"
 #include "paywasm/codec.hpp"
-#include "paywasm/decimal.hpp"
 #include "paywasm/protocol.hpp"
 #include "server/util.hpp"
 
@@ -151,38 +150,29 @@ void register_browser_api(httplib::Server& server, Gateway& gw) {
             replaces = opt_string(doc.root(), "replaces");
         }
         const std::int64_t now = now_ms();
+        // Another request holds the creation: its code once it is there, else "try again".
+        const auto answer_other = [&] {
+            auto again = gw.store.session(s.id);
+            if (again && again->qr_state && *again->qr_state == "done" && again->qr_response) {
+                return send_json(res, 200, *again->qr_response);
+            }
+            throw HttpError(409, "qr_in_progress", "the QR code of this session is being created; try again in a moment");
+        };
         if (s.qr_state && *s.qr_state == "done" && s.qr_response) {
             const auto current = paywasm::from_json<paywasm::QrGenerateResponse>(*s.qr_response);
             const StatusView& st = s.status;
-            paywasm::Decimal received;
-            const bool money_seen = st.received_amount && paywasm::Decimal::try_parse(*st.received_amount, received) &&
-                                    !received.is_zero();
-            const bool dead = st.transaction_id && *st.transaction_id == current.result.id && st.final && !st.success &&
-                              !money_seen && st.state != "amount_mismatch" &&
-                              [&] {
-                                  const auto kind = paywasm::describe_status(st.status.value_or(0)).kind;
-                                  return kind == paywasm::StatusKind::failed || kind == paywasm::StatusKind::timed_out ||
-                                         kind == paywasm::StatusKind::canceled;
-                              }();
+            // Final and no money: failed, canceled or timed out (describe_status: the only final
+            // kinds shows_money() is false for).
+            const bool dead = st.transaction_id && *st.transaction_id == current.result.id && st.status && st.final &&
+                              st.state != "amount_mismatch" &&
+                              !shows_money(paywasm::describe_status(*st.status).kind, st.received_amount);
             if (!replaces || *replaces != current.result.id || !dead) return send_json(res, 200, *s.qr_response);
             if (expired(s)) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
-            if (!gw.store.renew_qr(s, *s.qr_response, current.result.id, now)) {
-                auto again = gw.store.session(s.id);
-                if (again && again->qr_state && *again->qr_state == "done" && again->qr_response) {
-                    return send_json(res, 200, *again->qr_response);
-                }
-                throw HttpError(409, "qr_in_progress", "the QR code of this session is being created; try again in a moment");
-            }
+            if (!gw.store.renew_qr(s, *s.qr_response, current.result.id, now)) return answer_other();
             gw.hub.notify(s.id);
         } else {
             if (expired(s)) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
-            if (!gw.store.claim_qr(s.id, now, now - 60000)) {
-                auto again = gw.store.session(s.id);
-                if (again && again->qr_state && *again->qr_state == "done" && again->qr_response) {
-                    return send_json(res, 200, *again->qr_response);
-                }
-                throw HttpError(409, "qr_in_progress", "the QR code of this session is being created; try again in a moment");
-            }
+            if (!gw.store.claim_qr(s.id, now, now - 60000)) return answer_other();
         }
         try {
             const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);

@@ -26,6 +26,7 @@
 #include "paywasm/crypto.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/models.hpp"
+#include "paywasm/protocol.hpp"
 #include "server/http.hpp"
 #include "server/sql.hpp"
 
@@ -65,6 +66,13 @@ struct StatusView {
     std::optional<std::string> transaction_id, received_amount;
     std::int64_t version = 0, updated_at = 0;
 };
+
+// Whether a status shows money of the shopper's (paid, pending, processing, partly paid or closed,
+// refunded, or a receivedAmount above zero): the statuses after which a QR code must not be
+// replaced, and the only ones of a replaced code that still move its session. `received`: the
+// transaction's receivedAmount as text, if any. The widget's NOTHING_TAKEN (web/src/state.js) is the
+// other side of the same line.
+bool shows_money(paywasm::StatusKind kind, const std::optional<std::string>& received);
 
 struct Session {
     std::string id, offer_id, checkout_json, amount, currency, methods_csv;

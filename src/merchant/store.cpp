@@ -6,6 +6,7 @@
 #include "gateway.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/crypto.hpp"
+#include "paywasm/decimal.hpp"
 #include "paywasm/json.hpp"
 #include "paywasm/protocol.hpp"
 #include "server/util.hpp"
@@ -112,6 +113,16 @@ Session session_from_row(const SqlRow& r) {
 SqlValue opt(const std::optional<std::string>& v) { return v ? SqlValue(*v) : SqlValue(); }
 
 }  // namespace
+
+bool shows_money(paywasm::StatusKind kind, const std::optional<std::string>& received) {
+    using K = paywasm::StatusKind;
+    if (kind == K::success || kind == K::pending || kind == K::processing || kind == K::partial ||
+        kind == K::partial_closed || kind == K::refund) {
+        return true;
+    }
+    paywasm::Decimal amount;
+    return received && paywasm::Decimal::try_parse(*received, amount) && !amount.is_zero();
+}
 
 bool Session::offers(std::string_view method) const {
     std::size_t pos = 0;
@@ -318,10 +329,6 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, bool f
             s && !sql_->query("SELECT 1 FROM qr_codes WHERE session_id = ? AND replaced = 1 AND "
                               "(order_id = ? OR transaction_id = ?)",
                               {s->id, *offer_id, tx.id}).empty();
-        const bool money = info.kind == paywasm::StatusKind::success || info.kind == paywasm::StatusKind::pending ||
-                           info.kind == paywasm::StatusKind::processing || info.kind == paywasm::StatusKind::partial ||
-                           info.kind == paywasm::StatusKind::partial_closed || info.kind == paywasm::StatusKind::refund ||
-                           (tx.received_amount && !tx.received_amount->is_zero());
         std::string state(paywasm::to_string(info.kind));
         if (s) {
             bool amount_ok = false;
@@ -341,7 +348,7 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, bool f
         if (s) {
             const StatusView& cur = s->status;
             const bool same_tx = cur.transaction_id && *cur.transaction_id == tx.id;
-            if (replaced_code && !money) moves = false;
+            if (replaced_code && !shows_money(info.kind, received)) moves = false;
             else if (!cur.status) moves = true;
             else if (cur.success) moves = false;                      // a success is never replaced
             else if (same_tx && cur.final && !info.final) moves = false;  // late, out of order

@@ -48,6 +48,7 @@ async function session(over = {}, methods) {
   return r.json;
 }
 const advance = (id, body) => sendJson('POST', `${sb.base}/__sandbox/transactions/${id}/advance`, body);
+const statusOf = async (s) => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json;
 
 // What the widget does for an exchange payment: the session's view → the service's payload.
 async function payExchangeFor(s, over = {}) {
@@ -207,8 +208,6 @@ describe('browser API', () => {
 });
 
 describe('QR: a new code', () => {
-  const statusOf = async (s) => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json;
-
   test('only in place of a code that can no longer be paid; its own orderId; the session follows the new code', async () => {
     const s = await session();
     const post = (body) => gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { body, origin: SHOP_ORIGIN });
@@ -254,7 +253,6 @@ describe('QR: a late status of a replaced code', () => {
     const hooks = g.base + '/v1/webhooks';
     await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: 'http://127.0.0.1:9/held' });
     const s = await session();
-    const statusOf = async () => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json;
     const post = (body) => gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { body, origin: SHOP_ORIGIN });
     let first;
     try {
@@ -267,14 +265,14 @@ describe('QR: a late status of a replaced code', () => {
       };
       const waiting = await held(10);
       assert.equal((await gw(g, 'POST', '/v1/webhooks', { raw: await held(19) })).json.outcome, 'applied');
-      assert.equal((await statusOf()).status, 19);
+      assert.equal((await statusOf(s)).status, 19);
       await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: hooks });
       const second = (await post({ replaces: first.id })).json.result;
       assert.notEqual(second.id, first.id);
-      await waitFor(async () => (await statusOf()).transactionId === second.id, 5000, 'the new code waits');
+      await waitFor(async () => (await statusOf(s)).transactionId === second.id, 5000, 'the new code waits');
       const late = await gw(g, 'POST', '/v1/webhooks', { raw: waiting });
       assert.equal(late.json.outcome, 'stale', 'recorded, not applied');
-      const now = await statusOf();
+      const now = await statusOf(s);
       assert.equal(now.transactionId, second.id, 'the session still follows the new code');
       assert.equal(now.status, 10);
     } finally {
