@@ -25,7 +25,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch } from '../browser/lib.mjs';
-import { startSandbox, getJson } from '../server/harness.mjs';
+import { startSandbox, getJson, waitFor } from '../server/harness.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(here, '../..');
@@ -161,8 +161,12 @@ async function payButton(page, log) {
 }
 const newOffer = (tag) => `bundled-${tag}-${crypto.randomUUID().slice(0, 8)}`;
 
-// Every request of the page: same origin, one of `allowed` (or under /api/), answered 2xx.
-function checkRequests(log, allowed) {
+// Every request of the page: same origin, one of `allowed` (or under /api/), answered 2xx. Waits
+// for the answers first: the greeting's GET /users/me may still be under way when the pay button
+// is already there.
+async function checkRequests(log, allowed) {
+  await waitFor(() => log.requests.every((r) => r.status !== null || r.failure !== null), 5000, 'every request answered')
+    .catch(() => {});  // one still unanswered fails below, named
   for (const r of log.requests) {
     const url = new URL(r.url);
     assert.equal(url.origin, ORIGIN, `request to another origin: ${r.method} ${r.url}`);
@@ -204,7 +208,7 @@ test('the bundled shop pays by exchange in Chromium against the sandbox, under a
   assert.equal(txs[0].plaintext.nativeAmount, '58.99');
 
   // What the page loaded: the bundle's files, the shop's server, the API; nothing else.
-  checkRequests(log, [...built, ...SERVER_ANSWERS]);
+  await checkRequests(log, [...built, ...SERVER_ANSWERS]);
   assert.equal(count(log, 'GET', '/assets/main.js'), 1, 'the bundle, once');
   assert.equal(count(log, 'GET', '/assets/paywasm.wasm'), 1, 'the wasm, once (the early download is the one used)');
   assert.equal(log.requests.filter((r) => r.method === 'POST' && r.url.includes('/api/exchanges/payments/')).length, 1, 'one payment POST');
@@ -221,7 +225,7 @@ test('a Spanish shopper: paywasm-es.json from beside the bundle, checked and use
   await page.waitForFunction(() => /^Pagar/.test(document.querySelector('paywasm-checkout').shadowRoot.querySelector('button.pay').textContent),
     null, { timeout: 5000 }).catch(async () => assert.fail(`the pay button is not in Spanish: "${await pay.textContent()}"`));
   assert.equal(count(log, 'GET', '/assets/paywasm-es.json'), 1, 'the Spanish text, once');
-  checkRequests(log, [...built, ...SERVER_ANSWERS]);
+  await checkRequests(log, [...built, ...SERVER_ANSWERS]);
   assert.deepEqual(await violations(page), [], 'CSP violations');
   assert.deepEqual(log.console.filter((m) => m.startsWith('error')), [], 'console errors');
   await context.close();
