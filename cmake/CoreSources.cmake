@@ -14,6 +14,7 @@ set(PAYWASM_CORE_SOURCE_NAMES
   src/core/json_writer.cpp
   src/core/protocol.cpp
   src/core/qr.cpp
+  src/core/status.cpp
   src/core/validate.cpp)
 # The public headers (installed with PAYWASM_INSTALL).
 set(PAYWASM_PUBLIC_HEADER_NAMES
@@ -26,4 +27,5 @@ set(PAYWASM_PUBLIC_HEADER_NAMES
   include/paywasm/models.hpp
   include/paywasm/protocol.hpp
   include/paywasm/qr.hpp
+  include/paywasm/status.hpp
   include/paywasm/validate.hpp)

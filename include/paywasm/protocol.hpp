@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "paywasm/models.hpp"
+#include "paywasm/status.hpp"
 #include "paywasm/validate.hpp"
 
 namespace paywasm {
@@ -93,25 +94,7 @@ SubscriptionCancelResult parse_subscription_cancel_response(const HttpResponse&)
 // Throws the typed error for a non-2xx answer (rules above); returns normally for 2xx.
 void check_http_status(const HttpResponse&);
 
-// ---- Statuses ------------------------------------------------------------------------------------
-
-enum class StatusKind { awaiting_payment, pending, processing, success, failed, partial,
-                        partial_closed, timed_out, canceled, refund, unknown };
-struct StatusInfo {
-    int code;
-    StatusKind kind;
-    bool final;               // no further change expected
-    std::string_view label;   // short English meaning, e.g. "partial payment"
-};
-// 10 awaiting_payment, 0 pending, 1-4 success, -1 failed, 101 partial, 19 timed_out,
-// 1011 partial_closed, 20-23 refund; anything else unknown (not final).
-StatusInfo describe_status(int code);
-// Immediate status words of an exchange payment. Our mapping (the spec does not give the codes):
-// pending -> 0, processing -> 0 (kind processing), completed -> 1, canceled -> -1 (kind canceled).
-// Throws Error(bad_response, "status") for any other word.
-StatusInfo describe_status_word(std::string_view word);
-StatusInfo describe_status(const Transaction&);
-std::string_view to_string(StatusKind);
+// ---- Statuses: paywasm/status.hpp (what each code means, what is owed) ------------------------
 
 // The documented message of exchange error 418..422; empty for other codes.
 std::string_view exchange_error_message(int code);

@@ -298,55 +298,6 @@ SubscriptionCancelResult parse_subscription_cancel_response(const HttpResponse& 
     return out;
 }
 
-// ---- Statuses ------------------------------------------------------------------------------------
-
-StatusInfo describe_status(int code) {
-    switch (code) {
-        case 10: return {code, StatusKind::awaiting_payment, false, "waiting for payment"};
-        case 0: return {code, StatusKind::pending, false, "pending"};
-        case 1: case 2: case 3: case 4: return {code, StatusKind::success, true, "successful"};
-        case -1: return {code, StatusKind::failed, true, "failed"};
-        case 101: return {code, StatusKind::partial, false, "partial payment"};
-        case 1011: return {code, StatusKind::partial_closed, true, "partial payment, closed by the merchant"};
-        case 19: return {code, StatusKind::timed_out, true, "timed out"};
-        case 20: case 21: case 22: case 23: return {code, StatusKind::refund, false, "refund"};
-        default: return {code, StatusKind::unknown, false, "unknown status"};
-    }
-}
-
-StatusInfo describe_status_word(std::string_view word) {
-    std::string w(word.substr(0, 16));
-    std::transform(w.begin(), w.end(), w.begin(), [](char c) { return c >= 'A' && c <= 'Z' ? char(c + 32) : c; });
-    if (w == "pending") return {0, StatusKind::pending, false, "pending"};
-    if (w == "processing") return {0, StatusKind::processing, false, "processing"};
-    if (w == "completed") return {1, StatusKind::success, true, "completed"};
-    if (w == "canceled" || w == "cancelled") return {-1, StatusKind::canceled, true, "canceled"};
-    throw Error(ErrorCode::bad_response,
-                "status: '" + sanitize(word.substr(0, 32)) + "' is not pending, processing, canceled or completed",
-                "status");
-}
-
-StatusInfo describe_status(const Transaction& t) {
-    return t.status_word ? describe_status_word(*t.status_word) : describe_status(t.status);
-}
-
-std::string_view to_string(StatusKind kind) {
-    switch (kind) {
-        case StatusKind::awaiting_payment: return "awaiting_payment";
-        case StatusKind::pending: return "pending";
-        case StatusKind::processing: return "processing";
-        case StatusKind::success: return "success";
-        case StatusKind::failed: return "failed";
-        case StatusKind::partial: return "partial";
-        case StatusKind::partial_closed: return "partial_closed";
-        case StatusKind::timed_out: return "timed_out";
-        case StatusKind::canceled: return "canceled";
-        case StatusKind::refund: return "refund";
-        case StatusKind::unknown: return "unknown";
-    }
-    return "unknown";
-}
-
 std::string_view exchange_error_message(int code) {
     switch (code) {
         case 418: return "Authentication Failed! Please try again after some time.";

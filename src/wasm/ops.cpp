@@ -32,6 +32,10 @@ std::string status_json(const StatusInfo& s) {
         .num("code", s.code)
         .str("kind", to_string(s.kind))
         .flag("final", s.final)
+        .flag("success", s.success)
+        .str("taken", to_string(s.taken))
+        .str("tone", to_string(s.tone))
+        .str("next", to_string(s.next))
         .str("label", s.label)
         .end_object()
         .take();
@@ -130,11 +134,38 @@ std::string op_check_payment_uri(const Args& a) {
         .take();
 }
 
-// {code} or {word} -> {code, kind, final, label}
+std::optional<PayMethod> method_of(const Args& a) {
+    auto name = a.opt_str("method");
+    if (!name) return std::nullopt;
+    auto m = pay_method_from(*name);
+    if (!m) fail_validation("method", "must be exchange, bank or qr");
+    return m;
+}
+
+// {code, method?} or {word} -> {code, kind, final, success, taken, tone, next, label}: the core's
+// table (paywasm/status.hpp), the only place the widget learns what a status means.
 std::string op_describe_status(const Args& a) {
     if (auto word = a.opt_str("word")) return status_json(describe_status_word(*word));
     if (!a.has("code")) fail_validation("code", "is required");
-    return status_json(describe_status(a.integer("code", 0)));
+    return status_json(describe_status(a.integer("code", 0), method_of(a)));
+}
+
+// {code, method?, amount, currency, receivedAmount?} -> {expected, received, remaining}, each
+// {amount, currency}: what a transaction asks for, what arrived and what is still owed, in the
+// transaction's own currency (crypto for a QR code), from exact decimals.
+std::string op_amounts_owed(const Args& a) {
+    const StatusInfo status = describe_status(a.integer("code", 0), method_of(a));
+    Money expected{Decimal::parse(a.str("amount"), "amount"), a.str("currency")};
+    std::optional<Decimal> received;
+    if (auto r = a.opt_str("receivedAmount"); r && !r->empty()) received = Decimal::parse(*r, "receivedAmount");
+    const Owed owed = amounts_owed(status, expected, received);
+    JsonWriter w;
+    w.begin_object();
+    for (auto [name, m] : {std::pair<const char*, const Money*>{"expected", &owed.expected}, {"received", &owed.received},
+                           {"remaining", &owed.remaining}}) {
+        w.key(name).begin_object().str("amount", m->amount.to_string()).str("currency", m->currency).end_object();
+    }
+    return w.end_object().take();
 }
 
 // {token, baseUrl} -> {method, url, headers, body} of GET /users/me
@@ -198,6 +229,7 @@ constexpr Entry kOps[] = {
     {"cartTotal", op_cart_total},
     {"checkPaymentUri", op_check_payment_uri},
     {"describeStatus", op_describe_status},
+    {"amountsOwed", op_amounts_owed},
     {"usersMeRequest", op_users_me_request},
     {"paymentRequest", op_payment_request},
     {"parseResponse", op_parse_response},
