@@ -244,7 +244,7 @@ await test('verify-event accepts the signature Node computes and refuses tamperi
   const body = JSON.stringify({ id: 'evt_1', type: 'checkout.status', status: 1 });
   const sign = (t, b = body, key = secret) => `t=${t},v1=${crypto.createHmac('sha256', key).update(`${t}.${b}`).digest('hex')}`;
   const now = Math.floor(Date.now() / 1000);
-  const env = { PAYWASM_APP_SECRET: secret };
+  const env = { PAYWASM_EVENT_SECRET: secret };
   const good = await run(['verify-event', '--signature', sign(now)], body, env);
   eq(good.code, 0, `good exit code (${good.stderr})`);
   eq(good.stdout, body + '\n', 'prints the body');
@@ -260,7 +260,7 @@ await test('verify-event accepts the signature Node computes and refuses tamperi
   eq(tolerated.code, 0, 'within --tolerance');
   const malformed = await run(['verify-event', '--signature', 'v1=abc'], body, env);
   eq(malformed.code, 1, 'malformed header');
-  const noSecret = await run(['verify-event', '--signature', sign(now)], body, { PAYWASM_APP_SECRET: '' });
+  const noSecret = await run(['verify-event', '--signature', sign(now)], body, { PAYWASM_EVENT_SECRET: '' });
   eq(noSecret.code, 2, 'no secret: usage');
 });
 
