@@ -24,7 +24,8 @@ export const isGatewayView = (data) => typeof data.sessionId === 'string';
 
 // The status of one answer, or null when it has no integer status (a gateway session nothing was
 // paid in yet). data: the answer's object; method: the payment's method as the checkout knows it
-// (the gateway view's own `method` wins; null when neither says: the core's QR reading); asks: the
+// (it made the payment), else the gateway view's `method` (a session's earlier status; the gateway
+// cannot always tell a bank payment from an exchange one), else null (the core's QR reading); asks: the
 // { amount, currency } the payment asks for when a transaction leaves it out (a QR code's crypto
 // amount from its payment URI, or the payment's earlier answer); id, meta: the payment's (a status
 // answer may lack them). Returns { info, method, transaction, total, expected, received, remaining,
@@ -35,7 +36,7 @@ export const isGatewayView = (data) => typeof data.sessionId === 'string';
 export function readStatus(core, data, { method = null, asks = null, id, meta } = {}) {
   if (!data || !Number.isInteger(data.status)) return null;
   const gateway = isGatewayView(data);
-  const how = (gateway && METHODS.includes(data.method) && data.method) || method || null;
+  const how = method || (gateway && METHODS.includes(data.method) && data.method) || null;
   const info = core.describeStatus(data.status, how || undefined);
   const out = {
     info, method: how, transaction: Object.assign({ id, meta }, data), total: null,
