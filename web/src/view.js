@@ -149,13 +149,11 @@ export function render(el) {
     // Part of the amount arrived: what arrived of what, and what is missing, in the currency the
     // shopper pays in (the core's amounts; without them, only that part arrived).
     const partly = info.taken === 'some';
-    if (partly && st.expected && st.received) {
-      const amounts = { received: moneyOf(el, st.received), amount: moneyOf(el, st.expected), missing: moneyOf(el, st.remaining) };
-      if (info.kind === 'partial' && st.remaining) headline = t('status.partial', amounts);
-      else lines.push(t('arrived', amounts));
-    } else if (info.kind === 'partial') {
-      headline = t('status.partial.noAmount');
-    }
+    const amounts = partly && st.expected && st.received
+      && { received: moneyOf(el, st.received), amount: moneyOf(el, st.expected), missing: moneyOf(el, st.remaining) };
+    const missing = amounts && st.remaining;
+    if (info.kind === 'partial') headline = missing ? t('status.partial', amounts) : t('status.partial.noAmount');
+    if (amounts && !(info.kind === 'partial' && missing)) lines.push(t('arrived', amounts));
     // Once something may have been paid: the order's total, and the amount asked in another
     // currency than it (a fiat price's crypto amount), each once.
     if (info.next !== 'pay') {
