@@ -328,10 +328,12 @@ export class PayWasmCheckout extends HTMLElement {
       const checked = Object.assign(order(this, 'exchange'), { clientId: '-', code2fa: '' });
       const total = JSON.parse(this._core.exchangePayload(checked)).nativeAmount;
       // The amount was fixed by the merchant's server: a cart that adds up to another is not paid.
-      // (decimal texts, compared exactly: the gateway writes '82.00' where the core writes '82')
+      // Compared by the core: its reading of the session's amount ('82.00' -> '82', canonical, as the
+      // total is) against the total; an amount it cannot read is refused as not the total.
       const fixed = this._session && this._session.amount;
-      const exact = (d) => (String(d).includes('.') ? String(d).replace(/\.?0+$/, '') : String(d));
-      if (fixed && exact(total) !== exact(fixed)) {
+      let read = null;
+      try { read = fixed && this._core.amountsOwed({ code: 10, amount: String(fixed), currency: this._currency() }).expected.amount; } catch (e) { /* below */ }
+      if (fixed && read !== total) {
         throw new PayWasmError('validation', `the cart adds up to ${total}, the session's amount is ${fixed}`, { field: 'cart' });
       }
       this._total = total;
