@@ -173,13 +173,19 @@ await test('an order without nativeAmount and local fields gets the core\'s defa
   eq(decryptChunked(JSON.parse(seen[0].body).data), JSON.stringify(exchangePayment), 'payload with the defaults');
 });
 
-await test('a debit with every item refused, and a cancel that did not cancel, exit 3', async () => {
+await test('a debit that charged nothing (items refused, or no data at all), and a cancel that did not cancel, exit 3', async () => {
   script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [], errors: [{ subscriptionId: 's1', message: 'not active' }] } }];
   script['/api/subscription/cancel'] = () => [200, { status: 200, result: { success: false } }];
   const debit = await run(['call', 'subscription-debit', '--base-url', base, '--public-key', pubPath],
     JSON.stringify({ merchantId: 'merchant-7', items: [{ subscriptionId: 's1', amount: 9.99, currency: 'USD' }] }));
   eq(debit.code, 3, `debit exit code (${debit.stderr})`);
   eq(JSON.parse(debit.stdout).result.errors.length, 1, 'the answer is printed');
+  // 0.2.0 exited 0 here: nothing was charged and nothing said so.
+  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [], errors: [] } }];
+  const nothing = await run(['call', 'subscription-debit', '--base-url', base, '--public-key', pubPath],
+    JSON.stringify({ merchantId: 'merchant-7', items: [{ subscriptionId: 's1', amount: 9.99, currency: 'USD' }] }));
+  eq(nothing.code, 3, `a debit that charged nothing (${nothing.stderr})`);
+  if (!nothing.stderr.includes('charged nothing')) throw new Error('no reason on stderr: ' + nothing.stderr);
   const cancel = await run(['call', 'subscription-cancel', '--base-url', base, '--public-key', pubPath],
     JSON.stringify({ merchantId: 'merchant-7', subscriptionId: 's1' }));
   eq(cancel.code, 3, `cancel exit code (${cancel.stderr})`);
@@ -212,7 +218,7 @@ await test('qr-generate sends the merchant token and x-transaction-source', asyn
 });
 
 await test('subscription-debit makes merchantAuth from merchantId when the input has none', async () => {
-  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [], errors: [] } }];
+  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [{ transactionId: 't-1', amount: '9.99', currency: 'USD', orderId: 'sub-1', status: 0, subscriptionId: 's1' }], errors: [] } }];
   const r = await run(['call', 'subscription-debit', '--base-url', base, '--public-key', pubPath],
     JSON.stringify({ merchantId: 'merchant-7', items: [{ subscriptionId: 's1', amount: 9.99, currency: 'USD' }] }));
   eq(r.code, 0, `exit code (${r.stderr})`);
@@ -225,7 +231,7 @@ await test('subscription-debit makes merchantAuth from merchantId when the input
 // Review: --token was accepted and silently dropped for debit and cancel (a --strict sandbox, or a
 // careful service, refuses them without the merchant token).
 await test('subscription-debit and -cancel send the merchant token when one is given', async () => {
-  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [], errors: [] } }];
+  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [{ transactionId: 't-1', amount: '9.99', currency: 'USD', orderId: 'sub-1', status: 0, subscriptionId: 's1' }], errors: [] } }];
   script['/api/subscription/cancel'] = () => [200, { status: 200, result: { success: true } }];
   const d = await run(['call', 'subscription-debit', '--base-url', base, '--public-key', pubPath, '--token', 'mt-1'],
     JSON.stringify({ merchantId: 'merchant-7', items: [{ subscriptionId: 's1', amount: 9.99, currency: 'USD' }] }));
