@@ -98,7 +98,7 @@ void register_app_api(httplib::Server& server, Gateway& gw) {
         s.id = random_token("cs_");
         s.offer_id = checkout.offer_id;
         s.checkout_json = paywasm::to_json(checkout);
-        s.amount = money(paywasm::cart_total(checkout.cart));
+        s.amount = paywasm::amount_text({paywasm::cart_total(checkout.cart), checkout.currency});  // "27.50"
         s.currency = checkout.currency;
         s.created_at = now_ms();
         s.expires_at = s.created_at + gw.config.session_ttl_ms;

@@ -11,7 +11,7 @@
 
 namespace merchant {
 
-std::string money(const paywasm::Decimal& d) { return d.scale() <= 2 ? d.to_fixed(2) : d.to_string(); }
+
 
 // ---- StatusHub ----------------------------------------------------------------------------------------
 
@@ -113,7 +113,7 @@ void write_amounts(paywasm::JsonWriter& w, const Session& s) {
                            {"received", owed ? &owed->received : nullptr},
                            {"remaining", owed ? &owed->remaining : nullptr}}) {
         w.key(name);
-        if (m) w.begin_object().str("amount", m->amount.to_string()).str("currency", m->currency).end_object();
+        if (m) w.begin_object().str("amount", paywasm::amount_text(*m)).str("currency", m->currency).end_object();
         else w.null();
     }
 }

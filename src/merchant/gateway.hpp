@@ -220,7 +220,4 @@ void register_webhooks(httplib::Server& server, Gateway& gw);
 // amounts_owed in the transaction's own currency, or null), each {amount, currency}.
 void write_amounts(paywasm::JsonWriter& w, const Session& s);
 
-// Decimal text of an amount as the session stores it: the cart total, two places ("27.50").
-std::string money(const paywasm::Decimal&);
-
 }  // namespace merchant

@@ -419,7 +419,10 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, const 
     in.status = tx.status;
     in.merchant_id = tx.merchant_id;
     if (tx.meta) in.order_id = tx.meta->offer_id;
-    if (tx.native_amount) in.native_amount = tx.native_amount->to_string();
+    if (tx.native_amount) {
+        in.native_amount = tx.native_currency ? paywasm::amount_text({*tx.native_amount, *tx.native_currency})
+                                              : tx.native_amount->to_string();
+    }
     in.native_currency = tx.native_currency;
     if (tx.received_amount) in.received = tx.received_amount->to_string();
     std::optional<std::string> tx_amount, tx_currency;

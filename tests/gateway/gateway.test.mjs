@@ -312,7 +312,7 @@ describe('statuses end to end', () => {
     assert.equal(forwarded[0].body.success, true);
     assert.equal(forwarded[0].body.type, 'checkout.succeeded');
     assert.deepEqual(forwarded[0].body.orderTotal, { amount: '64.00', currency: 'USD' });
-    assert.deepEqual(forwarded[0].body.paid, { amount: '64', currency: 'USD' });
+    assert.deepEqual(forwarded[0].body.paid, { amount: '64.00', currency: 'USD' });
     assert.equal(JSON.parse(forwarded[0].body.transaction).id, pay.json.id);
     const detail = (await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
     assert.equal(detail.status, 'success');
@@ -456,7 +456,7 @@ describe('webhooks', () => {
     const ev = await waitFor(() => app.events.find((e) => e.body.sessionId === s.id && e.body.status === 1), 5000, 'forwarded');
     assert.equal(ev.body.type, 'checkout.amount_mismatch');
     assert.equal(ev.body.success, false);
-    assert.deepEqual(ev.body.paid, { amount: '15', currency: 'USD' });
+    assert.deepEqual(ev.body.paid, { amount: '15.00', currency: 'USD' });
   });
 
   // Failed on 0.2.0: forwarded to the app as success: true without a session (the demo app shipped it).

@@ -62,3 +62,11 @@ TEST_CASE("What is owed is in the transaction's own currency, exactly") {
         CHECK_THROWS_AS(amounts_owed(partial, {Decimal::parse("1"), "BTC"}, Decimal::parse("-0.1")), Error);
     }
 }
+
+TEST_CASE("Amounts are written one way: fiat with two fraction digits at least, crypto with every digit") {
+    CHECK(amount_text({Decimal::parse("82"), "USD"}) == "82.00");
+    CHECK(amount_text({Decimal::parse("82.5"), "EUR"}) == "82.50");
+    CHECK(amount_text({Decimal::parse("0.125"), "USD"}) == "0.125");
+    CHECK(amount_text({Decimal::parse("0.00064063"), "BTC"}) == "0.00064063");
+    CHECK(amount_text({Decimal::parse("82"), "BTC"}) == "82");
+}
