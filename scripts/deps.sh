@@ -35,6 +35,7 @@ APT_PACKAGES=(
   openssl zbar-tools librsvg2-bin chromium     # known-answer tests, QR rendering + decoding, browser tests
   clang-14 libclang-rt-14-dev llvm-14          # libFuzzer targets (make fuzz, fuzz.brief), symbolized reports
   wabt                                         # wasm-validate: paywasm-nosimd.wasm holds no SIMD (ctest)
+  sqlite3                                      # gateway.upgrade reads and writes 0.2.0's database file
 )
 
 missing_apt_packages() {
