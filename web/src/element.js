@@ -210,12 +210,17 @@ export class PayWasmCheckout extends HTMLElement {
   disconnectedCallback() { this._teardown(); }
 
   // Reads session-url (flows.js readSession); once the core is there too, draws the order it gave
-  // and its status. Rejects with the PayWasmError of a session that cannot be read.
+  // and its status. A session that comes after the core (a page that sets session-url once its
+  // server made the session, as the demo shop does) also brings what the load could not do without
+  // it: the greeting (its base-url) and the warm-up (its public key). Rejects with the PayWasmError
+  // of a session that cannot be read.
   _openSession(life) {
     return readSession(this, life).then(() => {
       if (this._life === life && this._core) {
         this._changed();
         this._sessionStatus();
+        greet(this);
+        this._warmUp(life);
       }
     });
   }
