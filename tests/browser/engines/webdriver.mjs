@@ -53,6 +53,36 @@ export async function startDriver(binary, env = {}) {
   return { url, stop: driver.stop, output: driver.output };
 }
 
+// Pages on WebDriver servers of `binary` that take one session each (WebKitWebDriver, WPEWebDriver):
+// a page opens on an idle server, or on one more started for it, so that pages can be open side by
+// side as in the other engines. Returns { newPage(), close() }.
+export function driverPool(binary, env, capabilities) {
+  const drivers = [];  // { driver, busy }
+  return {
+    async newPage() {
+      let slot = drivers.find((d) => !d.busy);
+      if (!slot) {
+        slot = { driver: await startDriver(binary, env), busy: false };
+        drivers.push(slot);
+      }
+      slot.busy = true;
+      try {
+        const page = await webdriverPage(slot.driver.url, capabilities);
+        const close = page.close;
+        page.close = async () => {
+          await close();
+          slot.busy = false;
+        };
+        return page;
+      } catch (e) {
+        slot.busy = false;
+        throw e;
+      }
+    },
+    close: () => Promise.all(drivers.map((d) => d.driver.stop())),
+  };
+}
+
 // One W3C command; resolves its `value`, throws with the driver's error and message.
 export async function command(base, method, path, body) {
   const res = await fetch(base + path, {
@@ -97,6 +127,6 @@ export async function webdriverPage(driverUrl, capabilities, { timeouts = { scri
     async screenshot() {
       return Buffer.from(await command(base, 'GET', '/screenshot'), 'base64');
     },
-    close: () => command(base, 'DELETE', '').catch(() => {}),
+    close: () => command(base, 'DELETE', '').then(() => {}, () => {}),
   };
 }

@@ -2,7 +2,7 @@
 // WebDriver. MiniBrowser needs an X display even for automation: an Xvfb of its own is started
 // here and stopped with the browser.
 import fs from 'node:fs';
-import { startDriver, startProcess, webdriverPage } from './webdriver.mjs';
+import { driverPool, startProcess } from './webdriver.mjs';
 
 async function startXvfb() {
   for (let tries = 0; tries < 20; tries++) {
@@ -18,28 +18,28 @@ async function startXvfb() {
 
 export async function launch() {
   const x = await startXvfb();
-  let driver;
+  const pool = driverPool('WebKitWebDriver', { DISPLAY: x.display, LANG: 'en_US.UTF-8', LANGUAGE: 'en_US' }, {});
   try {
-    driver = await startDriver('WebKitWebDriver', { DISPLAY: x.display, LANG: 'en_US.UTF-8', LANGUAGE: 'en_US' });
+    // Each page is a session of its own (a fresh MiniBrowser); the first says the version.
+    const probe = await pool.newPage();
+    const version = probe.capabilities.browserVersion;
+    await probe.close();
+    return {
+      name: 'WebKitGTK',
+      version,
+      async newPage() {
+        const page = await pool.newPage();
+        await page.setWindowSize(800, 600);
+        return page;
+      },
+      async close() {
+        await pool.close();
+        await x.stop();
+      },
+    };
   } catch (e) {
+    await pool.close();
     await x.stop();
     throw e;
   }
-  // A first session says the version; each page is a session of its own (a fresh MiniBrowser).
-  const probe = await webdriverPage(driver.url, {});
-  const version = probe.capabilities.browserVersion;
-  await probe.close();
-  return {
-    name: 'WebKitGTK',
-    version,
-    async newPage() {
-      const page = await webdriverPage(driver.url, {});
-      await page.setWindowSize(800, 600);
-      return page;
-    },
-    async close() {
-      await driver.stop();
-      await x.stop();
-    },
-  };
 }
