@@ -47,6 +47,7 @@ function run(args, input, env = {}) {
     p.stdout.on('data', (d) => { stdout += d; });
     p.stderr.on('data', (d) => { stderr += d; });
     p.on('close', (code) => resolve({ code, stdout, stderr }));
+    p.stdin.on('error', () => {});  // the CLI may exit before reading its input (EPIPE): its exit code says why
     p.stdin.end(input ?? '');
   });
 }
