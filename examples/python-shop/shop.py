@@ -43,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 # The catalogue: prices live on the server. Each price is exact text; the session's cart gets it as
 # a JSON number, and the order's total is computed here with Decimal.
 CATALOGUE = {
-    "beans": {"name": "Espresso beans, 1 kg", "price": "24.95"},
+    "beans": {"name": "Espresso beans, 1 kg", "price": "24.50"},  # a total ending in 0 cents: "24.50" and 24.5 are one amount
     "dripper": {"name": "Ceramic pour-over dripper", "price": "18.95"},
     "filters": {"name": "Paper filters, 100", "price": "4.99"},
 }
