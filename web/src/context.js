@@ -7,23 +7,23 @@ import { pickLocale, translate } from './locales.js';
 import { send } from './net.js';
 import { freshState } from './state.js';
 
-// host: the element; root: its shadow root; sheet: its own stylesheet (view.js colours()).
+// The context of the element `host`, with its shadow root `root` and its own stylesheet `sheet`
+// (view.js colours()). The members other than these three start undefined:
+//   core       the loaded core (core.js), once loaded
+//   life       AbortController of the connected period
+//   s          the state machine's state (state.js)
+//   cart, shippingAddress, qrResult, getShopperToken   given by the page (element properties; cart
+//              and address also from session-url's view); cart and address null until given
+//   session    what session-url stands for (flows.js readSession)
+//   keyCache   public-key-url's PEM text
+//   stopWatch  stops the status watch (flows.js watchStatus)
+//   tick       the QR countdown's interval
+//   total      the order's total (decimal text) when the page's order is valid (flows.js check)
+//   badSeen    the message of the page's order error last told to the page (flows.js refresh)
+//   states     the element's CustomStateSet, or null
+//   view       the view's nodes, kept from one draw to the next (view.js)
 export function createContext(host, root, sheet) {
-  return {
-    host, root, sheet,
-    core: null,           // the loaded core (core.js), once loaded
-    life: null,           // AbortController of the connected period
-    s: freshState(),      // the state machine's state (state.js)
-    // Given by the page (element properties, or session-url's view for cart and address).
-    cart: null, shippingAddress: null, qrResult: null, getShopperToken: null,
-    session: null,        // what session-url stands for (flows.js readSession)
-    keyCache: null,       // public-key-url's PEM text
-    stopWatch: null,      // stops the status watch (flows.js watchStatus)
-    tick: 0,              // the QR countdown's interval
-    total: null,          // the order's total (decimal text) when the page's order is valid (flows.js check)
-    badSeen: null,        // the message of the page's order error last told to the page (flows.js refresh)
-    view: null,           // the view's nodes, kept from one draw to the next (view.js)
-  };
+  return { host, root, sheet, s: freshState(), cart: null, shippingAddress: null };
 }
 
 // The five documented exchanges, with the names a shopper knows them by.

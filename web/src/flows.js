@@ -192,10 +192,7 @@ export async function busy(c, method, work) {
     if (e instanceof PayWasmError && !e.method) e.method = method;
     showError(c, e);
     // Whether it went through is the merchant's to know (the service tells it): ask its status-url.
-    if (e.mayHaveGoneThrough) {
-      watchStatus(c, { meta: { offerId: c.host.offerId } }, method);
-      checkOutcome(c, method);
-    }
+    if (e.mayHaveGoneThrough) watchStatus(c, { meta: { offerId: c.host.offerId } }, method);
     const field = c.root.getElementById(e.field || '-');
     (field || c.view.error).focus();
   }
@@ -236,37 +233,16 @@ export function pay(c, method) {
   });
 }
 
-// The way out of an unclear outcome (a 5xx, a timeout, an answer the core cannot read): whether
-// the payment went through is the merchant's to know, so its status-url is asked once (a safe GET,
-// retried). When the answer shows that nothing was taken (the gateway's status view with taken
-// "none": no transaction yet, or one that took nothing; a transaction whose status took nothing),
-// the shopper is offered to pay again with the same method and the same order (c.s.retry; the
-// view's "Pay again" button, payAgain()): a service that is idempotent per offerId answers a
-// payment that did reach it with the stored one instead of charging twice. Any other answer, or
-// none, leaves the order locked and the shopper told to contact the shop, naming the order;
-// watchStatus() shows a status with money when one comes.
-export async function checkOutcome(c, method) {
-  const el = c.host;
-  const life = c.life;
-  if (!el.statusUrl) return;
-  const url = new URL(el.statusUrl.replace('{id}', '').replace('{offerId}', encodeURIComponent(el.offerId || '')), document.baseURI).href;
-  try {
-    const res = await send({ method: 'GET', url, headers: [['Accept', 'application/json']] },
-      { timeoutMs: 10000, retries: 2, signal: life.signal, credentials: 'same-origin' });
-    const data = res.status === 200 && JSON.parse(res.body);
-    const tx = data && (data.result || data.transaction || data);
-    const none = tx && (isGatewayView(tx) ? tx.taken === 'none' && tx.state !== 'amount_mismatch'
-      : Number.isInteger(tx.status) && c.core.describeStatus(tx.status, method).taken === 'none');
-    if (none && c.life === life && c.s.phase === 'ambiguous' && c.s.error) {
-      c.s.retry = method;
-      render(c);
-    }
-  } catch (e) {
-    // Cannot know: the shopper contacts the shop (the error says so, with the order id).
-  }
-}
-
-// The shopper takes the offer of checkOutcome(): the same payment again, from the same order.
+// The way out of an unclear outcome: while the order is ambiguous, watchStatus() asks the
+// merchant's status-url. After a 5xx answer (the service answered: nothing of the request is still
+// under way there), when that answer is the gateway's status view saying nothing was taken (taken
+// "none": no transaction, or one that took nothing), applyStatus() offers the shopper to pay again
+// (c.s.retry: the method; the view's "Pay again"). This is that payment: the same method and the
+// same order, so a service that is idempotent per offerId answers a payment that did reach it with
+// the stored one instead of charging twice. A timeout or a dropped connection (the request may
+// still be under way), an answer the core cannot read, any other status answer, or none, leave the
+// order locked and the shopper told to contact the shop, naming the order; a status with money
+// taken replaces the error when it comes.
 export function payAgain(c) {
   const s = c.s;
   const method = s.retry;
@@ -336,8 +312,14 @@ export function showQr(c, data, thrown) {
 export function applyStatus(c, data, result, method) {
   const el = c.host;
   const tx = data && (data.result || data.transaction || data);
-  if (!tx || typeof tx.status !== 'number') return false;
   const s = c.s;
+  // After a 5xx answer, nothing of this order was taken, says the gateway: the same payment may be
+  // made again (payAgain).
+  if (s.phase === 'ambiguous' && s.error && s.error.code === 'server' && tx && isGatewayView(tx) && tx.taken === 'none' && !s.retry) {
+    s.retry = method;
+    render(c);
+  }
+  if (!tx || typeof tx.status !== 'number') return false;
   if (tx.state === 'amount_mismatch') {
     s.phase = 'ambiguous';
     showError(c, new PayWasmError('amount_mismatch', 'the amount paid differs from the order', {

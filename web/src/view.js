@@ -92,20 +92,16 @@ const aboveZero = (amount) => /[1-9]/.test(amount);
 
 // ---- drawing ---------------------------------------------------------------------------------
 
-// Sets a node's text, or an attribute (null removes it), only when it differs.
-function text(node, value) {
-  if (node.textContent !== value) node.textContent = value;
-}
+// Sets an attribute; null or false removes it.
 function attr(node, name, value) {
   if (value === null || value === false) node.removeAttribute(name);
-  else if (node.getAttribute(name) !== String(value)) node.setAttribute(name, value);
+  else node.setAttribute(name, value);
 }
 
-// Makes `parent`'s children exactly `nodes` (nulls left out) after `after` (the shadow root's
-// <link>, when there is one), moving or removing only what is not where it should be: a node that
-// stays is never taken out and put back.
-function place(parent, nodes, after = null) {
-  let at = after ? after.nextSibling : parent.firstChild;
+// Makes `parent`'s children exactly `nodes` (nulls left out), moving or removing only what is not
+// where it should be: a node that stays is never taken out and put back.
+function place(parent, nodes) {
+  let at = parent.firstChild;
   for (const n of nodes) {
     if (!n) continue;
     if (n === at) at = at.nextSibling;
@@ -137,43 +133,38 @@ function payButton(c, method) {
   });
 }
 
-// The nodes that stay: made once per shadow root.
+// The nodes that stay: made once per shadow root and language (the words are drawn in).
 function build(c) {
-  const v = {};
+  const v = { words: `${locale(c).tag} ${t(c, 'loading')}` };
+  const label = (id, key) => h('label', { for: id, part: 'label' }, t(c, key));
   v.root = h('div', { class: 'root', part: 'container', ontransitionend: () => colours(c, v.root) });
-  v.loading = h('p', { class: 'muted', role: 'status' });
+  v.loading = h('p', { class: 'muted', role: 'status' }, t(c, 'loading'));
   v.greeting = h('p', { class: 'greeting', part: 'greeting' });
-  v.totalLabel = h('dt', {});
   v.total = h('dd', { part: 'total' });
-  v.summary = h('dl', { class: 'summary', part: 'summary' }, v.totalLabel, v.total);
+  v.summary = h('dl', { class: 'summary', part: 'summary' }, h('dt', {}, t(c, 'total')), v.total);
   v.status = h('div', { class: 'status', part: 'status', role: 'status', 'aria-live': 'polite', tabindex: '-1' });
   v.error = h('div', { class: 'error', part: 'error', role: 'alert', tabindex: '-1' });
-  v.legend = h('legend', {});
   v.cards = h('div', { class: 'methods' });
-  v.methods = h('fieldset', { part: 'methods' }, v.legend, v.cards);
-  v.exchangeLabel = h('label', { for: 'exchange', part: 'label' });
+  v.methods = h('fieldset', { part: 'methods' }, h('legend', {}, t(c, 'payWith')), v.cards);
   v.select = h('select', { id: 'exchange', part: 'select', 'data-key': 'exchange', onchange: (e) => { c.s.exchange = e.target.value; } });
-  v.codeLabel = h('label', { for: 'code2fa', part: 'label' });
   v.code = h('input', {
     id: 'code2fa', type: 'text', part: 'input', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: '10',
     'data-key': 'code2fa', oninput: (e) => { c.s.code2fa = e.target.value.trim(); },
   });
-  v.codeError = h('p', { id: 'code2fa-error', class: 'field-error' });
+  v.codeError = h('p', { id: 'code2fa-error', class: 'field-error' }, t(c, 'field.code2fa'));
   v.save = h('input', {
     id: 'savepassword', type: 'checkbox', part: 'checkbox', 'data-key': 'savepassword',
     onchange: (e) => { c.s.savePassword = e.target.checked; },
   });
-  v.saveLabel = h('label', { for: 'savepassword', part: 'label' });
-  v.bankNote = h('p', { class: 'muted' });
   v.pay = { exchange: payButton(c, 'exchange'), bank: payButton(c, 'bank'), qr: payButton(c, 'qr') };
   v.qr = h('div', { class: 'panel qr', part: 'panel qr-panel' });
   v.panels = {
     exchange: h('div', { class: 'panel', part: 'panel' },
-      h('div', { class: 'field' }, v.exchangeLabel, v.select),
-      h('div', { class: 'field' }, v.codeLabel, v.code, v.codeError),
-      h('div', { class: 'check' }, v.save, v.saveLabel),
+      h('div', { class: 'field' }, label('exchange', 'exchange'), v.select),
+      h('div', { class: 'field' }, label('code2fa', 'code2fa'), v.code, v.codeError),
+      h('div', { class: 'check' }, v.save, label('savepassword', 'savePassword')),
       v.pay.exchange),
-    bank: h('div', { class: 'panel', part: 'panel' }, v.bankNote, v.pay.bank),
+    bank: h('div', { class: 'panel', part: 'panel' }, h('p', { class: 'muted' }, t(c, 'bankNote')), v.pay.bank),
     qr: v.qr,
   };
   return v;
@@ -187,9 +178,10 @@ function build(c) {
 export function render(c) {
   const s = c.s;
   const core = c.core;
-  if (!c.view || c.view.root.parentNode !== c.root) {
+  // (made again in another language, or when the language's texts arrived)
+  if (!c.view || c.view.root.parentNode !== c.root || c.view.words !== `${locale(c).tag} ${t(c, 'loading')}`) {
+    if (c.view) c.view.root.remove();
     c.view = build(c);
-    c.view.coloured = false;
   }
   const v = c.view;
   const focusKey = c.root.activeElement && c.root.activeElement.dataset.key;
@@ -202,18 +194,14 @@ export function render(c) {
   const done = s.phase === 'final';
   const form = core && !s.bad && !done;
 
-  attr(v.root, 'role', core && 'region');
-  attr(v.root, 'aria-label', core && t(c, 'region'));
-  attr(v.root, 'lang', core && lang.tag);
-  text(v.loading, t(c, 'loading'));
   v.greeting.hidden = !s.greeting;
-  text(v.greeting, s.greeting ? t(c, 'greeting', { name: s.greeting }) : '');
-  text(v.totalLabel, t(c, 'total'));
-  text(v.total, totalText || '');
+  v.greeting.textContent = s.greeting ? t(c, 'greeting', { name: s.greeting }) : '';
+  v.total.textContent = totalText || '';
   drawStatus(c);
   drawError(c, err, bad);
-  if (form) drawForm(c, methods, totalText, bad);
-  place(c.root, [v.root], c.root.firstChild && c.root.firstChild.localName === 'link' ? c.root.firstChild : null);
+  if (form) drawForm(c, methods, bad);
+  // (after the shadow root's <link>, when it has one: element.js)
+  if (v.root.parentNode !== c.root) c.root.append(v.root);
   place(v.root, core ? [
     v.greeting,
     !s.bad && totalText && v.summary,
@@ -222,15 +210,19 @@ export function render(c) {
     form && methods.length > 1 && v.methods,
     form && s.method && v.panels[s.method],
   ] : [v.loading, v.error]);
+  // Once per view with the core: the region, named in its language, and its colours.
   if (core && !v.coloured) {
-    colours(c, v.root);
-    v.coloured = true;
+    v.root.setAttribute('role', 'region');
+    v.root.setAttribute('aria-label', t(c, 'region'));
+    v.root.setAttribute('lang', lang.tag);
+    v.coloured = colours(c, v.root);
   }
 
   const busy = s.phase === 'sending';
   for (const [m, b] of Object.entries(v.pay)) {
     b.disabled = s.phase !== 'idle' || !c.total;
-    text(b, busy && m === s.method ? t(c, m === 'qr' ? 'loadingQr' : 'paying') : b.dataset.label || '');
+    b.textContent = busy && m === s.method ? t(c, m === 'qr' ? 'loadingQr' : 'paying')
+      : m === 'qr' ? t(c, s.qr ? 'newCode' : 'showQr') : t(c, 'pay', { amount: totalText || '' }).trim();
   }
   attr(v.root, 'aria-busy', String(busy || !core));
   const host = c.host;
@@ -251,37 +243,26 @@ export function render(c) {
 }
 
 // The form's controls, in place: the method cards, each panel's labels and values, the Pay labels.
-function drawForm(c, methods, totalText, bad) {
+function drawForm(c, methods, bad) {
   const s = c.s;
   const v = c.view;
-  const lang = locale(c).lang;
-  text(v.legend, t(c, 'payWith'));
-  fill(v.cards, `${lang} ${methods}`, methods.map((m) => h('label', { class: 'method', part: 'method', for: `method-${m}` },
+  fill(v.cards, String(methods), methods.map((m) => h('label', { class: 'method', part: 'method', for: `method-${m}` },
     h('input', {
       type: 'radio', name: 'method', value: m, id: `method-${m}`, 'data-key': `method-${m}`,
       onchange: () => { c.s.method = m; refresh(c); },
     }), t(c, `method.${m}`))));
   for (const radio of v.cards.querySelectorAll('input')) radio.checked = radio.value === s.method;
-  const label = t(c, 'pay', { amount: totalText || '' }).trim();
-  v.pay.exchange.dataset.label = label;
-  v.pay.bank.dataset.label = label;
-  v.pay.qr.dataset.label = t(c, s.qr ? 'newCode' : 'showQr');
   if (s.method === 'exchange') {
     const exchanges = exchangesOf(c);
     fill(v.select, String(exchanges), exchanges.map((x) => h('option', { value: x }, EXCHANGE_NAMES[x] || x)));
     if (v.select.value !== s.exchange) v.select.value = s.exchange;
-    text(v.exchangeLabel, t(c, 'exchange'));
-    text(v.codeLabel, t(c, 'code2fa'));
     // The shopper's own typing is never written back (the caret stays); reset() empties it.
     if (v.code.value.trim() !== s.code2fa) v.code.value = s.code2fa;
     attr(v.code, 'aria-invalid', bad && 'true');
     attr(v.code, 'aria-describedby', bad && 'code2fa-error');
     v.codeError.hidden = !bad;
-    text(v.codeError, bad ? t(c, 'field.code2fa') : '');
     v.save.checked = s.savePassword;
-    text(v.saveLabel, t(c, 'savePassword'));
   }
-  if (s.method === 'bank') text(v.bankNote, t(c, 'bankNote'));
   if (s.method === 'qr') drawQr(c);
 }
 
@@ -326,7 +307,7 @@ function drawStatus(c) {
 
 // The error box: the error's message as the headline and its next step under it (the order id kept
 // in one piece); after an unclear outcome the merchant's status-url showed took nothing, the offer
-// to pay again (flows.js checkOutcome) in place of "contact the shop". A shopper's own field at
+// to pay again (flows.js payAgain) in place of "contact the shop". A shopper's own field at
 // fault (the 2FA code) is marked at the field instead.
 function drawError(c, err, bad) {
   const v = c.view;
@@ -337,15 +318,14 @@ function drawError(c, err, bad) {
     return;
   }
   const next = retry ? t(c, 'payAgain.safe') : err.nextStep;
-  fill(v.error, `${err.code} ${err.userMessage} ${next}`, [icon('alert'), h('div', { class: 'message' },
-    h('p', {}, h('strong', {}, err.userMessage)),
-    next && h('p', {}, withId(next, err.offerId)),
+  fill(v.error, `${err.code} ${err.userMessage} ${next}`, [icon('alert'), message(err.userMessage, [
+    next && withId(next, err.offerId),
     retry && h('button', { type: 'button', class: 'again', part: 'button pay-again-button', 'data-key': 'pay-again', onclick: () => payAgain(c) },
-      t(c, 'payAgain')))]);
+      t(c, 'payAgain'))])]);
 }
 
 // The QR panel: made again only when what it shows changes (another code, another next step, the
-// code expired, another remaining amount, another language); the countdown ticks in place.
+// code expired, another remaining amount); the countdown ticks in place.
 function drawQr(c) {
   const s = c.s;
   const v = c.view;
@@ -354,7 +334,7 @@ function drawQr(c) {
   const next = st ? st.info.next : 'pay';
   const expired = !!qr && qr.end <= Date.now();
   const rest = st && st.remaining;
-  const key = qr ? `${locale(c).lang} ${qr.result.id} ${next} ${expired} ${rest && rest.amount}` : `${locale(c).lang} none`;
+  const key = qr ? `${qr.result.id} ${next} ${expired} ${rest && rest.amount}` : '-';
   if (v.qr.dataset.shown === key) return;
   clearInterval(c.tick);
   fill(v.qr, key, qr ? qrView(c, next, expired) : v.pay.qr);
@@ -400,7 +380,7 @@ function qrView(c, next, expired) {
     const tick = () => {
       const left = Math.ceil((end - Date.now()) / 1000);
       if (left <= 0) render(c);
-      else text(countdown, t(c, 'expires', { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}` }));
+      else countdown.textContent = t(c, 'expires', { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}` });
     };
     tick();
     c.tick = setInterval(tick, 1000);
@@ -421,6 +401,7 @@ function qrView(c, next, expired) {
 // is black or white, whichever contrasts more; the accent as text (links, copy buttons, the info
 // icon, the chosen method's border) is darkened on a light background, lightened on a dark one,
 // until it reaches it. The result goes into this element's own sheet, never a style attribute.
+// Returns true.
 export function colours(c, root) {
   const style = getComputedStyle(root);
   const bg = rgba(style.backgroundColor);
@@ -432,6 +413,7 @@ export function colours(c, root) {
   let text = accent;
   for (let i = 0; i < 20 && contrast(text, bg) < 4.6; i++) text = text.map((v) => v + (to - v) / 5);
   c.sheet.replaceSync(`.root{--_on:${on};--_text:rgb(${text.slice(0, 3)})}`);
+  return true;
 }
 
 // Copies; without clipboard access, selects the value beside the button to copy by hand.
