@@ -5,7 +5,6 @@
 //   site.cpp     /, /dist/...    the demo page and the widget's files
 #pragma once
 
-#include <httplib.h>
 
 #include <optional>
 #include <string>
@@ -64,8 +63,8 @@ struct Sandbox {
     std::pair<std::string, std::string> decrypt(const std::string& base64, const std::string& field);
 };
 
-void register_api(httplib::Server& server, Sandbox& sandbox);
-void register_control(httplib::Server& server, Sandbox& sandbox);
-void register_site(httplib::Server& server, Sandbox& sandbox);
+void register_api(Router& server, Sandbox& sandbox);
+void register_control(Router& server, Sandbox& sandbox);
+void register_site(Router& server, Sandbox& sandbox);
 
 }  // namespace sandbox

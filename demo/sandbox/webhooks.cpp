@@ -7,44 +7,17 @@
 
 #include "paywasm/crypto.hpp"
 #include "http.hpp"
+#include "server/transport.hpp"
+#include "server/url.hpp"
 
 namespace sandbox {
-
-namespace {
-
-// scheme://host[:port], path — or nullopt for anything but an absolute http(s) URL.
-std::optional<std::pair<std::string, std::string>> split_url(const std::string& url) {
-    std::size_t scheme_end = url.find("://");
-    if (scheme_end == std::string::npos) return std::nullopt;
-    std::string scheme = url.substr(0, scheme_end);
-    if (scheme != "http" && scheme != "https") return std::nullopt;
-    std::size_t path_start = url.find('/', scheme_end + 3);
-    std::string origin = url.substr(0, path_start);
-    std::string path = path_start == std::string::npos ? "/" : url.substr(path_start);
-    if (origin.size() <= scheme_end + 3) return std::nullopt;
-    return std::make_pair(origin, path);
-}
-
-// The host of an origin "scheme://host[:port]" (IPv6 keeps its brackets); empty when malformed.
-std::string host_of(const std::string& origin) {
-    std::string rest = origin.substr(origin.find("://") + 3);
-    if (rest.find('@') != std::string::npos) return {};  // no user info: it hides the real host
-    if (!rest.empty() && rest[0] == '[') {
-        std::size_t close = rest.find(']');
-        return close == std::string::npos ? std::string() : rest.substr(0, close + 1);
-    }
-    return rest.substr(0, rest.find(':'));
-}
-
-}  // namespace
 
 // Loopback always; other hosts only when named by --allow-webhook-host (exact, case-insensitive).
 // Without this the control API could make the sandbox POST to any host and port it can reach.
 bool Webhooks::allowed(const std::string& url) const {
     auto parts = split_url(url);
-    if (!parts) return false;
-    std::string host = host_of(parts->first);
-    if (host.empty()) return false;
+    if (!parts || parts->user_info) return false;
+    std::string host = parts->host;
     if (is_loopback_host(host)) return true;
     for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     for (std::string allowed : config_.webhook_hosts) {
@@ -228,18 +201,14 @@ bool Webhooks::deliver_one() {
     } else if (!allowed(target)) {  // a URL stored by an older run or before a flag was dropped
         error = "host not allowed (loopback or --allow-webhook-host only)";
     } else {
-        httplib::Client client(parts->first);
-        client.set_connection_timeout(3, 0);
-        client.set_read_timeout(5, 0);
-        client.set_write_timeout(5, 0);
-        httplib::Headers headers = {{"User-Agent", "paywasm-sandbox"},
-                                    {"X-Sandbox-Event", std::to_string(seq)}};
-        auto result = client.Post(parts->second, headers, body, "application/json");
-        if (result) {
-            http_status = result->status;
-            if (result->status < 200 || result->status > 299) error = "HTTP " + std::to_string(result->status);
+        Poster client(parts->origin, {3, 5, 5});
+        const auto result = client.post(parts->path, {{"User-Agent", "paywasm-sandbox"}, {"X-Sandbox-Event", std::to_string(seq)}},
+                                        body, "application/json");
+        if (result.status) {
+            http_status = *result.status;
+            if (*result.status < 200 || *result.status > 299) error = "HTTP " + std::to_string(*result.status);
         } else {
-            error = httplib::to_string(result.error());
+            error = result.error;
         }
     }
     const std::int64_t finished = now_ms();
