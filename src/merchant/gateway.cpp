@@ -7,61 +7,12 @@
 #include "paywasm/error.hpp"
 #include "paywasm/protocol.hpp"
 #include "server/transport.hpp"
+#include "server/url.hpp"
 #include "server/util.hpp"
 
 namespace merchant {
 
 std::string money(const paywasm::Decimal& d) { return d.scale() <= 2 ? d.to_fixed(2) : d.to_string(); }
-
-// ---- StatusHub ----------------------------------------------------------------------------------------
-
-std::uint64_t StatusHub::tick(const std::string& session_id) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = entries_.find(session_id);
-    return all_ + (it == entries_.end() ? 0 : it->second->tick);
-}
-
-void StatusHub::watch(const std::string& session_id) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto& entry = entries_[session_id];
-    if (!entry) entry = std::make_shared<Entry>();
-    ++entry->watchers;
-}
-
-void StatusHub::unwatch(const std::string& session_id) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = entries_.find(session_id);
-    if (it != entries_.end() && --it->second->watchers <= 0) entries_.erase(it);
-}
-
-std::uint64_t StatusHub::wait(const std::string& session_id, std::uint64_t seen, int timeout_ms) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    auto& slot = entries_[session_id];  // watched: present (made here only if the caller did not watch)
-    if (!slot) slot = std::make_shared<Entry>();
-    const std::shared_ptr<Entry> entry = slot;
-    entry->cv.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-                       [&] { return stopping_ || all_ + entry->tick != seen; });
-    return all_ + entry->tick;
-}
-
-void StatusHub::notify(const std::string& session_id) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (session_id.empty()) {
-        ++all_;
-        for (auto& [id, entry] : entries_) entry->cv.notify_all();
-        return;
-    }
-    auto it = entries_.find(session_id);
-    if (it == entries_.end()) return;  // nobody is watching it
-    ++it->second->tick;
-    it->second->cv.notify_all();
-}
-
-void StatusHub::shutdown() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
-    for (auto& [id, entry] : entries_) entry->cv.notify_all();
-}
 
 // ---- Gateway --------------------------------------------------------------------------------------------
 
@@ -71,7 +22,8 @@ Gateway::Gateway(Config config_, std::unique_ptr<Sql> sql)
       webhook_key(paywasm::PublicKey::parse(config.webhook_public_pem)),
       merchant_fingerprint(merchant_key.fingerprint()),
       hub(),
-      store(std::move(sql)) {
+      store(std::move(sql)),
+      stream_reads(std::make_unique<boost::asio::thread_pool>(2)) {
     // Another instance changed a session (PostgreSQL NOTIFY): wake this instance's streams.
     store.sql().listen("paywasm_status", [this](const std::string& session_id) { hub.notify(session_id); });
 }
@@ -142,17 +94,9 @@ void Gateway::stop() {
 // (base * 2^(attempt-1), at most 10 minutes). The lease (60 s) keeps other workers and instances
 // off it meanwhile; a crash mid-delivery leaves it to be retried when the lease ends.
 void Gateway::forward_loop() {
-    const std::string url = config.app_callback;
-    const auto scheme_end = url.find("://");
-    const auto path_start = url.find('/', scheme_end == std::string::npos ? 0 : scheme_end + 3);
-    const std::string origin = url.substr(0, path_start);
-    const std::string path = path_start == std::string::npos ? "/" : url.substr(path_start);
-    httplib::Client client(origin);
-    client.set_connection_timeout(5);
-    client.set_read_timeout(10);
-    client.set_write_timeout(10);
-    client.set_keep_alive(true);
-    client.set_tcp_nodelay(true);  // else Nagle + delayed ACK cap a kept-alive connection at ~25 events/s
+    const auto url = split_url(config.app_callback);  // checked at start-up
+    const std::string path = url ? url->path : "/";
+    Poster client(url ? url->origin : config.app_callback, {5, 10, 10});
 
     while (!stopping_) {
         std::optional<Store::OutboxEvent> ev;
@@ -168,12 +112,12 @@ void Gateway::forward_loop() {
             continue;
         }
         const long long unix_now = now_ms() / 1000;
-        httplib::Headers headers = {{"Paywasm-Signature", paywasm::sign_event(config.app_secret, ev->body, unix_now)},
-                                    {"Paywasm-Event-Id", ev->id}};
-        auto res = client.Post(path.c_str(), headers, ev->body, "application/json");
+        const auto res = client.post(path, {{"Paywasm-Signature", paywasm::sign_event(config.app_secret, ev->body, unix_now)},
+                                            {"Paywasm-Event-Id", ev->id}},
+                                     ev->body, "application/json");
         std::string error;
-        if (!res) error = "no answer: " + httplib::to_string(res.error());
-        else if (res->status < 200 || res->status > 299) error = "HTTP " + std::to_string(res->status);
+        if (!res.status) error = "no answer: " + res.error;
+        else if (*res.status < 200 || *res.status > 299) error = "HTTP " + std::to_string(*res.status);
         try {
             if (error.empty()) {
                 store.delivered(ev->id, now_ms());
