@@ -213,7 +213,7 @@ void register_browser_api(Router& server, Gateway& gw) {
                             std::string("too many status streams are open for this ") + (refused == "session" ? "session" : "client") +
                                 "; poll this URL without text/event-stream");
         }
-        auto slot = std::make_shared<StreamSlot>(StreamSlot{gw, s.id, req.remote_addr});
+        std::shared_ptr<StreamSlot> slot(new StreamSlot{gw, s.id, req.remote_addr});  // (no temporary: it would release)
         if (expired(s) && !s.status.final) {
             // Nothing will change any more: 204 tells an EventSource not to reconnect.
             res.status = 204;
