@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "gateway.hpp"
+#include "health.hpp"
 #include "paywasm/error.hpp"
 #include "server/options.hpp"
 #include "server/server.hpp"
@@ -169,6 +170,8 @@ int main(int argc, char** argv) {
         merchant::register_app_api(server, gw);
         merchant::register_browser_api(server, gw);
         merchant::register_webhooks(server, gw);
+        std::atomic<const paywasm::server::Server*> running{nullptr};
+        merchant::register_health(server, gw, running);
 
         paywasm::server::ServerOptions options;
         options.host = config.host;
@@ -179,6 +182,7 @@ int main(int argc, char** argv) {
         options.max_connections = static_cast<std::size_t>(config.max_streams) + 4096;
         options.access_log = config.verbose;
         paywasm::server::Server http(options, server);
+        running = &http;
         gw.start_forwarder();
         std::printf("paywasm-merchant: listening on %s\n", paywasm::server::http_origin(config.host, http.port()).c_str());
         std::fflush(stdout);

@@ -1,5 +1,6 @@
 #include "server/router.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 
@@ -30,10 +31,22 @@ std::string Router::pattern_for(const Request& req) const {
     return r ? r->pattern : std::string();
 }
 
+std::vector<Router::Count> Router::counts() const {
+    std::lock_guard<std::mutex> lock(counts_mutex_);
+    std::vector<Count> out;
+    for (const auto& [key, value] : counts_) {
+        out.push_back(Count{std::get<0>(key), std::get<1>(key), std::get<2>(key), value.first, value.second});
+    }
+    return out;
+}
+
 void Router::handle(Request& req, Response& res) const {
+    const auto started = std::chrono::steady_clock::now();
+    const Route* route = nullptr;
     try {
         if (!(pre_ && pre_(req, res))) {
             if (const Route* r = find(req, &req.matches)) {
+                route = r;
                 r->handler(req, res);
             } else {
                 res.status = 404;
@@ -44,13 +57,19 @@ void Router::handle(Request& req, Response& res) const {
         res = Response{};
         res.status = 500;
     }
-    if (res.stream) return;
-    try {
-        if (res.status >= 400 && res.body.empty() && error_) error_(req, res);
-        if (post_) post_(req, res);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "server: internal error: %s\n", e.what());
+    if (!res.stream) {
+        try {
+            if (res.status >= 400 && res.body.empty() && error_) error_(req, res);
+            if (post_) post_(req, res);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "server: internal error: %s\n", e.what());
+        }
     }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::lock_guard<std::mutex> lock(counts_mutex_);
+    auto& count = counts_[{route ? route->method : req.method, route ? route->pattern : std::string(), res.status}];
+    ++count.first;
+    count.second += seconds;
 }
 
 }  // namespace paywasm::server

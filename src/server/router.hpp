@@ -4,7 +4,11 @@
 // block (the database, the payment service); several run at once.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -39,6 +43,16 @@ public:
     // The pattern of the route that answers `req` ("" for none): a label for metrics.
     std::string pattern_for(const Request& req) const;
 
+    // Requests answered so far, by route (method and pattern; "" for no route) and status, with the
+    // handlers' time. Thread-safe.
+    struct Count {
+        std::string method, pattern;
+        int status = 0;
+        std::uint64_t requests = 0;
+        double seconds = 0;
+    };
+    std::vector<Count> counts() const;
+
 private:
     struct Route {
         std::string method, pattern;
@@ -49,6 +63,8 @@ private:
     std::vector<Route> routes_;
     std::function<bool(const Request&, Response&)> pre_;
     std::function<void(const Request&, Response&)> post_, error_;
+    mutable std::mutex counts_mutex_;
+    mutable std::map<std::tuple<std::string, std::string, int>, std::pair<std::uint64_t, double>> counts_;
 };
 
 }  // namespace paywasm::server

@@ -130,7 +130,7 @@ struct Server::Impl {
     int port = 0;
     bool draining = false;                     // loop only
     std::set<std::shared_ptr<Connection>> connections;  // loop only
-    std::atomic<std::size_t> open_connections{0}, open_streams{0};
+    std::atomic<std::size_t> open_connections{0}, open_streams{0}, refused_heads{0};
 
     awaitable<void> accept_loop();
     awaitable<void> session(std::shared_ptr<Connection> c);
@@ -293,6 +293,7 @@ awaitable<void> Server::Impl::serve(Connection& c) {
         const std::string head(static_cast<const char*>(c.buffer.data().data()), head_len);
         auto parsed = parse_head(head, options.head);
         if (auto* bad = std::get_if<FramingError>(&parsed)) {
+            ++refused_heads;
             if (options.access_log) std::fprintf(stderr, "- - 400 (%s)\n", bad->reason.c_str());
             co_await refuse(c, 400, bad->reason);
             co_return;
@@ -514,6 +515,7 @@ void Server::drain() {
 
 std::size_t Server::open_connections() const { return impl_->open_connections; }
 std::size_t Server::open_streams() const { return impl_->open_streams; }
+std::size_t Server::refused_heads() const { return impl_->refused_heads; }
 
 // ---- helpers ----------------------------------------------------------------------------------------
 

@@ -57,9 +57,10 @@ public:
     // returns once every connection is closed, or after drain_timeout.
     void drain();
 
-    // Figures for metrics: connections open now, streams open now.
+    // Figures for metrics: connections open now, streams open now, heads refused (400) so far.
     std::size_t open_connections() const;
     std::size_t open_streams() const;
+    std::size_t refused_heads() const;
 
     struct Impl;
 
