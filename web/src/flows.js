@@ -5,7 +5,7 @@
 //   (net.js: sent once, never retried) -> the core's parseResponse() -> setStatus() -> watchStatus()
 //   (later statuses from the merchant's status-url).
 import { PayWasmError } from './error.js';
-import { send, sleep, backoff } from './net.js';
+import { send, watch } from './net.js';
 import { SVG_NS } from './dom.js';
 import { phaseOf } from './state.js';
 
@@ -245,7 +245,7 @@ export function applyStatus(el, data, result, method) {
 // Later statuses of a payment of any method come from the merchant's `status-url` ({id} and
 // {offerId} are filled in; the gateway's /v1/checkout/{id}/status), answering JSON like
 // {"status": 101, "receivedAmount": "0.0004"}: polled with back-off, or as server-sent events with
-// status-mode="sse". "state": "amount_mismatch" (the gateway found another amount paid than the
+// status-mode="sse" (polled when the stream fails or is refused: net.js watch()). "state": "amount_mismatch" (the gateway found another amount paid than the
 // order's) is never shown as paid: the shopper is told to contact the shop.
 export function watchStatus(el, result, method = 'qr') {
   if (!el.statusUrl || el._stopWatch) return;
@@ -256,28 +256,7 @@ export function watchStatus(el, result, method = 'qr') {
     try { data = JSON.parse(text); } catch (e) { return false; }
     return applyStatus(el, data, result, method);
   };
-  if (el.statusMode === 'sse' && typeof EventSource === 'function') {
-    const source = new EventSource(url, { withCredentials: true });
-    source.onmessage = (ev) => { if (onData(ev.data)) stop(); };
-    const stop = () => { source.close(); el._stopWatch = null; };
-    el._stopWatch = stop;
-    return;
-  }
-  const watch = new AbortController();
-  const signal = el._life.signal;
-  signal.addEventListener('abort', () => watch.abort(), { once: true });
-  el._stopWatch = () => { watch.abort(); el._stopWatch = null; };
-  (async () => {
-    for (let n = 0; !watch.signal.aborted; n++) {
-      try {
-        await sleep(backoff(Math.min(n, 4), el.statusInterval, 30000), watch.signal);
-        const res = await send({ method: 'GET', url, headers: [['Accept', 'application/json']] },
-          { timeoutMs: 10000, signal: watch.signal, credentials: 'same-origin' });
-        if (res.status >= 200 && res.status < 300 && onData(res.body)) break;
-      } catch (e) {
-        if (watch.signal.aborted) break;
-      }
-    }
-    if (!watch.signal.aborted) el._stopWatch = null;
-  })();
+  const stop = watch(url, { sse: el.statusMode === 'sse', interval: el.statusInterval, signal: el._life.signal, onData,
+    onEnd: () => { el._stopWatch = null; } });
+  el._stopWatch = () => { stop(); el._stopWatch = null; };
 }
