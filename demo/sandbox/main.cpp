@@ -232,7 +232,9 @@ int main(int argc, char** argv) {
         options.host = config.host;
         options.port = config.port;
         options.max_body = config.max_body;
-        options.idle_timeout = std::chrono::seconds(5);
+        // An idle kept-alive connection is closed after 1 s (as the faults suite expects: a payment
+        // after 1.5 s idle goes out on a fresh connection).
+        options.idle_timeout = std::chrono::seconds(1);
         options.header_timeout = std::chrono::seconds(10);
         options.body_timeout = std::chrono::seconds(10);
         options.write_timeout = std::chrono::seconds(10);

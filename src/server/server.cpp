@@ -393,8 +393,14 @@ awaitable<void> Server::Impl::serve(Connection& c) {
         }
         const bool no_body = res.status == 204 || res.status == 304 || (res.status >= 100 && res.status < 200);
         if (!no_body) text += "Content-Length: " + std::to_string(res.body.size()) + "\r\n";
-        if (!keep) text += "Connection: close\r\n";
-        else if (req.version == 10) text += "Connection: keep-alive\r\n";
+        if (!keep) {
+            text += "Connection: close\r\n";
+        } else {
+            // Clients (undici, browsers) close an idle connection before this, so that a request is
+            // never sent on one the server is closing.
+            if (req.version == 10) text += "Connection: keep-alive\r\n";
+            text += "Keep-Alive: timeout=" + std::to_string(std::max<long long>(1, options.idle_timeout.count() / 1000)) + "\r\n";
+        }
         text += "\r\n";
         if (!no_body && req.method != "HEAD") text += res.body;
         const bool sent = co_await send(c, std::move(text));
