@@ -91,6 +91,7 @@ boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared
         }
         const auto now = steady_clock::now();
         const std::int64_t to_expiry = s ? s->expires_at - now_ms() : 15000;
+        s.reset();  // not kept while waiting: thousands of streams wait at once
         if (to_expiry <= 0 || now >= ends_at) break;
         const auto wait = std::min({milliseconds(15000), milliseconds(to_expiry),
                                     duration_cast<milliseconds>(ends_at - now) + milliseconds(1)});

@@ -7,14 +7,22 @@
 namespace paywasm::server {
 
 Router& Router::add(std::string_view method, const std::string& pattern, Handler handler) {
-    routes_.push_back(Route{std::string(method), pattern, std::regex(pattern), std::move(handler)});
+    // The literal start: up to the first special character, without the character a quantifier
+    // after it makes optional; none when the pattern has an alternative (a|b).
+    const std::size_t special = pattern.find_first_of("\\^$.|?*+()[]{}");
+    std::string prefix = pattern.substr(0, special);
+    if (special != std::string::npos && std::string_view("?*{").find(pattern[special]) != std::string_view::npos && !prefix.empty()) {
+        prefix.pop_back();
+    }
+    if (pattern.find('|') != std::string::npos) prefix.clear();
+    routes_.push_back(Route{std::string(method), pattern, prefix, std::regex(pattern), std::move(handler)});
     return *this;
 }
 
 const Router::Route* Router::find(const Request& req, std::vector<std::string>* matches) const {
     const std::string_view method = req.method == "HEAD" ? std::string_view("GET") : std::string_view(req.method);
     for (const Route& r : routes_) {
-        if (r.method != method) continue;
+        if (r.method != method || req.path.compare(0, r.prefix.size(), r.prefix) != 0) continue;
         std::smatch m;
         if (!std::regex_match(req.path, m, r.re)) continue;
         if (matches) {

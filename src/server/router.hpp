@@ -56,6 +56,7 @@ public:
 private:
     struct Route {
         std::string method, pattern;
+        std::string prefix;  // the pattern's literal start: a path without it cannot match
         std::regex re;
         Handler handler;
     };

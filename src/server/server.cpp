@@ -135,7 +135,8 @@ struct Server::Impl {
     awaitable<void> accept_loop();
     awaitable<void> session(std::shared_ptr<Connection> c);
     awaitable<void> serve(Connection& c);
-    awaitable<bool> read_more(Connection& c);
+    awaitable<bool> read_more(Connection& c, std::size_t chunk = 1024);
+    awaitable<beast::error_code> read_chunked(Connection& c, const std::string& head, std::string& body);
     awaitable<void> refuse(Connection& c, int status, std::string_view message);
     awaitable<void> lingering_close(Connection& c);
     awaitable<bool> send(Connection& c, std::string text);
@@ -223,10 +224,11 @@ awaitable<void> Server::Impl::session(std::shared_ptr<Connection> c) {
     finish_if_drained();
 }
 
-// Reads what arrived into the buffer (at most 4 KiB at a time); false on EOF, error or deadline.
-awaitable<bool> Server::Impl::read_more(Connection& c) {
+// Reads what arrived into the buffer (at most `chunk` bytes); false on EOF, error or deadline. Heads
+// are read 1 KiB at a time: thousands of waiting clients each keep what they sent, not 4 KiB.
+awaitable<bool> Server::Impl::read_more(Connection& c, std::size_t chunk) {
     beast::error_code ec;
-    const std::size_t n = co_await c.stream.async_read_some(c.buffer.prepare(4096), asio::redirect_error(use_awaitable, ec));
+    const std::size_t n = co_await c.stream.async_read_some(c.buffer.prepare(chunk), asio::redirect_error(use_awaitable, ec));
     c.buffer.commit(n);
     co_return !ec;
 }
@@ -262,6 +264,23 @@ awaitable<void> Server::Impl::refuse(Connection& c, int status, std::string_view
     if (co_await send(c, std::move(text))) co_await lingering_close(c);
 }
 
+// A chunked body, through Beast's parser (its own frame: only chunked requests pay for it). Trailer
+// fields are not kept: nothing reads them.
+awaitable<beast::error_code> Server::Impl::read_chunked(Connection& c, const std::string& head, std::string& body) {
+    http::request_parser<http::string_body> parser;
+    parser.eager(true);
+    parser.header_limit(static_cast<std::uint32_t>(options.head.max_bytes));
+    parser.body_limit(options.max_body);
+    beast::error_code ec;
+    parser.put(asio::buffer(head), ec);
+    if (ec && ec != http::error::need_more) co_return ec;
+    ec = {};
+    c.stream.expires_after(options.body_timeout);
+    co_await http::async_read(c.stream, c.buffer, parser, asio::redirect_error(use_awaitable, ec));
+    if (!ec) body = std::move(parser.get().body());
+    co_return ec;
+}
+
 awaitable<void> Server::Impl::serve(Connection& c) {
     for (;;) {
         // ---- the head: idle_timeout for its first byte, header_timeout for the rest ----
@@ -290,7 +309,7 @@ awaitable<void> Server::Impl::serve(Connection& c) {
             }
             if (!co_await read_more(c)) co_return;  // EOF, or the header deadline: closed without an answer
         }
-        const std::string head(static_cast<const char*>(c.buffer.data().data()), head_len);
+        std::string head(static_cast<const char*>(c.buffer.data().data()), head_len);
         auto parsed = parse_head(head, options.head);
         if (auto* bad = std::get_if<FramingError>(&parsed)) {
             ++refused_heads;
@@ -326,7 +345,7 @@ awaitable<void> Server::Impl::serve(Connection& c) {
             c.stream.expires_after(options.body_timeout);
             std::uint64_t left = h.content_length;
             while (left > 0) {
-                if (c.buffer.size() == 0 && !co_await read_more(c)) co_return;
+                if (c.buffer.size() == 0 && !co_await read_more(c, 16384)) co_return;
                 const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(left, c.buffer.size()));
                 c.buffer.consume(take);
                 left -= take;
@@ -341,22 +360,12 @@ awaitable<void> Server::Impl::serve(Connection& c) {
         if (h.body == RequestHead::Body::length) {
             c.stream.expires_after(options.body_timeout);
             while (c.buffer.size() < h.content_length) {
-                if (!co_await read_more(c)) co_return;
+                if (!co_await read_more(c, 16384)) co_return;
             }
             req.body.assign(static_cast<const char*>(c.buffer.data().data()), static_cast<std::size_t>(h.content_length));
             c.buffer.consume(static_cast<std::size_t>(h.content_length));
         } else if (h.body == RequestHead::Body::chunked) {
-            http::request_parser<http::string_body> parser;
-            parser.eager(true);
-            parser.header_limit(static_cast<std::uint32_t>(options.head.max_bytes));
-            parser.body_limit(options.max_body);
-            beast::error_code ec;
-            parser.put(asio::buffer(head), ec);
-            if (!ec || ec == http::error::need_more) {
-                ec = {};
-                c.stream.expires_after(options.body_timeout);
-                co_await http::async_read(c.stream, c.buffer, parser, asio::redirect_error(use_awaitable, ec));
-            }
+            const beast::error_code ec = co_await read_chunked(c, head, req.body);
             if (ec == http::error::body_limit) {
                 log(req, 413);
                 co_await refuse(c, 413, too_large);
@@ -366,10 +375,9 @@ awaitable<void> Server::Impl::serve(Connection& c) {
                 co_await refuse(c, 400, "a malformed chunked body: " + ec.message());
                 co_return;
             }
-            req.body = std::move(parser.get().body());
-            // Trailer fields are not kept: nothing reads them.
         }
         c.stream.expires_never();
+        std::string().swap(head);
 
         // ---- the answer ----
         Response res;
@@ -383,6 +391,10 @@ awaitable<void> Server::Impl::serve(Connection& c) {
         keep = keep && !res.close && !draining;
 
         if (res.stream) {
+            Headers().swap(req.headers);  // a stream lives long: keep only what its log line needs
+            std::string().swap(req.body);
+            std::string().swap(req.target);
+            std::vector<std::string>().swap(req.matches);
             co_await run_stream(c, req, res);
             co_return;
         }

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
 
 namespace paywasm::server {
 
@@ -56,6 +57,9 @@ public:
     // The connection is sqlite.hpp's Db (open, busy timeout, WAL, synchronous=NORMAL, foreign keys),
     // on a file created 0600 before SQLite opens it (its -wal and -shm files take the same mode).
     explicit SqliteSql(const std::string& path) : file_(private_file(path)), db_(file_.handle()) {}
+    ~SqliteSql() override {
+        for (auto& [text, stmt] : cache_) sqlite3_finalize(stmt);
+    }
 
     SqlDialect dialect() const override { return SqlDialect::sqlite; }
 
@@ -88,13 +92,38 @@ private:
         throw std::runtime_error(std::string("sqlite: ") + what + ": " + sqlite3_errmsg(db_));
     }
 
-    void run(std::string_view sql, const std::vector<SqlValue>& params, std::vector<SqlRow>* rows) {
+    // A program has a few dozen statements, run again and again: each is prepared once and kept
+    // (at most kCached; others are prepared for one run). Called with mutex_ held.
+    static constexpr std::size_t kCached = 128;
+    sqlite3_stmt* prepared(std::string_view sql, bool& cached) {
+        if (auto it = cache_.find(std::string(sql)); it != cache_.end()) {
+            cached = true;
+            return it->second;
+        }
         sqlite3_stmt* stmt = nullptr;
         if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) fail("prepare");
-        struct Finalize {
+        cached = cache_.size() < kCached;
+        if (cached) cache_.emplace(std::string(sql), stmt);
+        return stmt;
+    }
+
+    void run(std::string_view sql, const std::vector<SqlValue>& params, std::vector<SqlRow>* rows) {
+        bool cached = false;
+        sqlite3_stmt* stmt = prepared(sql, cached);
+        // Whatever happens, the statement is left reset (no read transaction held, bindings cleared)
+        // or, when not cached, finalized.
+        struct Release {
             sqlite3_stmt* s;
-            ~Finalize() { sqlite3_finalize(s); }
-        } finalize{stmt};
+            bool cached;
+            ~Release() {
+                if (cached) {
+                    sqlite3_reset(s);
+                    sqlite3_clear_bindings(s);
+                } else {
+                    sqlite3_finalize(s);
+                }
+            }
+        } release{stmt, cached};
         for (std::size_t i = 0; i < params.size(); ++i) {
             const int at = static_cast<int>(i + 1);
             int rc = SQLITE_OK;
@@ -136,6 +165,7 @@ private:
 
     Db file_;
     sqlite3* db_;
+    std::unordered_map<std::string, sqlite3_stmt*> cache_;
 };
 
 }  // namespace
