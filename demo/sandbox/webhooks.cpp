@@ -27,8 +27,24 @@ bool Webhooks::allowed(const std::string& url) const {
     return false;
 }
 
+namespace {
+paywasm::server::OutboxOptions delivery_options(const Config& config) {
+    paywasm::server::OutboxOptions o;
+    o.name = "paywasm-sandbox: webhook delivery";
+    o.workers = 1;
+    o.timeouts = {3, 5, 5};
+    o.idle_ms = 100;
+    // min(2^(attempt-1), 600) s, divided by --speed, at least 10 ms.
+    o.backoff_ms = [&config](std::int64_t failures) {
+        const double s = std::min(std::pow(2.0, static_cast<double>(failures - 1)), 600.0);
+        return std::max<std::int64_t>(config.scaled_ms(s), 10);
+    };
+    return o;
+}
+}  // namespace
+
 Webhooks::Webhooks(Db& db, const Config& config, const Identity& identity)
-    : db_(db), config_(config), identity_(identity) {}
+    : db_(db), config_(config), identity_(identity), outbox_(*this, delivery_options(config)) {}
 
 Webhooks::~Webhooks() { stop(); }
 
@@ -131,105 +147,53 @@ std::string Webhooks::log(std::int64_t since, int limit) {
     return w.take();
 }
 
-void Webhooks::start() {
-    stopping_ = false;
-    thread_ = std::thread([this] { run(); });
-}
+void Webhooks::start() { outbox_.start(); }
+void Webhooks::stop() { outbox_.stop(); }
+void Webhooks::wake() { outbox_.wake(); }
 
-void Webhooks::stop() {
-    {
-        std::lock_guard<std::mutex> lk(mutex_);
-        stopping_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-}
-
-void Webhooks::wake() {
-    {
-        std::lock_guard<std::mutex> lk(mutex_);
-        woken_ = true;
-    }
-    cv_.notify_all();
-}
-
-void Webhooks::run() {
-    while (true) {
-        {
-            std::unique_lock<std::mutex> lk(mutex_);
-            if (stopping_) return;
-        }
-        bool delivered_any = false;
-        try {
-            delivered_any = deliver_one();
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "paywasm-sandbox: webhook delivery: %s\n", e.what());
-        }
-        if (delivered_any) continue;
-        std::unique_lock<std::mutex> lk(mutex_);
-        cv_.wait_for(lk, std::chrono::milliseconds(100), [this] { return stopping_ || woken_; });
-        woken_ = false;
-    }
-}
-
-bool Webhooks::deliver_one() {
-    // Deliver to the URL configured now: a merchant who fixes a wrong URL gets the backlog; with no
-    // URL, pending events wait.
+std::optional<paywasm::server::OutboxStore::Item> Webhooks::claim(std::int64_t now) {
     const std::optional<std::string> current = url();
-    if (!current) return false;
-    std::int64_t seq = 0, attempts = 0;
-    std::string target, body;
+    if (!current) return std::nullopt;
+    Item item;
     {
         auto lk = db_.lock();
-        Stmt s(db_, "SELECT seq, url, body, attempts FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? "
+        Stmt s(db_, "SELECT seq, body, attempts FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? "
                     "ORDER BY next_attempt_at, seq LIMIT 1");
-        s.bind(1, now_ms());
-        if (!s.step()) return false;
-        seq = s.integer(0);
-        target = s.text(1);
-        body = s.text(2);
-        attempts = s.integer(3);
+        s.bind(1, now);
+        if (!s.step()) return std::nullopt;
+        item.id = std::to_string(s.integer(0));
+        item.body = s.text(1);
+        item.attempts = s.integer(2);
     }
-    target = *current;
+    item.url = *current;
+    item.headers = {{"User-Agent", "paywasm-sandbox"}, {"X-Sandbox-Event", item.id}};
+    if (!split_url(item.url)) item.refuse = "not an http(s) URL";
+    else if (!allowed(item.url)) item.refuse = "host not allowed (loopback or --allow-webhook-host only)";  // stored by an older run
+    return item;
+}
 
-    const std::int64_t started = now_ms();
-    std::optional<std::int64_t> http_status;
-    std::optional<std::string> error;
-    auto parts = split_url(target);
-    if (!parts) {
-        error = "not an http(s) URL";
-    } else if (!allowed(target)) {  // a URL stored by an older run or before a flag was dropped
-        error = "host not allowed (loopback or --allow-webhook-host only)";
-    } else {
-        Poster client(parts->origin, {3, 5, 5});
-        const auto result = client.post(parts->path, {{"User-Agent", "paywasm-sandbox"}, {"X-Sandbox-Event", std::to_string(seq)}},
-                                        body, "application/json");
-        if (result.status) {
-            http_status = *result.status;
-            if (*result.status < 200 || *result.status > 299) error = "HTTP " + std::to_string(*result.status);
-        } else {
-            error = result.error;
-        }
-    }
-    const std::int64_t finished = now_ms();
-    ++attempts;
+void Webhooks::delivered(const Item& item, const Attempt& attempt) { record(item, attempt); }
+void Webhooks::failed(const Item& item, const Attempt& attempt) { record(item, attempt); }
 
+void Webhooks::record(const Item& item, const Attempt& attempt) {
+    const std::int64_t seq = std::stoll(item.id), attempts = item.attempts + 1;
+    const std::optional<std::int64_t> http_status =
+        attempt.http_status ? std::optional<std::int64_t>(*attempt.http_status) : std::nullopt;
+    const std::optional<std::string> error = attempt.error.empty() ? std::nullopt : std::optional<std::string>(attempt.error);
     DbTransaction t(db_);
     Stmt a(db_, "INSERT INTO delivery_attempts (outbox_seq, attempt, at, http_status, error, ms) VALUES (?, ?, ?, ?, ?, ?)");
-    a.bind(1, seq).bind(2, attempts).bind(3, started).bind(4, http_status).bind(5, error).bind(6, finished - started).run();
+    a.bind(1, seq).bind(2, attempts).bind(3, attempt.started).bind(4, http_status).bind(5, error)
+        .bind(6, attempt.finished - attempt.started).run();
     if (!error) {
         Stmt u(db_, "UPDATE outbox SET state = 'delivered', attempts = ?, url = ?, last_http_status = ?, last_error = NULL, "
                     "delivered_at = ?, next_attempt_at = NULL WHERE seq = ?");
-        u.bind(1, attempts).bind(2, target).bind(3, http_status).bind(4, finished).bind(5, seq).run();
+        u.bind(1, attempts).bind(2, item.url).bind(3, http_status).bind(4, attempt.finished).bind(5, seq).run();
     } else {
-        const double backoff_s = std::min(std::pow(2.0, static_cast<double>(attempts - 1)), 600.0);
-        const std::int64_t next = finished + std::max<std::int64_t>(config_.scaled_ms(backoff_s), 10);
         Stmt u(db_, "UPDATE outbox SET attempts = ?, url = ?, last_http_status = ?, last_error = ?, next_attempt_at = ? "
                     "WHERE seq = ?");
-        u.bind(1, attempts).bind(2, target).bind(3, http_status).bind(4, error).bind(5, next).bind(6, seq).run();
+        u.bind(1, attempts).bind(2, item.url).bind(3, http_status).bind(4, error).bind(5, attempt.next_attempt_at).bind(6, seq).run();
     }
     t.commit();
-    return true;
 }
 
 }  // namespace sandbox

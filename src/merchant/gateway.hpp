@@ -4,6 +4,7 @@
 //   browser_api.cpp  /v1/checkout/{id}[/qr|/status]    the widget (CORS for --shop-origin only)
 //   webhooks.cpp     /v1/webhooks                      the service's signed status changes
 //   forwarder.cpp    the outbox: every verified change POSTed to --app-callback, signed, retried
+//   health.cpp       /healthz, /readyz, /metrics
 //   store.cpp        every table and query (SQLite or PostgreSQL through src/server/sql.hpp)
 // A payment's status travels: service webhook → verify_webhook (core) → store (one transaction:
 // event, transaction, session status, outbox row, NOTIFY) → StatusHub → each SSE stream.
@@ -196,12 +197,8 @@ struct Gateway {
     void stop();
 
 private:
-    void forward_loop();
-    std::vector<std::thread> forwarders_;
-    std::mutex forward_mutex_;
-    std::condition_variable forward_cv_;
-    bool forward_wake_ = false;
-    std::atomic<bool> stopping_{false};
+    struct Forwarder;  // forwarder.cpp: the store's outbox rows on the shared outbox worker
+    std::shared_ptr<Forwarder> forwarder_;
 };
 
 void register_app_api(Router& server, Gateway& gw);
