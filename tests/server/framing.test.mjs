@@ -211,16 +211,46 @@ describe('paywasm-merchant: stream caps', () => {
   test('a stream ends after --stream-max-seconds with retry:, and the status is sent first', async () => {
     const g2 = await startGateway(sb, { extra: ['--stream-max-seconds', '1'] });
     try {
-      const r = await gw(g2, 'POST', '/v1/sessions', { app: true, body: { ...checkout(), methods: ['exchange'] } });
-      assert.equal(r.status, 201, r.text);
-      const started = Date.now();
-      const stream = sse(`${g2.base}/v1/checkout/${r.json.id}/status`, { timeoutMs: 10000 });
-      const events = await stream.done;
-      assert.ok(Date.now() - started < 4000, `ended after ${Date.now() - started} ms`);
-      assert.equal(events.length, 1);
-      assert.equal(events[0].state, 'open');
+        const r = await gw(g2, 'POST', '/v1/sessions', { app: true, body: { ...checkout(), methods: ['exchange'] } });
+        assert.equal(r.status, 201, r.text);
+        const started = Date.now();
+        const stream = sse(`${g2.base}/v1/checkout/${r.json.id}/status`, { timeoutMs: 10000 });
+        const events = await stream.done;
+        assert.ok(Date.now() - started < 4000, `ended after ${Date.now() - started} ms`);
+        assert.equal(events.length, 1);
+        assert.equal(events[0].state, 'open');
     } finally {
       assert.deepEqual(await g2.stop(), { code: 0, signal: null });
+    }
+  });
+});
+
+describe('graceful drain on SIGTERM', () => {
+  test('a request under way is answered 200, then the process exits 0; new connections are refused', async () => {
+    const own = await startSandbox();
+    let exited;
+    try {
+      const slow = await fetch(own.base + '/__sandbox/faults', { method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ endpoint: 'users-me', kind: 'latency', ms: 800 }) });
+      assert.equal(slow.status, 201);
+      const started = Date.now();
+      const pending = fetch(own.base + '/api/users/me', { headers: { authorization: 'Bearer ' + own.merchant.shopperToken } });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      exited = own.stop();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const u = new URL(own.base);
+      const refused = await new Promise((resolve) => {
+        const s = net.connect(Number(u.port), u.hostname);
+        s.on('connect', () => { s.destroy(); resolve(false); });
+        s.on('error', (e) => resolve(e.code === 'ECONNREFUSED'));
+      });
+      assert.ok(refused, 'no new connection once draining');
+      const answer = await pending;
+      assert.equal(answer.status, 200, 'the request under way was answered');
+      assert.ok(Date.now() - started >= 750);
+      assert.deepEqual(await exited, { code: 0, signal: null });
+    } finally {
+      if (!exited) await own.stop();
     }
   });
 });
