@@ -38,6 +38,7 @@ public:
     std::optional<int> exchange_error();
 
 private:
+    std::string update_now(JsonValue patch, const std::string& shopper_id);
     Db& db_;
 };
 

@@ -66,18 +66,11 @@ void Webhooks::enqueue(const std::string& text) {
     const std::string transaction_id(tx.member("id").text());
     const std::int64_t status = tx.member("status").integer().value_or(0);
     std::optional<std::string> target = url();
-    Stmt s(db_, "INSERT INTO outbox (merchant_id, transaction_id, status, url, body, state, next_attempt_at, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     const std::int64_t now = now_ms();
-    s.bind(1, identity_.merchant_id)
-        .bind(2, transaction_id)
-        .bind(3, status)
-        .bind(4, target)
-        .bind(5, w.text())
-        .bind(6, target ? "pending" : "skipped")
-        .bind(7, target ? std::optional<std::int64_t>(now) : std::nullopt)
-        .bind(8, now)
-        .run();
+    db_.execute("INSERT INTO outbox (merchant_id, transaction_id, status, url, body, state, next_attempt_at, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                {identity_.merchant_id, transaction_id, status, opt(target), w.text(), target ? "pending" : "skipped",
+                 target ? SqlValue(now) : SqlValue(), now});
     if (target) wake();
 }
 
@@ -102,16 +95,17 @@ void Webhooks::set_url(const std::optional<std::string>& url) {
 }
 
 std::string Webhooks::log(std::int64_t since, int limit) {
-    auto lk = db_.lock();
     JsonWriter w;
     w.begin_array();
-    Stmt s(db_, "SELECT seq, transaction_id, status, url, body, state, attempts, next_attempt_at, last_http_status, "
-                "last_error, created_at, delivered_at FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?");
-    s.bind(1, since).bind(2, limit);
-    auto text_or_null = [&](const Stmt& st, int col) -> JsonWriter& {
-        return st.is_null(col) ? w.null() : w.string(st.text(col));
+    auto text_or_null = [&](const SqlRow& row, std::size_t col) -> JsonWriter& {
+        return row.is_null(col) ? w.null() : w.string(row.text(col));
     };
-    while (s.step()) {
+    const auto rows = db_.transaction([&] {  // one snapshot of the log and its attempts
+        return db_.query("SELECT seq, transaction_id, status, url, body, state, attempts, next_attempt_at, last_http_status, "
+                         "last_error, created_at, delivered_at FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+                         {since, limit});
+    });
+    for (const auto& s : rows) {
         w.begin_object().num("id", s.integer(0)).str("transactionId", s.text(1)).num("status", s.integer(2));
         w.key("url");
         text_or_null(s, 3);
@@ -130,9 +124,9 @@ std::string Webhooks::log(std::int64_t since, int limit) {
         else w.string(iso8601(s.integer(11)));
         w.raw("body", s.text(4));  // the exact JSON the sandbox wrote and POSTs
         w.key("deliveries").begin_array();
-        Stmt a(db_, "SELECT attempt, at, http_status, error, ms FROM delivery_attempts WHERE outbox_seq = ? ORDER BY attempt");
-        a.bind(1, s.integer(0));
-        while (a.step()) {
+        for (const auto& a : db_.query("SELECT attempt, at, http_status, error, ms FROM delivery_attempts WHERE outbox_seq = ? "
+                                       "ORDER BY attempt",
+                                       {s.integer(0)})) {
             w.begin_object().num("attempt", a.integer(0)).str("at", iso8601(a.integer(1)));
             w.key("httpStatus");
             if (a.is_null(2)) w.null();
@@ -154,17 +148,14 @@ void Webhooks::wake() { outbox_.wake(); }
 std::optional<paywasm::server::OutboxStore::Item> Webhooks::claim(std::int64_t now) {
     const std::optional<std::string> current = url();
     if (!current) return std::nullopt;
+    const auto rows = db_.query("SELECT seq, body, attempts FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? "
+                                "ORDER BY next_attempt_at, seq LIMIT 1",
+                                {now});
+    if (rows.empty()) return std::nullopt;
     Item item;
-    {
-        auto lk = db_.lock();
-        Stmt s(db_, "SELECT seq, body, attempts FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? "
-                    "ORDER BY next_attempt_at, seq LIMIT 1");
-        s.bind(1, now);
-        if (!s.step()) return std::nullopt;
-        item.id = std::to_string(s.integer(0));
-        item.body = s.text(1);
-        item.attempts = s.integer(2);
-    }
+    item.id = std::to_string(rows[0].integer(0));
+    item.body = rows[0].text(1);
+    item.attempts = rows[0].integer(2);
     item.url = *current;
     item.headers = {{"User-Agent", "paywasm-sandbox"}, {"X-Sandbox-Event", item.id}};
     if (!split_url(item.url)) item.refuse = "not an http(s) URL";
@@ -177,23 +168,22 @@ void Webhooks::failed(const Item& item, const Attempt& attempt) { record(item, a
 
 void Webhooks::record(const Item& item, const Attempt& attempt) {
     const std::int64_t seq = std::stoll(item.id), attempts = item.attempts + 1;
-    const std::optional<std::int64_t> http_status =
-        attempt.http_status ? std::optional<std::int64_t>(*attempt.http_status) : std::nullopt;
-    const std::optional<std::string> error = attempt.error.empty() ? std::nullopt : std::optional<std::string>(attempt.error);
-    DbTransaction t(db_);
-    Stmt a(db_, "INSERT INTO delivery_attempts (outbox_seq, attempt, at, http_status, error, ms) VALUES (?, ?, ?, ?, ?, ?)");
-    a.bind(1, seq).bind(2, attempts).bind(3, attempt.started).bind(4, http_status).bind(5, error)
-        .bind(6, attempt.finished - attempt.started).run();
-    if (!error) {
-        Stmt u(db_, "UPDATE outbox SET state = 'delivered', attempts = ?, url = ?, last_http_status = ?, last_error = NULL, "
-                    "delivered_at = ?, next_attempt_at = NULL WHERE seq = ?");
-        u.bind(1, attempts).bind(2, item.url).bind(3, http_status).bind(4, attempt.finished).bind(5, seq).run();
-    } else {
-        Stmt u(db_, "UPDATE outbox SET attempts = ?, url = ?, last_http_status = ?, last_error = ?, next_attempt_at = ? "
-                    "WHERE seq = ?");
-        u.bind(1, attempts).bind(2, item.url).bind(3, http_status).bind(4, error).bind(5, attempt.next_attempt_at).bind(6, seq).run();
-    }
-    t.commit();
+    const SqlValue http_status = attempt.http_status ? SqlValue(std::int64_t{*attempt.http_status}) : SqlValue();
+    const bool ok = attempt.error.empty();
+    db_.transaction([&] {
+        db_.execute("INSERT INTO delivery_attempts (outbox_seq, attempt, at, http_status, error, ms) VALUES (?, ?, ?, ?, ?, ?)",
+                    {seq, attempts, attempt.started, http_status, ok ? SqlValue() : SqlValue(attempt.error),
+                     attempt.finished - attempt.started});
+        if (ok) {
+            db_.execute("UPDATE outbox SET state = 'delivered', attempts = ?, url = ?, last_http_status = ?, last_error = NULL, "
+                        "delivered_at = ?, next_attempt_at = NULL WHERE seq = ?",
+                        {attempts, item.url, http_status, attempt.finished, seq});
+        } else {
+            db_.execute("UPDATE outbox SET attempts = ?, url = ?, last_http_status = ?, last_error = ?, next_attempt_at = ? "
+                        "WHERE seq = ?",
+                        {attempts, item.url, http_status, attempt.error, attempt.next_attempt_at, seq});
+        }
+    });
 }
 
 }  // namespace sandbox

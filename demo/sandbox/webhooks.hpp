@@ -26,7 +26,7 @@ public:
     Webhooks(Db& db, const Config& config, const Identity& identity);
     ~Webhooks();
 
-    // Call with a DbTransaction open: records the event for `transaction` (the Transaction object's
+    // Call inside the ledger's transaction (Db::transaction): records the event for `transaction` (the Transaction object's
     // JSON text, as the sandbox wrote it).
     void enqueue(const std::string& transaction);
 

@@ -1,6 +1,5 @@
 // The SQL interface (sql.hpp) on SQLite; open_sql() picks the backend from the URL.
 #include "server/sql.hpp"
-#include "server/sqlite.hpp"
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -52,10 +51,43 @@ void Sql::transaction(const std::function<void()>& body) {
 
 namespace {
 
+// One SQLite connection: opened (the file created when missing), busy timeout 5 s, WAL journal,
+// synchronous=NORMAL, foreign keys on.
+class SqliteFile {
+public:
+    explicit SqliteFile(const std::string& path) {
+        if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                            nullptr) != SQLITE_OK) {
+            std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+            sqlite3_close(db_);
+            throw StorageUnavailable("sqlite: cannot open " + path + ": " + msg);
+        }
+        sqlite3_busy_timeout(db_, 5000);
+        exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+    }
+    ~SqliteFile() { sqlite3_close(db_); }
+    SqliteFile(const SqliteFile&) = delete;
+    SqliteFile& operator=(const SqliteFile&) = delete;
+
+    sqlite3* handle() const { return db_; }
+    void exec(std::string_view sql) {
+        const std::string text(sql);
+        char* err = nullptr;
+        if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+            std::string msg = err ? err : "unknown error";
+            sqlite3_free(err);
+            throw std::runtime_error("sqlite: " + msg);
+        }
+    }
+
+private:
+    sqlite3* db_ = nullptr;
+};
+
 class SqliteSql final : public Sql {
 public:
-    // The connection is sqlite.hpp's Db (open, busy timeout, WAL, synchronous=NORMAL, foreign keys),
-    // on a file created 0600 before SQLite opens it (its -wal and -shm files take the same mode).
+    // The connection is a SqliteFile, on a file created 0600 before SQLite opens it (its -wal and
+    // -shm files take the same mode).
     explicit SqliteSql(const std::string& path) : file_(private_file(path)), db_(file_.handle()) {}
     ~SqliteSql() override {
         for (auto& [text, stmt] : cache_) sqlite3_finalize(stmt);
@@ -163,7 +195,7 @@ private:
         return path;
     }
 
-    Db file_;
+    SqliteFile file_;
     sqlite3* db_;
     std::unordered_map<std::string, sqlite3_stmt*> cache_;
 };
