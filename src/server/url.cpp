@@ -31,16 +31,14 @@ std::optional<Url> split_url(std::string_view url) {
 }
 
 BaseUrl split_base_url(std::string_view url, const std::string& field) {
-    auto scheme_end = url.find("://");
-    std::string_view scheme = scheme_end == std::string_view::npos ? "" : url.substr(0, scheme_end);
+    const auto scheme_end = url.find("://");
+    const std::string_view scheme = scheme_end == std::string_view::npos ? "" : url.substr(0, scheme_end);
     if (scheme != "http" && scheme != "https") {
         fail_validation(field, "must start with http:// or https:// (got '" + std::string(url.substr(0, 64)) + "')");
     }
-    auto path_start = url.find('/', scheme_end + 3);
-    BaseUrl out;
-    out.origin = std::string(url.substr(0, path_start));
-    if (out.origin.size() == scheme_end + 3) fail_validation(field, "has no host");
-    if (path_start != std::string_view::npos) out.prefix = std::string(url.substr(path_start));
+    const auto parts = split_url(url);
+    if (!parts) fail_validation(field, "has no host");
+    BaseUrl out{parts->origin, url.find('/', scheme_end + 3) == std::string_view::npos ? std::string() : parts->path};
     while (!out.prefix.empty() && out.prefix.back() == '/') out.prefix.pop_back();
     if (out.prefix.find_first_of("?#") != std::string::npos) fail_validation(field, "must not have a query or fragment");
     return out;
