@@ -61,43 +61,47 @@ std::string checkout_view(const Gateway& gw, const Session& s) {
 // One SSE stream, on the server's event loop: the current status first, then one event per change;
 // it ends at a final status, at the session's expiry, after --stream-max-seconds (the client
 // reconnects after `retry:`), when the client leaves or the gateway stops. Between changes a comment
-// line every 15 s keeps proxies from closing it. The session is read on the gateway's own stream
-// threads, never on the workers that answer webhooks and the app API.
+// line every 15 s keeps proxies from closing it. The session is read only when the hub wakes the
+// stream (a change here, a NOTIFY from another instance), on the gateway's own stream threads:
+// never on the workers that answer webhooks and the app API, and not for a heartbeat.
 boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared_ptr<EventStream> out) {
     using namespace std::chrono;
     gw.hub.watch(id, out);  // before the first read: a change from now on wakes this stream
     const auto ends_at = steady_clock::now() + seconds(gw.config.stream_max_seconds);
-    std::int64_t sent_version = -1;
+    std::int64_t sent_version = -1, expires_at = 0;
     bool ok = co_await out->write("retry: 2000\n\n");
-    bool woken = true;  // the first pass sends the current status
+    bool read = true;  // the first pass sends the current status
     while (ok && out->open() && !gw.hub.stopping()) {
-        std::optional<Session> s;
-        bool unavailable = false;
-        try {
-            s = co_await on_pool(*gw.stream_reads, [&gw, &id] { return gw.store.session(id); });
-        } catch (const StorageUnavailable&) {
-            unavailable = true;
-        }
-        if (unavailable) {
-            ok = co_await out->write(": storage unavailable, retrying\n\n");
-        } else if (!s) {
-            break;
-        } else if (s->status.version != sent_version) {
-            sent_version = s->status.version;
-            ok = co_await out->write("id: " + std::to_string(s->status.version) + "\ndata: " + gw.status_json(*s) + "\n\n");
-            if (s->status.final) break;
-        } else if (!woken) {
+        if (read) {
+            std::optional<Session> s;
+            bool unavailable = false;
+            try {
+                s = co_await on_pool(*gw.stream_reads, [&gw, &id] { return gw.store.session(id); });
+            } catch (const StorageUnavailable&) {
+                unavailable = true;
+            }
+            if (unavailable) {
+                ok = co_await out->write(": storage unavailable, retrying\n\n");
+            } else if (!s) {
+                break;
+            } else {
+                expires_at = s->expires_at;
+                if (s->status.version != sent_version) {
+                    sent_version = s->status.version;
+                    ok = co_await out->write("id: " + std::to_string(s->status.version) + "\ndata: " + gw.status_json(*s) + "\n\n");
+                    if (s->status.final) break;
+                }
+            }
+            read = unavailable;  // (retried at the next heartbeat)
+        } else {
             ok = co_await out->write(": ping\n\n");
         }
         const auto now = steady_clock::now();
-        const std::int64_t to_expiry = s ? s->expires_at - now_ms() : 15000;
-        s.reset();  // not kept while waiting: thousands of streams wait at once
+        const std::int64_t to_expiry = expires_at ? expires_at - now_ms() : 15000;
         if (to_expiry <= 0 || now >= ends_at) break;
         const auto wait = std::min({milliseconds(15000), milliseconds(to_expiry),
                                     duration_cast<milliseconds>(ends_at - now) + milliseconds(1)});
-        const auto before = steady_clock::now();
-        co_await out->wait(wait);
-        woken = steady_clock::now() - before < wait;
+        if (co_await out->wait(wait)) read = true;
     }
     gw.hub.unwatch(id, out.get());
 }

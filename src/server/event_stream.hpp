@@ -58,8 +58,8 @@ public:
     // Sends `text` (whole SSE lines: "data: ...\n\n", ": ping\n\n", "retry: 2000\n\n"); false when it
     // could not (the client is gone, or it did not read within the write timeout).
     virtual boost::asio::awaitable<bool> write(std::string text) = 0;
-    // Returns after wake(), after `timeout`, or as soon as open() turns false.
-    virtual boost::asio::awaitable<void> wait(std::chrono::milliseconds timeout) = 0;
+    // Returns after wake() (true), after `timeout` (false), or as soon as open() turns false (true).
+    virtual boost::asio::awaitable<bool> wait(std::chrono::milliseconds timeout) = 0;
     // False once the client closed its side or the server drains: the coroutine should return.
     virtual bool open() const = 0;
     // Runs `f` (blocking work) on a worker thread; resumes here with its result.

@@ -76,7 +76,7 @@ class StreamImpl final : public EventStream {
 public:
     StreamImpl(Server::Impl& server, Connection& c);
     awaitable<bool> write(std::string text) override;
-    awaitable<void> wait(std::chrono::milliseconds timeout) override;
+    awaitable<bool> wait(std::chrono::milliseconds timeout) override;
     bool open() const override;
     void wake() override;
     const std::string& client() const override;
@@ -161,12 +161,13 @@ awaitable<bool> StreamImpl::write(std::string text) {
     co_return ok;
 }
 
-awaitable<void> StreamImpl::wait(std::chrono::milliseconds timeout) {
-    if (!open() || woken_.exchange(false)) co_return;
+awaitable<bool> StreamImpl::wait(std::chrono::milliseconds timeout) {
+    if (!open() || woken_.exchange(false)) co_return true;
     timer_.expires_after(timeout);
     beast::error_code ec;
     co_await timer_.async_wait(asio::redirect_error(use_awaitable, ec));
     woken_ = false;
+    co_return ec == asio::error::operation_aborted || !open();
 }
 
 bool StreamImpl::open() const { return !gone_ && !server_.draining; }
