@@ -4,10 +4,11 @@
 //   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/load/gateway-streams.mjs [--bench] [--out DIR]
 // Short form (ctest load.streams): 300 streams, 100 slow connections, 50 webhooks/s for 3 s, no ramp.
 // --bench (scripts/bench.sh --gateway-only): 10,000 streams, 1,000 slow connections, 200/s for 20 s,
-// then a ramp of 300, 600, 1,200/s for 3 s each. Figures: the gateway's RSS (now and peak), webhook
-// answer and webhook -> SSE percentiles, TcpExt ListenOverflows, gateway and generator CPU per
-// verified webhook. Checks (exit status): every stream opened and got its status, every webhook was
-// answered 2xx and reached its stream; the figures are reported, not gated.
+// then a ramp of 300, 600, 1,200 and 2,400/s for 3 s each (the last as long as sessions last).
+// Figures: the gateway's RSS (now and peak), webhook answer and webhook -> SSE percentiles, TcpExt
+// ListenOverflows, gateway and generator CPU per verified webhook. Checks (exit status): every
+// stream opened and got its status, every webhook was answered 2xx and reached its stream; the
+// figures are reported, not gated.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -24,7 +25,7 @@ const STREAMS = env('PAYWASM_STREAMS', BENCH ? 10000 : 300);
 const SLOW = env('PAYWASM_SLOW', BENCH ? 1000 : 100);
 const RATE = env('PAYWASM_STREAMS_RATE', BENCH ? 200 : 50);
 const SECONDS = env('PAYWASM_STREAMS_SECONDS', BENCH ? 20 : 3);
-const RAMP = BENCH ? [300, 600, 1200] : [];
+const RAMP = BENCH ? [300, 600, 1200, 2400] : [];
 const RAMP_SECONDS = 3;
 
 const now = () => performance.now();
