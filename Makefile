@@ -7,6 +7,7 @@
 #   make dist    the files a merchant hosts, in dist/
 #   make demo    the sandbox server and a demo shop page
 #   make bench   benchmarks (results in bench/results/)
+#   make model-check  the gateway's model-based test with 400 sessions per database (MODEL_SEED=n repeats one)
 #   make clean   remove build/ and dist/ (the dependency cache in ~/.cache/paywasm is kept)
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -30,7 +31,7 @@ export NODE_PATH := /usr/share/nodejs
 GENERATOR := $(if $(shell command -v ninja),-G Ninja,)
 CMAKE_COMMON := $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 
-.PHONY: all deps build build-native build-wasm build-asan build-fuzz test check fuzz dist demo bench clean
+.PHONY: all deps build build-native build-wasm build-asan build-fuzz test check fuzz model-check dist demo bench clean
 
 all: build
 
@@ -92,6 +93,14 @@ check: deps
 # Every fuzz target for FUZZ_SECONDS (default 60) each.
 fuzz: deps
 	FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ) FUZZ_JOBS=$(JOBS) scripts/fuzz.sh
+
+# The gateway's model-based test, longer than make test's run: MODEL_SESSIONS sessions (default 400)
+# per database; MODEL_SEED repeats a run.
+MODEL_SESSIONS ?= 400
+model-check: build-native
+	PAYWASM_MODEL_SESSIONS=$(MODEL_SESSIONS) $(if $(MODEL_SEED),PAYWASM_MODEL_SEED=$(MODEL_SEED)) \
+	  PAYWASM_SANDBOX=$(BUILD)/bin/paywasm-sandbox PAYWASM_CLI=$(BUILD)/bin/paywasm PAYWASM_MERCHANT=$(BUILD)/bin/paywasm-merchant \
+	  node --test-reporter=spec tests/gateway/model.test.mjs
 
 # Helpers that arrive with the widget, the sandbox and the benchmarks.
 define run-script

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks of the widget against the alternatives a merchant would use (run by `make bench`,
 # after `make build`). Builds dist/ with scripts/dist.sh (what a merchant ships is what is
-# measured), then runs bench/run.mjs in headless Chromium, then the gateway load benchmark
+# measured), then runs bench/run.mjs in headless Chromium, then bench/engines.mjs (cold start,
+# encryption vs WebCrypto, QR and each wasm module's encryption in Chromium, Firefox ESR, WebKitGTK
+# and WPE WebKit 2.38: engines.json, engines.md), then the gateway load benchmark
 # (tests/load/gateway-load.mjs --bench: paywasm-merchant on SQLite and on PostgreSQL, from the
 # native binaries of `make build`). Results: bench/results/latest.json, latest.md, chart.svg,
 # gateway-load.json, gateway-load.md. See docs/bench.md.
@@ -10,6 +12,7 @@
 #   --quick            short run for CI (< 60 s); gates only on the size budget (also BENCH_QUICK=1)
 #   --gate all|size|none   which missed budgets make the exit status 1 (default: all; size with --quick)
 #   --no-dist          measure the dist/ that is there, without rebuilding it
+#   --no-engines       skip the figures per engine (skipped in --quick mode too)
 #   --no-gateway       skip the gateway load benchmark (it is skipped in --quick mode too: ctest
 #                      load.gateway runs its short form)
 #   --gateway-only     only the gateway load benchmark (no dist, no browser)
@@ -34,13 +37,15 @@ args=()
 build_dist=1
 widget=1
 gateway=1
-[[ ${BENCH_QUICK:-} == 1 ]] && gateway=0
+engines=1
+[[ ${BENCH_QUICK:-} == 1 ]] && gateway=0 && engines=0
 for a in "$@"; do
   case $a in
     --no-dist) build_dist=0 ;;
     --no-gateway) gateway=0 ;;
+    --no-engines) engines=0 ;;
     --gateway-only) widget=0 ;;
-    --quick) gateway=0; args+=("$a") ;;
+    --quick) gateway=0; engines=0; args+=("$a") ;;
     *) args+=("$a") ;;
   esac
 done
@@ -79,6 +84,9 @@ fi
 
 status=0
 node "$ROOT/bench/run.mjs" --dist "$PAYWASM_DIST_DIR" --build "$PAYWASM_WASM_BUILD_DIR" --out "$OUT" ${args[@]+"${args[@]}"} || status=$?
+if ((engines)); then
+  NODE_PATH=$ROOT/node_modules node "$ROOT/bench/engines.mjs" --dist "$PAYWASM_DIST_DIR" --out "$OUT" || status=2
+fi
 if ((gateway)); then
   gateway_load || status=2
 fi

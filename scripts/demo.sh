@@ -81,8 +81,10 @@ GATEWAY_URL="http://127.0.0.1:$GATEWAY_PORT"
 MERCHANT_JSON=$(curl -fsS "$SERVICE/__sandbox/merchant")
 field() { node -e 'const v = JSON.parse(process.argv[1])[process.argv[2]]; process.stdout.write(String(v))' "$MERCHANT_JSON" "$1"; }
 [[ -s $DEMO/app-secret ]] || (umask 077 && openssl rand -hex 32 >"$DEMO/app-secret")
+[[ -s $DEMO/event-secret ]] || (umask 077 && openssl rand -hex 32 >"$DEMO/event-secret")
 export PAYWASM_MERCHANT_TOKEN; PAYWASM_MERCHANT_TOKEN=$(field merchantAccessToken)
 export PAYWASM_APP_SECRET; PAYWASM_APP_SECRET=$(cat "$DEMO/app-secret")
+export PAYWASM_EVENT_SECRET; PAYWASM_EVENT_SECRET=$(cat "$DEMO/event-secret")
 "$GATEWAY" --listen "127.0.0.1:$GATEWAY_PORT" --service-url "$SERVICE/api" --merchant-id "$(field merchantId)" \
   --merchant-public-key "$DATA/merchant-public.pem" --webhook-public-key "$DATA/webhook-public.pem" \
   --shop-origin "$SHOP" --db "sqlite:$DEMO/merchant.db" --app-callback "$SHOP/paywasm-events" \

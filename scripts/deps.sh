@@ -34,8 +34,11 @@ APT_PACKAGES=(
   libpq-dev postgresql                         # the gateway on PostgreSQL (and its tests: a real server)
   rapidjson-dev doctest-dev                    # header-only
   openssl zbar-tools librsvg2-bin chromium     # known-answer tests, QR rendering + decoding, browser tests
+  firefox-esr webkit2gtk-driver xvfb           # the browser suites in Firefox ESR and WebKitGTK (on an Xvfb display)
+  wpewebkit-driver cog                         # ... and in WPE WebKit 2.38: no SIMD128, no constructable stylesheets
   clang-14 libclang-rt-14-dev llvm-14          # libFuzzer targets (make fuzz, fuzz.brief), symbolized reports
   wabt                                         # wasm-validate: paywasm-nosimd.wasm holds no SIMD (ctest)
+  sqlite3                                      # gateway.upgrade reads and writes 0.2.0's database file
 )
 
 missing_apt_packages() {
@@ -52,14 +55,28 @@ missing_apt_packages() {
   command -v npm >/dev/null || printf 'npm\n'
 }
 
+# Other installs on this machine may hold apt's locks: wait for them (10 minutes at most) instead of failing.
+APT_WAIT=(-o DPkg::Lock::Timeout=600)
+
 apt_install() {
-  local cmd=(apt-get install -y --no-install-recommends "$@")
+  local cmd=(apt-get "${APT_WAIT[@]}" install -y --no-install-recommends "$@")
   if [[ $(id -u) -ne 0 ]]; then
     die "missing Debian packages; run as root: apt-get update && DEBIAN_FRONTEND=noninteractive ${cmd[*]}"
   fi
   say "installing: $*"
-  DEBIAN_FRONTEND=noninteractive apt-get update -q
+  apt_update
   DEBIAN_FRONTEND=noninteractive "${cmd[@]}"
+}
+
+# apt-get update takes the lists lock, which DPkg::Lock::Timeout does not cover: retry while it is held.
+apt_update() {
+  local i
+  for i in $(seq 1 60); do
+    DEBIAN_FRONTEND=noninteractive apt-get "${APT_WAIT[@]}" update -q && return 0
+    say "apt-get update failed (another apt holding its lock?); retrying in 10 s ($i/60)"
+    sleep 10
+  done
+  die "apt-get update kept failing"
 }
 
 mapfile -t missing < <(missing_apt_packages)
@@ -116,7 +133,7 @@ mirroring /etc/apt/sources.list.d/debian.sources and run apt-get update"
   else
     die "neither $base nor /etc/apt/sources.list exists: cannot derive a deb-src entry"
   fi
-  DEBIAN_FRONTEND=noninteractive apt-get update -q
+  apt_update
 }
 
 # fetch_tarballs: puts both pinned tarballs in $CACHE/src, verified.

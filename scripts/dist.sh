@@ -2,6 +2,7 @@
 # Builds what a merchant ships into dist/ (run by `make dist`):
 #   paywasm.js  paywasm.mjs  paywasm.wasm  paywasm-nosimd.wasm (for browsers without SIMD128)
 #   paywasm-<lang>.json (one per language but English, fetched only for a shopper who reads it)
+#   paywasm.css (the element's styles, fetched only by a browser without constructable stylesheets)
 #   paywasm.d.ts  integrity.json (sha384 SRI of each)
 # and the npm package of them, paywasm-<version>.tgz (scripts/pack.sh; not a file to host),
 # and prints their sizes (gzip -9), with the budget check for each module a browser may get:
@@ -76,7 +77,7 @@ node "$ROOT/web/build.mjs" --out "$tmp" --version "$VERSION" --wasm-integrity "$
 {
   printf '{\n'
   first=1
-  for f in paywasm.js paywasm.mjs paywasm.wasm paywasm-nosimd.wasm paywasm.d.ts $(cd "$tmp" && ls paywasm-*.json); do
+  for f in paywasm.js paywasm.mjs paywasm.wasm paywasm-nosimd.wasm paywasm.css paywasm.d.ts $(cd "$tmp" && ls paywasm-*.json); do
     ((first)) || printf ',\n'
     first=0
     printf '  "%s": "%s"' "$f" "$(sri "$tmp/$f")"
@@ -97,7 +98,7 @@ rm -rf "$OUT.old"
 gz() { gzip -9 -c "$1" | wc -c; }
 total=0
 largest_locale=0
-for f in paywasm.js paywasm.mjs paywasm.wasm paywasm-nosimd.wasm $(cd "$OUT" && ls paywasm-*.json) paywasm.d.ts integrity.json; do
+for f in paywasm.js paywasm.mjs paywasm.wasm paywasm-nosimd.wasm paywasm.css $(cd "$OUT" && ls paywasm-*.json) paywasm.d.ts integrity.json; do
   raw=$(wc -c <"$OUT/$f")
   z=$(gz "$OUT/$f")
   [[ $f == paywasm-*.json ]] && ((z > largest_locale)) && largest_locale=$z

@@ -1,5 +1,6 @@
-// Builds dist/paywasm.js (classic script), dist/paywasm.mjs (ES module) and the language files
-// dist/paywasm-<lang>.json from the ES modules of web/src: bundled by esbuild (pinned in
+// Builds dist/paywasm.js (classic script), dist/paywasm.mjs (ES module), the language files
+// dist/paywasm-<lang>.json and dist/paywasm.css (the element's styles, for browsers without
+// constructable stylesheets) from the ES modules of web/src: bundled by esbuild (pinned in
 // package.json) from web/src/entry-script.js (as an IIFE) and web/src/entry-module.js (as ESM), then
 // minified with terser (pinned too). Run by scripts/dist.sh:
 //   node web/build.mjs --out dist --version 0.1.0 --wasm-integrity sha384-... --nosimd-integrity sha384-...
@@ -48,6 +49,9 @@ function minifyCss(text) {
     .replace(/;}/g, '}'))).join('').trim();
 }
 const css = minifyCss(readFileSync(join(here, 'src', 'styles.css'), 'utf8'));
+// The same text as paywasm.css, for browsers without constructable stylesheets (element.js
+// styleShadow): fetched beside the script and checked against this value.
+const cssIntegrity = `sha384-${createHash('sha384').update(css).digest('base64')}`;
 // The shopper text: web/src/locales/<lang>.json, one object per language. Shipped, paywasm.js holds
 // English only; every other language is a file beside it, paywasm-<lang>.json: the values in the
 // order of the English keys (null: not translated, English is used), fetched by the widget only for
@@ -111,6 +115,7 @@ async function attributeDefaults() {
 const buildInfo = {
   VERSION: version,
   CSS_TEXT: css,
+  CSS_INTEGRITY: cssIntegrity,
   ENGLISH: locales.english,
   LOCALES: locales.integrity,
   ATTRIBUTE_DEFAULTS: await attributeDefaults(),
@@ -194,3 +199,4 @@ for (const [file, code, isModule] of [['paywasm.js', classic, false], ['paywasm.
   if (result.map) writeFileSync(join(out, `${file}.map`), result.map);
 }
 for (const [file, json] of Object.entries(locales.files)) writeFileSync(join(out, file), json);
+writeFileSync(join(out, 'paywasm.css'), css);

@@ -90,13 +90,46 @@ export type StatusKind =
   | 'awaiting_payment' | 'pending' | 'processing' | 'success' | 'failed' | 'partial'
   | 'partial_closed' | 'timed_out' | 'canceled' | 'refund' | 'unknown';
 
+/** Whether the shopper's money moved: none (paying again is safe), maybe (it may have been: never
+ *  offer to pay again), some (part of the amount), all (the whole amount, maybe not yet settled). */
+export type MoneyTaken = 'none' | 'maybe' | 'some' | 'all';
+/** The look a UI gives a status (the element's status box has it as data-tone). */
+export type StatusTone = 'info' | 'success' | 'warning' | 'error';
+/** What the shopper does next: pay (nothing yet), wait (money on its way), pay_rest (send what is
+ *  still owed to the same address), pay_again (nothing was taken), contact_shop, done (paid). */
+export type NextStep = 'pay' | 'wait' | 'pay_rest' | 'pay_again' | 'contact_shop' | 'done';
+
+/** The core's row of a status (one table: paywasm/status.hpp; `paywasm status-table` prints it). */
 export interface StatusInfo {
   code: number;
   kind: StatusKind;
   /** No further change expected. */
   final: boolean;
+  /** The order is paid: the only status a shop ships on. */
+  success: boolean;
+  taken: MoneyTaken;
+  tone: StatusTone;
+  /** Per method: a QR code's partial payment is pay_rest, an exchange's or a bank's contact_shop. */
+  next: NextStep;
   /** Short English meaning. */
   label: string;
+}
+
+/** An amount with its currency; amount is exact decimal text ("0.00128126"), currency upper case
+ *  ("BTC", "USD"). */
+export interface Money {
+  amount: string;
+  currency: string;
+}
+
+/** What a payment asks for, what arrived and what is still owed, in the currency the shopper pays
+ *  in (crypto for a QR code, never the order's fiat total). */
+export interface AmountsOwed {
+  expected: Money;
+  /** Zero when nothing was reported. */
+  received: Money;
+  /** expected - received, never below zero; zero once the status is a success. */
+  remaining: Money;
 }
 
 export interface PaymentUri {
@@ -158,7 +191,11 @@ export interface PayWasmCore {
   parseResponse(endpoint: 'exchange-pay' | 'bank-pay', response: { status: number; body: string }): { transaction: Record<string, unknown>; status: StatusInfo };
   parseResponse(endpoint: 'users-me', response: { status: number; body: string }): { firstName: string; fullname: string };
   checkPaymentUri(uri: string): PaymentUri;
-  describeStatus(codeOrWord: number | string): StatusInfo;
+  /** The core's row of a status code for a method (left out: the QR reading), or of an immediate status word. */
+  describeStatus(codeOrWord: number | string, method?: Method): StatusInfo;
+  /** What a payment asks for, what arrived and what is still owed, from exact decimals; throws
+   *  validation for an amount that is not decimal text, a negative one or no currency. */
+  amountsOwed(p: { code: number; method?: Method; amount: string; currency: string; receivedAmount?: string }): AmountsOwed;
   /** Bytes of WebAssembly linear memory now (it only grows): for leak checks and benchmarks. */
   memoryBytes(): number;
   /** Low level: any operation of the module (see src/wasm/ops.cpp). */
@@ -248,9 +285,16 @@ export type Phase = 'idle' | 'sending' | 'pending' | 'final' | 'ambiguous';
 
 export interface StatusDetail {
   status: StatusInfo;
-  /** The transaction as the service (or the status-url) returned it. */
+  /** The transaction as the service (or the status-url: a transaction, or the gateway's status view) returned it. */
   transaction: Record<string, unknown>;
-  method: Method;
+  /** The payment's method; null when neither the page nor the answer says (a session's earlier status). */
+  method: Method | null;
+  /** What the payment asks for, in the currency the shopper pays in (crypto for a QR code); null when unknown. */
+  expected: Money | null;
+  /** What arrived of it (same currency); null when unknown. */
+  received: Money | null;
+  /** What is still owed (same currency; what a partial payment's Copy button copies); null when unknown. */
+  remaining: Money | null;
 }
 
 export interface PayWasmEventMap {

@@ -7,6 +7,7 @@
 #include "paywasm/codec.hpp"
 #include "paywasm/crypto.hpp"
 #include "paywasm/protocol.hpp"
+#include "paywasm/status.hpp"
 #include "http.hpp"
 
 namespace sandbox {
@@ -23,8 +24,11 @@ int type_code(const std::string& kind) {
     return 4;  // debit
 }
 
-bool is_final_outcome(int code) {
-    return (code >= 1 && code <= 4) || code == -1 || code == 101 || code == 19 || code == 1011;
+// Where the sandbox's status clock stops: a final status of the core's table, or a partial payment
+// (not final: the rest may still come, from a payer the sandbox does not play).
+bool stops_clock(int code) {
+    const paywasm::StatusInfo info = paywasm::describe_status(code);
+    return info.final || info.kind == paywasm::StatusKind::partial;
 }
 
 // A JSON number from an exact decimal, written from its digits (no double in between).
@@ -63,7 +67,7 @@ struct Step {
 };
 
 std::optional<Step> next_step(const Config& config, const std::string& kind, int status, int outcome) {
-    if (status == outcome || is_final_outcome(status)) return std::nullopt;
+    if (status == outcome || stops_clock(status)) return std::nullopt;
     if (kind == "qr") {
         if (status == 10) {
             return outcome == 19 ? Step{19, config.scaled_ms(900)} : Step{0, config.scaled_ms(60)};
@@ -88,7 +92,8 @@ std::optional<std::int64_t> due_at(const Config& config, const std::string& kind
 }  // namespace
 
 bool is_known_status(int code) {
-    return code == 10 || code == 0 || is_final_outcome(code) || (code >= 20 && code <= 23);
+    const auto& known = paywasm::known_status_codes();
+    return std::find(known.begin(), known.end(), code) != known.end();
 }
 
 Ledger::Ledger(Db& db, const Config& config, const Identity& identity, Webhooks& webhooks)
@@ -321,7 +326,7 @@ std::string Ledger::advance(const std::string& id, std::optional<int> status, st
     if (status && !is_known_status(*status)) {
         throw HttpError(400, "validation", "status: must be one of 10, 0, 1, 2, 3, 4, -1, 101, 19, 1011, 20-23", "status");
     }
-    if (outcome && !is_final_outcome(*outcome)) {
+    if (outcome && !stops_clock(*outcome)) {
         throw HttpError(400, "validation", "outcome: must be a final status: 1-4, -1, 101, 19 or 1011", "outcome");
     }
     return db_.transaction([&]() -> std::string {
@@ -343,7 +348,7 @@ std::string Ledger::advance(const std::string& id, std::optional<int> status, st
         }
         target = step->status;
     }
-    if (is_final_outcome(target)) planned = target;
+    if (stops_clock(target)) planned = target;
     const std::int64_t now = now_ms();
     tx = apply(tx, kind, target, now);
     db_.execute("UPDATE transactions SET status = ?, outcome = ?, next_change_at = ?, body = ? WHERE id = ?",

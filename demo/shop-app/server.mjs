@@ -27,9 +27,10 @@ const GATEWAY_PUBLIC = args['gateway-public'] ?? GATEWAY;  // what the browser u
 const SANDBOX = args.sandbox;
 const SITE = path.resolve(args.site);
 const DIST = path.resolve(args.dist);
-const SECRET = process.env.PAYWASM_APP_SECRET;
-if (!GATEWAY || !SANDBOX || !args.site || !args.dist || !SECRET) {
-  console.error('usage: PAYWASM_APP_SECRET=... node server.mjs --port N --gateway URL [--gateway-public URL] --sandbox URL --site DIR --dist DIR');
+const SECRET = process.env.PAYWASM_APP_SECRET;         // the app API's bearer
+const EVENT_SECRET = process.env.PAYWASM_EVENT_SECRET;  // forwarded events' signing key (another secret)
+if (!GATEWAY || !SANDBOX || !args.site || !args.dist || !SECRET || !EVENT_SECRET) {
+  console.error('usage: PAYWASM_APP_SECRET=... PAYWASM_EVENT_SECRET=... node server.mjs --port N --gateway URL [--gateway-public URL] --sandbox URL --site DIR --dist DIR');
   process.exit(2);
 }
 
@@ -51,7 +52,8 @@ function verifyPaywasmEvent(rawBody, header, secret, toleranceS = 300) {
 }
 
 const events = [];          // forwarded events, in arrival order
-const seen = new Set();     // event ids already processed (delivery is at least once)
+const seen = new Set();     // event ids (the signed body's "id") already processed: delivery is at least once
+const orders = new Map();   // offerId -> { amount, currency, paid }: the orders this shop made
 
 async function gateway(method, p, body) {
   const res = await fetch(GATEWAY + p, {
@@ -126,18 +128,29 @@ const server = http.createServer(async (req, res) => {
       });
       if (r.status !== 201 && r.status !== 200) return json(res, r.status, r.text);
       const session = JSON.parse(r.text);
+      orders.set(session.offerId, { amount: session.amount, currency: session.currency, paid: false });
       return json(res, 200, { sessionUrl: `${GATEWAY_PUBLIC}/v1/checkout/${session.id}`, session });
     }
     if (req.method === 'POST' && url.pathname === '/paywasm-events') {
       const raw = await readBody(req, 1024 * 1024);
-      if (!verifyPaywasmEvent(raw, req.headers['paywasm-signature'] || '', SECRET)) return json(res, 400, { error: 'bad signature' });
-      const id = req.headers['paywasm-event-id'];
-      if (!seen.has(id)) {
-        seen.add(id);
-        const event = JSON.parse(raw);
+      if (!verifyPaywasmEvent(raw, req.headers['paywasm-signature'] || '', EVENT_SECRET)) return json(res, 400, { error: 'bad signature' });
+      const event = JSON.parse(raw);
+      // The id inside the signed body, never a header: a replayed body has the same id.
+      if (!seen.has(event.id)) {
+        seen.add(event.id);
         events.push({ seq: events.length + 1, receivedAt: new Date().toISOString(), ...event });
-        if (event.success) console.log(`shop-app: order ${event.offerId} paid (${event.amount} ${event.currency}); ship it`);
-        else if (event.state === 'amount_mismatch') console.log(`shop-app: order ${event.offerId}: amount mismatch, not shipped`);
+        // The ship rule of docs/merchant.md, step 4: a checkout.succeeded event for an order of ours,
+        // whose total is the one we asked for.
+        const order = orders.get(event.offerId);
+        if (event.type === 'checkout.succeeded' && order && !order.paid && event.orderTotal
+            && event.orderTotal.amount === order.amount && event.orderTotal.currency === order.currency) {
+          order.paid = true;
+          console.log(`shop-app: order ${event.offerId} paid (${order.amount} ${order.currency}); ship it`);
+        } else if (event.type === 'checkout.amount_mismatch') {
+          console.log(`shop-app: order ${event.offerId}: amount mismatch, not shipped`);
+        } else if (event.type.startsWith('subscription.debit.')) {
+          console.log(`shop-app: subscription ${event.merchantSubscriptionId || event.subscriptionId}: ${event.type}`);
+        }
       }
       res.writeHead(204).end();
       return undefined;
@@ -148,7 +161,12 @@ const server = http.createServer(async (req, res) => {
     }
     const sub = url.pathname.match(/^\/shop\/subscriptions\/([^/]+)\/(debit|cancel)$/);
     if (req.method === 'POST' && sub) {
-      const r = await gateway('POST', `/v1/subscriptions/${encodeURIComponent(sub[1])}/${sub[2]}`, sub[2] === 'debit' ? {} : undefined);
+      // A monthly charge: the amount of the plan, and this month's id (a retry in the same month is
+      // the same debit at the service; next month's is a new one).
+      const month = new Date().toISOString().slice(0, 7);
+      const debit = { items: [{ amount: CATALOGUE['sku-club'].price, currency: 'USD' }],
+        orderId: `club-${sub[1].slice(0, 40)}-${month}`, merchantSubscriptionId: 'club-demo' };
+      const r = await gateway('POST', `/v1/subscriptions/${encodeURIComponent(sub[1])}/${sub[2]}`, sub[2] === 'debit' ? debit : undefined);
       return json(res, r.status, r.text);
     }
     if (req.method === 'GET' && url.pathname === '/shop/shopper-token') {

@@ -79,6 +79,11 @@ struct Money {
     std::string currency;  // upper case
 };
 
+// An amount as every edge writes it (status JSON, events, the widget's events): a fiat currency's
+// with at least two fraction digits ("82.00", "0.125"), a crypto currency's in canonical form, every
+// digit kept ("0.00064063", "82"). One format, so that "82" and "82.00" never name one amount twice.
+std::string amount_text(const Money&);
+
 // What a payment asks for, what arrived, and what is still owed, all in the currency the shopper
 // pays in (the transaction's own `amount` and `currency`: crypto for a QR code, never the order's
 // fiat total).

@@ -25,7 +25,8 @@ constexpr std::string_view kUsage = R"(usage: paywasm call <endpoint> --base-url
 
 Sends one request to the payment service and prints the parsed answer as JSON on stdout.
 Failures print {"error":{...}} on stderr and exit 1; wrong usage exits 2; an answer that refuses
-what was asked (subscription-debit with every item refused, subscription-cancel with
+what was asked (subscription-debit that charged nothing: no data entry, whatever errors says;
+subscription-cancel with
 success false) is printed and exits 3. Requests are sent once,
 never retried: after a timeout on a payment, check its status before sending it again.
 
@@ -104,7 +105,8 @@ HttpRequest build(const EndpointInfo& ep, const Args& args) {
 }
 
 // The parsed answer as JSON, and the exit status it earns: 0, or 3 when the service answered but
-// did not do what was asked (every debit item refused, a cancel with success false).
+// did not do what was asked (a debit that charged nothing: no data entry, with or without errors;
+// a cancel with success false).
 std::pair<std::string, int> parse(Endpoint endpoint, const HttpResponse& response) {
     switch (endpoint) {
         case Endpoint::exchange_payment:
@@ -113,7 +115,8 @@ std::pair<std::string, int> parse(Endpoint endpoint, const HttpResponse& respons
         case Endpoint::qr_generate: return {to_json(parse_qr_generate_response(response)), 0};
         case Endpoint::subscription_debit: {
             const SubscriptionDebitResult r = parse_subscription_debit_response(response);
-            return {to_json(r), r.data.empty() && !r.errors.empty() ? kExitRefused : 0};
+            if (r.data.empty()) std::fprintf(stderr, "paywasm: subscription-debit charged nothing (the answer has no data entry)\n");
+            return {to_json(r), r.data.empty() ? kExitRefused : 0};
         }
         case Endpoint::subscription_cancel: {
             const SubscriptionCancelResult r = parse_subscription_cancel_response(response);

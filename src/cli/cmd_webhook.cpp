@@ -62,7 +62,8 @@ constexpr std::string_view kEventUsage = R"(usage: paywasm verify-event --signat
 Verifies one event that paywasm-merchant forwarded to the shop app (--app-callback): the exact body
 (FILE, or standard input) and the value of its Paywasm-Signature header,
   t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>
-The secret is read from the environment variable PAYWASM_APP_SECRET (never from the command line).
+The key is read from the environment variable PAYWASM_EVENT_SECRET (never from the command line):
+the gateway's event secret, not the app API's bearer.
 
 On success prints the body on standard output, exit 0. A wrong signature, a timestamp further than
 the tolerance from now (a replay), or a malformed header: error on standard error, exit 1.
@@ -75,8 +76,8 @@ options:
 int run_verify_event(const Args& args) {
     const auto& pos = args.positional();
     if (pos.size() > 1) throw Error(ErrorCode::usage, "expected at most one input file, got " + std::to_string(pos.size()));
-    const char* secret = std::getenv("PAYWASM_APP_SECRET");
-    if (!secret || !*secret) throw Error(ErrorCode::usage, "set PAYWASM_APP_SECRET to the gateway's app secret");
+    const char* secret = std::getenv("PAYWASM_EVENT_SECRET");
+    if (!secret || !*secret) throw Error(ErrorCode::usage, "set PAYWASM_EVENT_SECRET to the gateway's event secret");
     long long tolerance = 300;
     if (args.has("tolerance")) {
         const std::string t = args.get("tolerance");

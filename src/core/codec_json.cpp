@@ -394,12 +394,29 @@ void append_compact(std::string& out, JsonValue v) {
     }
 }
 
+// A member name is untrusted text: one of plain letters, digits, '_' and '$' is written as is
+// ("cart.price"); any other (a control byte, a quote, a dot, non-ASCII, empty or over 64 bytes) as
+// a JSON string in brackets, escaped and cut to 64 bytes ("[\"\\u0000items\"]"), so a message
+// or a log line that names it carries no raw bytes.
 std::string JsonPath::str() const {
     if (parent == nullptr) return std::string();
     std::string out = parent->str();
     if (is_element) return out + "[" + std::to_string(index) + "]";
-    if (!out.empty()) out += '.';
-    return out.append(name);
+    bool plain = !name.empty() && name.size() <= 64;
+    for (char c : name) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+        plain = plain && ok;
+    }
+    if (plain) {
+        if (!out.empty()) out += '.';
+        return out.append(name);
+    }
+    std::string_view cut = name.substr(0, 64);
+    while (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0xC0) == 0x80) cut.remove_suffix(1);
+    if (!cut.empty() && static_cast<unsigned char>(cut.back()) >= 0xC0) cut.remove_suffix(1);
+    out += '[';
+    append_quoted(out, cut);
+    return out += ']';
 }
 
 void append_raw(std::string& out, std::string_view json, const JsonPath& field) {

@@ -5,6 +5,7 @@
 
 #include "paywasm/error.hpp"
 #include "paywasm/models.hpp"
+#include "paywasm/validate.hpp"
 
 namespace paywasm {
 
@@ -130,6 +131,11 @@ std::optional<PayMethod> pay_method_from(std::string_view name) {
     if (name == "bank") return PayMethod::bank;
     if (name == "qr") return PayMethod::qr;
     return std::nullopt;
+}
+
+std::string amount_text(const Money& m) {
+    if (is_fiat_currency(m.currency) && m.amount.scale() <= 2) return m.amount.to_fixed(2);
+    return m.amount.to_string();
 }
 
 Owed amounts_owed(const StatusInfo& status, const Money& expected, const std::optional<Decimal>& received) {

@@ -84,6 +84,11 @@ void register_app_api(Router& server, Gateway& gw) {
         checkout_text.end_object();
         const auto checkout = paywasm::from_json<paywasm::Checkout>(checkout_text.text());
         paywasm::validate(checkout);
+        // '~' starts the gateway's own order ids (a QR code's "<offerId>~qr<n>"): an offerId with it
+        // could claim another session's code.
+        if (checkout.offer_id.find('~') != std::string::npos) {
+            throw HttpError(400, "validation", "offerId must not contain '~' (the gateway's QR codes use it)", "offerId");
+        }
 
         Session s;
         s.methods_csv = methods_csv(doc.root().member("methods"), gw.config.methods);
@@ -93,7 +98,7 @@ void register_app_api(Router& server, Gateway& gw) {
         s.id = random_token("cs_");
         s.offer_id = checkout.offer_id;
         s.checkout_json = paywasm::to_json(checkout);
-        s.amount = money(paywasm::cart_total(checkout.cart));
+        s.amount = paywasm::amount_text({paywasm::cart_total(checkout.cart), checkout.currency});  // "27.50"
         s.currency = checkout.currency;
         s.created_at = now_ms();
         s.expires_at = s.created_at + gw.config.session_ttl_ms;
@@ -110,37 +115,66 @@ void register_app_api(Router& server, Gateway& gw) {
         send_json(res, 200, session_json(gw, *s, true));
     });
 
-    // POST /v1/subscriptions/{id}/debit {items?: [{amount, currency}] | orderId?}: merchantAuth made
-    // inside, the merchant token sent too; the service's answer parsed by the core.
+    // POST /v1/subscriptions/{id}/debit {items: [{amount, currency}], orderId?, merchantSubscriptionId?}
+    // Charges the subscription `id` (the service's subscription id) the amount given, once per
+    // orderId: the shop's id of this charge (say "sub-42-2026-12": a retry with the same orderId is
+    // the same debit at the service), else a fresh "debit-<random>". items are required: a debit
+    // without them would ask the service for nothing. 200 only when the service's answer charged
+    // something (data not empty); 422 debit_not_charged, with the service's errors, otherwise.
     route(server, "POST", R"(/v1/subscriptions/([^/]+)/debit)", limit, [&gw](Req req, Res res, Body body) {
         require_app(gw, req);
         const std::string id = req.matches[1];
         paywasm::SubscriptionDebitRequest debit;
         debit.merchant_id = gw.config.merchant_id;
-        if (!body.empty()) {
-            const JsonDocument doc = parse_object(req, body);
-            if (auto order_id = opt_string(doc.root(), "orderId")) debit.order_id = *order_id;
-            if (JsonValue items = doc.root().member("items"); items.valid() && !items.is_null()) {
-                if (!items.is_array()) throw HttpError(400, "validation", "items must be an array", "items");
-                std::vector<paywasm::DebitItem> list;
-                std::size_t i = 0;
-                for (JsonValue item : items.children()) {
-                    const std::string path = "items[" + std::to_string(i++) + "]";
-                    paywasm::DebitItem d;
-                    d.subscription_id = id;
-                    JsonValue amount = item.member("amount");
-                    if (!has_kind(amount, paywasm::JsonKind::number)) throw HttpError(400, "validation", "amount must be a number", path + ".amount");
-                    d.amount = paywasm::Decimal::parse(amount.text(), path + ".amount");
-                    d.currency = need_string(item, "currency", path);
-                    list.push_back(std::move(d));
-                }
-                debit.items = std::move(list);
-            }
+        if (body.empty()) {
+            throw HttpError(400, "validation",
+                            "items is required: the amount and currency to charge, e.g. "
+                            "{\"items\":[{\"amount\":19.99,\"currency\":\"USD\"}]}",
+                            "items");
         }
+        const JsonDocument doc = parse_object(req, body);
+        std::optional<std::string> merchant_subscription_id = opt_string(doc.root(), "merchantSubscriptionId");
+        if (auto order_id = opt_string(doc.root(), "orderId")) {
+            if (order_id->empty() || order_id->find('~') != std::string::npos) {
+                throw HttpError(400, "validation", "orderId must be non-empty and must not contain '~'", "orderId");
+            }
+            debit.order_id = *order_id;
+        }
+        JsonValue items = doc.root().member("items");
+        if (!items.valid() || !items.is_array() || items.size() == 0) {
+            throw HttpError(400, "validation",
+                            "items is required: the amount and currency to charge, e.g. "
+                            "{\"items\":[{\"amount\":19.99,\"currency\":\"USD\"}]}",
+                            "items");
+        }
+        std::vector<paywasm::DebitItem> list;
+        std::size_t i = 0;
+        for (JsonValue item : items.children()) {
+            const std::string path = "items[" + std::to_string(i++) + "]";
+            paywasm::DebitItem d;
+            d.subscription_id = id;
+            JsonValue amount = item.member("amount");
+            if (!has_kind(amount, paywasm::JsonKind::number)) throw HttpError(400, "validation", "amount must be a number", path + ".amount");
+            d.amount = paywasm::Decimal::parse(amount.text(), path + ".amount");
+            if (d.amount.is_negative() || d.amount.is_zero()) throw HttpError(400, "validation", "amount must be above zero", path + ".amount");
+            d.currency = need_string(item, "currency", path);
+            list.push_back(std::move(d));
+        }
+        debit.items = std::move(list);
         if (!debit.order_id) debit.order_id = "debit-" + random_hex(8);
         const paywasm::HttpRequest request = paywasm::prepare_subscription_debit(
             debit, paywasm::MerchantKey{gw.config.merchant_public_pem, {}, gw.config.padding}, gw.config.merchant_token);
+        // Recorded before the call: its webhooks may arrive before the answer does.
+        gw.store.record_debit(*debit.order_id, id, merchant_subscription_id, now_ms());
         const auto result = gw.service(request, paywasm::parse_subscription_debit_response);
+        if (result.data.empty()) {
+            JsonWriter w;
+            w.begin_object().key("error").begin_object().str("code", "debit_not_charged");
+            w.str("message", "the service charged nothing for this debit (its answer has no data entry; see errors)");
+            w.str("orderId", *debit.order_id).end_object();
+            w.raw("service", paywasm::to_json(result)).end_object();
+            return send_json(res, 422, w.take());
+        }
         send_json(res, 200, paywasm::to_json(result));
     });
 

@@ -170,19 +170,17 @@ void register_browser_api(Router& server, Gateway& gw) {
         };
         if (s.qr_state && *s.qr_state == "done" && s.qr_response) {
             const auto current = paywasm::from_json<paywasm::QrGenerateResponse>(*s.qr_response);
-            const StatusView& st = s.status;
-            // Final and no money: failed, canceled or timed out (describe_status: the only final
-            // kinds shows_money() is false for).
-            const bool dead = st.transaction_id && *st.transaction_id == current.result.id && st.status && st.final &&
-                              st.state != "amount_mismatch" &&
-                              !shows_money(paywasm::describe_status(*st.status).kind, st.received_amount);
-            if (!replaces || *replaces != current.result.id || !dead) return send_json(res, 200, *s.qr_response);
-            if (expired(s)) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
-            if (!gw.store.renew_qr(s, *s.qr_response, current.result.id, now)) return answer_other();
+            if (!replaces || *replaces != current.result.id) return send_json(res, 200, *s.qr_response);
+            // Decided under the session's row lock (decide.hpp's qr_code_dead): a code still good, or
+            // one a late payment reached meanwhile, is answered as it is.
+            const auto renewal = gw.store.renew_qr(s, *s.qr_response, current.result.id, now);
+            if (renewal == Store::Renewal::not_dead) return send_json(res, 200, *s.qr_response);
+            if (renewal == Store::Renewal::lost) return answer_other();
+            if (renewal == Store::Renewal::expired) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
             gw.hub.notify(s.id);
         } else {
             if (expired(s)) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
-            if (!gw.store.claim_qr(s.id, now, now - 60000)) return answer_other();
+            if (!gw.store.claim_qr(s, now, now - 60000)) return answer_other();
         }
         try {
             const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);

@@ -1,5 +1,6 @@
-// Forwarding: every verified change POSTed to --app-callback, signed (Paywasm-Signature, over the
-// time of sending), by the shared outbox worker (src/server/outbox.hpp) on the store's outbox rows.
+// Forwarding: every event POSTed to --app-callback, signed with the event secret (Paywasm-Signature,
+// over the time of sending; the id is inside the signed body, the header repeats it for logs), by
+// the shared outbox worker (src/server/outbox.hpp) on the store's outbox rows.
 // 4 workers; a row is leased for 60 s while one delivers it (other workers and instances keep off),
 // so a crash mid-delivery leaves it to be retried when the lease ends. Back-off after n failures:
 // --retry-base-ms * 2^(n-1), at most 10 minutes.
@@ -23,7 +24,7 @@ struct Gateway::Forwarder final : paywasm::server::OutboxStore {
         item.id = ev->id;
         item.url = gw.config.app_callback;
         item.attempts = ev->attempts;
-        item.headers = {{"Paywasm-Signature", paywasm::sign_event(gw.config.app_secret, ev->body, now_ms() / 1000)},
+        item.headers = {{"Paywasm-Signature", paywasm::sign_event(gw.config.event_secret, ev->body, now_ms() / 1000)},
                         {"Paywasm-Event-Id", ev->id}};
         item.body = std::move(ev->body);
         return item;

@@ -11,7 +11,7 @@
 
 namespace merchant {
 
-std::string money(const paywasm::Decimal& d) { return d.scale() <= 2 ? d.to_fixed(2) : d.to_string(); }
+
 
 // ---- Gateway --------------------------------------------------------------------------------------------
 
@@ -44,19 +44,65 @@ HttpError Gateway::service_error(const paywasm::Error& e) {
     return HttpError(502, std::string(paywasm::to_string(e.code())), message, e.field());
 }
 
+void write_amounts(paywasm::JsonWriter& w, const Session& s) {
+    const StatusView& v = s.status;
+    w.key("orderTotal").begin_object().str("amount", s.amount).str("currency", s.currency).end_object();
+    std::optional<paywasm::Owed> owed;
+    paywasm::Decimal amount;
+    if (v.status && v.tx_amount && v.tx_currency && paywasm::Decimal::try_parse(*v.tx_amount, amount)) {
+        std::optional<paywasm::Decimal> received;
+        paywasm::Decimal r;
+        if (v.received_amount && paywasm::Decimal::try_parse(*v.received_amount, r)) received = r;
+        const auto method = v.method ? paywasm::pay_method_from(*v.method) : std::nullopt;
+        try {
+            owed = paywasm::amounts_owed(paywasm::describe_status(*v.status, method), {amount, *v.tx_currency}, received);
+        } catch (const paywasm::Error&) {
+            // A negative amount from the service: no amounts rather than wrong ones.
+        }
+    }
+    for (auto [name, m] : {std::pair<const char*, const paywasm::Money*>{"expected", owed ? &owed->expected : nullptr},
+                           {"received", owed ? &owed->received : nullptr},
+                           {"remaining", owed ? &owed->remaining : nullptr}}) {
+        w.key(name);
+        if (m) w.begin_object().str("amount", paywasm::amount_text(*m)).str("currency", m->currency).end_object();
+        else w.null();
+    }
+}
+
+// What the status means is the core's row for the code and the payment's method; the gateway adds
+// only amount_mismatch (never a success, the shopper contacts the shop).
 std::string Gateway::status_json(const Session& s) const {
     const StatusView& v = s.status;
     paywasm::JsonWriter w;
     w.begin_object().str("sessionId", s.id).str("offerId", s.offer_id);
     w.key("status");
     v.status ? w.number(*v.status) : w.null();
+    std::optional<paywasm::StatusInfo> info;
+    if (v.status) {
+        const auto method = v.method ? paywasm::pay_method_from(*v.method) : std::nullopt;
+        // No method: an exchange or bank payment of a session that offers both (they read alike).
+        info = paywasm::describe_status(*v.status, method.value_or(paywasm::PayMethod::exchange));
+        if (v.state == "amount_mismatch") {
+            info->success = false;
+            info->tone = paywasm::Tone::warning;
+            info->next = paywasm::NextStep::contact_shop;
+        }
+    }
+    w.key("kind");
+    info ? w.string(paywasm::to_string(info->kind)) : w.null();
     w.str("state", v.state).flag("final", v.final).flag("success", v.success);
-    if (v.status) w.str("label", paywasm::describe_status(*v.status).label);
+    w.key("taken");
+    info ? w.string(paywasm::to_string(info->taken)) : w.string("none");
+    w.key("tone");
+    info ? w.string(paywasm::to_string(info->tone)) : w.null();
+    w.key("next");
+    info ? w.string(paywasm::to_string(info->next)) : w.string("pay");
+    if (info) w.str("label", info->label);
+    w.key("method");
+    v.method ? w.string(*v.method) : w.null();
     w.key("transactionId");
     v.transaction_id ? w.string(*v.transaction_id) : w.null();
-    w.key("receivedAmount");
-    v.received_amount ? w.string(*v.received_amount) : w.null();
-    w.str("amount", s.amount).str("currency", s.currency);
+    write_amounts(w, s);
     w.num("version", v.version);
     w.key("updatedAt");
     v.updated_at ? w.string(iso8601(v.updated_at)) : w.null();

@@ -3,11 +3,16 @@
 //   app_api.cpp      /v1/sessions, /v1/subscriptions   the shop's server (Bearer $PAYWASM_APP_SECRET)
 //   browser_api.cpp  /v1/checkout/{id}[/qr|/status]    the widget (CORS for --shop-origin only)
 //   webhooks.cpp     /v1/webhooks                      the service's signed status changes
-//   forwarder.cpp    the outbox: every verified change POSTed to --app-callback, signed, retried
+//   decide.cpp       the money rules, pure: a verified webhook against the session → an outcome
+//   forwarder.cpp    the outbox: every event POSTed to --app-callback, signed with the event
+//                    secret, retried (the shared outbox worker, src/server/outbox.hpp)
 //   health.cpp       /healthz, /readyz, /metrics
 //   store.cpp        every table and query (SQLite or PostgreSQL through src/server/sql.hpp)
-// A payment's status travels: service webhook → verify_webhook (core) → store (one transaction:
-// event, transaction, session status, outbox row, NOTIFY) → StatusHub → each SSE stream.
+//   gateway.cpp      keys, the service client, the status JSON
+//   status_hub.cpp   which SSE streams a change wakes, and the stream caps
+// A payment's status travels: service webhook → verify_webhook (core) → store (one transaction with
+// the session's row locked: decide_webhook, then event, transaction, session status, outbox row,
+// NOTIFY) → StatusHub → each SSE stream.
 #pragma once
 
 #include <atomic>
@@ -58,24 +63,21 @@ struct Config {
     bool verbose = false;               // access log on stderr
     // From the environment, never from the command line (ps would show them).
     std::string merchant_token;         // PAYWASM_MERCHANT_TOKEN
-    std::string app_secret;             // PAYWASM_APP_SECRET
+    std::string app_secret;             // PAYWASM_APP_SECRET: the app API's bearer
+    std::string event_secret;           // PAYWASM_EVENT_SECRET: signs forwarded events (not the bearer)
 };
 
-// What the core says a status means, as the gateway reports it.
+// A session's latest status as stored; what it means is the core's (status_json()).
 struct StatusView {
     std::optional<int> status;          // the service's code; nullopt before any transaction
     std::string state;                  // open | <describe_status kind> | amount_mismatch
     bool final = false, success = false;
     std::optional<std::string> transaction_id, received_amount;
+    std::optional<std::string> method;  // qr | exchange | bank; nullopt when unknown
+    // The transaction's own amount and currency (crypto for a QR code): what the shopper owes in.
+    std::optional<std::string> tx_amount, tx_currency;
     std::int64_t version = 0, updated_at = 0;
 };
-
-// Whether a status shows money of the shopper's (paid, pending, processing, partly paid or closed,
-// refunded, or a receivedAmount above zero): the statuses after which a QR code must not be
-// replaced, and the only ones of a replaced code that still move its session. `received`: the
-// transaction's receivedAmount as text, if any. The widget's NOTHING_TAKEN (web/src/state.js) is the
-// other side of the same line.
-bool shows_money(paywasm::StatusKind kind, const std::optional<std::string>& received);
 
 struct Session {
     std::string id, offer_id, checkout_json, amount, currency, methods_csv;
@@ -123,28 +125,36 @@ public:
     // The session's transactions as a JSON array text.
     std::string transactions_json(const std::string& session_id);
 
-    // The session for a webhook's meta.offerId: the session's offerId, or a QR code's orderId.
-    std::optional<Session> session_by_order(const std::string& order_id);
-
     // QR creation, once per code: claim() is true for the one caller that may call the service,
-    // with the orderId current_qr_order() names (the offerId, or a new code's "<offerId>~qr<n>").
-    // renew_qr() is claim() for a new code in place of the answer `current_response` (transaction
-    // `current_tx`); see store.cpp. release() after a failed call lets the next caller try again
-    // with the same orderId.
-    bool claim_qr(const std::string& session_id, std::int64_t now, std::int64_t stale_before);
-    bool renew_qr(const Session& s, const std::string& current_response, const std::string& current_tx, std::int64_t now);
+    // with the orderId current_qr_order() names ("<offerId>~qr<n>": QR codes have their own
+    // namespace, and an offerId may not contain '~'). renew_qr() is claim() for a new code in place
+    // of the answer `current_response` (transaction `current_tx`), decided under the session's row
+    // lock (qr_code_dead): lost when another request renewed it, not_dead when the code can still be
+    // paid or shows money by now, expired when the session has (and the code is dead).
+    // release() after a failed call lets the next caller try again with the same orderId.
+    bool claim_qr(const Session& s, std::int64_t now, std::int64_t stale_before);
+    enum class Renewal { renewed, lost, not_dead, expired };
+    Renewal renew_qr(const Session& s, const std::string& current_response, const std::string& current_tx,
+                     std::int64_t now);
     std::string current_qr_order(const Session& s);
+
+    // A subscription debit the gateway asked the service for: later webhooks with its orderId are
+    // forwarded as subscription events.
+    void record_debit(const std::string& order_id, const std::string& subscription_id,
+                      const std::optional<std::string>& merchant_subscription_id, std::int64_t now);
     void finish_qr(const std::string& session_id, const std::string& response_json, const std::string& order_id,
                    const std::string& transaction_id, std::int64_t now);
     void release_qr(const std::string& session_id);
 
-    // One verified webhook, applied in one transaction (see webhooks.cpp for the rules). Returns
-    // the outcome: duplicate | applied | amount_mismatch | unknown_offer | stale, and the session id
-    // whose status changed (empty when none).
+    // One verified webhook, decided (decide_webhook) and persisted in one transaction, with the
+    // session's row locked so that instances sharing a PostgreSQL apply one webhook of a session at a
+    // time. Returns the outcome (decide.hpp, or duplicate), why, and the session id whose status
+    // changed (empty when none).
     struct Applied {
-        std::string outcome, session_id, event_id;
+        std::string outcome, session_id, event_id, reason;
     };
-    Applied apply_webhook(const paywasm::VerifiedWebhook& hook, bool forward, std::int64_t now);
+    Applied apply_webhook(const paywasm::VerifiedWebhook& hook, const std::string& merchant_id, bool forward,
+                          std::int64_t now);
 
     // The outbox (forwarder.cpp). claim_due() leases one due event to this caller for `lease_ms`.
     struct OutboxEvent {
@@ -205,7 +215,9 @@ void register_app_api(Router& server, Gateway& gw);
 void register_browser_api(Router& server, Gateway& gw);
 void register_webhooks(Router& server, Gateway& gw);
 
-// Decimal text of an amount as the session stores it: the cart total, two places ("27.50").
-std::string money(const paywasm::Decimal&);
+// The status JSON's money members for a session's status (status_json, forwarded events):
+// "orderTotal" (the session's fiat total) and "expected", "received", "remaining" (the core's
+// amounts_owed in the transaction's own currency, or null), each {amount, currency}.
+void write_amounts(paywasm::JsonWriter& w, const Session& s);
 
 }  // namespace merchant

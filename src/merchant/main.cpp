@@ -39,7 +39,9 @@ const char* kUsage =
     "  --verbose                 access log (session ids cut short) and refused webhooks on stderr\n"
     "environment:\n"
     "  PAYWASM_MERCHANT_TOKEN    the service's merchant access token (QR generate, subscriptions)\n"
-    "  PAYWASM_APP_SECRET        the shop app's key for the app API and for signing forwarded events\n";
+    "  PAYWASM_APP_SECRET        the shop app's bearer for the app API (at least 16 characters)\n"
+    "  PAYWASM_EVENT_SECRET      the key forwarded events are signed with (HMAC-SHA256; at least 16\n"
+    "                            characters, not the app secret); required with --app-callback\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
     std::fprintf(stderr, "paywasm-merchant: %s\n\n%s", message.c_str(), kUsage);
@@ -147,6 +149,13 @@ merchant::Config parse_args(int argc, char** argv) {
     if (!secret || std::string(secret).size() < 16) usage_error("PAYWASM_APP_SECRET must be set, at least 16 characters");
     c.merchant_token = token;
     c.app_secret = secret;
+    // Events get their own key: whoever holds the app API's bearer (an HTTP client's log, a proxy)
+    // must not be able to sign an event that ships an order.
+    if (const char* events = std::getenv("PAYWASM_EVENT_SECRET"); events && *events) c.event_secret = events;
+    if (!c.app_callback.empty()) {
+        if (c.event_secret.size() < 16) usage_error("PAYWASM_EVENT_SECRET must be set, at least 16 characters, with --app-callback");
+        if (c.event_secret == c.app_secret) usage_error("PAYWASM_EVENT_SECRET must differ from PAYWASM_APP_SECRET");
+    }
     return c;
 }
 

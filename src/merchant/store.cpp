@@ -1,7 +1,11 @@
 // Every table of the gateway and every query on them. One schema and one set of statements for both
 // SQLite and PostgreSQL (sql.hpp's common subset). Times are epoch milliseconds; JSON columns hold
-// the exact text that was received or sent.
+// the exact text that was received or sent. The money rules are decide.cpp's; this file reads their
+// inputs under the session's row lock and persists what they decided.
 #include <algorithm>
+#include <cstdio>
+
+#include "decide.hpp"
 
 #include "gateway.hpp"
 #include "paywasm/codec.hpp"
@@ -83,9 +87,30 @@ CREATE INDEX IF NOT EXISTS qr_codes_session ON qr_codes (session_id);
 CREATE INDEX IF NOT EXISTS transactions_session ON transactions (session_id);
 )sql";
 
+// Schema version 2: the status's method and the transaction's own amount and currency (what a
+// shopper owes is in it, not in the order's fiat total), and the debits the gateway asked for.
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE sessions ADD COLUMN method TEXT;
+ALTER TABLE sessions ADD COLUMN tx_amount TEXT;
+ALTER TABLE sessions ADD COLUMN tx_currency TEXT;
+ALTER TABLE transactions ADD COLUMN amount TEXT;
+ALTER TABLE transactions ADD COLUMN currency TEXT;
+ALTER TABLE transactions ADD COLUMN mismatch BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE IF NOT EXISTS debits (
+  order_id        TEXT PRIMARY KEY,      -- the debit's orderId (its webhooks' meta.offerId)
+  subscription_id TEXT NOT NULL,         -- the service's subscription id
+  merchant_subscription_id TEXT,         -- the shop's own id, when it gave one
+  created_at      BIGINT NOT NULL
+);
+)sql";
+
+// The schema versions in order; the database records the last one applied (paywasm_schema).
+constexpr int kSchemaVersion = 2;
+
 constexpr const char* kSessionColumns =
     "id, offer_id, checkout, amount, currency, methods, created_at, expires_at, qr_state, qr_response, "
-    "status, state, final, success, transaction_id, received_amount, status_at, version";
+    "status, state, final, success, transaction_id, received_amount, status_at, version, method, tx_amount, "
+    "tx_currency";
 
 Session session_from_row(const SqlRow& r) {
     Session s;
@@ -107,22 +132,21 @@ Session session_from_row(const SqlRow& r) {
     if (!r.is_null(15)) s.status.received_amount = r.text(15);
     s.status.updated_at = r.integer(16);
     s.status.version = r.integer(17);
+    if (!r.is_null(18)) s.status.method = r.text(18);
+    if (!r.is_null(19)) s.status.tx_amount = r.text(19);
+    if (!r.is_null(20)) s.status.tx_currency = r.text(20);
     return s;
+}
+
+std::optional<HeldStatus> held_of(const Session& s) {
+    if (!s.status.status || !s.status.transaction_id) return std::nullopt;
+    return HeldStatus{*s.status.status, *s.status.transaction_id, s.status.state == "amount_mismatch",
+                      s.status.received_amount};
 }
 
 SqlValue opt(const std::optional<std::string>& v) { return v ? SqlValue(*v) : SqlValue(); }
 
 }  // namespace
-
-bool shows_money(paywasm::StatusKind kind, const std::optional<std::string>& received) {
-    using K = paywasm::StatusKind;
-    if (kind == K::success || kind == K::pending || kind == K::processing || kind == K::partial ||
-        kind == K::partial_closed || kind == K::refund) {
-        return true;
-    }
-    paywasm::Decimal amount;
-    return received && paywasm::Decimal::try_parse(*received, amount) && !amount.is_zero();
-}
 
 bool Session::offers(std::string_view method) const {
     std::size_t pos = 0;
@@ -143,23 +167,40 @@ void Session::write_methods(paywasm::JsonWriter& w) const {
     w.end_array();
 }
 
+// Brings the database to kSchemaVersion, once, in one transaction: version 1 is the schema of 0.2.0
+// (kSchema; a database without paywasm_schema but with sessions is at 1), then each migration in
+// order. Several instances starting at once on PostgreSQL: the advisory lock lets one migrate and
+// the others find it done; a running instance is never blocked by DDL unless a migration is due.
+// A database newer than this binary is refused: an older binary must not write a newer schema.
 Store::Store(std::unique_ptr<Sql> sql) : sql_(std::move(sql)) {
-    if (sql_->dialect() == SqlDialect::sqlite) {
-        sql_->exec_script(kSchema);
-        return;
-    }
-    // PostgreSQL, shared by several instances. Two starting at once must not both create the tables
-    // (the advisory lock), and one starting beside running ones must not run the DDL at all: even
-    // CREATE INDEX IF NOT EXISTS takes a SHARE lock on its table, which deadlocks against a running
-    // instance's webhook transaction that writes the same tables in another order.
+    const bool pg = sql_->dialect() == SqlDialect::postgresql;
     sql_->transaction([&] {
-        sql_->query("SELECT pg_advisory_xact_lock(7426150)");
-        const auto present = sql_->query(
-            "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND "
-            "table_name IN ('sessions', 'transactions', 'webhook_events', 'outbox', 'qr_codes')");
-        // A database of an earlier version lacks qr_codes: the script adds it (CREATE ... IF NOT
-        // EXISTS), once, under the lock; upgrade the instances one after another.
-        if (present.empty() || present[0].integer(0) != 5) sql_->exec_script(kSchema);
+        if (pg) sql_->query("SELECT pg_advisory_xact_lock(7426150)");
+        const auto has_table = [&](const char* name) {
+            return !sql_->query(pg ? "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND "
+                                     "table_name = ?"
+                                   : "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                                {std::string(name)})
+                        .empty();
+        };
+        int version = 0;
+        if (has_table("paywasm_schema")) {
+            auto rows = sql_->query("SELECT max(version) FROM paywasm_schema");
+            version = rows.empty() ? 0 : static_cast<int>(rows[0].integer(0));
+        } else if (has_table("sessions")) {
+            version = 1;
+        }
+        if (version > kSchemaVersion) {
+            throw std::runtime_error("the database's schema is version " + std::to_string(version) +
+                                     ", newer than this paywasm-merchant's (" + std::to_string(kSchemaVersion) +
+                                     "): run the newer release");
+        }
+        if (version == kSchemaVersion) return;
+        sql_->exec_script(kSchema);  // version 1; IF NOT EXISTS also completes a 0.2.0 without qr_codes
+        if (version < 2) sql_->exec_script(kSchemaV2);
+        sql_->exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
+        sql_->execute("INSERT INTO paywasm_schema (version, applied_at) VALUES (?, ?)",
+                      {std::int64_t(kSchemaVersion), now_ms()});
     });
 }
 
@@ -221,34 +262,61 @@ std::string Store::transactions_json(const std::string& session_id) {
     return w.text();
 }
 
-std::optional<Session> Store::session_by_order(const std::string& order_id) {
-    if (auto s = session_by_offer(order_id)) return s;
-    auto rows = sql_->query("SELECT session_id FROM qr_codes WHERE order_id = ?", {order_id});
-    if (rows.empty()) return std::nullopt;
-    return session(rows[0].text(0));
-}
-
 std::string Store::current_qr_order(const Session& s) {
     auto rows = sql_->query(
         "SELECT order_id FROM qr_codes WHERE session_id = ? AND replaced = 0 ORDER BY created_at DESC, order_id DESC "
         "LIMIT 1",
         {s.id});
-    return rows.empty() ? s.offer_id : rows[0].text(0);
+    return rows.empty() ? s.offer_id + "~qr1" : rows[0].text(0);
 }
 
-// One transaction: claims the session's QR creation from the answer `current_response` (a
-// concurrent renewal or creation makes it false), records the current code as replaced, resets the
-// session's status (the old code's final status is not the new code's) and picks the new code's
-// orderId: the one of an earlier renewal the service may have created without our knowing (its
-// call failed), else "<offerId>~qr<n>", unused by any session or code.
-bool Store::renew_qr(const Session& s, const std::string& current_response, const std::string& current_tx,
-                     std::int64_t now) {
-    bool claimed = false;
+namespace {
+
+// " FOR UPDATE" where rows can be locked (PostgreSQL); SQLite's BEGIN IMMEDIATE already holds the
+// one write lock for the whole transaction.
+std::string locked(Sql& sql, std::string query) {
+    if (sql.dialect() == SqlDialect::postgresql) query += " FOR UPDATE";
+    return query;
+}
+
+std::vector<QrCodeRow> qr_codes_of(Sql& sql, const std::string& session_id) {
+    std::vector<QrCodeRow> out;
+    for (const auto& r : sql.query("SELECT order_id, transaction_id, replaced FROM qr_codes WHERE session_id = ?",
+                                   {session_id})) {
+        QrCodeRow c{r.text(0), std::nullopt, r.integer(2) != 0};
+        if (!r.is_null(1)) c.transaction_id = r.text(1);
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+}  // namespace
+
+// One transaction with the session's row locked: re-reads the session, and claims the creation of
+// a new code only if the current answer is still `current_response` and that code is dead by the
+// locked row (a late payment applied meanwhile by another instance keeps the code). Then records
+// the current code as replaced, resets the session's status (the old code's final status is not
+// the new code's) and picks the new code's orderId: one of an earlier renewal the service may have
+// created without our knowing (its call failed), else "<offerId>~qr<n>" unused by any code.
+Store::Renewal Store::renew_qr(const Session& given, const std::string& current_response, const std::string& current_tx,
+                               std::int64_t now) {
+    Renewal result = Renewal::lost;
     sql_->transaction([&] {
-        claimed = sql_->execute("UPDATE sessions SET qr_state = 'creating', qr_started_at = ? WHERE id = ? AND "
-                                "qr_state = 'done' AND qr_response = ?",
-                                {now, s.id, current_response}) == 1;
-        if (!claimed) return;
+        auto rows = sql_->query(locked(*sql_, std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?"),
+                                {given.id});
+        if (rows.empty()) return;
+        const Session s = session_from_row(rows[0]);
+        if (!s.qr_state || *s.qr_state != "done" || s.qr_response != current_response) return;
+        if (!qr_code_dead(held_of(s), current_tx)) {
+            result = Renewal::not_dead;
+            return;
+        }
+        if (now >= s.expires_at) {
+            result = Renewal::expired;
+            return;
+        }
+        sql_->execute("UPDATE sessions SET qr_state = 'creating', qr_started_at = ? WHERE id = ?", {now, s.id});
+        result = Renewal::renewed;
         const std::string current_order = current_qr_order(s);
         sql_->execute(
             "INSERT INTO qr_codes (order_id, session_id, transaction_id, replaced, created_at) VALUES (?, ?, ?, 1, ?) "
@@ -260,7 +328,6 @@ bool Store::renew_qr(const Session& s, const std::string& current_response, cons
             auto count = sql_->query("SELECT count(*) FROM qr_codes WHERE session_id = ?", {s.id});
             for (std::int64_t n = count[0].integer(0) + 1;; ++n) {
                 const std::string order = s.offer_id + "~qr" + std::to_string(n);
-                if (!sql_->query("SELECT 1 FROM sessions WHERE offer_id = ?", {order}).empty()) continue;
                 if (sql_->execute("INSERT INTO qr_codes (order_id, session_id, replaced, created_at) VALUES (?, ?, 0, ?) "
                                   "ON CONFLICT (order_id) DO NOTHING",
                                   {order, s.id, now}) == 1) {
@@ -270,18 +337,28 @@ bool Store::renew_qr(const Session& s, const std::string& current_response, cons
         }
         sql_->execute(
             "UPDATE sessions SET status = NULL, state = 'open', final = 0, success = 0, transaction_id = NULL, "
-            "received_amount = NULL, status_at = ?, version = version + 1 WHERE id = ?",
+            "received_amount = NULL, method = NULL, tx_amount = NULL, tx_currency = NULL, status_at = ?, "
+            "version = version + 1 WHERE id = ?",
             {now, s.id});
         sql_->notify("paywasm_status", s.id);
     });
-    return claimed;
+    return result;
 }
 
-bool Store::claim_qr(const std::string& session_id, std::int64_t now, std::int64_t stale_before) {
-    return sql_->execute(
-               "UPDATE sessions SET qr_state = 'creating', qr_started_at = ? WHERE id = ? AND "
-               "(qr_state IS NULL OR (qr_state = 'creating' AND qr_started_at < ?))",
-               {now, session_id, stale_before}) == 1;
+// The claim also records the code's orderId (transaction still unknown): the service's first
+// webhook for it may arrive before its answer does, and must find the session.
+bool Store::claim_qr(const Session& s, std::int64_t now, std::int64_t stale_before) {
+    bool claimed = false;
+    sql_->transaction([&] {
+        claimed = sql_->execute("UPDATE sessions SET qr_state = 'creating', qr_started_at = ? WHERE id = ? AND "
+                                "(qr_state IS NULL OR (qr_state = 'creating' AND qr_started_at < ?))",
+                                {now, s.id, stale_before}) == 1;
+        if (!claimed) return;
+        sql_->execute("INSERT INTO qr_codes (order_id, session_id, replaced, created_at) VALUES (?, ?, 0, ?) "
+                      "ON CONFLICT (order_id) DO NOTHING",
+                      {current_qr_order(s), s.id, now});
+    });
+    return claimed;
 }
 
 void Store::finish_qr(const std::string& session_id, const std::string& response_json, const std::string& order_id,
@@ -300,117 +377,184 @@ void Store::release_qr(const std::string& session_id) {
                   {session_id});
 }
 
-// The rules of one verified webhook (all in one transaction, so a crash keeps all or nothing):
-//   - its id is SHA-256 of the signed text: the same delivery twice changes nothing the second time;
-//   - the session is found by the signed offerId (meta.offerId): a session's offerId or the orderId
-//     of one of its QR codes; none: kept as unknown_offer;
-//   - nativeAmount/nativeCurrency (the order's fiat total) must equal the session's amount and
-//     currency, else the state is amount_mismatch and success is false whatever the status says;
-//   - a session's final status is not replaced by a non-final one of the same transaction (late,
-//     out-of-order deliveries), and a success is never replaced;
-//   - a replaced QR code moves the session only with money on it (pending, paid, partly paid);
-//   - an outbox row per event when forwarding is on; NOTIFY so other instances wake their streams.
-Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, bool forward, std::int64_t now) {
+void Store::record_debit(const std::string& order_id, const std::string& subscription_id,
+                         const std::optional<std::string>& merchant_subscription_id, std::int64_t now) {
+    sql_->execute("INSERT INTO debits (order_id, subscription_id, merchant_subscription_id, created_at) VALUES "
+                  "(?, ?, ?, ?) ON CONFLICT (order_id) DO NOTHING",
+                  {order_id, subscription_id, opt(merchant_subscription_id), now});
+}
+
+namespace {
+
+std::string debit_event_type(const paywasm::StatusInfo& info) {
+    using K = paywasm::StatusKind;
+    if (info.success) return "subscription.debit.succeeded";
+    switch (info.kind) {
+        case K::failed: case K::canceled: case K::timed_out: return "subscription.debit.failed";
+        case K::pending: case K::processing: case K::awaiting_payment: return "subscription.debit.pending";
+        case K::partial: case K::partial_closed: return "subscription.debit.partially_paid";
+        case K::refund: return "subscription.debit.refunded";
+        default: return "subscription.debit.status_unknown";
+    }
+}
+
+}  // namespace
+
+// One verified webhook, in one transaction:
+//   - the event id is SHA-256 of the signed text: the same delivery twice changes nothing the second
+//     time (duplicate);
+//   - the order id (meta.offerId) finds one of our QR codes, a session's own offerId, or a debit of
+//     ours; the session's row is locked before anything of it is read, so two instances deciding on
+//     the same session take turns, each seeing what the other committed;
+//   - decide_webhook() says what happens; this function persists exactly that: the event record,
+//     the transaction row (never replaced by a status that does not supersede it), the session's
+//     status, the outbox row (only what moved a session, and a debit's statuses), NOTIFY.
+Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, const std::string& merchant_id, bool forward,
+                                    std::int64_t now) {
     const paywasm::Transaction& tx = hook.transaction;
     Applied out;
     out.event_id = "evt_" + paywasm::sha256_hex(hook.signed_json).substr(0, 32);
-    const std::optional<std::string> offer_id = tx.meta ? tx.meta->offer_id : std::nullopt;
-    const paywasm::StatusInfo info = paywasm::describe_status(tx.status);
-    std::optional<std::string> native_amount, native_currency, received;
-    if (tx.native_amount) native_amount = money(*tx.native_amount);
-    if (tx.native_currency) native_currency = *tx.native_currency;
-    if (tx.received_amount) received = tx.received_amount->to_string();
+    IncomingTx in;
+    in.id = tx.id;
+    in.status = tx.status;
+    in.merchant_id = tx.merchant_id;
+    if (tx.meta) in.order_id = tx.meta->offer_id;
+    if (tx.native_amount) {
+        in.native_amount = tx.native_currency ? paywasm::amount_text({*tx.native_amount, *tx.native_currency})
+                                              : tx.native_amount->to_string();
+    }
+    in.native_currency = tx.native_currency;
+    if (tx.received_amount) in.received = tx.received_amount->to_string();
+    std::optional<std::string> tx_amount, tx_currency;
+    if (tx.amount && tx.currency) {
+        tx_amount = tx.amount->to_string();
+        tx_currency = *tx.currency;
+        std::transform(tx_currency->begin(), tx_currency->end(), tx_currency->begin(), ::toupper);
+    }
 
     sql_->transaction([&] {
-        std::optional<Session> s = offer_id ? session_by_order(*offer_id) : std::nullopt;
-        // A code the shopper was given a new one for: only money on it (a late payment) still moves
-        // the session; its waiting, failed or timed-out statuses are the old code's, not the new one's.
-        const bool replaced_code =
-            s && !sql_->query("SELECT 1 FROM qr_codes WHERE session_id = ? AND replaced = 1 AND "
-                              "(order_id = ? OR transaction_id = ?)",
-                              {s->id, *offer_id, tx.id}).empty();
-        std::string state(paywasm::to_string(info.kind));
+        // Which session (or debit) the order id names; then that session, locked.
+        std::optional<std::string> session_id;
+        std::optional<SqlRow> debit;
+        if (in.order_id) {
+            auto code = sql_->query("SELECT session_id FROM qr_codes WHERE order_id = ?", {*in.order_id});
+            if (!code.empty()) session_id = code[0].text(0);
+            else if (auto by_offer = sql_->query("SELECT id FROM sessions WHERE offer_id = ?", {*in.order_id}); !by_offer.empty())
+                session_id = by_offer[0].text(0);
+            else if (auto d = sql_->query("SELECT subscription_id, merchant_subscription_id FROM debits WHERE order_id = ?",
+                                          {*in.order_id});
+                     !d.empty())
+                debit = d[0];
+        }
+        std::optional<Session> s;
+        if (session_id) {
+            auto rows = sql_->query(locked(*sql_, std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?"),
+                                    {*session_id});
+            if (!rows.empty()) s = session_from_row(rows[0]);
+        }
+        std::optional<SessionFacts> facts;
+        std::vector<QrCodeRow> codes;
+        std::optional<HeldStatus> stored;
         if (s) {
-            bool amount_ok = false;
-            paywasm::Decimal want;
-            if (tx.native_amount && tx.native_currency && paywasm::Decimal::try_parse(s->amount, want)) {
-                std::string a = *tx.native_currency, b = s->currency;
-                std::transform(a.begin(), a.end(), a.begin(), ::toupper);
-                std::transform(b.begin(), b.end(), b.begin(), ::toupper);
-                amount_ok = *tx.native_amount == want && a == b;
+            facts = SessionFacts{s->offer_id, s->amount, s->currency, s->offers("exchange"), s->offers("bank"), held_of(*s)};
+            codes = qr_codes_of(*sql_, s->id);
+        }
+        if (s || debit) {
+            auto row = sql_->query("SELECT status, mismatch, received_amount FROM transactions WHERE id = ?", {tx.id});
+            if (!row.empty()) {
+                stored = HeldStatus{static_cast<int>(row[0].integer(0)), tx.id, row[0].integer(1) != 0, std::nullopt};
+                if (!row[0].is_null(2)) stored->received = row[0].text(2);
             }
-            if (!amount_ok) state = "amount_mismatch";
         }
-        out.outcome = !s ? "unknown_offer" : state == "amount_mismatch" ? "amount_mismatch" : "applied";
-
-        // Decide whether the session's status moves, before recording (stale deliveries are kept too).
-        bool moves = false;
-        if (s) {
-            const StatusView& cur = s->status;
-            const bool same_tx = cur.transaction_id && *cur.transaction_id == tx.id;
-            if (replaced_code && !shows_money(info.kind, received)) moves = false;
-            else if (!cur.status) moves = true;
-            else if (cur.success) moves = false;                      // a success is never replaced
-            else if (same_tx && cur.final && !info.final) moves = false;  // late, out of order
-            else moves = !(same_tx && *cur.status == tx.status && cur.state == state &&
-                           cur.received_amount == received);
-            if (!moves) out.outcome = out.outcome == "applied" ? "stale" : out.outcome;
+        Decision d = decide_webhook(merchant_id, facts, codes, stored, in);
+        if (debit && d.outcome == Outcome::unknown_offer) {
+            // A debit of ours: no session to move; its statuses go to the app as subscription events.
+            d.outcome = Outcome::applied;
+            d.info = paywasm::describe_status(tx.status);
+            const HeldStatus next{tx.status, tx.id, false, in.received};
+            d.store_transaction = !stored || supersedes(*stored, next);
+            d.forward = d.store_transaction;
+            if (!d.forward) d.outcome = Outcome::stale;
+            d.reason.clear();
         }
+        out.outcome = std::string(to_string(d.outcome));
+        out.reason = d.reason;
+        if (d.outcome == Outcome::foreign_merchant) return;  // not ours: nothing of it is kept
 
         const auto inserted = sql_->execute(
             "INSERT INTO webhook_events (id, received_at, transaction_id, offer_id, status, session_id, outcome, body) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-            {out.event_id, now, tx.id, opt(offer_id), static_cast<std::int64_t>(tx.status),
+            {out.event_id, now, tx.id, opt(in.order_id), static_cast<std::int64_t>(tx.status),
              s ? SqlValue(s->id) : SqlValue(), out.outcome, hook.signed_json});
         if (inserted == 0) {
             out.outcome = "duplicate";
+            out.reason.clear();
             return;
         }
-        sql_->execute(
-            "INSERT INTO transactions (id, session_id, offer_id, status, state, native_amount, native_currency, "
-            "received_amount, body, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-            "status = excluded.status, state = excluded.state, native_amount = excluded.native_amount, "
-            "native_currency = excluded.native_currency, received_amount = excluded.received_amount, "
-            "body = excluded.body, updated_at = excluded.updated_at",
-            {tx.id, s ? SqlValue(s->id) : SqlValue(), opt(offer_id), static_cast<std::int64_t>(tx.status), state,
-             opt(native_amount), opt(native_currency), opt(received), hook.signed_json, now});
-        if (s && moves) {
-            const bool success = info.kind == paywasm::StatusKind::success && state != "amount_mismatch";
+        const bool mismatch = d.outcome == Outcome::amount_mismatch;
+        const std::string state = mismatch ? "amount_mismatch" : std::string(paywasm::to_string(d.info.kind));
+        const std::optional<std::string> method =
+            d.method ? std::optional<std::string>(std::string(paywasm::to_string(*d.method))) : std::nullopt;
+        if (d.store_transaction) {
+            sql_->execute(
+                "INSERT INTO transactions (id, session_id, offer_id, status, state, native_amount, native_currency, "
+                "received_amount, body, updated_at, amount, currency, mismatch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status, state = excluded.state, "
+                "native_amount = excluded.native_amount, native_currency = excluded.native_currency, "
+                "received_amount = excluded.received_amount, body = excluded.body, updated_at = excluded.updated_at, "
+                "amount = excluded.amount, currency = excluded.currency, mismatch = excluded.mismatch",
+                {tx.id, s ? SqlValue(s->id) : SqlValue(), opt(in.order_id), static_cast<std::int64_t>(tx.status), state,
+                 opt(in.native_amount), opt(in.native_currency), opt(in.received), hook.signed_json, now, opt(tx_amount),
+                 opt(tx_currency), std::int64_t(mismatch ? 1 : 0)});
+        }
+        if (d.bind_qr_transaction && in.order_id) {
+            sql_->execute("UPDATE qr_codes SET transaction_id = ? WHERE order_id = ? AND transaction_id IS NULL",
+                          {tx.id, *in.order_id});
+        }
+        if (s && d.moves_session) {
             sql_->execute(
                 "UPDATE sessions SET status = ?, state = ?, final = ?, success = ?, transaction_id = ?, "
-                "received_amount = ?, status_at = ?, version = version + 1 WHERE id = ?",
-                {static_cast<std::int64_t>(tx.status), state, std::int64_t(info.final ? 1 : 0),
-                 std::int64_t(success ? 1 : 0), tx.id, opt(received), now, s->id});
+                "received_amount = ?, method = ?, tx_amount = ?, tx_currency = ?, status_at = ?, version = version + 1 "
+                "WHERE id = ?",
+                {static_cast<std::int64_t>(tx.status), state, std::int64_t(d.info.final ? 1 : 0),
+                 std::int64_t(d.success ? 1 : 0), tx.id, opt(in.received), opt(method), opt(tx_amount), opt(tx_currency),
+                 now, s->id});
             out.session_id = s->id;
             sql_->notify("paywasm_status", s->id);
+            s = session_from_row(sql_->query(std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?",
+                                             {s->id})[0]);
         }
-        if (forward) {
-            paywasm::JsonWriter w;
-            w.begin_object().str("id", out.event_id).str("type", "checkout.status").str("createdAt", iso8601(now));
-            w.key("sessionId");
-            s ? w.string(s->id) : w.null();
-            w.key("offerId");
-            offer_id ? w.string(*offer_id) : w.null();
-            w.str("transactionId", tx.id).num("status", tx.status).str("state", state);
-            w.flag("final", info.final).flag("success", info.kind == paywasm::StatusKind::success && state != "amount_mismatch");
-            w.str("outcome", out.outcome);
-            w.key("amount");
-            s ? w.string(s->amount) : w.null();
-            w.key("currency");
-            s ? w.string(s->currency) : w.null();
-            w.key("paidAmount");
-            native_amount ? w.string(*native_amount) : w.null();
-            w.key("paidCurrency");
-            native_currency ? w.string(*native_currency) : w.null();
-            w.key("receivedAmount");
-            received ? w.string(*received) : w.null();
-            w.str("transaction", hook.signed_json);  // the signed text, for an app that re-checks it
-            w.end_object();
-            sql_->execute(
-                "INSERT INTO outbox (id, created_at, body, state, next_attempt_at) VALUES (?, ?, ?, 'pending', ?) "
-                "ON CONFLICT (id) DO NOTHING",
-                {out.event_id, now, w.text(), now});
+        if (!forward || !d.forward) return;
+        paywasm::JsonWriter w;
+        w.begin_object().str("id", out.event_id);
+        if (s) {
+            w.str("type", event_type(d)).str("createdAt", iso8601(now));
+            w.str("sessionId", s->id).str("offerId", s->offer_id);
+            w.key("method");
+            method ? w.string(*method) : w.null();
+        } else {
+            w.str("type", debit_event_type(d.info)).str("createdAt", iso8601(now));
+            w.str("subscriptionId", debit->text(0));
+            w.key("merchantSubscriptionId");
+            debit->is_null(1) ? w.null() : w.string(debit->text(1));
+            w.str("debitOrderId", *in.order_id);
         }
+        w.str("transactionId", tx.id).num("status", tx.status).str("kind", paywasm::to_string(d.info.kind));
+        w.flag("final", d.info.final).flag("success", s ? d.success : d.info.success);
+        w.str("taken", paywasm::to_string(d.info.taken));
+        if (s) write_amounts(w, *s);
+        w.key("paid");
+        if (in.native_amount && in.native_currency) {
+            w.begin_object().str("amount", *in.native_amount).str("currency", *in.native_currency).end_object();
+        } else {
+            w.null();
+        }
+        w.str("transaction", hook.signed_json);  // the signed text, for an app that re-checks it
+        w.end_object();
+        sql_->execute(
+            "INSERT INTO outbox (id, created_at, body, state, next_attempt_at) VALUES (?, ?, ?, 'pending', ?) "
+            "ON CONFLICT (id) DO NOTHING",
+            {out.event_id, now, w.text(), now});
     });
     return out;
 }

@@ -1,6 +1,9 @@
 // POST /v1/webhooks — the service's signed status changes. The answer is 2xx only once the change is
 // durably stored (so the service retries anything not stored), 400 for a body whose signature or
-// shape fails (nothing stored), 503 while the database is unreachable.
+// shape fails (nothing stored), 403 for a transaction signed for another merchant (or for none:
+// the service signs every merchant's webhooks with one key, so a valid signature proves only who
+// signed), 503 while the database is unreachable. Every refusal is logged, at most 20 lines a minute.
+#include <atomic>
 #include <cstdio>
 
 #include "gateway.hpp"
@@ -8,6 +11,26 @@
 #include "server/util.hpp"
 
 namespace merchant {
+
+namespace {
+
+// One line on stderr per refused webhook, at most 20 a minute (a flood of forged bodies must not
+// fill the log); no body, no secret: the reason and the transaction id, escaped.
+void log_refusal(const std::string& what, const std::string& transaction_id) {
+    static std::atomic<std::int64_t> window{0};
+    static std::atomic<int> count{0};
+    const std::int64_t minute = now_ms() / 60000;
+    if (window.exchange(minute) != minute) count = 0;
+    const int n = ++count;
+    if (n > 20) return;
+    std::string id;
+    for (char c : transaction_id.substr(0, 64)) id += (c >= 0x20 && c < 0x7f) ? c : '?';
+    std::fprintf(stderr, "paywasm-merchant: webhook refused: %s%s%s%s\n", what.c_str(), id.empty() ? "" : " (transaction ",
+                 id.c_str(), id.empty() ? "" : ")");
+    if (n == 20) std::fprintf(stderr, "paywasm-merchant: more refused webhooks this minute are not logged\n");
+}
+
+}  // namespace
 
 void register_webhooks(Router& server, Gateway& gw) {
     // The service checks the URL with a GET before using it.
@@ -23,15 +46,22 @@ void register_webhooks(Router& server, Gateway& gw) {
               } catch (const paywasm::Error& e) {
                   // Not stored, not forwarded: only what the service's key signed is trusted.
                   const bool signature = e.code() == paywasm::ErrorCode::crypto;
-                  if (gw.config.verbose) std::fprintf(stderr, "paywasm-merchant: webhook refused: %s\n", e.what());
+                  log_refusal(signature ? "invalid signature" : "invalid body", "");
                   throw HttpError(400, signature ? "invalid_signature" : "invalid_webhook", e.what(), e.field());
               }
               // The database unreachable: StorageUnavailable, which the route's guard answers 503 (the
               // service retries) and logs.
-              const Store::Applied applied = gw.store.apply_webhook(hook, !gw.config.app_callback.empty(), now_ms());
-              if (applied.outcome == "unknown_offer") {
-                  std::fprintf(stderr, "paywasm-merchant: webhook for an unknown offerId (transaction %s), kept as %s\n",
-                               hook.transaction.id.c_str(), applied.event_id.c_str());
+              const Store::Applied applied =
+                  gw.store.apply_webhook(hook, gw.config.merchant_id, !gw.config.app_callback.empty(), now_ms());
+              if (applied.outcome == "foreign_merchant") {
+                  log_refusal(applied.reason, hook.transaction.id);
+                  throw HttpError(403, "foreign_merchant", applied.reason + "; this gateway serves merchant " +
+                                                               gw.config.merchant_id + " only", "merchantId");
+              }
+              if (applied.outcome == "unknown_offer" || applied.outcome == "unknown_transaction" ||
+                  applied.outcome == "amount_mismatch") {
+                  log_refusal(applied.outcome + ": " + applied.reason + ", kept as " + applied.event_id,
+                              hook.transaction.id);
               }
               if (!applied.session_id.empty()) gw.hub.notify(applied.session_id);
               if (applied.outcome != "duplicate") gw.wake_forwarder();

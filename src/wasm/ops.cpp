@@ -163,7 +163,7 @@ std::string op_amounts_owed(const Args& a) {
     w.begin_object();
     for (auto [name, m] : {std::pair<const char*, const Money*>{"expected", &owed.expected}, {"received", &owed.received},
                            {"remaining", &owed.remaining}}) {
-        w.key(name).begin_object().str("amount", m->amount.to_string()).str("currency", m->currency).end_object();
+        w.key(name).begin_object().str("amount", amount_text(*m)).str("currency", m->currency).end_object();
     }
     return w.end_object().take();
 }

@@ -47,6 +47,7 @@ function run(args, input, env = {}) {
     p.stdout.on('data', (d) => { stdout += d; });
     p.stderr.on('data', (d) => { stderr += d; });
     p.on('close', (code) => resolve({ code, stdout, stderr }));
+    p.stdin.on('error', () => {});  // the CLI may exit before reading its input (EPIPE): its exit code says why
     p.stdin.end(input ?? '');
   });
 }
@@ -173,13 +174,19 @@ await test('an order without nativeAmount and local fields gets the core\'s defa
   eq(decryptChunked(JSON.parse(seen[0].body).data), JSON.stringify(exchangePayment), 'payload with the defaults');
 });
 
-await test('a debit with every item refused, and a cancel that did not cancel, exit 3', async () => {
+await test('a debit that charged nothing (items refused, or no data at all), and a cancel that did not cancel, exit 3', async () => {
   script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [], errors: [{ subscriptionId: 's1', message: 'not active' }] } }];
   script['/api/subscription/cancel'] = () => [200, { status: 200, result: { success: false } }];
   const debit = await run(['call', 'subscription-debit', '--base-url', base, '--public-key', pubPath],
     JSON.stringify({ merchantId: 'merchant-7', items: [{ subscriptionId: 's1', amount: 9.99, currency: 'USD' }] }));
   eq(debit.code, 3, `debit exit code (${debit.stderr})`);
   eq(JSON.parse(debit.stdout).result.errors.length, 1, 'the answer is printed');
+  // 0.2.0 exited 0 here: nothing was charged and nothing said so.
+  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [], errors: [] } }];
+  const nothing = await run(['call', 'subscription-debit', '--base-url', base, '--public-key', pubPath],
+    JSON.stringify({ merchantId: 'merchant-7', items: [{ subscriptionId: 's1', amount: 9.99, currency: 'USD' }] }));
+  eq(nothing.code, 3, `a debit that charged nothing (${nothing.stderr})`);
+  if (!nothing.stderr.includes('charged nothing')) throw new Error('no reason on stderr: ' + nothing.stderr);
   const cancel = await run(['call', 'subscription-cancel', '--base-url', base, '--public-key', pubPath],
     JSON.stringify({ merchantId: 'merchant-7', subscriptionId: 's1' }));
   eq(cancel.code, 3, `cancel exit code (${cancel.stderr})`);
@@ -212,7 +219,7 @@ await test('qr-generate sends the merchant token and x-transaction-source', asyn
 });
 
 await test('subscription-debit makes merchantAuth from merchantId when the input has none', async () => {
-  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [], errors: [] } }];
+  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [{ transactionId: 't-1', amount: '9.99', currency: 'USD', orderId: 'sub-1', status: 0, subscriptionId: 's1' }], errors: [] } }];
   const r = await run(['call', 'subscription-debit', '--base-url', base, '--public-key', pubPath],
     JSON.stringify({ merchantId: 'merchant-7', items: [{ subscriptionId: 's1', amount: 9.99, currency: 'USD' }] }));
   eq(r.code, 0, `exit code (${r.stderr})`);
@@ -225,7 +232,7 @@ await test('subscription-debit makes merchantAuth from merchantId when the input
 // Review: --token was accepted and silently dropped for debit and cancel (a --strict sandbox, or a
 // careful service, refuses them without the merchant token).
 await test('subscription-debit and -cancel send the merchant token when one is given', async () => {
-  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [], errors: [] } }];
+  script['/api/subscription/debit'] = () => [200, { status: 200, result: { data: [{ transactionId: 't-1', amount: '9.99', currency: 'USD', orderId: 'sub-1', status: 0, subscriptionId: 's1' }], errors: [] } }];
   script['/api/subscription/cancel'] = () => [200, { status: 200, result: { success: true } }];
   const d = await run(['call', 'subscription-debit', '--base-url', base, '--public-key', pubPath, '--token', 'mt-1'],
     JSON.stringify({ merchantId: 'merchant-7', items: [{ subscriptionId: 's1', amount: 9.99, currency: 'USD' }] }));
@@ -244,7 +251,7 @@ await test('verify-event accepts the signature Node computes and refuses tamperi
   const body = JSON.stringify({ id: 'evt_1', type: 'checkout.status', status: 1 });
   const sign = (t, b = body, key = secret) => `t=${t},v1=${crypto.createHmac('sha256', key).update(`${t}.${b}`).digest('hex')}`;
   const now = Math.floor(Date.now() / 1000);
-  const env = { PAYWASM_APP_SECRET: secret };
+  const env = { PAYWASM_EVENT_SECRET: secret };
   const good = await run(['verify-event', '--signature', sign(now)], body, env);
   eq(good.code, 0, `good exit code (${good.stderr})`);
   eq(good.stdout, body + '\n', 'prints the body');
@@ -260,7 +267,7 @@ await test('verify-event accepts the signature Node computes and refuses tamperi
   eq(tolerated.code, 0, 'within --tolerance');
   const malformed = await run(['verify-event', '--signature', 'v1=abc'], body, env);
   eq(malformed.code, 1, 'malformed header');
-  const noSecret = await run(['verify-event', '--signature', sign(now)], body, { PAYWASM_APP_SECRET: '' });
+  const noSecret = await run(['verify-event', '--signature', sign(now)], body, { PAYWASM_EVENT_SECRET: '' });
   eq(noSecret.code, 2, 'no secret: usage');
 });
 

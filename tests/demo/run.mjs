@@ -84,6 +84,11 @@ async function openShop() {
   const offerId = await page.evaluate(() => document.querySelector('paywasm-checkout').offerId);
   assert.equal(await page.evaluate(() => document.querySelector('paywasm-checkout').getAttribute('offer-id')), null, 'offer-id is not an attribute: it came from the session');
   assert.equal(await page.locator('paywasm-checkout dd[part=total]').textContent(), '$82.00', 'the session\'s total (2 x 24.50 + 18 + 15)');
+  // The session came after the widget had loaded (the page sets session-url once the shop made it):
+  // the greeting (GET /users/me with the session's base URL) follows all the same (issue 24).
+  const greeting = page.locator('paywasm-checkout .greeting');
+  await greeting.waitFor({ state: 'visible', timeout: 10000 });
+  assert.match(await greeting.textContent(), /^Hi, \S+/, 'the greeting');
   return { context, page, errors, offerId };
 }
 

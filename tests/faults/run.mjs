@@ -403,11 +403,12 @@ test('QR: the merchant endpoint times out; the shopper asks again and gets the s
   assert.equal(err.error.code, 'timeout', 'code');
   assert.ok((await shownError(page)).includes(MSG.timeout), 'timeout text');
   assert.equal((await uiState(page)).busy, 'false', 'aria-busy after the timeout');
-  await waitFor(async () => (await transactionsFor(offerId)).length === 1, 5000, 'the late QR transaction');
+  // The gateway's QR codes have their own orderIds at the service: the first is "<offerId>~qr1".
+  await waitFor(async () => (await transactionsFor(`${offerId}~qr1`)).length === 1, 5000, 'the late QR transaction');
   await shadow(page, 'button[data-key=pay-qr]').click();
   const [st] = await waitEvent(page, 'paywasm-status');
   assert.equal(st.status.code, 10, 'waiting for payment');
-  const txs = await transactionsFor(offerId);
+  const txs = await transactionsFor(`${offerId}~qr1`);
   assert.equal(txs.length, 1, 'QR transactions');
   assert.equal(st.transaction.id, txs[0].transaction.id, 'the QR shown is the stored one');
   await done();
@@ -556,7 +557,7 @@ test('session-url, a QR code that timed out: "New code" gets another code from t
   const second = statuses[2];
   assert.equal(second.status.code, 10, 'the new code waits for payment');
   assert.notEqual(second.transaction.id, first.transaction.id, 'another QR transaction');
-  assert.equal((await transactionsFor(offerId)).length, 1, 'the first code');
+  assert.equal((await transactionsFor(`${offerId}~qr1`)).length, 1, 'the first code');
   const renewed = await transactionsFor(`${offerId}~qr2`);
   assert.equal(renewed.length, 1, 'the new code, under its own orderId at the service');
   assert.equal(renewed[0].transaction.id, second.transaction.id, 'the code shown is the new one');

@@ -35,6 +35,15 @@ inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
     std::abort();
 }
 
+// True when `s` holds no C0 control character and no DEL: safe to show in a log line or a UI.
+inline bool printable(std::string_view s) {
+    for (char c : s) {
+        auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7f) return false;
+    }
+    return true;
+}
+
 // Runs `body`; a paywasm::Error whose code is one of `allowed` is the parser saying no, and is
 // swallowed (returns false). Any other code is a broken contract and aborts. Returns true when
 // `body` returned normally.
@@ -51,17 +60,10 @@ bool accepts(std::initializer_list<ErrorCode> allowed, Body&& body) {
                             std::string(to_string(e.code())) + ": " + e.what());
         }
         PAYWASM_FUZZ_CHECK(e.what()[0] != '\0', "an error has a message");
+        // Messages reach logs, terminals and the shopper's screen: untrusted text in them is escaped.
+        PAYWASM_FUZZ_CHECK(printable(e.what()), "an error message holds no control byte");
         return false;
     }
-}
-
-// True when `s` holds no C0 control character and no DEL: safe to show in a log line or a UI.
-inline bool printable(std::string_view s) {
-    for (char c : s) {
-        auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7f) return false;
-    }
-    return true;
 }
 
 }  // namespace paywasm::fuzz

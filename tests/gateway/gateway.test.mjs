@@ -191,8 +191,9 @@ describe('browser API', () => {
     assert.equal(first.totalAmount !== undefined, true);
     const again = await gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN });
     assert.equal(again.json.result.id, first.id);
-    const txs = (await getJson(sb.base + '/__sandbox/transactions')).filter((t) => t.offerId === s.offerId);
+    const txs = (await getJson(sb.base + '/__sandbox/transactions')).filter((t) => t.offerId.startsWith(`${s.offerId}~`));
     assert.equal(txs.length, 1, 'one QR transaction at the service');
+    assert.equal(txs[0].offerId, `${s.offerId}~qr1`, 'QR codes have their own orderIds, never the shop\'s offerId');
     // The page's amount was ignored: the service got the session's total.
     const tx = await getJson(`${sb.base}/__sandbox/transactions/${first.id}`);
     assert.equal(tx.transaction.nativeAmount, '64.00');
@@ -240,7 +241,8 @@ describe('QR: a new code', () => {
     }, 5000, 'paid');
     assert.equal(done.transactionId, second.id);
     const forwarded = await waitFor(() => app.events.find((e) => e.body.sessionId === s.id && e.body.success), 5000, 'forwarded');
-    assert.equal(forwarded.body.offerId, `${s.offerId}~qr2`, 'the event names the code\'s orderId');
+    assert.equal(forwarded.body.offerId, s.offerId, 'the event names the shop\'s offerId, never a QR code\'s orderId');
+    assert.equal(forwarded.body.type, 'checkout.succeeded');
     // Paid: no new code, whatever is asked.
     assert.equal((await post({ replaces: second.id })).json.result.id, second.id);
   });
@@ -308,8 +310,9 @@ describe('statuses end to end', () => {
     }, 5000, 'forwarded');
     assert.equal(forwarded.length, 1);
     assert.equal(forwarded[0].body.success, true);
-    assert.equal(forwarded[0].body.amount, '64.00');
-    assert.equal(forwarded[0].body.paidAmount, '64.00');
+    assert.equal(forwarded[0].body.type, 'checkout.succeeded');
+    assert.deepEqual(forwarded[0].body.orderTotal, { amount: '64.00', currency: 'USD' });
+    assert.deepEqual(forwarded[0].body.paid, { amount: '64.00', currency: 'USD' });
     assert.equal(JSON.parse(forwarded[0].body.transaction).id, pay.json.id);
     const detail = (await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
     assert.equal(detail.status, 'success');
@@ -343,18 +346,37 @@ describe('statuses end to end', () => {
     await advance(qr.id, { outcome: 101 });
     await advance(qr.id);
     const events = await stream.done;
-    assert.deepEqual(events.map((e) => e.status), [10, 0, 101]);
+    assert.deepEqual(events.map((e) => e.status), [10, 0, 101], JSON.stringify(events));
     assert.equal(events.at(-1).state, 'partial');
     assert.equal(events.at(-1).success, false);
     assert.equal(events.at(-1).final, false);
-    assert.notEqual(events.at(-1).receivedAmount, null, 'what arrived');
+    assert.notEqual(events.at(-1).received, null, 'what arrived');
     const statusAnswer = await gw(g, 'GET', `/v1/checkout/${s.id}/status`);
     const json = statusAnswer.json;
     assert.equal(json.status, 101);
     // Status fields only: the status URL answers anyone with the session id, so no customer,
     // address or cart travels in it (issue 15's rule for status answers, applied to the gateway).
-    assert.deepEqual(Object.keys(json), ['sessionId', 'offerId', 'status', 'state', 'final', 'success', 'label',
-      'transactionId', 'receivedAmount', 'amount', 'currency', 'version', 'updatedAt']);
+    assert.deepEqual(Object.keys(json), ['sessionId', 'offerId', 'status', 'kind', 'state', 'final', 'success', 'taken',
+      'tone', 'next', 'label', 'method', 'transactionId', 'orderTotal', 'expected', 'received', 'remaining', 'version',
+      'updatedAt']);
+    // Failed on 0.2.0 ("0.00064063 BTC of 82 BTC arrived"): the status gave the fiat total as `amount`
+    // beside a crypto receivedAmount. Every amount now carries its currency; what is owed is in the
+    // QR code's crypto, computed here again with BigInt from the signed transaction (not our C++).
+    assert.deepEqual(json.orderTotal, { amount: '64.00', currency: 'USD' });
+    const signed = JSON.parse((await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json.transactions[0].id === qr.id
+      ? (await getJson(sb.base + '/__sandbox/transactions')).find((t) => t.transaction.id === qr.id).transaction.amount
+      : 'null');
+    assert.equal(json.expected.currency, 'BTC');
+    assert.equal(json.received.currency, 'BTC');
+    assert.equal(json.remaining.currency, 'BTC');
+    const units = (x) => BigInt(x.replace('.', '').padEnd(x.replace('.', '').length + 18 - ((x.split('.')[1] || '').length), '0'));
+    assert.equal(units(json.expected.amount), units(String(signed)), 'expected: the QR transaction\'s own crypto amount');
+    assert.equal(units(json.remaining.amount), units(json.expected.amount) - units(json.received.amount), 'remaining = expected - received');
+    assert.ok(units(json.remaining.amount) > 0n);
+    assert.equal(json.taken, 'some');
+    assert.equal(json.next, 'pay_rest');
+    assert.equal(json.method, 'qr');
+    assert.equal(json.tone, 'warning');
     for (const personal of ['grace', 'Hopper', 'Navy', 'Espresso', 'customer']) assert.ok(!statusAnswer.text.includes(personal), personal);
     assert.equal(json.version, events.at(-1).version);
   });
@@ -432,20 +454,21 @@ describe('webhooks', () => {
     assert.equal(st.state, 'amount_mismatch');
     assert.equal(st.success, false);
     const ev = await waitFor(() => app.events.find((e) => e.body.sessionId === s.id && e.body.status === 1), 5000, 'forwarded');
-    assert.equal(ev.body.state, 'amount_mismatch');
+    assert.equal(ev.body.type, 'checkout.amount_mismatch');
     assert.equal(ev.body.success, false);
-    assert.equal(ev.body.paidAmount, '15.00');
+    assert.deepEqual(ev.body.paid, { amount: '15.00', currency: 'USD' });
   });
 
-  test('an unknown offerId is kept, logged and forwarded without a session', async () => {
+  // Failed on 0.2.0: forwarded to the app as success: true without a session (the demo app shipped it).
+  test('an unknown offerId is kept and logged, and never reaches the app', async () => {
     const payload = exchangePayload(sb.merchant);
     const pay = await api(sb, '/exchanges/payments/coinbase', { token: sb.merchant.shopperToken,
       body: { data: encrypt(sb.merchant.publicKey, JSON.stringify(payload)) } });
     assert.equal(pay.status, 200);
-    const ev = await waitFor(() => app.events.find((e) => e.body.offerId === payload.offerId), 5000, 'forwarded');
-    assert.equal(ev.body.sessionId, null);
-    assert.equal(ev.body.outcome, 'unknown_offer');
-    await waitFor(() => g.stderr().includes('unknown offerId'), 2000, 'the log line');
+    await advance(pay.json.id, { status: 1 });
+    await waitFor(() => g.stderr().includes('unknown_offer'), 5000, 'the log line');
+    await sleep(300);
+    assert.equal(app.events.filter((e) => JSON.parse(e.body.transaction).id === pay.json.id).length, 0, 'not forwarded');
   });
 });
 

@@ -17,6 +17,8 @@ if (!GATEWAY) throw new Error('set PAYWASM_MERCHANT to the built paywasm-merchan
 
 export const SHOP_ORIGIN = 'http://shop.paywasm.test';
 export const APP_SECRET = 'app-secret-' + crypto.randomBytes(16).toString('hex');
+// Forwarded events are signed with their own key, never the app API's bearer.
+export const EVENT_SECRET = 'event-secret-' + crypto.randomBytes(16).toString('hex');
 
 export function tmpdir(prefix) {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -43,7 +45,7 @@ export async function startGateway(sb, { db, dir = tmpdir('pwm-'), appCallback, 
   ];
   const proc = spawn(GATEWAY, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PAYWASM_MERCHANT_TOKEN: sb.merchant.merchantAccessToken, PAYWASM_APP_SECRET: APP_SECRET, ...env },
+    env: { ...process.env, PAYWASM_MERCHANT_TOKEN: sb.merchant.merchantAccessToken, PAYWASM_APP_SECRET: APP_SECRET, PAYWASM_EVENT_SECRET: EVENT_SECRET, ...env },
   });
   let stderr = '';
   proc.stderr.on('data', (d) => { stderr += d; });
@@ -102,7 +104,7 @@ export async function startShopApp() {
         res.writeHead(500).end('not now');
         return;
       }
-      if (!verifyEvent(APP_SECRET, body, String(req.headers['paywasm-signature'] || ''))) {
+      if (!verifyEvent(EVENT_SECRET, body, String(req.headers['paywasm-signature'] || ''))) {
         app.bad++;
         res.writeHead(400).end('bad signature');
         return;

@@ -24,6 +24,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { Checks, run, tempDir, tool } from './kat_lib.mjs';
+import { loadWasmModule } from '../support/wasm_module.mjs';
 import { PADDINGS, blocksOf, maxPiece, nodeDecrypt, opensslDecrypt } from './rsa_oracles.mjs';
 
 const dist = process.argv[2];
@@ -35,60 +36,6 @@ if (!dist || MODULES.some((m) => !fs.existsSync(path.join(dist, m)))) {
 const openssl = tool('openssl', 'OPENSSL', 'openssl');
 
 // ---- The shipped module, as web/src/core.js runs it ----------------------------------------------
-
-// `entropy(view)` fills getentropy's buffer; returning false makes getentropy fail (errno-style -1).
-async function loadModule(file) {
-  const module = await WebAssembly.compile(fs.readFileSync(path.join(dist, file)));
-  let memory = null;
-  const state = { entropy: (view) => (crypto.getRandomValues(view), true) };
-  const known = {
-    env: {
-      getentropy(ptr, len) {
-        return state.entropy(new Uint8Array(memory.buffer, ptr, len)) ? 0 : -1;
-      },
-      emscripten_notify_memory_growth() {},
-    },
-    wasi_snapshot_preview1: {
-      proc_exit(code) {
-        throw new Error(`the core stopped (exit ${code})`);
-      },
-    },
-  };
-  const imports = {};
-  for (const imp of WebAssembly.Module.imports(module)) {
-    const fn = known[imp.module]?.[imp.name];
-    if (!fn) throw new Error(`${file} imports ${imp.module}.${imp.name}, which the browser loader does not give`);
-    (imports[imp.module] ??= {})[imp.name] = fn;
-  }
-  const instance = await WebAssembly.instantiate(module, imports);
-  const ex = instance.exports;
-  memory = ex.memory;
-  if (ex._initialize) ex._initialize();
-
-  const put = (text) => {
-    const bytes = new TextEncoder().encode(text);
-    const ptr = ex.pw_alloc(bytes.length + 1);
-    const view = new Uint8Array(memory.buffer, ptr, bytes.length + 1);
-    view.set(bytes);
-    view[bytes.length] = 0;
-    return ptr;
-  };
-  // One op of src/wasm/ops.cpp: { ok: true, value } or { ok: false, error: { code, message } }.
-  const call = (op, args) => {
-    const name = put(op);
-    const input = put(JSON.stringify(args));
-    const r = ex.pw_call(name, input);
-    const heap = new Uint8Array(memory.buffer);
-    let end = r;
-    while (heap[end]) end++;
-    const text = new TextDecoder().decode(heap.subarray(r, end));
-    ex.pw_free(r);
-    ex.pw_free(input);
-    ex.pw_free(name);
-    return JSON.parse(text);
-  };
-  return { file, state, call };
-}
 
 // ---- Oracles written here: RFC 8017 in JS --------------------------------------------------------
 
@@ -231,7 +178,7 @@ const dir = tempDir('paywasm-kat-wasm-');
 const started = Date.now();
 const modules = [];
 try {
-  for (const file of MODULES) modules.push(await loadModule(file));
+  for (const file of MODULES) modules.push(await loadWasmModule(dist, file));
   const realRandom = (m) => {
     m.state.entropy = (view) => (crypto.getRandomValues(view), true);
   };

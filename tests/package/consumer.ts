@@ -28,7 +28,13 @@ export async function checkout(target: HTMLElement): Promise<string> {
   off();
   const element: PayWasmCheckoutElement = ctl.element;
   element.addEventListener('paywasm-status', (ev) => console.log(ev.detail.status, ev.detail.method));
-  return `${version} ${locales.join(',')} ${total} ${element.timeout.toFixed(0)}`;
+  // What a partial payment still owes, in the currency the shopper pays in (null when unknown).
+  ctl.on('status', ({ status, remaining }) => {
+    const left: string | null = status.taken === 'some' && remaining ? `${remaining.amount} ${remaining.currency}` : null;
+    console.log(left, status.tone, status.next);
+  });
+  const owed: string = core.amountsOwed({ code: 101, method: 'qr', amount: '0.001', currency: 'BTC', receivedAmount: '0.0004' }).remaining.amount;
+  return `${version} ${locales.join(',')} ${total} ${owed} ${element.timeout.toFixed(0)}`;
 }
 
 // The default export is the same API; the globals come from the types' `declare global`.
@@ -41,5 +47,7 @@ created.currency = 'EUR';
 export const badCode: PayWasmErrorCode = 'nope';
 // @ts-expect-error price is a number
 export const badItem: CartItem = { id: 'x', name: 'x', price: '1', quantity: 1 };
+// @ts-expect-error 'partly' is not a MoneyTaken
+export const badTaken: StatusDetail['status']['taken'] = 'partly';
 // @ts-expect-error no such event
 mount('#checkout').on('paid', () => {});

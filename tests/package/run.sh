@@ -33,7 +33,7 @@ tgz=${tarballs[0]}
 step "contents of $(basename "$tgz") ($(wc -c <"$tgz") bytes)"
 listing=$(tar tzf "$tgz" | sort)
 printf '%s\n' "$listing"
-for f in package.json README.md LICENSE CHANGELOG.md paywasm.mjs paywasm.js paywasm.wasm paywasm-nosimd.wasm paywasm.d.ts \
+for f in package.json README.md LICENSE CHANGELOG.md paywasm.mjs paywasm.js paywasm.wasm paywasm-nosimd.wasm paywasm.css paywasm.d.ts \
          script.d.ts integrity.json paywasm-es.json; do
   grep -qxF "package/$f" <<<"$listing" || fail "the tarball has no $f"
 done

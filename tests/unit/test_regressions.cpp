@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/protocol.hpp"
 #include "test_support.hpp"
@@ -58,5 +59,23 @@ TEST_CASE("A server's message in an error is cut between characters and loses bi
         CHECK(text.find("gnp. exe  x ") != std::string::npos);
         CHECK(text.find("\xE2\x80\xAE") == std::string::npos);
         CHECK(text.find("\xE2\x81\xA6") == std::string::npos);
+    }
+}
+
+// make fuzz (45 s per target) stopped in `requests`: a member name with a NUL byte was copied raw
+// into the error's field and message, so what() read as empty and a log got the raw bytes.
+TEST_CASE("An untrusted member name is escaped in the error that names it") {
+    // The JSON escape \u0000 (six characters) in a member name: a NUL byte once decoded.
+    const std::string body = R"({"merchantAuth":"bWVyY2hhbnQtYXV0aA==","merchantId":"5f2b7","orderId":"SUB-ORD-0007",)"
+                             R"("\u0000items":[{"subscriptionId":"sub_01HV7Q","amount":19.99,"currency":"UsD"}]})";
+    Error e = error_of([&] { from_json<SubscriptionDebitRequest>(body); });
+    const std::string text = e.what();
+    CHECK_FALSE(text.empty());
+    CHECK(text.find('\0') == std::string::npos);
+    CHECK(text.find(R"(["\u0000items"])") != std::string::npos);
+    CHECK(e.field() == R"(["\u0000items"])");
+    SUBCASE("plain names stay plain") {
+        Error plain = error_of([&] { from_json<SubscriptionDebitRequest>(R"({"merchantAuth":"a","merchantId":"m","extra":1})"); });
+        CHECK(plain.field() == "extra");
     }
 }

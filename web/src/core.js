@@ -224,10 +224,23 @@ function makeCore(ex, memory) {
     checkPaymentUri(uri) {
       return call('checkPaymentUri', { uri: str(uri) });
     },
-    // { code, kind, final, label } of a numeric status or an immediate status word.
-    describeStatus(codeOrWord) {
-      return typeof codeOrWord === 'number' ? call('describeStatus', { code: codeOrWord })
+    // The core's row for a numeric status and the payment method ('exchange' | 'bank' | 'qr'; left
+    // out: the QR reading of 10, 101 and 19), or for an immediate status word: { code, kind, final,
+    // success, taken ('none'|'maybe'|'some'|'all'), tone ('info'|'success'|'warning'|'error'), next
+    // ('pay'|'wait'|'pay_rest'|'pay_again'|'contact_shop'|'done'), label }. Throws validation for
+    // another method, bad_response for an unknown word.
+    describeStatus(codeOrWord, method) {
+      return typeof codeOrWord === 'number' ? call('describeStatus', { code: codeOrWord, method: method || undefined })
         : call('describeStatus', { word: str(codeOrWord) });
+    },
+    // What a payment asks for, what arrived and what is still owed, from exact decimals, in the
+    // payment's own currency (crypto for a QR code): { expected, received, remaining }, each
+    // { amount, currency }. p: { code, method?, amount, currency, receivedAmount? } (decimal texts;
+    // receivedAmount left out counts as zero). Throws validation for an amount that is not a decimal
+    // text, a negative one or no currency.
+    amountsOwed(p) {
+      return call('amountsOwed', { code: p.code, method: p.method || undefined, amount: str(p.amount),
+        currency: str(p.currency), receivedAmount: str(p.receivedAmount) });
     },
     // Bytes of WebAssembly linear memory right now (it only grows): for leak checks and benchmarks.
     memoryBytes() {

@@ -3,9 +3,10 @@
 // cart, shippingAddress, getShopperToken, qrResult), reset(), and the small helpers the view and
 // the flows read the order with. What it draws is view.js; what it sends is flows.js; the state
 // machine is state.js.
-import { ATTRIBUTE_DEFAULTS } from 'paywasm:build';
+import { ATTRIBUTE_DEFAULTS, CSS_INTEGRITY } from 'paywasm:build';
 import { PayWasmError } from './error.js';
 import { load } from './core.js';
+import { besideScript } from './assets.js';
 import { MESSAGES, pickLocale, translate, loadLocale, languageWithin } from './locales.js';
 import { send } from './net.js';
 import { freshState } from './state.js';
@@ -17,6 +18,62 @@ const camel = (name) => name.replace(/-(\w)/g, (m, c) => c.toUpperCase());
 const LOADING_DELAY_MS = 200;
 const words = (s) => String(s || '').split(/[\s,]+/).filter(Boolean);
 let pinWarned = false;
+
+// Styles a shadow root under a style-src without 'unsafe-inline'. Returns { sheet, loaded }: `sheet`
+// takes this element's own rule (replaceSync(text), all colours() needs), `loaded` a promise that
+// settles when the styles are in place (null: at once; rejects with the PayWasmError `network` of
+// a stylesheet that cannot be had). Two ways:
+// - constructable stylesheets (Chrome/Edge 73+, Firefox 101+, Safari 16.4+): the shared sheet of
+//   view.js and one of this element's own, adopted;
+// - without them (Safari 15.2-16.3, WPE WebKit 2.38, where `new CSSStyleSheet()` throws "Illegal
+//   constructor"): paywasm.css from beside the script (the same text, checked against its sha384
+//   built in) in a <link> that stays the root's first child (the view replaces everything after
+//   it), and this element's rule appended to that link's sheet through the CSSOM. A <style>
+//   element would need 'unsafe-inline' (or a hash) in style-src; the CSSOM does not.
+function styleShadow(root) {
+  let constructable = false;
+  try {
+    constructable = 'adoptedStyleSheets' in root && !!new CSSStyleSheet();
+  } catch (e) {
+    // "Illegal constructor": the <link> below.
+  }
+  if (constructable) {
+    const own = new CSSStyleSheet();
+    root.adoptedStyleSheets = [styleSheet(), own];
+    return { sheet: own, loaded: null };
+  }
+  const link = document.createElement('link');
+  link.rel = 'stylesheet';
+  link.href = besideScript('paywasm.css');
+  if (CSS_INTEGRITY) {
+    link.integrity = CSS_INTEGRITY;
+    link.crossOrigin = 'anonymous';
+  }
+  let ownRule = '';
+  let added = false;
+  const apply = () => {
+    const sheet = link.sheet;
+    if (!sheet || !ownRule) return;
+    if (added) sheet.deleteRule(sheet.cssRules.length - 1);
+    sheet.insertRule(ownRule, sheet.cssRules.length);
+    added = true;
+  };
+  const loaded = new Promise((resolve, reject) => {
+    link.addEventListener('load', () => { added = false; apply(); resolve(); });
+    link.addEventListener('error', () => reject(new PayWasmError('network',
+      `could not fetch ${link.href} (network error, blocked by style-src, or integrity mismatch): this browser has no constructable stylesheets and needs it`)));
+  });
+  loaded.catch(() => {});
+  root.append(link);
+  // The view redraws with replaceChildren(): on this root it keeps the <link> (removing it would
+  // drop its sheet and fetch it again).
+  root.replaceChildren = (...nodes) => {
+    while (link.nextSibling) link.nextSibling.remove();
+    if (link.parentNode !== root || root.firstChild !== link) root.prepend(link);
+    root.append(...nodes);
+  };
+  return { sheet: { replaceSync(text) { ownRule = text; apply(); } }, loaded };
+}
 
 export class PayWasmCheckout extends HTMLElement {
   static get observedAttributes() { return Object.keys(ATTRIBUTE_DEFAULTS); }
@@ -31,9 +88,11 @@ export class PayWasmCheckout extends HTMLElement {
   constructor() {
     super();
     this._root = this.attachShadow({ mode: 'open' });
-    // Per element: the text colours on and of the brand colour (colours() in view.js), after the shared sheet.
-    this._sheet = new CSSStyleSheet();
-    this._root.adoptedStyleSheets = [styleSheet(), this._sheet];
+    // The styles, and this element's own text colours on and of the brand colour (colours() in
+    // view.js writes them to this._sheet) after them: see styleShadow below.
+    const styled = styleShadow(this._root);
+    this._sheet = styled.sheet;
+    this._styled = styled.loaded;
     try { this._states = this.attachInternals().states; } catch (e) { this._states = null; }
     this._core = null;
     this._life = null;        // AbortController of the connected period
@@ -122,7 +181,7 @@ export class PayWasmCheckout extends HTMLElement {
         this._fire('loadend');
       }
     };
-    Promise.all([loading, session, formats, language]).then(([core]) => {
+    Promise.all([loading, session, formats, language, this._styled]).then(([core]) => {
       clearTimeout(slow);
       if (this._life !== life) return;
       this._core = core;
@@ -151,12 +210,17 @@ export class PayWasmCheckout extends HTMLElement {
   disconnectedCallback() { this._teardown(); }
 
   // Reads session-url (flows.js readSession); once the core is there too, draws the order it gave
-  // and its status. Rejects with the PayWasmError of a session that cannot be read.
+  // and its status. A session that comes after the core (a page that sets session-url once its
+  // server made the session, as the demo shop does) also brings what the load could not do without
+  // it: the greeting (its base-url) and the warm-up (its public key). Rejects with the PayWasmError
+  // of a session that cannot be read.
   _openSession(life) {
     return readSession(this, life).then(() => {
       if (this._life === life && this._core) {
         this._changed();
         this._sessionStatus();
+        greet(this);
+        this._warmUp(life);
       }
     });
   }
@@ -328,10 +392,12 @@ export class PayWasmCheckout extends HTMLElement {
       const checked = Object.assign(order(this, 'exchange'), { clientId: '-', code2fa: '' });
       const total = JSON.parse(this._core.exchangePayload(checked)).nativeAmount;
       // The amount was fixed by the merchant's server: a cart that adds up to another is not paid.
-      // (decimal texts, compared exactly: the gateway writes '82.00' where the core writes '82')
+      // Compared by the core: its reading of the session's amount ('82.00' -> '82', canonical, as the
+      // total is) against the total; an amount it cannot read is refused as not the total.
       const fixed = this._session && this._session.amount;
-      const exact = (d) => (String(d).includes('.') ? String(d).replace(/\.?0+$/, '') : String(d));
-      if (fixed && exact(total) !== exact(fixed)) {
+      let read = null;
+      try { read = fixed && this._core.amountsOwed({ code: 10, amount: String(fixed), currency: this._currency() }).expected.amount; } catch (e) { /* below */ }
+      if (fixed && read !== total) {
         throw new PayWasmError('validation', `the cart adds up to ${total}, the session's amount is ${fixed}`, { field: 'cart' });
       }
       this._total = total;

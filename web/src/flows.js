@@ -2,32 +2,39 @@
 // attributes, its state el._s, its core) and goes through busy(), the one place that decides
 // whether anything may be sent (state.js). A payment, from the Pay button (view.js) to the request:
 //   pay() -> order() + the core's paymentRequest() (validation, defaults, encryption) -> send()
-//   (net.js: sent once, never retried) -> the core's parseResponse() -> setStatus() -> watchStatus()
-//   (later statuses from the merchant's status-url).
+//   (net.js: sent once, never retried) -> the core's parseResponse() -> readAnswer() (status.js: the
+//   core's row and amounts) -> setStatus() -> watchStatus() (later statuses from the merchant's
+//   status-url, read by readStatus()).
 import { PayWasmError } from './error.js';
 import { send, watch } from './net.js';
 import { SVG_NS } from './dom.js';
 import { phaseOf } from './state.js';
+import { readAnswer, readStatus } from './status.js';
 
 // ---- status and errors -----------------------------------------------------------------------
 
-// A status of the current payment: moves the phase (never out of final or ambiguous: only
-// reset() does that) and, when it changed, redraws and tells the page.
-export function setStatus(el, info, transaction, method) {
+// A status of the current payment (status.js: readStatus / readAnswer): moves the phase (never out
+// of final or ambiguous: only reset() does that) and, when it changed (another code, or another
+// amount arrived), redraws and tells the page: paywasm-status { status (the core's row),
+// transaction, method, expected, received, remaining }, and paywasm-complete on a success.
+export function setStatus(el, st) {
   const s = el._s;
   const before = s.status;
+  const { info } = st;
+  const amount = (m) => (m ? `${m.amount} ${m.currency}` : '');
   const changed = !before || before.info.code !== info.code || before.info.kind !== info.kind
-    || (info.kind === 'partial' && before.transaction.receivedAmount !== transaction.receivedAmount);
-  s.status = { info, transaction, method };
+    || amount(before.received) !== amount(st.received);
+  s.status = st;
   if (s.phase !== 'final' && s.phase !== 'ambiguous') s.phase = phaseOf(info);
   if (changed || s.error) {
     s.error = null;
     el._render();
   }
   if (changed) {
-    const detail = { status: info, transaction, method };
+    const detail = { status: info, transaction: st.transaction, method: st.method, expected: st.expected,
+      received: st.received, remaining: st.remaining };
     el._emit('paywasm-status', detail);
-    if (info.kind === 'success') el._emit('paywasm-complete', detail);
+    if (info.success) el._emit('paywasm-complete', detail);
   }
 }
 
@@ -160,10 +167,11 @@ export function pay(el, method) {
       throw e;
     }
     if (el._life !== life) return;
-    setStatus(el, parsed.status, parsed.transaction, method);
+    const st = readAnswer(el._core, parsed, method);
+    setStatus(el, st);
     el._statusBox.focus();
     // Later statuses (the service tells only the merchant): from the merchant's status-url.
-    if (!parsed.status.final) watchStatus(el, parsed.transaction, method);
+    if (!st.info.final) watchStatus(el, parsed.transaction, method);
   });
 }
 
@@ -210,7 +218,8 @@ export function showQr(el, data, thrown) {
     el._s.qr = { result, uri, svg: document.importNode(svg, true), end: typeof end === 'number' ? end : Date.parse(end) };
     el._s.method = 'qr';
     el._s.status = null;
-    setStatus(el, el._core.describeStatus(typeof result.status === 'number' ? result.status : 10), { id: result.id, meta: result.meta }, 'qr');
+    setStatus(el, readStatus(el._core, { status: typeof result.status === 'number' ? result.status : 10 },
+      { method: 'qr', asks: qrAsks(el), id: result.id, meta: result.meta }));
     watchStatus(el, result);
   } catch (e) {
     if (thrown) throw e;
@@ -233,13 +242,25 @@ export function applyStatus(el, data, result, method) {
       mayHaveGoneThrough: true, offerId: el.offerId, method, lang: el._locale.lang }));
     return true;
   }
-  const info = el._core.describeStatus(tx.status);
+  // What the payment asks for when the answer leaves it out: the QR code's crypto amount, or what
+  // the payment's earlier status said.
+  const asks = method === 'qr' || (!method && s.qr) ? qrAsks(el) : s.status && s.status.expected;
+  const st = readStatus(el._core, tx, { method, asks, id: result.id, meta: result.meta });
+  if (!st) return false;
   if (s.phase === 'ambiguous') {
-    if (phaseOf(info) === 'idle') return false;
+    if (phaseOf(st.info) === 'idle') return false;
     s.phase = 'pending';
   }
-  setStatus(el, info, Object.assign({ id: result.id, meta: result.meta }, tx), method);
-  return info.final;
+  setStatus(el, st);
+  return st.info.final;
+}
+
+// The amount the QR code shown asks for, in its crypto currency: { amount, currency }, or null.
+function qrAsks(el) {
+  const qr = el._s.qr;
+  if (!qr) return null;
+  const currency = qr.result.crytoCurrency || qr.result.cryptoCurrency || qr.uri.scheme.toUpperCase();
+  return { amount: qr.uri.amount, currency };
 }
 
 // Later statuses of a payment of any method come from the merchant's `status-url` ({id} and

@@ -10,15 +10,17 @@
 // Every flow that sends goes through busy() in flows.js (one request at a time, the busy look, the
 // outcome's phase); a status moves the phase with phaseOf(); reset() and an error of a request that
 // certainly sent nothing (PayWasmError.notSent, or anything before the request) go back to idle.
-// Which statuses are final is the core's answer (describeStatus().final), not decided here.
+// What a status means is the core's answer (describeStatus(code, method): final, taken), never
+// decided here.
 
-// Statuses after which nothing of the order was taken: the shopper may pay (again).
-export const NOTHING_TAKEN = ['awaiting_payment', 'failed', 'canceled', 'timed_out'];
-
-export const phaseOf = (info) => (NOTHING_TAKEN.includes(info.kind) ? 'idle' : info.final ? 'final' : 'pending');
+// The phase a status of the core's table moves the order to: nothing taken (taken: none) -> idle,
+// the shopper may pay (again); money taken or maybe taken (some, all, maybe: an unknown code, a
+// refund) -> final when the status is final, else pending. Only idle arms Pay.
+export const phaseOf = (info) => (info.taken === 'none' ? 'idle' : info.final ? 'final' : 'pending');
 
 // The state of a checkout with nothing under way. method: the chosen method; exchange: the chosen
-// exchange; status: { info, transaction, method } of the payment; error: the PayWasmError shown;
+// exchange; status: the payment's status as web/src/status.js reads it (the core's row, the
+// amounts owed); error: the PayWasmError shown;
 // bad: the validation error of the page's order; greeting: the shopper's first name; qr: the QR
 // code shown ({ result, uri, svg, end }).
 export function freshState() {

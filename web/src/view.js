@@ -3,17 +3,13 @@
 // drawn by the core and parsed in flows.js). The buttons start the flows of flows.js.
 import { CSS_TEXT } from 'paywasm:build';
 import { h, icon, withId } from './dom.js';
-import { NOTHING_TAKEN } from './state.js';
 import { pay, requestQr } from './flows.js';
 
 export const EXCHANGE_NAMES = { coinbase: 'Coinbase', okcoin: 'OKCoin', kraken: 'Kraken', gemini: 'Gemini', binanceus: 'Binance.US' };
 
-// kind -> 'tone icon' (tone picks the color; the words always say the same as the color); others 'info alert'
-const STATUS_LOOK = {
-  awaiting_payment: 'info clock', pending: 'info clock', processing: 'info clock', success: 'success check',
-  failed: 'error cross', partial: 'warning alert', partial_closed: 'warning alert', timed_out: 'error clock',
-  canceled: 'error cross',
-};
+// The icon of each tone of the core's status table (the tone picks the colour; the words always
+// say the same as the colour and the icon).
+const TONE_ICON = { info: 'clock', success: 'check', warning: 'alert', error: 'cross' };
 
 let sharedSheet = null;
 export function styleSheet() {
@@ -44,18 +40,15 @@ function numberFormat(tag, currency) {
   return f;
 }
 
-// a - b of two decimal texts, exactly ('0.00051234' - '0.0002' = '0.00031234'); '' when b >= a or
-// either is not a decimal.
-function minus(a, b) {
-  const decimals = (x) => (x.split('.')[1] || '').length;
-  const n = Math.max(decimals(a), decimals(b));
-  try {
-    const d = BigInt(a.replace('.', '') + '0'.repeat(n - decimals(a))) - BigInt(b.replace('.', '') + '0'.repeat(n - decimals(b)));
-    const digits = d.toString().padStart(n + 1, '0');
-    return d > 0 ? n ? `${digits.slice(0, -n)}.${digits.slice(-n)}`.replace(/\.?0+$/, '') : digits : '';
-  } catch (e) {
-    return '';
+// Whether `currency` is money Intl can format as a currency (an ISO 4217 code: USD, EUR, ...), or a
+// crypto asset (BTC, ETH, ...). Without Intl.supportedValuesOf (before Safari 15.4), the shop's own
+// currency is the only fiat one.
+let isoCurrencies = null;
+function isFiat(el, currency) {
+  if (!isoCurrencies) {
+    try { isoCurrencies = new Set(Intl.supportedValuesOf('currency')); } catch (e) { isoCurrencies = new Set(); }
   }
+  return isoCurrencies.has(currency) || currency === el._currency();
 }
 
 // The colour of any CSS colour text as [r, g, b, a] (a 1x1 canvas reads it as sRGB), and its WCAG 2
@@ -74,17 +67,23 @@ const luminance = (c) => [0.2126, 0.7152, 0.0722].reduce((sum, w, i) => {
 }, 0.05);
 const contrast = (a, b) => { const x = luminance(a); const y = luminance(b); return x > y ? x / y : y / x; };
 
-// Formats decimal text: fiat with Intl currency style, crypto with all its digits and the code.
-export function money(el, value, currency, fiat) {
+// An amount as the shopper reads it, the same way wherever it is shown: fiat with Intl's currency
+// style ("$82.00", German "82,00 USD"), crypto with all its digits and the code ("0.00128126 BTC").
+// value: decimal text (a number is shown as JS writes it); never throws ('' for no value).
+export function money(el, value, currency) {
   if (value === null || value === undefined || value === '') return '';
   const v = String(value);
+  const code = String(currency || '').toUpperCase();
   try {
-    if (fiat) return numberFormat(el._locale.tag, currency).format(v);
-    return `${numberFormat(el._locale.tag, null).format(v)} ${currency || ''}`.trim();
+    if (code && isFiat(el, code)) return numberFormat(el._locale.tag, code).format(v);
+    return `${numberFormat(el._locale.tag, null).format(v)} ${code}`.trim();
   } catch (e) {
-    return `${v} ${currency || ''}`.trim();
+    return `${v} ${code}`.trim();
   }
 }
+const moneyOf = (el, m) => (m ? money(el, m.amount, m.currency) : '');
+// Whether a decimal text the core wrote is above zero (it writes no sign and no exponent).
+const aboveZero = (amount) => /[1-9]/.test(amount);
 
 // ---- rendering -------------------------------------------------------------------------------
 
@@ -104,7 +103,7 @@ export function render(el) {
   if (!methods.includes(s.method)) s.method = methods[0] || null;
   const exchanges = el._exchanges();
   if (!exchanges.includes(s.exchange)) s.exchange = exchanges[0];
-  const totalText = el._total && money(el, el._total, el._currency(), true);
+  const totalText = el._total && money(el, el._total, el._currency());
   const payFor = (method) => payButton(el, method, t('pay', { amount: totalText || '' }).trim());
   // The shopper's field the core refused: aria-invalid, and the message under it (not in the box).
   const bad = err && err.field === 'code2fa' && s.method === 'exchange';
@@ -138,32 +137,35 @@ export function render(el) {
     qr: () => h('div', { class: 'panel qr', part: 'panel qr-panel' }, s.qr ? qrView(el) : payButton(el, 'qr', t('showQr'))),
   };
 
-  // The status: words (the tone's color and icon say the same), the amount, what comes next.
+  // The status, all from the core's row (status.js): words, the tone's colour and icon (which say
+  // the same), the amounts, the next step, the shop's order id.
   let status = [];
   let tone = null;
   if (s.status) {
-    const { info, transaction: tx, method } = s.status;
-    const look = (STATUS_LOOK[info.kind] || 'info alert').split(' ');
+    const st = s.status;
+    const { info } = st;
     const lines = [];
     let headline = t(`status.${info.kind}`, { code: info.code });
-    if (info.kind === 'partial') {
-      const qr = s.qr;
-      const crypto = qr ? qr.result.crytoCurrency || qr.result.cryptoCurrency : tx.currency;
-      const amount = tx.amount || (qr && qr.uri.amount) || '';
-      const received = tx.receivedAmount || '0';
-      headline = t('status.partial', {
-        received: money(el, received, crypto), amount: money(el, amount, crypto), missing: money(el, minus(amount, received), crypto),
-      });
-      lines.push(t('hint.partial'));
+    // Part of the amount arrived: what arrived of what, and what is missing, in the currency the
+    // shopper pays in (the core's amounts; without them, only that part arrived).
+    const partly = info.taken === 'some';
+    const amounts = partly && st.expected && st.received
+      && { received: moneyOf(el, st.received), amount: moneyOf(el, st.expected), missing: moneyOf(el, st.remaining) };
+    const missing = amounts && st.remaining;
+    if (info.kind === 'partial') headline = missing ? t('status.partial', amounts) : t('status.partial.noAmount');
+    if (amounts && !(info.kind === 'partial' && missing)) lines.push(t('arrived', amounts));
+    // Once something may have been paid: the order's total, and the amount asked in another
+    // currency than it (a fiat price's crypto amount), each once.
+    if (info.next !== 'pay') {
+      if (st.total) lines.push(moneyOf(el, st.total));
+      if (st.expected && !partly && (!st.total || st.expected.currency !== st.total.currency)) lines.push(moneyOf(el, st.expected));
     }
-    if (tx.nativeAmount && tx.nativeCurrency) lines.push(money(el, tx.nativeAmount, tx.nativeCurrency, true));
-    // The amount again only when it is another currency (the crypto amount of a fiat price).
-    if (tx.amount && tx.currency && tx.currency !== tx.nativeCurrency && info.kind !== 'partial') lines.push(money(el, tx.amount, tx.currency));
-    if (!info.final && (method === 'bank' || method === 'exchange')) lines.push(t(`hint.${method}`));
-    const offerId = (tx.meta && tx.meta.offerId) || el.offerId;
+    lines.push(t(info.next === 'wait' && st.method ? `step.wait.${st.method}` : `step.${info.next}`));
+    // The shop's order id (never a QR code's own order name at the service).
+    const offerId = el.offerId || st.offerId;
     lines.push(offerId && withId(t('order', { id: offerId }), offerId));
-    tone = look[0];
-    status = [icon(look[1]), message(headline, lines)];
+    tone = info.tone;
+    status = [icon(TONE_ICON[info.tone] || 'alert'), message(headline, lines)];
   }
   if (err) err.localize(el._locale.lang);
 
@@ -245,8 +247,9 @@ export function qrView(el) {
   const t = (k, v) => el._t(k, v);
   const qr = s.qr;
   const { result, uri } = qr;
-  const kind = s.status ? s.status.info.kind : 'awaiting_payment';
-  const tx = s.status ? s.status.transaction : {};
+  const st = s.status;
+  // What the shopper does next (the core's row): pay (the code can be paid), pay_rest, pay_again, ...
+  const next = st ? st.info.next : 'pay';
   if (qr.end <= Date.now()) qr.expired = true;
   const crypto = result.crytoCurrency || result.cryptoCurrency || uri.scheme.toUpperCase();
   const copyButton = (label, text, key) => h('button', {
@@ -258,20 +261,22 @@ export function qrView(el) {
       h('dd', {}, h('span', { class: 'value' }, uri.address), copyButton(t('copyAddress'), uri.address, 'copy-address'))),
     h('div', { class: 'row' }, h('dt', {}, t('amount')),
       h('dd', {}, h('span', { class: 'value' }, amountText), copyButton(t('copyAmount'), amount, 'copy-amount'))));
-  // Part of the amount arrived: the rest goes to the same address. The code and the wallet link
-  // ask for the whole amount, so they are gone.
-  if (kind === 'partial') {
-    const missing = minus(tx.amount || uri.amount, tx.receivedAmount || '0');
-    return missing ? details(money(el, missing, crypto, false), missing) : null;
+  // Part of the amount arrived: the rest (the core's remaining, in the code's crypto) goes to the
+  // same address, and is what the Copy button copies. The code and the wallet link ask for the
+  // whole amount, so they are gone.
+  if (next === 'pay_rest') {
+    const rest = st.remaining;
+    return rest && aboveZero(rest.amount) ? details(moneyOf(el, rest), rest.amount) : null;
   }
-  // Failed, timed out, canceled or past its expiry: nothing to scan any more; a new code instead.
-  if (qr.expired || NOTHING_TAKEN.indexOf(kind) > 0) {
+  // Nothing was taken and the code can no longer be paid (failed, timed out, canceled, or past its
+  // expiry): nothing to scan any more; a new code instead.
+  if (qr.expired || next === 'pay_again') {
     return [h('p', {}, t('expired')), el.qrEndpoint && payButton(el, 'qr', t('newCode'))];
   }
-  // A payment was seen (pending, processing, paid): the status says it all.
-  if (kind !== 'awaiting_payment') return null;
-  const cryptoAmount = money(el, uri.amount, crypto, false);
-  const fiatAmount = money(el, result.totalAmount, result.currency, true);
+  // A payment was seen (pending, paid, partly paid and closed, ...): the status says it all.
+  if (next !== 'pay') return null;
+  const cryptoAmount = money(el, uri.amount, crypto);
+  const fiatAmount = money(el, result.totalAmount, result.currency);
   let countdown = null;
   if (qr.end) {
     countdown = h('p', { class: 'muted', role: 'timer' });

@@ -1,0 +1,206 @@
+// The widget's figures in every browser engine of the tests (tests/browser/engines: Chromium,
+// Firefox ESR, WebKitGTK, WPE WebKit 2.38), one engine after the other in one run, each as ratios
+// measured in that engine:
+//   cold start     fresh page (new context or WebDriver session, nothing cached) -> paywasm-ready,
+//                  from the script's request (the budget's measure) and from navigation; median
+//   encryption     the exchange payload (~770 B, four OAEP-SHA-1 blocks): ours vs that engine's WebCrypto
+//   QR             the 75-character payment URI to an SVG string: ours vs qrcode-generator
+//   modules        the same encryption with paywasm.wasm (SIMD128) and paywasm-nosimd.wasm, on two
+//                  pages side by side (micro.html, micro-nosimd.html): the SIMD module's gain
+// Rounds are interleaved (every measurement once per round, rotating order; warm-up rounds thrown
+// away); each batch repeats one call for about batchMs inside the page (micro.js), so the driver's
+// round trip is never timed. Every engine's ciphertexts are decrypted by OpenSSL.
+//   node bench/engines.mjs [--quick] [--dist DIR] [--out DIR] [--engines chromium,firefox,webkit,wpe]
+// Writes <out>/engines.json and engines.md; run by scripts/bench.sh (make bench).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+
+import { makeInputs } from './inputs.mjs';
+import { startServerProcess } from './server.mjs';
+import { summary } from './stats.mjs';
+import { ENGINES, launchEngine } from '../tests/browser/engines/index.mjs';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const root = path.resolve(here, '..');
+const argv = process.argv.slice(2);
+const option = (name, fallback) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : fallback);
+const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+const distDir = path.resolve(option('dist', process.env.PAYWASM_DIST_DIR || path.join(root, 'dist')));
+const outDir = path.resolve(option('out', path.join(here, 'results')));
+const engines = option('engines', ENGINES.join(',')).split(',');
+const CONFIG = quick ? { warmup: 1, rounds: 5, batchMs: 10, coldLoads: 3 } : { warmup: 3, rounds: 15, batchMs: 25, coldLoads: 7 };
+const log = (...a) => console.log('bench engines:', ...a);
+
+const modulePath = (...p) => path.join(root, 'node_modules', ...p);
+const VENDOR = {
+  'forge.min.js': modulePath('node-forge', 'dist', 'forge.min.js'),
+  'jsencrypt.min.js': modulePath('jsencrypt', 'bin', 'jsencrypt.min.js'),
+  'qrcode.js': modulePath('qrcode-generator', 'dist', 'qrcode.js'),
+};
+
+// OpenSSL's reading of a base64 OAEP-SHA-1 ciphertext of 2048-bit blocks.
+function decrypt(b64, keyFile, work) {
+  const bytes = Buffer.from(b64, 'base64');
+  const parts = [];
+  for (let i = 0; i < bytes.length; i += 256) {
+    const file = path.join(work, 'block.bin');
+    fs.writeFileSync(file, bytes.subarray(i, i + 256));
+    parts.push(execFileSync('openssl', ['pkeyutl', '-decrypt', '-inkey', keyFile, '-pkeyopt', 'rsa_padding_mode:oaep',
+      '-pkeyopt', 'rsa_oaep_md:sha1', '-pkeyopt', 'rsa_mgf1_md:sha1', '-in', file]));
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+// A page on `file` with window.bench ready; `module`: the wasm file it fetched.
+async function benchPage(engine, origin, file) {
+  const page = await engine.newPage();
+  await page.goto(`${origin}/pages/${file}?isolated`);
+  await page.run(() => window.bench.init());
+  const module = await page.run(() => performance.getEntriesByType('resource')
+    .map((e) => new URL(e.name).pathname).filter((p) => p.endsWith('.wasm')).join(', '));
+  return { page, module };
+}
+
+async function measureEngine(name, origin, inputs, work) {
+  const engine = await launchEngine(name);
+  const keyFile = path.join(work, 'private.pem');
+  try {
+    log(`${engine.name} ${engine.version}`);
+    const checks = [];
+    // Cold start: a fresh page per load; the first is a warm-up (the engine's own first start).
+    const cold = [];
+    for (let i = 0; i <= CONFIG.coldLoads; i++) {
+      const page = await engine.newPage();
+      await page.goto(`${origin}/pages/ready.html`);
+      const t = await (async () => {
+        for (const end = Date.now() + 15000; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
+          const got = await page.run(() => (window.__benchReadyAt === undefined ? null : {
+            fromNavigation: window.__benchReadyAt,
+            fromScript: window.__benchReadyAt - performance.getEntriesByType('resource').find((e) => e.name.endsWith('/dist/paywasm.js')).startTime,
+          }));
+          if (got) return got;
+        }
+        throw new Error(`${engine.name}: no paywasm-ready on ready.html in 15 s`);
+      })();
+      await page.close();
+      if (i > 0) cold.push(t);
+    }
+    // Encryption and QR, and the two modules, interleaved on three pages.
+    const main = await benchPage(engine, origin, 'micro.html');
+    const scalar = await benchPage(engine, origin, 'micro-nosimd.html');
+    const simd = main.module.endsWith('/paywasm.wasm');
+    checks.push({ name: 'module of micro.html', ok: /paywasm(-nosimd)?\.wasm$/.test(main.module), detail: main.module });
+    checks.push({ name: 'module of micro-nosimd.html', ok: scalar.module.endsWith('/paywasm-nosimd.wasm'), detail: scalar.module });
+    for (const [label, p] of [['ours', main], ['webcrypto', main], ['ours nosimd', scalar]]) {
+      const impl = label === 'webcrypto' ? 'webcrypto/oaep-sha1/sample' : 'ours/oaep-sha1/sample';
+      const out = await p.page.run(async (n) => (await window.bench.outputs())[n], impl);
+      const ok = decrypt(out, keyFile, work) === inputs.payloads.sample;
+      checks.push({ name: `${label}: OpenSSL decrypts to the payload`, ok, detail: `${Buffer.from(out, 'base64').length / 256} blocks` });
+    }
+    const runs = {
+      'ours/encrypt': [main, 'ours/oaep-sha1/sample'],
+      'webcrypto/encrypt': [main, 'webcrypto/oaep-sha1/sample'],
+      'ours/qr': [main, 'ours/qr-svg'],
+      'qrcode-generator/qr': [main, 'qrcode-generator/qr-svg'],
+      'nosimd/encrypt': [scalar, 'ours/oaep-sha1/sample'],
+    };
+    const names = Object.keys(runs);
+    const time = ([p, impl], n) => p.page.run(async ([i, k]) => window.bench.time(i, k), [impl, n]);
+    const batch = {};
+    for (const n of names) {
+      await time(runs[n], 1);
+      batch[n] = Math.max(1, Math.min(5000, Math.ceil(CONFIG.batchMs / Math.max(await time(runs[n], 3), 0.001))));
+    }
+    const samples = Object.fromEntries(names.map((n) => [n, []]));
+    for (let round = 0; round < CONFIG.warmup + CONFIG.rounds; round++) {
+      for (const n of names.map((_, i) => names[(i + round) % names.length])) {
+        const ms = await time(runs[n], batch[n]);
+        if (round >= CONFIG.warmup) samples[n].push(ms);
+      }
+    }
+    await main.page.close();
+    await scalar.page.close();
+    const med = Object.fromEntries(names.map((n) => [n, summary(samples[n]).median]));
+    return {
+      engine: engine.name, version: engine.version, simd, module: main.module,
+      cold: { fromScript: summary(cold.map((c) => c.fromScript)), fromNavigation: summary(cold.map((c) => c.fromNavigation)) },
+      median: med,
+      ratios: {
+        encryptVsWebCrypto: med['ours/encrypt'] / med['webcrypto/encrypt'],
+        qrVsQrcodeGenerator: med['ours/qr'] / med['qrcode-generator/qr'],
+        // > 1: the SIMD module is faster (only where it runs: with SIMD128)
+        simdGain: simd ? med['nosimd/encrypt'] / med['ours/encrypt'] : null,
+      },
+      samples, checks,
+    };
+  } finally {
+    await engine.close();
+  }
+}
+
+const ms = (x) => (x === null || x === undefined ? '—' : x >= 10 ? `${x.toFixed(1)} ms` : `${x.toFixed(3)} ms`);
+const ratio = (x) => (x === null ? '—' : `${x.toFixed(2)}×`);
+
+function markdown(results) {
+  const rows = results.engines.map((r) => `| ${r.engine} ${r.version} | ${ms(r.cold.fromScript.median)} (${ms(r.cold.fromNavigation.median)}) | `
+    + `${ms(r.median['ours/encrypt'])} vs ${ms(r.median['webcrypto/encrypt'])} (${ratio(r.ratios.encryptVsWebCrypto)}) | `
+    + `${ms(r.median['ours/qr'])} vs ${ms(r.median['qrcode-generator/qr'])} (${ratio(r.ratios.qrVsQrcodeGenerator)}) | `
+    + `${r.simd ? ms(r.median['ours/encrypt']) : 'cannot run'} / ${ms(r.median['nosimd/encrypt'])} (${r.simd ? ratio(r.ratios.simdGain) : '—'}) |`);
+  return [
+    `# paywasm in every engine (${results.meta.date}, ${results.meta.mode} run, ${results.meta.cpus} CPUs ${results.meta.cpuModel}, load ${results.meta.loadAtStart})`,
+    '',
+    'Medians, each engine measured alone, one after the other in this run (bench/engines.mjs). Cold start: script request → paywasm-ready (navigation → ready). '
+    + `Encryption: the ${results.meta.payloadBytes}-byte exchange payload, OAEP-SHA-1, ours / the engine's WebCrypto. `
+    + 'QR: a 75-character URI to SVG, ours / qrcode-generator. Modules: paywasm.wasm / paywasm-nosimd.wasm on the same payload (the SIMD gain: > 1 is faster).',
+    '',
+    '| engine | cold start | encryption (ratio) | QR (ratio) | paywasm.wasm / nosimd (SIMD gain) |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+    `SIMD decision input: the largest SIMD gain is ${ratio(results.bestSimdGain)} (${results.bestSimdEngine}); the rule keeps the SIMD module only at ≥ 1.20× in at least one engine.`,
+    '',
+  ].join('\n');
+}
+
+async function main() {
+  const inputs = makeInputs();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-bench-engines-'));
+  fs.writeFileSync(path.join(work, 'private.pem'), inputs.privateKeyPem, { mode: 0o600 });
+  const server = await startServerProcess({
+    distDir, vendor: VENDOR,
+    inputs: { publicKeyPem: inputs.publicKeyPem, worstKeyPem: inputs.worstKeyPem, payloads: inputs.payloads, qrText: inputs.qrText },
+  });
+  const loadAtStart = os.loadavg()[0];
+  const results = {
+    meta: { date: new Date().toISOString(), mode: quick ? 'quick' : 'full', config: CONFIG, cpus: os.cpus().length,
+      cpuModel: (os.cpus()[0] || {}).model || 'unknown', loadAtStart: Math.round(loadAtStart * 100) / 100,
+      payloadBytes: inputs.payloadBytes.sample },
+    engines: [],
+  };
+  try {
+    for (const name of engines) results.engines.push(await measureEngine(name, server.origin, inputs, work));
+  } finally {
+    await server.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  const gains = results.engines.filter((r) => r.ratios.simdGain !== null);
+  const best = gains.sort((a, b) => b.ratios.simdGain - a.ratios.simdGain)[0];
+  results.bestSimdGain = best ? best.ratios.simdGain : null;
+  results.bestSimdEngine = best ? best.engine : '—';
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'engines.json'), `${JSON.stringify(results, null, 2)}\n`);
+  fs.writeFileSync(path.join(outDir, 'engines.md'), markdown(results));
+  console.log(`\n${markdown(results)}`);
+  const failed = results.engines.flatMap((r) => r.checks.filter((c) => !c.ok).map((c) => `${r.engine}: ${c.name}: ${c.detail}`));
+  if (failed.length) {
+    console.error(`bench engines: error: the run is not valid:\n  ${failed.join('\n  ')}`);
+    process.exit(2);
+  }
+}
+
+main().catch((e) => {
+  console.error(`bench engines: error: ${e && e.stack ? e.stack : e}`);
+  process.exit(2);
+});

@@ -1,0 +1,28 @@
+// One driver interface over every browser engine the widget is tested in, so that a check is
+// written once (engines/suite.mjs) and runs in each. Engines differ in how they are driven, never
+// in what a test asserts.
+//
+//   const engine = await launchEngine('firefox');   // chromium | firefox | webkit | wpe
+//   engine.name, engine.version                      // 'Firefox', '153.7.0esr'
+//   const page = await engine.newPage();            // a fresh context (nothing cached or stored)
+//   await page.goto(url);
+//   await page.run(fn, arg)                          // fn(arg) in the page (self-contained; may be
+//                                                    // async); its JSON result
+//   await page.click(fn, arg)                        // a real click on the element fn(arg) returns
+//                                                    // (shadow DOM included)
+//   await page.press('Tab', '654321', 'Enter')       // keys: named ones (Tab, Enter, Space,
+//                                                    // ArrowDown, ArrowUp, Escape), else typed text
+//   await page.screenshot()                          // PNG of the viewport (a Buffer)
+//   await page.close(); await engine.close();
+//
+//   chromium  Debian's Chromium through playwright-core (chromium.mjs)
+//   firefox   Firefox ESR through puppeteer-core 24 over WebDriver BiDi (firefox.mjs)
+//   webkit    WebKitGTK's MiniBrowser through WebKitWebDriver, on an Xvfb display it starts (webkit.mjs)
+//   wpe       WPE WebKit 2.38 (cog, headless) through WPEWebDriver (wpe.mjs)
+export const ENGINES = ['chromium', 'firefox', 'webkit', 'wpe'];
+
+export async function launchEngine(name) {
+  if (!ENGINES.includes(name)) throw new Error(`unknown engine ${name} (one of ${ENGINES.join(', ')})`);
+  const { launch } = await import(`./${name}.mjs`);
+  return launch();
+}

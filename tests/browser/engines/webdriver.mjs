@@ -1,0 +1,132 @@
+// A small W3C WebDriver client over Node's fetch, and the driver process it talks to: what the
+// WebKit engines need (WebKitWebDriver, WPEWebDriver). Used by webkit.mjs and wpe.mjs; each page is
+// a session of its own, so a fresh browser with nothing cached or stored.
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// A free TCP port on 127.0.0.1 (closed again before it is returned).
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// Starts `command args` (its own process group) and resolves { proc, output(), stop() }; `ready`
+// polls until it is up (or fails after 15 s with what it printed).
+export async function startProcess(command, args, { env, ready }) {
+  const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  proc.stdout.on('data', (d) => { output += d; });
+  proc.stderr.on('data', (d) => { output += d; });
+  const exited = new Promise((resolve) => proc.on('exit', resolve));
+  const stop = async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    try { process.kill(-proc.pid, 'SIGTERM'); } catch (e) { /* gone */ }
+    const killed = await Promise.race([exited.then(() => true), sleep(3000).then(() => false)]);
+    if (!killed) try { process.kill(-proc.pid, 'SIGKILL'); } catch (e) { /* gone */ }
+  };
+  for (const end = Date.now() + 15000; ;) {
+    if (proc.exitCode !== null) throw new Error(`${command} exited (${proc.exitCode}): ${output}`);
+    if (await ready().catch(() => false)) break;
+    if (Date.now() > end) {
+      await stop();
+      throw new Error(`${command} did not start in 15 s: ${output}`);
+    }
+    await sleep(100);
+  }
+  return { proc, output: () => output, stop };
+}
+
+// Starts the WebDriver server `binary` on a free port (with `env`, e.g. DISPLAY) and returns
+// { url, version (the driver's /status), stop() }.
+export async function startDriver(binary, env = {}) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const driver = await startProcess(binary, [`--port=${port}`], {
+    env, ready: async () => (await fetch(`${url}/status`)).ok,
+  });
+  return { url, stop: driver.stop, output: driver.output };
+}
+
+// Pages on WebDriver servers of `binary` that take one session each (WebKitWebDriver, WPEWebDriver):
+// a page opens on an idle server, or on one more started for it, so that pages can be open side by
+// side as in the other engines. Returns { newPage(), close() }.
+export function driverPool(binary, env, capabilities) {
+  const drivers = [];  // { driver, busy }
+  return {
+    async newPage() {
+      let slot = drivers.find((d) => !d.busy);
+      if (!slot) {
+        slot = { driver: await startDriver(binary, env), busy: false };
+        drivers.push(slot);
+      }
+      slot.busy = true;
+      try {
+        const page = await webdriverPage(slot.driver.url, capabilities);
+        const close = page.close;
+        page.close = async () => {
+          await close();
+          slot.busy = false;
+        };
+        return page;
+      } catch (e) {
+        slot.busy = false;
+        throw e;
+      }
+    },
+    close: () => Promise.all(drivers.map((d) => d.driver.stop())),
+  };
+}
+
+// One W3C command; resolves its `value`, throws with the driver's error and message.
+export async function command(base, method, path, body) {
+  const res = await fetch(base + path, {
+    method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => ({ value: { error: `HTTP ${res.status}`, message: 'not JSON' } }));
+  if (!res.ok) throw new Error(`WebDriver ${method} ${path}: ${json.value?.error}: ${json.value?.message}`);
+  return json.value;
+}
+
+const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
+const KEYS = { Tab: '\uE004', Enter: '\uE007', Space: ' ', ArrowDown: '\uE015', ArrowUp: '\uE013', Escape: '\uE00C' };
+
+// A page of the engine interface (engines/index.mjs) on a new WebDriver session with
+// `capabilities`. Scripts run with the W3C "execute script" command, which awaits a returned
+// promise; an element in the result comes back as a reference (shadow DOM included).
+export async function webdriverPage(driverUrl, capabilities, { timeouts = { script: 30000, pageLoad: 30000 } } = {}) {
+  const created = await command(driverUrl, 'POST', '/session', { capabilities: { alwaysMatch: capabilities } });
+  const base = `${driverUrl}/session/${created.sessionId}`;
+  await command(base, 'POST', '/timeouts', timeouts);
+  const run = (fn, arg) => command(base, 'POST', '/execute/sync', {
+    script: `return (${fn}).call(null, arguments[0]);`, args: [arg === undefined ? null : arg],
+  });
+  return {
+    capabilities: created.capabilities,
+    goto: (url) => command(base, 'POST', '/url', { url }),
+    run,
+    async click(fn, arg) {
+      const el = await run(fn, arg);
+      if (!el || !el[ELEMENT]) throw new Error(`click: no element from ${String(fn).slice(0, 120)}`);
+      await command(base, 'POST', `/element/${el[ELEMENT]}/click`, {});
+    },
+    async press(...keys) {
+      const actions = [];
+      for (const k of keys) {
+        for (const c of KEYS[k] ? [KEYS[k]] : [...k]) actions.push({ type: 'keyDown', value: c }, { type: 'keyUp', value: c });
+      }
+      await command(base, 'POST', '/actions', { actions: [{ type: 'key', id: 'keyboard', actions }] });
+      await command(base, 'DELETE', '/actions').catch(() => {});
+    },
+    setWindowSize: (width, height) => command(base, 'POST', '/window/rect', { width, height }).catch(() => {}),
+    async screenshot() {
+      return Buffer.from(await command(base, 'GET', '/screenshot'), 'base64');
+    },
+    close: () => command(base, 'DELETE', '').then(() => {}, () => {}),
+  };
+}

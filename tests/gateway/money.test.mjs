@@ -1,0 +1,165 @@
+// The gateway's money bugs of 0.2.0, one test each (each failed on 0.2.0's paywasm-merchant; run
+// this file with PAYWASM_MERCHANT pointing at that binary to see it): another merchant's signed
+// webhook, a session-less webhook shipped as success, two instances racing "paid" against a late
+// "pending", an offerId in the QR codes' namespace, events signed with the app API's bearer, and a
+// subscription debit that charged nothing answered 200.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+
+import { sendJson } from '../server/harness.mjs';
+import {
+  APP_SECRET, EVENT_SECRET, SHOP_ORIGIN, gw, sleep, startGateway, startPostgres, startSandbox, startShopApp, tmpdir,
+  verifyEvent, waitFor, webhookBody, webhookPrivateKey,
+} from './harness.mjs';
+
+const ADDRESS = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', country: 'GB' };
+const CART = [{ id: 'x', name: 'X', price: 41, quantity: 2 }];  // 82.00 USD
+
+let sb, app, g, key;
+before(async () => {
+  sb = await startSandbox();
+  key = webhookPrivateKey(sb);
+  app = await startShopApp();
+  g = await startGateway(sb, { appCallback: app.url });
+  await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: g.base + '/v1/webhooks' });
+});
+after(async () => {
+  await g?.stop();
+  await sb?.stop();
+  await app?.close();
+});
+
+async function session(g, over = {}) {
+  const r = await gw(g, 'POST', '/v1/sessions', { app: true, body: { offerId: 'm-' + crypto.randomUUID(), currency: 'USD',
+    cart: CART, shippingAddress: ADDRESS, methods: ['exchange', 'qr'], ...over } });
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+}
+// A transaction text as the service signs it, for `offerId`; `over` replaces members.
+const txText = (offerId, over = {}) => JSON.stringify({ id: crypto.randomUUID(), status: 1, merchantId: sb.merchant.merchantId,
+  nativeAmount: '82.00', nativeCurrency: 'USD', amount: '0.00128126', currency: 'BTC', meta: { offerId }, ...over });
+const statusOf = async (g, s) => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json;
+
+describe('whose payment it is', () => {
+  test("another merchant's signed webhook for our offerId is refused and never reaches the app", async () => {
+    const s = await session(g);
+    for (const merchantId of [crypto.randomUUID(), undefined]) {
+      const text = txText(s.offerId, { merchantId });
+      const r = await gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(text, key) });
+      assert.equal(r.status, 403, r.text);
+      assert.equal(r.json.error, 'foreign_merchant');
+    }
+    const st = await statusOf(g, s);
+    assert.equal(st.status, null, 'the session did not move');
+    assert.equal(st.success, false);
+    await sleep(300);
+    assert.equal(app.events.filter((e) => e.body.sessionId === s.id).length, 0, 'nothing forwarded');
+    assert.match(g.stderr(), /webhook refused: the transaction is another merchant's/, 'logged without --verbose');
+  });
+
+  test('a QR-only session takes only the transactions the gateway created', async () => {
+    const s = await session(g, { methods: ['qr'], customerInfo: { name: 'Ada', email: 'ada@example.com' } });
+    const qr = (await gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {} })).json.result;
+    for (const text of [txText(qr.meta.offerId), txText(s.offerId)]) {
+      const r = await gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(text, key) });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.outcome, 'unknown_transaction');
+    }
+    assert.equal((await statusOf(g, s)).success, false);
+    const ours = await gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(txText(qr.meta.offerId, { id: qr.id }), key) });
+    assert.equal(ours.json.outcome, 'applied');
+    assert.equal((await statusOf(g, s)).success, true);
+  });
+
+  test('a webhook for an offerId without a session never reaches the app', async () => {
+    await sleep(300);  // earlier tests' deliveries are done
+    const before = app.deliveries;
+    const r = await gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(txText('no-such-order-' + crypto.randomUUID()), key) });
+    assert.equal(r.json.outcome, 'unknown_offer');
+    await sleep(500);
+    assert.equal(app.deliveries, before, 'nothing was delivered to the app');
+  });
+
+  test("an offerId in the QR codes' namespace is refused; events and the shopper see the shop's offerId", async () => {
+    const bad = await gw(g, 'POST', '/v1/sessions', { app: true, body: { offerId: 'order-1~qr2', currency: 'USD', cart: CART,
+      shippingAddress: ADDRESS } });
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal(bad.json.field, 'offerId');
+    const s = await session(g);
+    const qr = (await gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {} })).json.result;
+    assert.equal(qr.meta.offerId, `${s.offerId}~qr1`);
+    await gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(txText(qr.meta.offerId, { id: qr.id }), key) });
+    const ev = await waitFor(() => app.events.find((e) => e.body.sessionId === s.id && e.body.type === 'checkout.succeeded'), 5000, 'forwarded');
+    assert.equal(ev.body.offerId, s.offerId);
+    assert.equal((await statusOf(g, s)).offerId, s.offerId);
+  });
+});
+
+describe('events', () => {
+  test('signed with the event secret (not the bearer), the id inside the signed body', async () => {
+    const s = await session(g);
+    await gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(txText(s.offerId), key) });
+    const ev = await waitFor(() => app.events.find((e) => e.body.sessionId === s.id), 5000, 'forwarded');
+    assert.match(ev.body.id, /^evt_[0-9a-f]{32}$/);
+    assert.equal(ev.id, ev.body.id, 'the header only repeats the signed id');
+    assert.equal(ev.body.type, 'checkout.succeeded');
+    assert.deepEqual(ev.body.orderTotal, { amount: '82.00', currency: 'USD' });
+    // The shop app checked it with EVENT_SECRET (harness); the bearer cannot sign one.
+    const body = JSON.stringify(ev.body);
+    const t = Math.floor(Date.now() / 1000);
+    const byBearer = `t=${t},v1=${crypto.createHmac('sha256', APP_SECRET).update(`${t}.${body}`).digest('hex')}`;
+    assert.equal(verifyEvent(EVENT_SECRET, body, byBearer), false);
+  });
+
+  test('the gateway will not start forwarding without its own event secret', async () => {
+    for (const env of [{ PAYWASM_EVENT_SECRET: '' }, { PAYWASM_EVENT_SECRET: APP_SECRET }]) {
+      await assert.rejects(startGateway(sb, { appCallback: app.url, env }), /PAYWASM_EVENT_SECRET/);
+    }
+  });
+});
+
+describe('subscription debits', () => {
+  test('a debit without items, or one that charged nothing, is an error naming the reason', async () => {
+    for (const raw of [undefined, '{}', '{"orderId":"sub-42-2026-12"}', '{"items":[]}']) {
+      const r = await gw(g, 'POST', '/v1/subscriptions/sub_unknown/debit', { app: true, raw });
+      assert.equal(r.status, 400, `${raw}: ${r.text}`);
+      assert.equal(r.json.field, 'items');
+    }
+    // The service knows no such subscription: it answers 200 with no data entry.
+    const r = await gw(g, 'POST', '/v1/subscriptions/sub_unknown/debit', { app: true,
+      body: { items: [{ amount: 15, currency: 'USD' }], orderId: 'sub-42-2026-12' } });
+    assert.equal(r.status, 422, r.text);
+    assert.equal(r.json.error.code, 'debit_not_charged');
+    assert.equal(r.json.error.orderId, 'sub-42-2026-12');
+  });
+});
+
+// Two instances on one PostgreSQL: "paid" to A and a late "pending" of the same transaction to B
+// at the same moment. 0.2.0 read the session, decided, and wrote WHERE id = ? (READ COMMITTED):
+// 37 of 60 sessions ended unpaid. With the session's row locked they take turns.
+test('two instances racing "paid" against a late "pending": every session ends paid', { timeout: 120000 }, async () => {
+  const pg = await startPostgres();
+  const a = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-ra-') });
+  const b = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-rb-') });
+  try {
+    const sessions = [];
+    for (let i = 0; i < 60; i++) sessions.push(await session(a));
+    const lost = [];
+    await Promise.all(sessions.map(async (s, i) => {
+      const id = crypto.randomUUID();
+      const paid = webhookBody(txText(s.offerId, { id, status: 1 }), key);
+      const late = webhookBody(txText(s.offerId, { id, status: 0 }), key);
+      const [x, y] = i % 2 ? [a, b] : [b, a];
+      const answers = await Promise.all([gw(x, 'POST', '/v1/webhooks', { raw: paid }), gw(y, 'POST', '/v1/webhooks', { raw: late })]);
+      for (const r of answers) assert.equal(r.status, 200, r.text);
+      const detail = (await gw(b, 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
+      if (!detail.latestStatus.success || detail.transactions[0].status !== 1) lost.push(s.offerId);
+    }));
+    assert.deepEqual(lost, [], `${lost.length} of 60 sessions lost "paid"`);
+  } finally {
+    await a.stop();
+    await b.stop();
+    await pg.destroy();
+  }
+});
