@@ -39,6 +39,7 @@ APT_PACKAGES=(
   clang-14 libclang-rt-14-dev llvm-14          # libFuzzer targets (make fuzz, fuzz.brief), symbolized reports
   wabt                                         # wasm-validate: paywasm-nosimd.wasm holds no SIMD (ctest)
   sqlite3                                      # gateway.upgrade reads and writes 0.2.0's database file
+  systemd                                      # systemd-analyze verify: the gateway's unit (deploy.install)
 )
 
 missing_apt_packages() {

@@ -111,8 +111,19 @@ function readBody(req, limit = 64 * 1024) {
 const json = (res, status, value) => res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
   .end(typeof value === 'string' ? value : JSON.stringify(value));
 
+// This server answers only to its own name: a page on another site that rebinds its DNS name to
+// 127.0.0.1 reaches the same socket with its own Host, and must not read /__sandbox/merchant (the
+// merchant token, the shopper token) or make sessions.
+const ownHost = (host) => {
+  const port = server.address().port;
+  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+};
+
 const server = http.createServer(async (req, res) => {
   const url = new URL(req.url, 'http://shop');
+  if (!ownHost(String(req.headers.host || '').toLowerCase())) {
+    return json(res, 421, { error: 'misdirected_request', message: 'this demo shop answers to 127.0.0.1 and localhost only' });
+  }
   try {
     if (req.method === 'POST' && url.pathname === '/shop/checkout') {
       // {lines: [{id, quantity}], shippingAddress, methods?}: prices from the catalogue.

@@ -26,9 +26,11 @@ bool shows_money(const HeldStatus& s) {
 
 bool is_success(const HeldStatus& s) { return !s.mismatch && describe_status(s.status).success; }
 
-// awaiting payment < any other status not yet final < final.
+// awaiting payment < any other status not yet final < final < refund (money going back comes
+// after everything else of a transaction, a success included).
 int rank(int status) {
     const auto info = describe_status(status);
+    if (info.kind == paywasm::StatusKind::refund) return 3;
     if (info.final) return 2;
     return info.kind == paywasm::StatusKind::awaiting_payment ? 0 : 1;
 }
@@ -61,7 +63,8 @@ std::string_view to_string(Outcome o) {
 }
 
 bool supersedes(const HeldStatus& held, const HeldStatus& next) {
-    if (is_success(held)) return false;
+    // After a success only a refund of the same transaction: the shop must hear of it.
+    if (is_success(held)) return held.transaction_id == next.transaction_id && rank(next.status) == 3;
     if (held.status == next.status && held.mismatch == next.mismatch && held.received == next.received) return false;
     if (rank(next.status) < rank(held.status)) {
         // Only money arriving after a final status of nothing (a late payment to a timed-out code).

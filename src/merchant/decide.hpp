@@ -77,7 +77,8 @@ struct Decision {
 //      session that offers one of them), else unknown_offer / unknown_transaction;
 //   3. nativeAmount/nativeCurrency must equal the session's total (else amount_mismatch: shown to
 //      the shopper as "contact the shop", never a success);
-//   4. a status never regresses (supersedes() below), a success is never replaced, and a replaced
+//   4. a status never regresses (supersedes() below), a success is replaced only by a refund of the
+//      same transaction (forwarded as checkout.refunded), and a replaced
 //      QR code moves its session only when its status shows money (a late payment);
 //   5. only what moved a session is forwarded; `success` only for applied + core success.
 // `qr_codes`: the session's codes; `stored`: the transaction row already held for incoming.id.
@@ -85,9 +86,10 @@ Decision decide_webhook(std::string_view our_merchant_id, const std::optional<Se
                         const std::vector<QrCodeRow>& qr_codes, const std::optional<HeldStatus>& stored,
                         const IncomingTx& incoming);
 
-// Whether `next` may replace `held` for the same transaction: never after a success; a final status
-// only by a final one, or by any status that shows money when the held one showed none (a late
-// payment to a timed-out code); otherwise when it differs.
+// Whether `next` may replace `held` for the same transaction: after a success only a refund (20-23);
+// a refund only by another refund; a final status only by a final one or a refund, or by any
+// status that shows money when the held one showed none (a late payment to a timed-out code);
+// a waiting status never after another; otherwise when it differs.
 bool supersedes(const HeldStatus& held, const HeldStatus& next);
 
 // Whether the QR code with transaction `code_tx` can no longer be paid, so that a new code may take

@@ -166,6 +166,14 @@ public:
     void failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error);
     std::string outbox_json(int limit);  // recent events with their delivery state (for tests/ops)
 
+    // Retention (--retain-days): deletes, in one transaction, at most `batch` sessions last changed
+    // before `cutoff` that are done with (expired, and final or with no money of the shopper's in
+    // them) with everything about them (webhook events, transactions, QR codes: the shopper's
+    // name, e-mail and address are in those), and as many delivered outbox rows, unmatched webhook
+    // events and debits older than `cutoff`. An undelivered event and a session still holding money
+    // in flight are never deleted. Returns how many rows went (0: nothing left to prune).
+    std::int64_t prune(std::int64_t cutoff, int batch);
+
 private:
     std::unique_ptr<Sql> sql_;
 };

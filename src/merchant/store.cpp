@@ -559,6 +559,48 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, const 
     return out;
 }
 
+std::int64_t Store::prune(std::int64_t cutoff, int batch) {
+    std::int64_t removed = 0;
+    sql_->transaction([&] {
+        // Sessions done with: expired before the cutoff, last changed before it, and final or
+        // showing no money (taken none: nothing to settle). Pending or partly paid ones are kept.
+        std::vector<std::string> ids;
+        for (const auto& r : sql_->query(
+                 "SELECT id, status, received_amount FROM sessions WHERE expires_at < ? AND status_at < ? "
+                 "ORDER BY expires_at LIMIT ?",
+                 {cutoff, cutoff, std::int64_t(batch)})) {
+            if (!r.is_null(1)) {
+                const HeldStatus held{static_cast<int>(r.integer(1)), "", false,
+                                      r.is_null(2) ? std::nullopt : std::optional<std::string>(r.text(2))};
+                const auto info = paywasm::describe_status(held.status);
+                if (!info.final && info.taken != paywasm::MoneyTaken::none) continue;
+            }
+            ids.push_back(r.text(0));
+        }
+        for (const auto& id : ids) {
+            removed += sql_->execute("DELETE FROM webhook_events WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM transactions WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM qr_codes WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM sessions WHERE id = ?", {id});
+        }
+        const std::int64_t limit = batch;
+        removed += sql_->execute(
+            "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE state = 'delivered' AND created_at < ? LIMIT ?)",
+            {cutoff, limit});
+        removed += sql_->execute(
+            "DELETE FROM webhook_events WHERE id IN (SELECT id FROM webhook_events WHERE session_id IS NULL AND "
+            "received_at < ? LIMIT ?)",
+            {cutoff, limit});
+        removed += sql_->execute(
+            "DELETE FROM transactions WHERE id IN (SELECT id FROM transactions WHERE session_id IS NULL AND "
+            "updated_at < ? LIMIT ?)",
+            {cutoff, limit});
+        removed += sql_->execute(
+            "DELETE FROM debits WHERE order_id IN (SELECT order_id FROM debits WHERE created_at < ? LIMIT ?)", {cutoff, limit});
+    });
+    return removed;
+}
+
 std::optional<Store::OutboxEvent> Store::claim_due(std::int64_t now, std::int64_t lease_ms) {
     for (int tries = 0; tries < 4; ++tries) {
         auto rows = sql_->query(

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -121,3 +122,23 @@ for (const method of ['exchange', 'bank', 'qr']) {
     await context.close();
   });
 }
+
+// DNS rebinding: a page on another site whose name now points at 127.0.0.1 reaches the shop app's
+// socket with its own Host header. Before, /__sandbox/merchant answered it the merchant access
+// token and the shopper token.
+test('the shop app answers only to its own host name (no DNS rebinding)', LIMIT, async () => {
+  const { port } = new URL(SHOP);
+  const get = (host, p) => new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: p, headers: { host } }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode, body }));
+    }).on('error', reject);
+  });
+  for (const p of ['/__sandbox/merchant', '/shop/shopper-token', '/']) {
+    const r = await get(`rebound.attacker.example:${port}`, p);
+    assert.equal(r.status, 421, `${p}: ${r.body.slice(0, 200)}`);
+    assert.ok(!/merchantAccessToken|token/i.test(r.body.replace('misdirected_request', '')), `${p} leaked: ${r.body.slice(0, 200)}`);
+  }
+  assert.equal((await get(`127.0.0.1:${port}`, '/__sandbox/merchant')).status, 200, 'its own name still works');
+});

@@ -41,9 +41,10 @@ function row(code) {
 const nonzero = (x) => x != null && /[1-9]/.test(x);
 const money = (h) => row(h.status).taken !== 'none' || nonzero(h.received);
 const paid = (h) => !h.mismatch && row(h.status).success;
-const rank = (s) => (row(s).final ? 2 : s === 10 ? 0 : 1);
+// A refund comes after everything else of a transaction, a success included.
+const rank = (s) => (row(s).kind === 'refund' ? 3 : row(s).final ? 2 : s === 10 ? 0 : 1);
 function supersedes(held, next) {
-  if (paid(held)) return false;
+  if (paid(held)) return held.id === next.id && rank(next.status) === 3;
   if (held.status === next.status && held.mismatch === next.mismatch && held.received === next.received) return false;
   if (rank(next.status) < rank(held.status)) return row(held.status).final && !money(held) && money(next);
   return true;
@@ -114,7 +115,7 @@ function rng(seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-const STATUSES = [10, 0, 0, 1, 2, -1, 101, 1011, 19, 19, 20, 7];
+const STATUSES = [10, 0, 0, 1, 2, -1, 101, 1011, 19, 19, 20, 22, 7];
 
 // ---- the run -------------------------------------------------------------------------------------------
 

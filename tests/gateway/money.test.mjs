@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 
-import { sendJson } from '../server/harness.mjs';
+import { api, encrypt, exchangePayload, getJson, sendJson } from '../server/harness.mjs';
 import {
   APP_SECRET, EVENT_SECRET, SHOP_ORIGIN, gw, sleep, startGateway, startPostgres, startSandbox, startShopApp, tmpdir,
   verifyEvent, waitFor, webhookBody, webhookPrivateKey,
@@ -120,6 +120,39 @@ describe('events', () => {
 });
 
 describe('subscription debits', () => {
+  // 0.2.0 answered 200 {"data":[],"errors":[]} to a debit without items (nothing charged, nothing
+  // said), and its statuses came back as events with outcome unknown_offer and no session.
+  test('a monthly charge: one debit per month\'s orderId, its statuses forwarded as subscription events', async () => {
+    // An order with a subscription item, paid: the service starts the subscription.
+    const payload = exchangePayload(sb.merchant);
+    const pay = await api(sb, '/exchanges/payments/coinbase', { token: sb.merchant.shopperToken,
+      body: { data: encrypt(sb.merchant.publicKey, JSON.stringify(payload)) } });
+    assert.equal(pay.status, 200, pay.text);
+    assert.equal((await sendJson('POST', `${sb.base}/__sandbox/transactions/${pay.json.id}/advance`, { status: 1 })).status, 200);
+    const sub = await waitFor(async () => (await getJson(`${sb.base}/__sandbox/subscriptions`))
+      .find((x) => x.transactionId === pay.json.id && x.status === 'active'), 5000, 'an active subscription');
+    const charge = (month) => gw(g, 'POST', `/v1/subscriptions/${sub.id}/debit`, { app: true,
+      body: { items: [{ amount: 15, currency: 'USD' }], orderId: `club-42-${month}`, merchantSubscriptionId: 'club-42' } });
+    const first = await charge('2026-11');
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.json.result.data.length, 1);
+    const again = await charge('2026-11');
+    assert.equal(again.json.result.data[0].transactionId, first.json.result.data[0].transactionId, 'the same month is the same debit');
+    const second = await charge('2026-12');
+    assert.equal(second.status, 200, second.text);
+    assert.notEqual(second.json.result.data[0].transactionId, first.json.result.data[0].transactionId, 'next month is a new debit');
+    for (const d of [first, second]) {
+      const id = d.json.result.data[0].transactionId;
+      await sendJson('POST', `${sb.base}/__sandbox/transactions/${id}/advance`, { status: 1 });
+      const ev = await waitFor(() => app.events.find((e) => e.body.transactionId === id && e.body.type === 'subscription.debit.succeeded'),
+        5000, 'the debit\'s success forwarded');
+      assert.equal(ev.body.merchantSubscriptionId, 'club-42');
+      assert.equal(ev.body.subscriptionId, sub.id);
+      assert.equal(ev.body.success, true);
+      assert.equal(ev.body.sessionId, undefined);
+    }
+  });
+
   test('a debit without items, or one that charged nothing, is an error naming the reason', async () => {
     for (const raw of [undefined, '{}', '{"orderId":"sub-42-2026-12"}', '{"items":[]}']) {
       const r = await gw(g, 'POST', '/v1/subscriptions/sub_unknown/debit', { app: true, raw });

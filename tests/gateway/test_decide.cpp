@@ -93,6 +93,19 @@ TEST_CASE("A status never regresses") {
     }
     SUBCASE("a success is never replaced, not even by another transaction's failure") {
         CHECK_FALSE(decide_webhook(kUs, facts(true, paid), {}, std::nullopt, tx("t2", -1)).moves_session);
+        CHECK_FALSE(decide_webhook(kUs, facts(true, paid), {}, std::nullopt, tx("t2", 20)).moves_session);
+    }
+    SUBCASE("but a refund of the paid transaction is news: applied, forwarded as checkout.refunded") {
+        const Decision d = decide_webhook(kUs, facts(true, paid), {}, paid, tx("t1", 21));
+        CHECK(d.outcome == Outcome::applied);
+        CHECK(d.moves_session);
+        CHECK(d.store_transaction);
+        CHECK_FALSE(d.success);
+        CHECK(event_type(d) == "checkout.refunded");
+        const HeldStatus refunded{21, "t1", false, std::nullopt};
+        CHECK_FALSE(supersedes(refunded, {0, "t1", false, std::nullopt}));
+        CHECK_FALSE(supersedes(refunded, {1, "t1", false, std::nullopt}));
+        CHECK(supersedes(refunded, {22, "t1", false, std::nullopt}));
     }
     SUBCASE("pending then failed moves; awaiting payment after pending does not") {
         const HeldStatus pending{0, "t1", false, std::nullopt};

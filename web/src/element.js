@@ -392,12 +392,13 @@ export class PayWasmCheckout extends HTMLElement {
       const checked = Object.assign(order(this, 'exchange'), { clientId: '-', code2fa: '' });
       const total = JSON.parse(this._core.exchangePayload(checked)).nativeAmount;
       // The amount was fixed by the merchant's server: a cart that adds up to another is not paid.
-      // Compared by the core: its reading of the session's amount ('82.00' -> '82', canonical, as the
-      // total is) against the total; an amount it cannot read is refused as not the total.
+      // Compared by the core: both amounts written its one way (amount_text: '82' and '82.00' are
+      // both '82.00' in USD); an amount it cannot read is refused as not the total.
       const fixed = this._session && this._session.amount;
-      let read = null;
-      try { read = fixed && this._core.amountsOwed({ code: 10, amount: String(fixed), currency: this._currency() }).expected.amount; } catch (e) { /* below */ }
-      if (fixed && read !== total) {
+      const written = (x) => this._core.amountsOwed({ code: 10, amount: String(x), currency: this._currency() }).expected.amount;
+      let same = false;
+      try { same = !fixed || written(fixed) === written(total); } catch (e) { /* below */ }
+      if (!same) {
         throw new PayWasmError('validation', `the cart adds up to ${total}, the session's amount is ${fixed}`, { field: 'cart' });
       }
       this._total = total;
