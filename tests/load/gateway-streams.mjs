@@ -136,8 +136,10 @@ try {
   // ---- webhooks at RATE/s for SECONDS while streams and slow connections are held ----
   const count = Math.min(RATE * SECONDS, sessions.length);
   t = now();
+  const merchantId = sb.merchant.merchantId;  // the gateway takes only its own merchant's payments
   const bodies = sessions.slice(0, count).map((s) => {
-    const text = JSON.stringify({ id: crypto.randomUUID(), status: 0, nativeAmount: '5.00', nativeCurrency: 'USD', meta: { offerId: s.offerId } });
+    s.tx = crypto.randomUUID();
+    const text = JSON.stringify({ id: s.tx, status: 0, nativeAmount: '5.00', nativeCurrency: 'USD', merchantId, meta: { offerId: s.offerId } });
     return { s, body: webhookBody(text, key) };
   });
   log(`${count} webhooks signed in ${((now() - t) / 1000).toFixed(1)} s`);
@@ -193,8 +195,9 @@ try {
   let next = 0;
   for (const rate of RAMP) {
     const n = Math.min(rate * RAMP_SECONDS, sessions.length - next);
-    const batch = sessions.slice(next, next + n).map((s) => webhookBody(JSON.stringify({ id: crypto.randomUUID(), status: 1,
-      nativeAmount: '5.00', nativeCurrency: 'USD', meta: { offerId: s.offerId } }), key));
+    // Paid: the session's transaction (pending above) or, for the others, its first webhook.
+    const batch = sessions.slice(next, next + n).map((s) => webhookBody(JSON.stringify({ id: s.tx ?? crypto.randomUUID(), status: 1,
+      nativeAmount: '5.00', nativeCurrency: 'USD', merchantId: sb.merchant.merchantId, meta: { offerId: s.offerId } }), key));
     next += n;
     const o0 = listenOverflows(), c0 = cpuSeconds(pid), n0 = process.cpuUsage();
     const t0 = now();
@@ -211,6 +214,7 @@ try {
       generatorCpuMsPerWebhook: Math.round((((nodeC.user + nodeC.system) / 1000) / good.length) * 100) / 100,
       listenOverflows: listenOverflows() - o0 };
     figures.ramp.push(step);
+    verdict(good.length === n, `ramp ${rate}/s: every webhook answered 2xx (${good.length}/${n})`);
     log(`ramp ${rate}/s offered: ${step.accepted}/s accepted, answer p50 ${step.answer.p50} / p99 ${step.answer.p99} ms, ` +
         `gateway CPU ${step.gatewayCpuMsPerWebhook} ms/webhook, generator ${step.generatorCpuMsPerWebhook} ms/webhook, overflows ${step.listenOverflows}`);
   }
