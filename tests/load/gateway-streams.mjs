@@ -143,7 +143,7 @@ try {
     return { s, body: webhookBody(text, key) };
   });
   log(`${count} webhooks signed in ${((now() - t) / 1000).toFixed(1)} s`);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  let agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const post = (body) => new Promise((resolve) => {
     const t0 = now();
     const req = http.request({ host: u.hostname, port: u.port, path: '/v1/webhooks', method: 'POST', agent,
@@ -199,6 +199,9 @@ try {
     const batch = sessions.slice(next, next + n).map((s) => webhookBody(JSON.stringify({ id: s.tx ?? crypto.randomUUID(), status: 1,
       nativeAmount: '5.00', nativeCurrency: 'USD', merchantId: sb.merchant.merchantId, meta: { offerId: s.offerId } }), key));
     next += n;
+    // Fresh connections per step: the signing above may have outlasted the gateway's 5 s idle timeout.
+    agent.destroy();
+    agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
     const o0 = listenOverflows(), c0 = cpuSeconds(pid), n0 = process.cpuUsage();
     const t0 = now();
     const results = await Promise.all(batch.map(async (body, i) => {
@@ -214,7 +217,9 @@ try {
       generatorCpuMsPerWebhook: Math.round((((nodeC.user + nodeC.system) / 1000) / good.length) * 100) / 100,
       listenOverflows: listenOverflows() - o0 };
     figures.ramp.push(step);
-    verdict(good.length === n, `ramp ${rate}/s: every webhook answered 2xx (${good.length}/${n})`);
+    const bad = {};
+    for (const r of results) if (!(r.status >= 200 && r.status < 300)) bad[r.error ?? r.status] = (bad[r.error ?? r.status] ?? 0) + 1;
+    verdict(good.length === n, `ramp ${rate}/s: every webhook answered 2xx (${good.length}/${n}${good.length === n ? '' : ': ' + JSON.stringify(bad)})`);
     log(`ramp ${rate}/s offered: ${step.accepted}/s accepted, answer p50 ${step.answer.p50} / p99 ${step.answer.p99} ms, ` +
         `gateway CPU ${step.gatewayCpuMsPerWebhook} ms/webhook, generator ${step.generatorCpuMsPerWebhook} ms/webhook, overflows ${step.listenOverflows}`);
   }
