@@ -51,7 +51,8 @@ for a in "$@"; do
 done
 
 # The gateway's load benchmark: real processes (sandbox, gateway, PostgreSQL), figures and a
-# pass/fail line per target in $OUT/gateway-load.md.
+# pass/fail line per target in $OUT/gateway-load.md; then the streams benchmark (10,000 SSE streams
+# and 1,000 slow-header connections on one instance, a webhook rate ramp) in $OUT/gateway-streams.json.
 gateway_load() {
   local bin=${PAYWASM_BIN_DIR:-$ROOT/build/bin}
   for b in paywasm-merchant paywasm-sandbox paywasm; do
@@ -60,6 +61,9 @@ gateway_load() {
   PAYWASM_SANDBOX=$bin/paywasm-sandbox PAYWASM_CLI=$bin/paywasm PAYWASM_MERCHANT=$bin/paywasm-merchant \
     node "$ROOT/tests/load/gateway-load.mjs" --bench --out "$OUT" \
     || { printf 'bench: error: the gateway load run failed (see above)\n' >&2; return 2; }
+  PAYWASM_SANDBOX=$bin/paywasm-sandbox PAYWASM_CLI=$bin/paywasm PAYWASM_MERCHANT=$bin/paywasm-merchant \
+    node "$ROOT/tests/load/gateway-streams.mjs" --bench --out "$OUT" \
+    || { printf 'bench: error: the gateway streams run failed (see above)\n' >&2; return 2; }
 }
 
 if ((!widget)); then

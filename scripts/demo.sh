@@ -16,6 +16,7 @@
 #   PAYWASM_DEMO_DIR      the gateway database, app secret and logs (default build/demo)
 #   PAYWASM_BIN_DIR       where `make build` put the binaries (default build/bin)
 #   PAYWASM_DIST_DIR      the widget files to serve (default dist; scripts/dist.sh reads it too)
+#   PAYWASM_MERCHANT_ARGS more gateway options, space-separated (tests: --max-streams-per-client 1)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -87,7 +88,7 @@ export PAYWASM_EVENT_SECRET; PAYWASM_EVENT_SECRET=$(cat "$DEMO/event-secret")
 "$GATEWAY" --listen "127.0.0.1:$GATEWAY_PORT" --service-url "$SERVICE/api" --merchant-id "$(field merchantId)" \
   --merchant-public-key "$DATA/merchant-public.pem" --webhook-public-key "$DATA/webhook-public.pem" \
   --shop-origin "$SHOP" --db "sqlite:$DEMO/merchant.db" --app-callback "$SHOP/paywasm-events" \
-  --methods exchange,bank,qr --padding "$(field padding)" "${GW_VERBOSE[@]}" >"$DEMO/gateway.out" &
+  --methods exchange,bank,qr --padding "$(field padding)" "${GW_VERBOSE[@]}" ${PAYWASM_MERCHANT_ARGS:-} >"$DEMO/gateway.out" &
 pids+=($!)
 await_start "the gateway" "$!" "$DEMO/gateway.out"
 curl -fsS -X PUT -H 'Content-Type: application/json' -d "{\"url\": \"$GATEWAY_URL/v1/webhooks\"}" \

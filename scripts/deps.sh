@@ -29,7 +29,8 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates curl
   emscripten                                   # 3.1.6, pinned by emsdk-version.txt
   libcrypto++-dev libqrcodegencpp-dev          # native Crypto++ 8.7, qrcodegen 1.8
-  libcpp-httplib-dev libssl-dev libsqlite3-dev # CLI transport, sandbox and gateway servers
+  libcpp-httplib-dev libssl-dev libsqlite3-dev # the outbound HTTP client (CLI, gateway, sandbox), storage
+  libboost1.74-dev                             # Boost.Beast/Asio (header-only): the servers' HTTP stack
   libpq-dev postgresql                         # the gateway on PostgreSQL (and its tests: a real server)
   rapidjson-dev doctest-dev                    # header-only
   openssl zbar-tools librsvg2-bin chromium     # known-answer tests, QR rendering + decoding, browser tests

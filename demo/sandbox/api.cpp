@@ -18,7 +18,7 @@ namespace {
 
 [[noreturn]] void unauthorized(const std::string& message) { throw HttpError(401, "unauthorized", message); }
 
-void require_shopper(Sandbox& sb, const httplib::Request& req) {
+void require_shopper(Sandbox& sb, const Request& req) {
     const std::string token = bearer_token(req);
     if (token.empty()) unauthorized("missing Authorization: Bearer <shopper access token>");
     if (paywasm::constant_time_equal(token, sb.identity.merchant_token)) {
@@ -27,7 +27,7 @@ void require_shopper(Sandbox& sb, const httplib::Request& req) {
     if (!paywasm::constant_time_equal(token, sb.identity.shopper_token)) unauthorized("invalid shopper access token");
 }
 
-void require_merchant_token(Sandbox& sb, const httplib::Request& req) {
+void require_merchant_token(Sandbox& sb, const Request& req) {
     const std::string token = bearer_token(req);
     if (token.empty()) unauthorized("missing Authorization: Bearer <merchant access token>");
     if (!paywasm::constant_time_equal(token, sb.identity.merchant_token)) unauthorized("invalid merchant access token");
@@ -38,7 +38,7 @@ void require_merchant_token(Sandbox& sb, const httplib::Request& req) {
 
 // merchantId + merchantAuth in the body (decode.hpp); with --strict, the merchant access token as
 // well (merchantAuth is made from public data: SECURITY.md).
-void require_merchant_auth(Sandbox& sb, const httplib::Request& req, JsonValue body) {
+void require_merchant_auth(Sandbox& sb, const Request& req, JsonValue body) {
     if (sb.config.strict) {
         const std::string token = bearer_token(req);
         if (token.empty()) unauthorized("missing Authorization: Bearer <merchant access token> (the sandbox runs --strict)");
@@ -76,13 +76,13 @@ void check_client_id(Sandbox& sb, const std::string& client_id) {
     }
 }
 
-void send_replay(httplib::Response& res, const std::string& body) {
+void send_replay(Response& res, const std::string& body) {
     res.set_header("Idempotent-Replayed", "true");
     send_json(res, 200, body);
 }
 
 // Runs an endpoint with the transport faults of `endpoint` around it.
-void with_faults(Sandbox& sb, const std::string& endpoint, const httplib::Request& req, httplib::Response& res,
+void with_faults(Sandbox& sb, const std::string& endpoint, const Request& req, Response& res,
                  const std::function<void()>& body) {
     std::optional<Fault> fault = sb.faults.take(endpoint, false);
     if (fault && fault->kind == "500") {
@@ -95,11 +95,11 @@ void with_faults(Sandbox& sb, const std::string& endpoint, const httplib::Reques
         std::string text = res.body;
         res.set_content(text.substr(0, text.size() / 2), "application/json");
     }
-    if (fault && fault->kind == "drop") drop_connection(req);
+    if (fault && fault->kind == "drop") drop_connection(res);
 }
 
 // A queued error-41x fault, or the shopper's sticky exchangeError: answer it and return true.
-bool exchange_error(Sandbox& sb, const std::string& endpoint, const std::string& exchange, httplib::Response& res) {
+bool exchange_error(Sandbox& sb, const std::string& endpoint, const std::string& exchange, Response& res) {
     if (auto fault = sb.faults.take(endpoint, true)) {
         send_exchange_error(res, std::stoi(fault->kind.substr(6)), fault->form, exchange);
         return true;
@@ -117,7 +117,7 @@ bool exchange_error(Sandbox& sb, const std::string& endpoint, const std::string&
 // failure from `data` on (decryption, JSON, the model, validation, clientId) is one answer:
 // otherwise the differences would be a padding oracle (decode.hpp).
 template <class T>
-T read_payload(Sandbox& sb, const httplib::Request& req, const std::string& body, std::string& plaintext,
+T read_payload(Sandbox& sb, const Request& req, const std::string& body, std::string& plaintext,
                std::string& padding) {
     const std::string setting = sb.padding();
     if (!one_answer(setting)) {
@@ -143,12 +143,12 @@ void set_idempotency(Sandbox& sb, NewPayment& p, const std::string& plaintext) {
 
 }  // namespace
 
-void register_api(httplib::Server& server, Sandbox& sb) {
+void register_api(Router& server, Sandbox& sb) {
     const std::size_t limit = sb.config.max_body;
 
     // ---- 1. POST /purchase/qr/generate (merchant token + x-transaction-source) ----
     route(server, "POST", "/api/purchase/qr/generate", limit,
-          [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
+          [&sb](const Request& req, Response& res, const std::string& body) {
               with_faults(sb, "qr-generate", req, res, [&] {
                   require_merchant_token(sb, req);
                   parse_object(req, body);
@@ -190,7 +190,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
 
     // ---- 2. POST /exchanges/payments/{exchange_name} (shopper token, encrypted data) ----
     route(server, "POST", R"(/api/exchanges/payments/([^/]*))", limit,
-          [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
+          [&sb](const Request& req, Response& res, const std::string& body) {
               with_faults(sb, "exchange-pay", req, res, [&] {
                   require_shopper(sb, req);
                   const std::string exchange = req.matches[1];
@@ -232,7 +232,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
 
     // ---- 3. POST /purchases (shopper token, encrypted data; DEPRECATED) ----
     route(server, "POST", "/api/purchases", limit,
-          [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
+          [&sb](const Request& req, Response& res, const std::string& body) {
               with_faults(sb, "bank-pay", req, res, [&] {
                   require_shopper(sb, req);
                   std::string plaintext, padding;
@@ -266,7 +266,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
 
     // ---- 4. GET /users/me (shopper token) ----
     route(server, "GET", "/api/users/me", limit,
-          [&sb](const httplib::Request& req, httplib::Response& res, const std::string&) {
+          [&sb](const Request& req, Response& res, const std::string&) {
               with_faults(sb, "users-me", req, res, [&] {
                   require_shopper(sb, req);
                   if (exchange_error(sb, "users-me", "", res)) return;
@@ -276,7 +276,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
 
     // ---- 5. POST /subscription/debit (merchantAuth + merchantId) ----
     route(server, "POST", "/api/subscription/debit", limit,
-          [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
+          [&sb](const Request& req, Response& res, const std::string& body) {
               with_faults(sb, "subscription-debit", req, res, [&] {
                   const JsonDocument outer = parse_object(req, body);
                   require_merchant_auth(sb, req, outer.root());
@@ -289,7 +289,7 @@ void register_api(httplib::Server& server, Sandbox& sb) {
 
     // ---- 6. POST /subscription/cancel (merchantAuth + merchantId) ----
     route(server, "POST", "/api/subscription/cancel", limit,
-          [&sb](const httplib::Request& req, httplib::Response& res, const std::string& body) {
+          [&sb](const Request& req, Response& res, const std::string& body) {
               with_faults(sb, "subscription-cancel", req, res, [&] {
                   const JsonDocument outer = parse_object(req, body);
                   require_merchant_auth(sb, req, outer.root());
@@ -307,11 +307,11 @@ void register_api(httplib::Server& server, Sandbox& sb) {
 
     // ---- Anything else under /api, and CORS preflight ----
     for (const char* method : {"GET", "POST", "PUT", "DELETE"}) {
-        route(server, method, "/api/.*", limit, [](const httplib::Request& req, httplib::Response& res, const std::string&) {
+        route(server, method, "/api/.*", limit, [](const Request& req, Response& res, const std::string&) {
             send_error(res, 404, "not_found", "no endpoint " + req.method + " " + req.path.substr(0, 200));
         });
     }
-    server.Options(R"(/api/.*)", [](const httplib::Request&, httplib::Response& res) {
+    server.Options(R"(/api/.*)", [](const Request&, Response& res) {
         res.status = 204;
         res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
         res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type, x-transaction-source");

@@ -20,7 +20,7 @@ namespace sandbox {
 namespace {
 
 // An optional JSON object body: empty is {}, anything else must be application/json.
-JsonDocument optional_object(const httplib::Request& req, const std::string& body) {
+JsonDocument optional_object(const Request& req, const std::string& body) {
     if (body.empty()) return paywasm::parse_json("{}");
     return parse_object(req, body);
 }
@@ -44,7 +44,7 @@ std::string double_text(double v) {
     return std::string(buf, r.ptr);
 }
 
-std::int64_t query_int(const httplib::Request& req, const char* name, std::int64_t fallback) {
+std::int64_t query_int(const Request& req, const char* name, std::int64_t fallback) {
     if (!req.has_param(name)) return fallback;
     try {
         return std::stoll(req.get_param_value(name));
@@ -86,10 +86,10 @@ std::string webhook_url(Sandbox& sb) {
 
 }  // namespace
 
-void register_control(httplib::Server& server, Sandbox& sb) {
+void register_control(Router& server, Sandbox& sb) {
     const std::size_t limit = sb.config.max_body;
-    using Req = const httplib::Request&;
-    using Res = httplib::Response&;
+    using Req = const Request&;
+    using Res = Response&;
     using Body = const std::string&;
 
     // ---- Merchant -------------------------------------------------------------------------------

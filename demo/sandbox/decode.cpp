@@ -119,7 +119,7 @@ std::pair<std::string, std::string> decrypt_field(const paywasm::PrivateKey& key
 }
 
 template <class T>
-T decode_payment(const httplib::Request& req, const std::string& body, const paywasm::PrivateKey& key,
+T decode_payment(const Request& req, const std::string& body, const paywasm::PrivateKey& key,
                  const std::string& setting, const paywasm::Limits& limits, std::string& plaintext,
                  std::string& padding) {
     const JsonDocument outer = parse_object(req, body);
@@ -130,10 +130,10 @@ T decode_payment(const httplib::Request& req, const std::string& body, const pay
     return payload;
 }
 
-template paywasm::ExchangePayment decode_payment(const httplib::Request&, const std::string&,
+template paywasm::ExchangePayment decode_payment(const Request&, const std::string&,
                                                  const paywasm::PrivateKey&, const std::string&,
                                                  const paywasm::Limits&, std::string&, std::string&);
-template paywasm::BankPayment decode_payment(const httplib::Request&, const std::string&, const paywasm::PrivateKey&,
+template paywasm::BankPayment decode_payment(const Request&, const std::string&, const paywasm::PrivateKey&,
                                              const std::string&, const paywasm::Limits&, std::string&, std::string&);
 
 void check_merchant_auth(JsonValue body, const paywasm::PrivateKey& key, const std::string& setting,

@@ -5,7 +5,6 @@
 // nothing else; the routes turn both into JSON error answers.
 #pragma once
 
-#include <httplib.h>
 
 #include <string>
 #include <utility>
@@ -42,13 +41,13 @@ std::string decrypt_pkcs1v15_implicit(const paywasm::PrivateKey& key, const std:
 // then the core's from_json<T> and validate(limits). `plaintext` and `padding` are set as soon as
 // decryption succeeds (the ledger records them), even when reading or validation then fails.
 template <class T>
-T decode_payment(const httplib::Request& req, const std::string& body, const paywasm::PrivateKey& key,
+T decode_payment(const Request& req, const std::string& body, const paywasm::PrivateKey& key,
                  const std::string& setting, const paywasm::Limits& limits, std::string& plaintext,
                  std::string& padding);
-extern template paywasm::ExchangePayment decode_payment(const httplib::Request&, const std::string&,
+extern template paywasm::ExchangePayment decode_payment(const Request&, const std::string&,
                                                         const paywasm::PrivateKey&, const std::string&,
                                                         const paywasm::Limits&, std::string&, std::string&);
-extern template paywasm::BankPayment decode_payment(const httplib::Request&, const std::string&,
+extern template paywasm::BankPayment decode_payment(const Request&, const std::string&,
                                                     const paywasm::PrivateKey&, const std::string&,
                                                     const paywasm::Limits&, std::string&, std::string&);
 

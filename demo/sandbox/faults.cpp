@@ -108,7 +108,7 @@ void Faults::clear() {
     faults_.clear();
 }
 
-void send_exchange_error(httplib::Response& res, int code, const std::string& form, const std::string& exchange) {
+void send_exchange_error(Response& res, int code, const std::string& form, const std::string& exchange) {
     std::string message(paywasm::exchange_error_message(code));
     if (code == 422) {
         std::string name = exchange.empty() ? "the exchange" : exchange;

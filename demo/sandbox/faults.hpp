@@ -52,6 +52,6 @@ private:
 //   status   HTTP <code>, same body. Beware 421: it is "Misdirected Request", which HTTP clients
 //            (Node's fetch, HTTP/2 browsers) answer by retrying on a new connection.
 //   body-200 HTTP 200, same body
-void send_exchange_error(httplib::Response& res, int code, const std::string& form, const std::string& exchange);
+void send_exchange_error(Response& res, int code, const std::string& form, const std::string& exchange);
 
 }  // namespace sandbox

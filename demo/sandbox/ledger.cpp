@@ -257,12 +257,12 @@ std::string Ledger::apply(const std::string& text, const std::string& kind, int 
 // ---- Payments ------------------------------------------------------------------------------------
 
 std::optional<Payment> Ledger::find_payment(const std::string& offer_id) {
-    auto lk = db_.lock();
-    Stmt s(db_, "SELECT body, qr_result, payer, request_hash FROM transactions "
-                "WHERE merchant_id = ? AND offer_id = ? AND kind <> 'debit'");
-    s.bind(1, identity_.merchant_id).bind(2, offer_id);
-    if (!s.step()) return std::nullopt;
-    return Payment{s.text(0), s.is_null(1) ? std::string() : s.text(1), true, s.text(2), s.text(3)};
+    const auto rows = db_.query("SELECT body, qr_result, payer, request_hash FROM transactions "
+                                "WHERE merchant_id = ? AND offer_id = ? AND kind <> 'debit'",
+                                {identity_.merchant_id, offer_id});
+    if (rows.empty()) return std::nullopt;
+    const SqlRow& r = rows[0];
+    return Payment{r.text(0), r.text(1), true, r.text(2), r.text(3)};
 }
 
 const Payment& Ledger::replay_or_conflict(const Payment& existing, const std::string& payer,
@@ -277,7 +277,7 @@ const Payment& Ledger::replay_or_conflict(const Payment& existing, const std::st
 }
 
 Payment Ledger::create(const NewPayment& p) {
-    DbTransaction t(db_);
+    return db_.transaction([&]() -> Payment {
     if (p.kind != "debit") {
         if (auto existing = find_payment(p.offer_id)) return replay_or_conflict(*existing, p.payer, p.request_hash);
     }
@@ -298,48 +298,26 @@ Payment Ledger::create(const NewPayment& p) {
     std::string qr_result;
     const std::string tx = build_transaction(p, id, now, status, subscription_ids, qr_result);
 
-    Stmt ins(db_, "INSERT INTO transactions (id, merchant_id, kind, exchange, offer_id, subscription_id, status, outcome, "
-                  "next_change_at, body, qr_result, plaintext, padding, created_at, payer, request_hash) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    ins.bind(1, id)
-        .bind(2, identity_.merchant_id)
-        .bind(3, p.kind)
-        .bind(4, p.exchange.empty() ? std::nullopt : std::optional<std::string>(p.exchange))
-        .bind(5, p.offer_id)
-        .bind(6, p.subscription_id)
-        .bind(7, status)
-        .bind(8, outcome)
-        .bind(9, due_at(config_, p.kind, status, outcome, now))
-        .bind(10, tx)
-        .bind(11, qr_result.empty() ? std::nullopt : std::optional<std::string>(qr_result))
-        .bind(12, p.plaintext)
-        .bind(13, p.padding)
-        .bind(14, now)
-        .bind(15, p.payer)
-        .bind(16, p.request_hash)
-        .run();
+    db_.execute("INSERT INTO transactions (id, merchant_id, kind, exchange, offer_id, subscription_id, status, outcome, "
+                "next_change_at, body, qr_result, plaintext, padding, created_at, payer, request_hash) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                {id, identity_.merchant_id, p.kind, p.exchange.empty() ? SqlValue() : SqlValue(p.exchange), p.offer_id,
+                 opt(p.subscription_id), status, outcome, opt(due_at(config_, p.kind, status, outcome, now)), tx,
+                 qr_result.empty() ? SqlValue() : SqlValue(qr_result), p.plaintext, opt(p.padding), now, p.payer, p.request_hash});
 
     if (p.kind != "debit") {
         std::size_t next = 0;
         for (const auto& item : p.cart) {
             if (!item.is_subscription.value_or(false)) continue;
-            Stmt sub(db_, "INSERT INTO subscriptions (id, merchant_id, user_id, transaction_id, offer_id, item, asset, "
-                          "currency, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)");
-            sub.bind(1, subscription_ids[next++])
-                .bind(2, identity_.merchant_id)
-                .bind(3, p.user_id)
-                .bind(4, id)
-                .bind(5, p.offer_id)
-                .bind(6, paywasm::to_json(item))
-                .bind(7, p.asset)
-                .bind(8, p.native_currency)
-                .bind(9, now)
-                .run();
+            db_.execute("INSERT INTO subscriptions (id, merchant_id, user_id, transaction_id, offer_id, item, asset, "
+                        "currency, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
+                        {subscription_ids[next++], identity_.merchant_id, opt(p.user_id), id, p.offer_id, paywasm::to_json(item),
+                         p.asset, p.native_currency, now});
         }
     }
     webhooks_.enqueue(tx);
-    t.commit();
     return Payment{tx, qr_result, false, p.payer, p.request_hash};
+    });
 }
 
 // ---- The status clock ------------------------------------------------------------------------------
@@ -351,14 +329,13 @@ std::string Ledger::advance(const std::string& id, std::optional<int> status, st
     if (outcome && !stops_clock(*outcome)) {
         throw HttpError(400, "validation", "outcome: must be a final status: 1-4, -1, 101, 19 or 1011", "outcome");
     }
-    DbTransaction t(db_);
-    Stmt s(db_, "SELECT kind, status, outcome, body FROM transactions WHERE id = ?");
-    s.bind(1, id);
-    if (!s.step()) throw HttpError(404, "not_found", "no transaction with id " + id.substr(0, 64));
-    const std::string kind = s.text(0);
-    const int current = static_cast<int>(s.integer(1));
-    int planned = outcome.value_or(static_cast<int>(s.integer(2)));
-    std::string tx = s.text(3);
+    return db_.transaction([&]() -> std::string {
+    const auto rows = db_.query("SELECT kind, status, outcome, body FROM transactions WHERE id = ?", {id});
+    if (rows.empty()) throw HttpError(404, "not_found", "no transaction with id " + id.substr(0, 64));
+    const std::string kind = rows[0].text(0);
+    const int current = static_cast<int>(rows[0].integer(1));
+    int planned = outcome.value_or(static_cast<int>(rows[0].integer(2)));
+    std::string tx = rows[0].text(3);
 
     int target;
     if (status) {
@@ -374,32 +351,27 @@ std::string Ledger::advance(const std::string& id, std::optional<int> status, st
     if (stops_clock(target)) planned = target;
     const std::int64_t now = now_ms();
     tx = apply(tx, kind, target, now);
-    Stmt u(db_, "UPDATE transactions SET status = ?, outcome = ?, next_change_at = ?, body = ? WHERE id = ?");
-    u.bind(1, target).bind(2, planned).bind(3, due_at(config_, kind, target, planned, now)).bind(4, tx).bind(5, id).run();
+    db_.execute("UPDATE transactions SET status = ?, outcome = ?, next_change_at = ?, body = ? WHERE id = ?",
+                {target, planned, opt(due_at(config_, kind, target, planned, now)), tx, id});
     // The order's subscriptions start when its payment succeeds, and never when it fails.
     const char* subscription_status = (target >= 1 && target <= 4) ? "active"
                                     : (target == -1 || target == 19 || target == 1011) ? "void" : nullptr;
     if (subscription_status) {
-        Stmt sub(db_, "UPDATE subscriptions SET status = ? WHERE transaction_id = ? AND status = 'pending'");
-        sub.bind(1, subscription_status).bind(2, id).run();
+        db_.execute("UPDATE subscriptions SET status = ? WHERE transaction_id = ? AND status = 'pending'", {subscription_status, id});
     }
     webhooks_.enqueue(tx);
-    t.commit();
     return tx;
+    });
 }
 
 int Ledger::tick() {
     int changed = 0;
     while (true) {
-        std::string id;
-        {
-            auto lk = db_.lock();
-            Stmt s(db_, "SELECT id FROM transactions WHERE next_change_at IS NOT NULL AND next_change_at <= ? "
-                        "ORDER BY next_change_at LIMIT 1");
-            s.bind(1, now_ms());
-            if (!s.step()) return changed;
-            id = s.text(0);
-        }
+        const auto rows = db_.query("SELECT id FROM transactions WHERE next_change_at IS NOT NULL AND next_change_at <= ? "
+                                    "ORDER BY next_change_at LIMIT 1",
+                                    {now_ms()});
+        if (rows.empty()) return changed;
+        const std::string id = rows[0].text(0);
         advance(id, std::nullopt, std::nullopt);
         ++changed;
     }
@@ -407,12 +379,12 @@ int Ledger::tick() {
 
 // ---- Listing ----------------------------------------------------------------------------------------
 
-void Ledger::write_entry(JsonWriter& w, Stmt& s) {
+void Ledger::write_entry(JsonWriter& w, const SqlRow& s) {
     // Columns: id, kind, exchange, offer_id, status, outcome, next_change_at, body, qr_result, plaintext,
     // padding, created_at, subscription_id
     const int status = static_cast<int>(s.integer(4));
     const std::string plaintext = s.text(9);
-    auto text_or_null = [&](int col) -> JsonWriter& { return s.is_null(col) ? w.null() : w.string(s.text(col)); };
+    auto text_or_null = [&](std::size_t col) -> JsonWriter& { return s.is_null(col) ? w.null() : w.string(s.text(col)); };
     w.begin_object().str("id", s.text(0)).str("kind", s.text(1));
     w.key("exchange");
     text_or_null(2);
@@ -441,41 +413,33 @@ static constexpr const char* kEntryColumns =
     "created_at, subscription_id FROM transactions ";
 
 std::optional<std::string> Ledger::get(const std::string& id) {
-    auto lk = db_.lock();
-    Stmt s(db_, std::string(kEntryColumns) + "WHERE id = ?");
-    s.bind(1, id);
-    if (!s.step()) return std::nullopt;
+    const auto rows = db_.query(std::string(kEntryColumns) + "WHERE id = ?", {id});
+    if (rows.empty()) return std::nullopt;
     JsonWriter w;
-    write_entry(w, s);
+    write_entry(w, rows[0]);
     return w.take();
 }
 
 std::optional<std::string> Ledger::transaction(const std::string& id) {
-    auto lk = db_.lock();
-    Stmt s(db_, "SELECT body FROM transactions WHERE id = ?");
-    s.bind(1, id);
-    if (!s.step()) return std::nullopt;
-    return s.text(0);
+    const auto rows = db_.query("SELECT body FROM transactions WHERE id = ?", {id});
+    if (rows.empty()) return std::nullopt;
+    return rows[0].text(0);
 }
 
 std::string Ledger::list() {
-    auto lk = db_.lock();
     JsonWriter w;
     w.begin_array();
-    Stmt s(db_, std::string(kEntryColumns) + "ORDER BY seq DESC");
-    while (s.step()) write_entry(w, s);
+    for (const auto& r : db_.query(std::string(kEntryColumns) + "ORDER BY seq DESC")) write_entry(w, r);
     w.end_array();
     return w.take();
 }
 
 std::string Ledger::subscriptions() {
-    auto lk = db_.lock();
     JsonWriter w;
     w.begin_array();
-    Stmt s(db_, "SELECT id, user_id, transaction_id, offer_id, item, asset, currency, status, created_at, cancelled_at, "
-                "(SELECT COUNT(*) FROM transactions t WHERE t.subscription_id = subscriptions.id) "
-                "FROM subscriptions ORDER BY seq DESC");
-    while (s.step()) {
+    for (const auto& s : db_.query("SELECT id, user_id, transaction_id, offer_id, item, asset, currency, status, created_at, "
+                                   "cancelled_at, (SELECT COUNT(*) FROM transactions t WHERE t.subscription_id = subscriptions.id) "
+                                   "FROM subscriptions ORDER BY seq DESC")) {
         const paywasm::CartItem cart_item = paywasm::from_json<paywasm::CartItem>(s.text(4));
         const Decimal price = cart_item.price * cart_item.quantity;
         w.begin_object().str("id", s.text(0));
@@ -498,7 +462,8 @@ std::string Ledger::subscriptions() {
 // ---- Subscriptions ---------------------------------------------------------------------------------
 
 std::string Ledger::debit(const paywasm::SubscriptionDebitRequest& request) {
-    auto lk = db_.lock();  // one debit request at a time: its idempotency checks and inserts stay together
+    // One transaction: a debit request's idempotency checks and inserts stay together.
+    return db_.transaction([&]() -> std::string {
     struct Wanted {
         std::string subscription_id;
         std::optional<Decimal> amount;
@@ -518,9 +483,9 @@ std::string Ledger::debit(const paywasm::SubscriptionDebitRequest& request) {
                                   .take()});
         }
     } else if (request.order_id) {
-        Stmt s(db_, "SELECT id, currency FROM subscriptions WHERE merchant_id = ? AND offer_id = ? AND status = 'active' ORDER BY seq");
-        s.bind(1, identity_.merchant_id).bind(2, *request.order_id);
-        while (s.step()) {
+        for (const auto& s : db_.query("SELECT id, currency FROM subscriptions WHERE merchant_id = ? AND offer_id = ? AND "
+                                       "status = 'active' ORDER BY seq",
+                                       {identity_.merchant_id, *request.order_id})) {
             wanted.push_back({s.text(0), std::nullopt, s.text(1),
                               JsonWriter().begin_object().str("subscriptionId", s.text(0)).end_object().take()});
         }
@@ -535,14 +500,15 @@ std::string Ledger::debit(const paywasm::SubscriptionDebitRequest& request) {
         errors.begin_object().str("subscriptionId", sub).str("reason", reason).str("message", message).end_object();
     };
     for (const Wanted& w : wanted) {
-        Stmt s(db_, "SELECT item, asset, currency, status, cancelled_at, user_id, transaction_id, "
-                    "(SELECT COUNT(*) FROM transactions t WHERE t.subscription_id = subscriptions.id) "
-                    "FROM subscriptions WHERE id = ? AND merchant_id = ?");
-        s.bind(1, w.subscription_id).bind(2, identity_.merchant_id);
-        if (!s.step()) {
+        const auto found = db_.query("SELECT item, asset, currency, status, cancelled_at, user_id, transaction_id, "
+                                     "(SELECT COUNT(*) FROM transactions t WHERE t.subscription_id = subscriptions.id) "
+                                     "FROM subscriptions WHERE id = ? AND merchant_id = ?",
+                                     {w.subscription_id, identity_.merchant_id});
+        if (found.empty()) {
             fail(w.subscription_id, "not_found", "no subscription with this id");
             continue;
         }
+        const SqlRow& s = found[0];
         if (s.text(3) == "cancelled") {
             fail(w.subscription_id, "cancelled", "the subscription was cancelled at " + iso8601(s.integer(4)));
             continue;
@@ -576,15 +542,14 @@ std::string Ledger::debit(const paywasm::SubscriptionDebitRequest& request) {
         std::string offer_id = request.order_id.value_or("sub-" + w.subscription_id.substr(0, 8) + "-" + std::to_string(count + 1));
         std::string tx;
         if (request.order_id) {  // idempotent per (orderId, subscription)
-            Stmt e(db_, "SELECT body FROM transactions WHERE kind = 'debit' AND merchant_id = ? AND offer_id = ? AND subscription_id = ?");
-            e.bind(1, identity_.merchant_id).bind(2, offer_id).bind(3, w.subscription_id);
-            if (e.step()) tx = e.text(0);
+            const auto e = db_.query("SELECT body FROM transactions WHERE kind = 'debit' AND merchant_id = ? AND offer_id = ? AND "
+                                     "subscription_id = ?",
+                                     {identity_.merchant_id, offer_id, w.subscription_id});
+            if (!e.empty()) tx = e[0].text(0);
         }
         if (tx.empty()) {
             std::optional<JsonDocument> origin;
-            Stmt o(db_, "SELECT body FROM transactions WHERE id = ?");
-            o.bind(1, origin_tx);
-            if (o.step()) origin = read_json(o.text(0));
+            if (const auto o = db_.query("SELECT body FROM transactions WHERE id = ?", {origin_tx}); !o.empty()) origin = read_json(o[0].text(0));
             NewPayment p;
             p.kind = "debit";
             p.offer_id = offer_id;
@@ -628,17 +593,18 @@ std::string Ledger::debit(const paywasm::SubscriptionDebitRequest& request) {
     data.end_array();
     errors.end_array();
     return JsonWriter().begin_object().raw("data", data.text()).raw("errors", errors.text()).end_object().take();
+    });
 }
 
 bool Ledger::cancel(const std::string& subscription_id) {
-    auto lk = db_.lock();
-    Stmt s(db_, "SELECT status FROM subscriptions WHERE id = ? AND merchant_id = ?");
-    s.bind(1, subscription_id).bind(2, identity_.merchant_id);
-    if (!s.step()) throw HttpError(404, "not_found", "no subscription with id " + subscription_id.substr(0, 64));
-    if (s.text(0) != "active" && s.text(0) != "pending") return false;  // cancelled, or void (never started)
-    Stmt u(db_, "UPDATE subscriptions SET status = 'cancelled', cancelled_at = ? WHERE id = ?");
-    u.bind(1, now_ms()).bind(2, subscription_id).run();
-    return true;
+    return db_.transaction([&] {
+        const auto rows = db_.query("SELECT status FROM subscriptions WHERE id = ? AND merchant_id = ?",
+                                    {subscription_id, identity_.merchant_id});
+        if (rows.empty()) throw HttpError(404, "not_found", "no subscription with id " + subscription_id.substr(0, 64));
+        if (rows[0].text(0) != "active" && rows[0].text(0) != "pending") return false;  // cancelled, or void (never started)
+        db_.execute("UPDATE subscriptions SET status = 'cancelled', cancelled_at = ? WHERE id = ?", {now_ms(), subscription_id});
+        return true;
+    });
 }
 
 }  // namespace sandbox

@@ -97,7 +97,7 @@ private:
                                   const std::vector<std::string>& subscription_ids, std::string& qr_result);
     // The transaction text with `status` set and everything that follows from it.
     std::string apply(const std::string& tx, const std::string& kind, int status, std::int64_t now);
-    void write_entry(JsonWriter& w, class Stmt& s);
+    void write_entry(JsonWriter& w, const SqlRow& s);
 
     Db& db_;
     const Config& config_;

@@ -84,7 +84,10 @@ std::string Shopper::profile(const std::string& shopper_id) {
 }
 
 std::string Shopper::update(JsonValue patch, const std::string& shopper_id) {
-    auto lk = db_.lock();
+    return db_.transaction([&] { return update_now(patch, shopper_id); });  // read, merge and write as one
+}
+
+std::string Shopper::update_now(JsonValue patch, const std::string& shopper_id) {
     const JsonValue reset = patch.member("reset");
     const bool reset_first = has_kind(reset, paywasm::JsonKind::boolean) && reset.boolean();
     const std::string current_text = reset_first ? default_profile(shopper_id) : profile(shopper_id);

@@ -5,7 +5,6 @@
 //   site.cpp     /, /dist/...    the demo page and the widget's files
 #pragma once
 
-#include <httplib.h>
 
 #include <optional>
 #include <string>
@@ -39,6 +38,7 @@ public:
     std::optional<int> exchange_error();
 
 private:
+    std::string update_now(JsonValue patch, const std::string& shopper_id);
     Db& db_;
 };
 
@@ -64,8 +64,8 @@ struct Sandbox {
     std::pair<std::string, std::string> decrypt(const std::string& base64, const std::string& field);
 };
 
-void register_api(httplib::Server& server, Sandbox& sandbox);
-void register_control(httplib::Server& server, Sandbox& sandbox);
-void register_site(httplib::Server& server, Sandbox& sandbox);
+void register_api(Router& server, Sandbox& sandbox);
+void register_control(Router& server, Sandbox& sandbox);
+void register_site(Router& server, Sandbox& sandbox);
 
 }  // namespace sandbox

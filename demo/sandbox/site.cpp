@@ -53,13 +53,13 @@ bool safe_relative(const std::string& rel) {
     return std::regex_match(rel, ok) && rel.find("..") == std::string::npos;
 }
 
-void common_headers(httplib::Response& res) {
+void common_headers(Response& res) {
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_header("Cache-Control", "no-cache");
     res.set_header("Referrer-Policy", "no-referrer");
 }
 
-bool serve_file(httplib::Response& res, const std::string& dir, const std::string& rel) {
+bool serve_file(Response& res, const std::string& dir, const std::string& rel) {
     std::string data;
     if (!safe_relative(rel) || !read_file(dir + "/" + rel, data)) return false;
     common_headers(res);
@@ -99,7 +99,7 @@ std::string html_escape(const std::string& s) {
 
 // index.html with {{PAYWASM_SCRIPT}} (the widget's script tag with the integrity of the file served
 // right now, or a note when dist/ is not built) and {{MERCHANT_ID}}.
-void serve_index(Sandbox& sb, httplib::Response& res) {
+void serve_index(Sandbox& sb, Response& res) {
     std::string page;
     if (!read_file(sb.config.site_dir + "/index.html", page)) {
         return send_error(res, 404, "not_found", "the demo page is missing (" + sb.config.site_dir + "/index.html)");
@@ -122,15 +122,15 @@ void serve_index(Sandbox& sb, httplib::Response& res) {
 
 }  // namespace
 
-void register_site(httplib::Server& server, Sandbox& sb) {
-    server.Get("/", [&sb](const httplib::Request&, httplib::Response& res) { serve_index(sb, res); });
-    server.Get("/index.html", [&sb](const httplib::Request&, httplib::Response& res) { serve_index(sb, res); });
-    server.Get(R"(/dist/(.+))", [&sb](const httplib::Request& req, httplib::Response& res) {
+void register_site(Router& server, Sandbox& sb) {
+    server.Get("/", [&sb](const Request&, Response& res) { serve_index(sb, res); });
+    server.Get("/index.html", [&sb](const Request&, Response& res) { serve_index(sb, res); });
+    server.Get(R"(/dist/(.+))", [&sb](const Request& req, Response& res) {
         if (!serve_file(res, sb.config.dist_dir, req.matches[1])) {
             send_error(res, 404, "not_found", "no such file in dist/ (run `make dist` to build the widget)");
         }
     });
-    server.Get(R"(/(.+))", [&sb](const httplib::Request& req, httplib::Response& res) {
+    server.Get(R"(/(.+))", [&sb](const Request& req, Response& res) {
         if (!serve_file(res, sb.config.site_dir, req.matches[1])) send_error(res, 404, "not_found", "no such page");
     });
 }

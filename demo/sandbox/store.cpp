@@ -1,6 +1,6 @@
 #include "store.hpp"
 
-#include <sqlite3.h>
+#include <memory>
 
 namespace sandbox {
 
@@ -80,31 +80,24 @@ CREATE TABLE IF NOT EXISTS delivery_attempts (
 
 }  // namespace
 
-Db::Db(const std::string& path) : paywasm::server::Db(path) {
-    exec(kSchema);
+Db::Db(const std::string& path) : sql_(paywasm::server::open_sqlite(path)) {
+    sql_->exec_script(kSchema);
     // Databases of an older sandbox lack the idempotency columns: add them (rows keep NULL there,
     // so their offerIds answer 409 rather than a replay).
     bool has_payer = false;
-    {
-        Stmt s(*this, "SELECT name FROM pragma_table_info('transactions')");
-        while (s.step()) has_payer = has_payer || s.text(0) == "payer";
-    }
-    if (!has_payer) exec("ALTER TABLE transactions ADD COLUMN payer TEXT; ALTER TABLE transactions ADD COLUMN request_hash TEXT;");
+    for (const auto& r : query("SELECT name FROM pragma_table_info('transactions')")) has_payer = has_payer || r.text(0) == "payer";
+    if (!has_payer) sql_->exec_script("ALTER TABLE transactions ADD COLUMN payer TEXT; ALTER TABLE transactions ADD COLUMN request_hash TEXT;");
 }
 
 std::optional<std::string> Db::setting(std::string_view key) {
-    auto lk = lock();
-    Stmt s(*this, "SELECT value FROM settings WHERE key = ?");
-    s.bind(1, key);
-    if (!s.step()) return std::nullopt;
-    return s.text(0);
+    const auto rows = query("SELECT value FROM settings WHERE key = ?", {std::string(key)});
+    if (rows.empty()) return std::nullopt;
+    return rows[0].text(0);
 }
 
 void Db::set_setting(std::string_view key, std::string_view value) {
-    auto lk = lock();
-    Stmt s(*this, "INSERT INTO settings (key, value) VALUES (?, ?) "
-                  "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
-    s.bind(1, key).bind(2, value).run();
+    execute("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            {std::string(key), std::string(value)});
 }
 
 }  // namespace sandbox

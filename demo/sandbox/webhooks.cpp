@@ -7,44 +7,17 @@
 
 #include "paywasm/crypto.hpp"
 #include "http.hpp"
+#include "server/transport.hpp"
+#include "server/url.hpp"
 
 namespace sandbox {
-
-namespace {
-
-// scheme://host[:port], path — or nullopt for anything but an absolute http(s) URL.
-std::optional<std::pair<std::string, std::string>> split_url(const std::string& url) {
-    std::size_t scheme_end = url.find("://");
-    if (scheme_end == std::string::npos) return std::nullopt;
-    std::string scheme = url.substr(0, scheme_end);
-    if (scheme != "http" && scheme != "https") return std::nullopt;
-    std::size_t path_start = url.find('/', scheme_end + 3);
-    std::string origin = url.substr(0, path_start);
-    std::string path = path_start == std::string::npos ? "/" : url.substr(path_start);
-    if (origin.size() <= scheme_end + 3) return std::nullopt;
-    return std::make_pair(origin, path);
-}
-
-// The host of an origin "scheme://host[:port]" (IPv6 keeps its brackets); empty when malformed.
-std::string host_of(const std::string& origin) {
-    std::string rest = origin.substr(origin.find("://") + 3);
-    if (rest.find('@') != std::string::npos) return {};  // no user info: it hides the real host
-    if (!rest.empty() && rest[0] == '[') {
-        std::size_t close = rest.find(']');
-        return close == std::string::npos ? std::string() : rest.substr(0, close + 1);
-    }
-    return rest.substr(0, rest.find(':'));
-}
-
-}  // namespace
 
 // Loopback always; other hosts only when named by --allow-webhook-host (exact, case-insensitive).
 // Without this the control API could make the sandbox POST to any host and port it can reach.
 bool Webhooks::allowed(const std::string& url) const {
     auto parts = split_url(url);
-    if (!parts) return false;
-    std::string host = host_of(parts->first);
-    if (host.empty()) return false;
+    if (!parts || parts->user_info) return false;
+    std::string host = parts->host;
     if (is_loopback_host(host)) return true;
     for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     for (std::string allowed : config_.webhook_hosts) {
@@ -54,8 +27,24 @@ bool Webhooks::allowed(const std::string& url) const {
     return false;
 }
 
+namespace {
+paywasm::server::OutboxOptions delivery_options(const Config& config) {
+    paywasm::server::OutboxOptions o;
+    o.name = "paywasm-sandbox: webhook delivery";
+    o.workers = 1;
+    o.timeouts = {3, 5, 5};
+    o.idle_ms = 100;
+    // min(2^(attempt-1), 600) s, divided by --speed, at least 10 ms.
+    o.backoff_ms = [&config](std::int64_t failures) {
+        const double s = std::min(std::pow(2.0, static_cast<double>(failures - 1)), 600.0);
+        return std::max<std::int64_t>(config.scaled_ms(s), 10);
+    };
+    return o;
+}
+}  // namespace
+
 Webhooks::Webhooks(Db& db, const Config& config, const Identity& identity)
-    : db_(db), config_(config), identity_(identity) {}
+    : db_(db), config_(config), identity_(identity), outbox_(*this, delivery_options(config)) {}
 
 Webhooks::~Webhooks() { stop(); }
 
@@ -77,18 +66,11 @@ void Webhooks::enqueue(const std::string& text) {
     const std::string transaction_id(tx.member("id").text());
     const std::int64_t status = tx.member("status").integer().value_or(0);
     std::optional<std::string> target = url();
-    Stmt s(db_, "INSERT INTO outbox (merchant_id, transaction_id, status, url, body, state, next_attempt_at, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     const std::int64_t now = now_ms();
-    s.bind(1, identity_.merchant_id)
-        .bind(2, transaction_id)
-        .bind(3, status)
-        .bind(4, target)
-        .bind(5, w.text())
-        .bind(6, target ? "pending" : "skipped")
-        .bind(7, target ? std::optional<std::int64_t>(now) : std::nullopt)
-        .bind(8, now)
-        .run();
+    db_.execute("INSERT INTO outbox (merchant_id, transaction_id, status, url, body, state, next_attempt_at, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                {identity_.merchant_id, transaction_id, status, opt(target), w.text(), target ? "pending" : "skipped",
+                 target ? SqlValue(now) : SqlValue(), now});
     if (target) wake();
 }
 
@@ -113,16 +95,17 @@ void Webhooks::set_url(const std::optional<std::string>& url) {
 }
 
 std::string Webhooks::log(std::int64_t since, int limit) {
-    auto lk = db_.lock();
     JsonWriter w;
     w.begin_array();
-    Stmt s(db_, "SELECT seq, transaction_id, status, url, body, state, attempts, next_attempt_at, last_http_status, "
-                "last_error, created_at, delivered_at FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?");
-    s.bind(1, since).bind(2, limit);
-    auto text_or_null = [&](const Stmt& st, int col) -> JsonWriter& {
-        return st.is_null(col) ? w.null() : w.string(st.text(col));
+    auto text_or_null = [&](const SqlRow& row, std::size_t col) -> JsonWriter& {
+        return row.is_null(col) ? w.null() : w.string(row.text(col));
     };
-    while (s.step()) {
+    const auto rows = db_.transaction([&] {  // one snapshot of the log and its attempts
+        return db_.query("SELECT seq, transaction_id, status, url, body, state, attempts, next_attempt_at, last_http_status, "
+                         "last_error, created_at, delivered_at FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+                         {since, limit});
+    });
+    for (const auto& s : rows) {
         w.begin_object().num("id", s.integer(0)).str("transactionId", s.text(1)).num("status", s.integer(2));
         w.key("url");
         text_or_null(s, 3);
@@ -141,9 +124,9 @@ std::string Webhooks::log(std::int64_t since, int limit) {
         else w.string(iso8601(s.integer(11)));
         w.raw("body", s.text(4));  // the exact JSON the sandbox wrote and POSTs
         w.key("deliveries").begin_array();
-        Stmt a(db_, "SELECT attempt, at, http_status, error, ms FROM delivery_attempts WHERE outbox_seq = ? ORDER BY attempt");
-        a.bind(1, s.integer(0));
-        while (a.step()) {
+        for (const auto& a : db_.query("SELECT attempt, at, http_status, error, ms FROM delivery_attempts WHERE outbox_seq = ? "
+                                       "ORDER BY attempt",
+                                       {s.integer(0)})) {
             w.begin_object().num("attempt", a.integer(0)).str("at", iso8601(a.integer(1)));
             w.key("httpStatus");
             if (a.is_null(2)) w.null();
@@ -158,109 +141,49 @@ std::string Webhooks::log(std::int64_t since, int limit) {
     return w.take();
 }
 
-void Webhooks::start() {
-    stopping_ = false;
-    thread_ = std::thread([this] { run(); });
-}
+void Webhooks::start() { outbox_.start(); }
+void Webhooks::stop() { outbox_.stop(); }
+void Webhooks::wake() { outbox_.wake(); }
 
-void Webhooks::stop() {
-    {
-        std::lock_guard<std::mutex> lk(mutex_);
-        stopping_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-}
-
-void Webhooks::wake() {
-    {
-        std::lock_guard<std::mutex> lk(mutex_);
-        woken_ = true;
-    }
-    cv_.notify_all();
-}
-
-void Webhooks::run() {
-    while (true) {
-        {
-            std::unique_lock<std::mutex> lk(mutex_);
-            if (stopping_) return;
-        }
-        bool delivered_any = false;
-        try {
-            delivered_any = deliver_one();
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "paywasm-sandbox: webhook delivery: %s\n", e.what());
-        }
-        if (delivered_any) continue;
-        std::unique_lock<std::mutex> lk(mutex_);
-        cv_.wait_for(lk, std::chrono::milliseconds(100), [this] { return stopping_ || woken_; });
-        woken_ = false;
-    }
-}
-
-bool Webhooks::deliver_one() {
-    // Deliver to the URL configured now: a merchant who fixes a wrong URL gets the backlog; with no
-    // URL, pending events wait.
+std::optional<paywasm::server::OutboxStore::Item> Webhooks::claim(std::int64_t now) {
     const std::optional<std::string> current = url();
-    if (!current) return false;
-    std::int64_t seq = 0, attempts = 0;
-    std::string target, body;
-    {
-        auto lk = db_.lock();
-        Stmt s(db_, "SELECT seq, url, body, attempts FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? "
-                    "ORDER BY next_attempt_at, seq LIMIT 1");
-        s.bind(1, now_ms());
-        if (!s.step()) return false;
-        seq = s.integer(0);
-        target = s.text(1);
-        body = s.text(2);
-        attempts = s.integer(3);
-    }
-    target = *current;
+    if (!current) return std::nullopt;
+    const auto rows = db_.query("SELECT seq, body, attempts FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? "
+                                "ORDER BY next_attempt_at, seq LIMIT 1",
+                                {now});
+    if (rows.empty()) return std::nullopt;
+    Item item;
+    item.id = std::to_string(rows[0].integer(0));
+    item.body = rows[0].text(1);
+    item.attempts = rows[0].integer(2);
+    item.url = *current;
+    item.headers = {{"User-Agent", "paywasm-sandbox"}, {"X-Sandbox-Event", item.id}};
+    if (!split_url(item.url)) item.refuse = "not an http(s) URL";
+    else if (!allowed(item.url)) item.refuse = "host not allowed (loopback or --allow-webhook-host only)";  // stored by an older run
+    return item;
+}
 
-    const std::int64_t started = now_ms();
-    std::optional<std::int64_t> http_status;
-    std::optional<std::string> error;
-    auto parts = split_url(target);
-    if (!parts) {
-        error = "not an http(s) URL";
-    } else if (!allowed(target)) {  // a URL stored by an older run or before a flag was dropped
-        error = "host not allowed (loopback or --allow-webhook-host only)";
-    } else {
-        httplib::Client client(parts->first);
-        client.set_connection_timeout(3, 0);
-        client.set_read_timeout(5, 0);
-        client.set_write_timeout(5, 0);
-        httplib::Headers headers = {{"User-Agent", "paywasm-sandbox"},
-                                    {"X-Sandbox-Event", std::to_string(seq)}};
-        auto result = client.Post(parts->second, headers, body, "application/json");
-        if (result) {
-            http_status = result->status;
-            if (result->status < 200 || result->status > 299) error = "HTTP " + std::to_string(result->status);
+void Webhooks::delivered(const Item& item, const Attempt& attempt) { record(item, attempt); }
+void Webhooks::failed(const Item& item, const Attempt& attempt) { record(item, attempt); }
+
+void Webhooks::record(const Item& item, const Attempt& attempt) {
+    const std::int64_t seq = std::stoll(item.id), attempts = item.attempts + 1;
+    const SqlValue http_status = attempt.http_status ? SqlValue(std::int64_t{*attempt.http_status}) : SqlValue();
+    const bool ok = attempt.error.empty();
+    db_.transaction([&] {
+        db_.execute("INSERT INTO delivery_attempts (outbox_seq, attempt, at, http_status, error, ms) VALUES (?, ?, ?, ?, ?, ?)",
+                    {seq, attempts, attempt.started, http_status, ok ? SqlValue() : SqlValue(attempt.error),
+                     attempt.finished - attempt.started});
+        if (ok) {
+            db_.execute("UPDATE outbox SET state = 'delivered', attempts = ?, url = ?, last_http_status = ?, last_error = NULL, "
+                        "delivered_at = ?, next_attempt_at = NULL WHERE seq = ?",
+                        {attempts, item.url, http_status, attempt.finished, seq});
         } else {
-            error = httplib::to_string(result.error());
+            db_.execute("UPDATE outbox SET attempts = ?, url = ?, last_http_status = ?, last_error = ?, next_attempt_at = ? "
+                        "WHERE seq = ?",
+                        {attempts, item.url, http_status, attempt.error, attempt.next_attempt_at, seq});
         }
-    }
-    const std::int64_t finished = now_ms();
-    ++attempts;
-
-    DbTransaction t(db_);
-    Stmt a(db_, "INSERT INTO delivery_attempts (outbox_seq, attempt, at, http_status, error, ms) VALUES (?, ?, ?, ?, ?, ?)");
-    a.bind(1, seq).bind(2, attempts).bind(3, started).bind(4, http_status).bind(5, error).bind(6, finished - started).run();
-    if (!error) {
-        Stmt u(db_, "UPDATE outbox SET state = 'delivered', attempts = ?, url = ?, last_http_status = ?, last_error = NULL, "
-                    "delivered_at = ?, next_attempt_at = NULL WHERE seq = ?");
-        u.bind(1, attempts).bind(2, target).bind(3, http_status).bind(4, finished).bind(5, seq).run();
-    } else {
-        const double backoff_s = std::min(std::pow(2.0, static_cast<double>(attempts - 1)), 600.0);
-        const std::int64_t next = finished + std::max<std::int64_t>(config_.scaled_ms(backoff_s), 10);
-        Stmt u(db_, "UPDATE outbox SET attempts = ?, url = ?, last_http_status = ?, last_error = ?, next_attempt_at = ? "
-                    "WHERE seq = ?");
-        u.bind(1, attempts).bind(2, target).bind(3, http_status).bind(4, error).bind(5, next).bind(6, seq).run();
-    }
-    t.commit();
-    return true;
+    });
 }
 
 }  // namespace sandbox

@@ -1,4 +1,5 @@
-// webhooks.hpp — the merchant's webhook: an outbox in SQLite and one delivery thread.
+// webhooks.hpp — the merchant's webhook: an outbox in SQLite, delivered by the shared outbox worker
+// (src/server/outbox.hpp, one thread).
 //
 // Every status change of a transaction enqueues one event (in the same database transaction as the
 // change, so none is lost). The body is the service's documented shape:
@@ -8,27 +9,24 @@
 // until a 2xx with back-off min(2^(attempt-1), 600) s / speed; the outbox survives restarts.
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "config.hpp"
 #include "http.hpp"
+#include "server/outbox.hpp"
 #include "identity.hpp"
 #include "store.hpp"
 
 namespace sandbox {
 
-class Webhooks {
+class Webhooks : private paywasm::server::OutboxStore {
 public:
     Webhooks(Db& db, const Config& config, const Identity& identity);
     ~Webhooks();
 
-    // Call with a DbTransaction open: records the event for `transaction` (the Transaction object's
+    // Call inside the ledger's transaction (Db::transaction): records the event for `transaction` (the Transaction object's
     // JSON text, as the sandbox wrote it).
     void enqueue(const std::string& transaction);
 
@@ -46,17 +44,17 @@ public:
     void wake();  // deliver what is due now (after a URL change)
 
 private:
-    void run();
-    bool deliver_one();  // false when nothing is due
+    // OutboxStore: the oldest due event, to the URL configured now (a merchant who fixes a wrong URL
+    // gets the backlog; with no URL, pending events wait); each attempt is logged.
+    std::optional<Item> claim(std::int64_t now) override;
+    void delivered(const Item& item, const Attempt& attempt) override;
+    void failed(const Item& item, const Attempt& attempt) override;
+    void record(const Item& item, const Attempt& attempt);
 
     Db& db_;
     const Config& config_;
     const Identity& identity_;
-    std::thread thread_;
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool stopping_ = false;
-    bool woken_ = false;
+    paywasm::server::Outbox outbox_;
 };
 
 }  // namespace sandbox

@@ -11,8 +11,8 @@ namespace merchant {
 
 namespace {
 
-using Req = const httplib::Request&;
-using Res = httplib::Response&;
+using Req = const Request&;
+using Res = Response&;
 using Body = const std::string&;
 
 void require_app(const Gateway& gw, Req req) {
@@ -68,7 +68,7 @@ std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
 
 }  // namespace
 
-void register_app_api(httplib::Server& server, Gateway& gw) {
+void register_app_api(Router& server, Gateway& gw) {
     const std::size_t limit = gw.config.max_body;
 
     // POST /v1/sessions {offerId, currency, cart, shippingAddress?, customerInfo?, methods?}

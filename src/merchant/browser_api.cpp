@@ -1,28 +1,32 @@
 // The browser API: what the widget reads and does with a session id (its capability). CORS headers
 // go to --shop-origin only; no answer carries a secret (no merchant token, no merchantAuth, no app
 // secret): the checkout view is the cart, the amount and the merchant's public key.
+#include <algorithm>
+#include <chrono>
 #include <regex>
 
 #include "gateway.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/protocol.hpp"
+#include "server/event_stream.hpp"
 #include "server/util.hpp"
 
 namespace merchant {
 
 namespace {
 
-using Req = const httplib::Request&;
-using Res = httplib::Response&;
+using Req = const Request&;
+using Res = Response&;
 using Body = const std::string&;
 
 void cors(const Gateway& gw, Req req, Res res) {
     const std::string origin = req.get_header_value("Origin");
     res.set_header("Vary", "Origin");
     if (!origin.empty() && origin == gw.config.shop_origin) {
+        // No Access-Control-Allow-Credentials: the gateway reads no cookie (the session id is the
+        // credential), so the widget sends none, and a page of the shop's origin cannot make the
+        // browser attach cookies of the gateway's domain.
         res.set_header("Access-Control-Allow-Origin", origin);
-        // EventSource({withCredentials: true}) needs it; the gateway itself reads no cookie.
-        res.set_header("Access-Control-Allow-Credentials", "true");
     }
 }
 
@@ -55,59 +59,66 @@ std::string checkout_view(const Gateway& gw, const Session& s) {
     return w.take();
 }
 
-// One SSE stream: the current status first, then one event per change, closed at a final status.
-// Between changes a comment line every 15 s keeps proxies from closing it.
-struct Stream {
-    std::uint64_t tick = 0;
-    std::int64_t sent_version = -1;
-    bool started = false;
-};
-
-bool stream_step(Gateway& gw, const std::string& id, Stream& st, httplib::DataSink& sink) {
-    if (!st.started) {
-        st.started = true;
-        gw.hub.watch(id);  // before the first read: a change from now on wakes this stream
-        st.tick = gw.hub.tick(id);
-        static const std::string hello = "retry: 2000\n\n";
-        if (!sink.write(hello.data(), hello.size())) return false;
-    } else {
-        st.tick = gw.hub.wait(id, st.tick, 15000);
-        if (gw.hub.stopping()) {
-            sink.done();
-            return true;
+// One SSE stream, on the server's event loop: the current status first, then one event per change;
+// it ends at a final status, at the session's expiry, after --stream-max-seconds (the client
+// reconnects after `retry:`), when the client leaves or the gateway stops. Between changes a comment
+// line every 15 s keeps proxies from closing it. The session is read only when the hub wakes the
+// stream (a change here, a NOTIFY from another instance), on the gateway's own stream threads:
+// never on the workers that answer webhooks and the app API, and not for a heartbeat.
+boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared_ptr<EventStream> out) {
+    using namespace std::chrono;
+    gw.hub.watch(id, out);  // before the first read: a change from now on wakes this stream
+    const auto ends_at = steady_clock::now() + seconds(gw.config.stream_max_seconds);
+    std::int64_t sent_version = -1, expires_at = 0;
+    bool ok = co_await out->write("retry: 2000\n\n");
+    bool read = true;  // the first pass sends the current status
+    while (ok && out->open() && !gw.hub.stopping()) {
+        if (read) {
+            std::optional<Session> s;
+            bool unavailable = false;
+            try {
+                s = co_await on_pool(*gw.stream_reads, [&gw, &id] { return gw.store.session(id); });
+            } catch (const StorageUnavailable&) {
+                unavailable = true;
+            }
+            if (unavailable) {
+                ok = co_await out->write(": storage unavailable, retrying\n\n");
+            } else if (!s) {
+                break;
+            } else {
+                expires_at = s->expires_at;
+                if (s->status.version != sent_version) {
+                    sent_version = s->status.version;
+                    ok = co_await out->write("id: " + std::to_string(s->status.version) + "\ndata: " + gw.status_json(*s) + "\n\n");
+                    if (s->status.final) break;
+                }
+            }
+            read = unavailable;  // (retried at the next heartbeat)
+        } else {
+            ok = co_await out->write(": ping\n\n");
         }
+        const auto now = steady_clock::now();
+        const std::int64_t to_expiry = expires_at ? expires_at - now_ms() : 15000;
+        if (to_expiry <= 0 || now >= ends_at) break;
+        const auto wait = std::min({milliseconds(15000), milliseconds(to_expiry),
+                                    duration_cast<milliseconds>(ends_at - now) + milliseconds(1)});
+        if (co_await out->wait(wait)) read = true;
     }
-    std::optional<Session> s;
-    try {
-        s = gw.store.session(id);
-    } catch (const StorageUnavailable&) {
-        static const std::string note = ": storage unavailable, retrying\n\n";
-        return sink.write(note.data(), note.size());
-    }
-    if (!s) {
-        sink.done();
-        return true;
-    }
-    if (s->status.version != st.sent_version) {
-        st.sent_version = s->status.version;
-        const std::string event = "id: " + std::to_string(s->status.version) + "\ndata: " + gw.status_json(*s) + "\n\n";
-        if (!sink.write(event.data(), event.size())) return false;
-        if (s->status.final) {
-            sink.done();
-            return true;
-        }
-    } else {
-        static const std::string ping = ": ping\n\n";
-        if (!sink.write(ping.data(), ping.size())) return false;
-    }
-    return true;
+    gw.hub.unwatch(id, out.get());
 }
+
+// Gives a stream slot back when the answer holding it is gone (also when the stream never started).
+struct StreamSlot {
+    Gateway& gw;
+    std::string session_id, client;
+    ~StreamSlot() { gw.hub.release(session_id, client); }
+};
 
 const std::regex kAsset("^[A-Za-z0-9]{2,10}$");
 
 }  // namespace
 
-void register_browser_api(httplib::Server& server, Gateway& gw) {
+void register_browser_api(Router& server, Gateway& gw) {
     const std::size_t limit = gw.config.max_body;
 
     // CORS preflight (the widget POSTs JSON): the shop's origin only.
@@ -196,20 +207,24 @@ void register_browser_api(httplib::Server& server, Gateway& gw) {
         if (req.get_header_value("Accept").find("text/event-stream") == std::string::npos) {
             return send_json(res, 200, gw.status_json(s));
         }
-        if (gw.streams.fetch_add(1) >= gw.config.max_streams) {
-            gw.streams.fetch_sub(1);
-            throw HttpError(503, "too_many_streams", "too many status streams are open; poll this URL without text/event-stream");
+        std::string refused;
+        if (!gw.hub.reserve(s.id, req.remote_addr, gw.config, refused)) {
+            res.set_header("Retry-After", "5");
+            if (refused == "total") {
+                throw HttpError(503, "too_many_streams", "too many status streams are open; poll this URL without text/event-stream");
+            }
+            throw HttpError(429, "too_many_streams",
+                            std::string("too many status streams are open for this ") + (refused == "session" ? "session" : "client") +
+                                "; poll this URL without text/event-stream");
         }
-        auto st = std::make_shared<Stream>();
-        const std::string id = s.id;
+        std::shared_ptr<StreamSlot> slot(new StreamSlot{gw, s.id, req.remote_addr});  // (no temporary: it would release)
+        if (expired(s) && !s.status.final) {
+            // Nothing will change any more: 204 tells an EventSource not to reconnect.
+            res.status = 204;
+            return;
+        }
         res.set_header("X-Accel-Buffering", "no");
-        res.set_chunked_content_provider(
-            "text/event-stream",
-            [&gw, id, st](std::size_t, httplib::DataSink& sink) { return stream_step(gw, id, *st, sink); },
-            [&gw, id, st](bool) {
-                if (st->started) gw.hub.unwatch(id);
-                gw.streams.fetch_sub(1);
-            });
+        res.stream = make_stream([&gw, id = s.id, slot](std::shared_ptr<EventStream> out) { return run_stream(gw, id, std::move(out)); });
     });
 }
 

@@ -4,15 +4,16 @@
 //   browser_api.cpp  /v1/checkout/{id}[/qr|/status]    the widget (CORS for --shop-origin only)
 //   webhooks.cpp     /v1/webhooks                      the service's signed status changes
 //   decide.cpp       the money rules, pure: a verified webhook against the session → an outcome
+//   forwarder.cpp    the outbox: every event POSTed to --app-callback, signed with the event
+//                    secret, retried (the shared outbox worker, src/server/outbox.hpp)
+//   health.cpp       /healthz, /readyz, /metrics
 //   store.cpp        every table and query (SQLite or PostgreSQL through src/server/sql.hpp)
-//   gateway.cpp      keys, the service client, the status hub, the outbox worker that POSTs every
-//                    event to --app-callback, signed with the event secret, retried
+//   gateway.cpp      keys, the service client, the status JSON
+//   status_hub.cpp   which SSE streams a change wakes, and the stream caps
 // A payment's status travels: service webhook → verify_webhook (core) → store (one transaction with
 // the session's row locked: decide_webhook, then event, transaction, session status, outbox row,
 // NOTIFY) → StatusHub → each SSE stream.
 #pragma once
-
-#include <httplib.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -30,6 +31,7 @@
 #include "paywasm/error.hpp"
 #include "paywasm/models.hpp"
 #include "paywasm/protocol.hpp"
+#include "server/event_stream.hpp"
 #include "server/http.hpp"
 #include "server/sql.hpp"
 
@@ -52,7 +54,10 @@ struct Config {
     paywasm::Padding padding = paywasm::Padding::oaep_sha1;
     std::int64_t session_ttl_ms = 60LL * 60 * 1000;
     std::int64_t retry_base_ms = 1000;  // forwarding back-off: base * 2^(attempt-1), at most 10 min
-    int max_streams = 256;              // concurrent SSE streams; more get 503
+    int max_streams = 10000;            // concurrent SSE streams; more get 503
+    int max_streams_per_session = 8;    // per session id; more get 429
+    int max_streams_per_client = 1000;  // per client address; more get 429
+    int stream_max_seconds = 1800;      // a stream ends after this (the client reconnects after `retry:`)
     int service_timeout_s = 30;
     std::size_t max_body = 64 * 1024;
     bool verbose = false;               // access log on stderr
@@ -84,29 +89,26 @@ struct Session {
 };
 
 // Wakes the SSE streams of a session when its status changed (here or, through PostgreSQL
-// NOTIFY, on another instance). A stream waits for the session's tick to move past the one it saw.
+// NOTIFY, on another instance), and keeps the stream caps. Thread-safe.
 class StatusHub {
 public:
-    // A stream calls watch() before its first tick() and unwatch() when it ends: only watched
-    // sessions keep an entry, so a notify() wakes that session's streams and no others.
-    void watch(const std::string& session_id);
-    void unwatch(const std::string& session_id);
-    std::uint64_t tick(const std::string& session_id);
-    // Waits until the tick differs from `seen`, `timeout_ms` passed, or shutdown(); returns the tick.
-    std::uint64_t wait(const std::string& session_id, std::uint64_t seen, int timeout_ms);
+    // A slot for a stream of `session_id` opened by `client`: true and counted, or false with the
+    // cap that refused it in `refused` ("total", "session", "client"). release() gives it back.
+    bool reserve(const std::string& session_id, const std::string& client, const Config& caps, std::string& refused);
+    void release(const std::string& session_id, const std::string& client);
+    // A stream calls watch() before its first read of the session and unwatch() when it ends.
+    void watch(const std::string& session_id, const std::shared_ptr<EventStream>& stream);
+    void unwatch(const std::string& session_id, const EventStream* stream);
     void notify(const std::string& session_id);  // "" wakes every stream (after a reconnect)
-    void shutdown();
+    void shutdown();                             // wakes every stream; stopping() turns true
     bool stopping() const { return stopping_; }
+    int open() const;                            // streams reserved now
 
 private:
-    struct Entry {
-        std::condition_variable cv;
-        std::uint64_t tick = 0;
-        int watchers = 0;
-    };
-    std::mutex mutex_;
-    std::map<std::string, std::shared_ptr<Entry>> entries_;
-    std::uint64_t all_ = 0;
+    mutable std::mutex mutex_;
+    std::map<std::string, std::vector<std::shared_ptr<EventStream>>> watchers_;
+    std::map<std::string, int> per_session_, per_client_;
+    int total_ = 0;
     std::atomic<bool> stopping_{false};
 };
 
@@ -188,7 +190,9 @@ struct Gateway {
     // store (and that thread) must be gone before the hub is destroyed.
     StatusHub hub;
     Store store;
-    std::atomic<int> streams{0};
+    // The threads that read sessions for SSE streams (2): apart from the server's workers, so that
+    // thousands of streams waking at once cannot delay a webhook or the app API.
+    std::unique_ptr<boost::asio::thread_pool> stream_reads;
 
     // Sends a prepared request to the service once (no retry) and parses the answer with `parse`
     // (a core parse_*_response). Whatever fails on the service's side becomes an HttpError:
@@ -211,17 +215,13 @@ struct Gateway {
     void stop();
 
 private:
-    void forward_loop();
-    std::vector<std::thread> forwarders_;
-    std::mutex forward_mutex_;
-    std::condition_variable forward_cv_;
-    bool forward_wake_ = false;
-    std::atomic<bool> stopping_{false};
+    struct Forwarder;  // forwarder.cpp: the store's outbox rows on the shared outbox worker
+    std::shared_ptr<Forwarder> forwarder_;
 };
 
-void register_app_api(httplib::Server& server, Gateway& gw);
-void register_browser_api(httplib::Server& server, Gateway& gw);
-void register_webhooks(httplib::Server& server, Gateway& gw);
+void register_app_api(Router& server, Gateway& gw);
+void register_browser_api(Router& server, Gateway& gw);
+void register_webhooks(Router& server, Gateway& gw);
 
 // The status JSON's money members for a session's status (status_json, forwarded events):
 // "orderTotal" (the session's fiat total) and "expected", "received", "remaining" (the core's

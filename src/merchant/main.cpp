@@ -1,21 +1,17 @@
 // paywasm-merchant — the merchant's gateway (docs/merchant.md). Options below; the two secrets come
 // from the environment only. The first line on stdout is
 // "paywasm-merchant: listening on http://HOST:PORT" once it accepts connections.
-#include <pthread.h>
-#include <signal.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <chrono>
-#include <thread>
 
 #include "gateway.hpp"
+#include "health.hpp"
 #include "paywasm/error.hpp"
 #include "server/options.hpp"
-#include "server/serve.hpp"
-#include "server/transport.hpp"
+#include "server/server.hpp"
+#include "server/url.hpp"
 
 namespace {
 
@@ -35,7 +31,10 @@ const char* kUsage =
     "  --padding NAME            oaep-sha1 (default) | oaep-sha256 | pkcs1v15, for merchantAuth and the widget\n"
     "  --session-ttl SECONDS     how long a session accepts payments (default 3600)\n"
     "  --retry-base-ms N         forwarding back-off base: N * 2^(attempt-1) ms, at most 10 min (default 1000)\n"
-    "  --max-streams N           concurrent status streams (default 256)\n"
+    "  --max-streams N           concurrent status streams (default 10000; more get 503)\n"
+    "  --max-streams-per-session N  streams of one session (default 8; more get 429)\n"
+    "  --max-streams-per-client N   streams from one client address (default 1000; more get 429)\n"
+    "  --stream-max-seconds S    a stream ends after S seconds; the widget reconnects (default 1800)\n"
     "  --service-timeout S       seconds per service call (default 30)\n"
     "  --verbose                 access log (session ids cut short) and refused webhooks on stderr\n"
     "environment:\n"
@@ -111,7 +110,10 @@ merchant::Config parse_args(int argc, char** argv) {
             }
         } else if (name == "session-ttl") c.session_ttl_ms = parse_int(name, value, 60, 30LL * 24 * 3600) * 1000;
         else if (name == "retry-base-ms") c.retry_base_ms = parse_int(name, value, 1, 600000);
-        else if (name == "max-streams") c.max_streams = static_cast<int>(parse_int(name, value, 1, 10000));
+        else if (name == "max-streams") c.max_streams = static_cast<int>(parse_int(name, value, 1, 100000));
+        else if (name == "max-streams-per-session") c.max_streams_per_session = static_cast<int>(parse_int(name, value, 1, 100000));
+        else if (name == "max-streams-per-client") c.max_streams_per_client = static_cast<int>(parse_int(name, value, 1, 100000));
+        else if (name == "stream-max-seconds") c.stream_max_seconds = static_cast<int>(parse_int(name, value, 1, 7 * 24 * 3600));
         else if (name == "service-timeout") c.service_timeout_s = static_cast<int>(parse_int(name, value, 1, 600));
         else usage_error("unknown option --" + name);
     };
@@ -138,7 +140,7 @@ merchant::Config parse_args(int argc, char** argv) {
     } catch (const paywasm::Error& e) {
         usage_error(std::string("--") + e.what());
     }
-    if (!c.app_callback.empty() && c.app_callback.rfind("http://", 0) != 0 && c.app_callback.rfind("https://", 0) != 0) {
+    if (!c.app_callback.empty() && !paywasm::server::split_url(c.app_callback)) {
         usage_error("--app-callback must start with http:// or https://");
     }
     const char* token = std::getenv("PAYWASM_MERCHANT_TOKEN");
@@ -160,46 +162,40 @@ merchant::Config parse_args(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // SIGINT/SIGTERM: taken by serve_until_signal (blocked in every thread from here on).
+    paywasm::server::block_stop_signals();
     merchant::Config config = parse_args(argc, argv);
     paywasm::server::set_server_name("paywasm-merchant");
-
-    // SIGINT/SIGTERM are taken by one thread (sigwait), which stops the server.
-    sigset_t stop_signals;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGINT);
-    sigaddset(&stop_signals, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-    signal(SIGPIPE, SIG_IGN);
 
     int exit_code = 0;
     try {
         auto sql = paywasm::server::open_sql(config.db);
         merchant::Gateway gw(config, std::move(sql));
 
-        httplib::Server server;
-        // Every SSE stream holds a worker thread: room for --max-streams of them beside the rest.
-        const std::size_t threads = static_cast<std::size_t>(config.max_streams) + 16;
-        server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-        server.set_payload_max_length(paywasm::server::drain_limit(config.max_body));
-        // An idle kept-alive connection holds a worker thread, and a stop waits for it: keep it short.
-        server.set_keep_alive_timeout(1);
-        // Small JSON answers on kept-alive connections: without TCP_NODELAY, Nagle + delayed ACK
-        // hold each one up to 40 ms.
-        server.set_tcp_nodelay(true);
-        server.set_keep_alive_max_count(1000);  // (default 5: a busy client reconnects every 5 requests)
-        server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-            if (res.body.empty()) paywasm::server::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
+        paywasm::server::Router server;
+        server.set_error_handler([](const paywasm::server::Request&, paywasm::server::Response& res) {
+            paywasm::server::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
         });
-        if (config.verbose) paywasm::server::log_access(server);
         merchant::register_app_api(server, gw);
         merchant::register_browser_api(server, gw);
         merchant::register_webhooks(server, gw);
+        std::atomic<const paywasm::server::Server*> running{nullptr};
+        merchant::register_health(server, gw, running);
 
-        const int port = paywasm::server::bind_or_throw(server, config.host, config.port);
+        paywasm::server::ServerOptions options;
+        options.host = config.host;
+        options.port = config.port;
+        options.max_body = config.max_body;
+        // Streams, slow clients and idle connections cost no thread: room for every stream beside
+        // a busy shop's other connections.
+        options.max_connections = static_cast<std::size_t>(config.max_streams) + 4096;
+        options.access_log = config.verbose;
+        paywasm::server::Server http(options, server);
+        running = &http;
         gw.start_forwarder();
-        std::printf("paywasm-merchant: listening on %s\n", paywasm::server::http_origin(config.host, port).c_str());
+        std::printf("paywasm-merchant: listening on %s\n", paywasm::server::http_origin(config.host, http.port()).c_str());
         std::fflush(stdout);
-        paywasm::server::serve_until_signal(server, stop_signals, [&] { gw.hub.shutdown(); });
+        paywasm::server::serve_until_signal(http, [&] { gw.hub.shutdown(); });
         gw.stop();
         std::fprintf(stderr, "paywasm-merchant: stopped\n");
     } catch (const std::exception& e) {

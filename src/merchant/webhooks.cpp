@@ -32,14 +32,14 @@ void log_refusal(const std::string& what, const std::string& transaction_id) {
 
 }  // namespace
 
-void register_webhooks(httplib::Server& server, Gateway& gw) {
+void register_webhooks(Router& server, Gateway& gw) {
     // The service checks the URL with a GET before using it.
-    route(server, "GET", "/v1/webhooks", gw.config.max_body, [](const httplib::Request&, httplib::Response& res, const std::string&) {
+    route(server, "GET", "/v1/webhooks", gw.config.max_body, [](const Request&, Response& res, const std::string&) {
         send_json(res, 200, R"({"ok":true})");
     });
 
     route(server, "POST", "/v1/webhooks", gw.config.max_body,
-          [&gw](const httplib::Request&, httplib::Response& res, const std::string& body) {
+          [&gw](const Request&, Response& res, const std::string& body) {
               paywasm::VerifiedWebhook hook;
               try {
                   hook = paywasm::verify_webhook(body, gw.webhook_key);

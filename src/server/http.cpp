@@ -1,14 +1,8 @@
 #include "http.hpp"
 
-#include <arpa/inet.h>
-#include <dirent.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
-#include <memory>
 
 #include "paywasm/error.hpp"
 #include "server/sql.hpp"
@@ -25,12 +19,12 @@ std::string& name_slot() {
 void set_server_name(std::string name) { name_slot() = std::move(name); }
 const std::string& server_name() { return name_slot(); }
 
-void send_json(httplib::Response& res, int status, const std::string& json) {
+void send_json(Response& res, int status, const std::string& json) {
     res.status = status;
     res.set_content(json, "application/json");
 }
 
-void send_error(httplib::Response& res, int status, std::string_view slug, std::string_view message,
+void send_error(Response& res, int status, std::string_view slug, std::string_view message,
                 std::string_view field) {
     JsonWriter w;
     w.begin_object().num("code", status).str("error", slug).str("message", message);
@@ -39,7 +33,7 @@ void send_error(httplib::Response& res, int status, std::string_view slug, std::
     send_json(res, status, w.text());
 }
 
-JsonDocument parse_object(const httplib::Request& req, const std::string& body) {
+JsonDocument parse_object(const Request& req, const std::string& body) {
     std::string type = req.get_header_value("Content-Type");
     std::string media = type.substr(0, type.find(';'));
     while (!media.empty() && media.back() == ' ') media.pop_back();
@@ -107,7 +101,7 @@ std::optional<JsonValue> opt_member(JsonValue obj, const char* name) {
     return v;
 }
 
-std::string bearer_token(const httplib::Request& req) {
+std::string bearer_token(const Request& req) {
     std::string h = req.get_header_value("Authorization");
     if (h.size() < 7) return {};
     std::string scheme = h.substr(0, 7);
@@ -117,57 +111,7 @@ std::string bearer_token(const httplib::Request& req) {
     return start == std::string::npos ? std::string() : h.substr(start);
 }
 
-namespace {
-
-// cpp-httplib does not hand the socket to handlers, so find it: the one descriptor whose local port
-// is this server's and whose peer is the request's client. shutdown() (not close(): httplib still
-// owns the descriptor) ends the connection; httplib then closes it.
-void shutdown_connection(int local_port, int remote_port) {
-    DIR* dir = opendir("/proc/self/fd");
-    if (!dir) return;
-    while (dirent* e = readdir(dir)) {
-        char* end = nullptr;
-        long fd = std::strtol(e->d_name, &end, 10);
-        if (end == e->d_name || *end != '\0') continue;
-        sockaddr_storage local{}, peer{};
-        socklen_t llen = sizeof local, plen = sizeof peer;
-        if (getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&local), &llen) != 0) continue;
-        if (getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&peer), &plen) != 0) continue;
-        auto port_of = [](const sockaddr_storage& a) -> int {
-            if (a.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(a).sin_port);
-            if (a.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(a).sin6_port);
-            return -1;
-        };
-        if (port_of(local) == local_port && port_of(peer) == remote_port) {
-            ::shutdown(static_cast<int>(fd), SHUT_RDWR);
-            break;
-        }
-    }
-    closedir(dir);
-}
-
-}  // namespace
-
-void drop_connection(const httplib::Request& req) { shutdown_connection(req.local_port, req.remote_port); }
-
-// httplib keeps a connection alive whatever the answer says, so the body is sent by a content
-// provider that shuts the connection down once the last byte is out.
-void close_after_answer(const httplib::Request& req, httplib::Response& res) {
-    auto body = std::make_shared<std::string>(res.body);
-    std::string type = res.get_header_value("Content-Type");
-    res.headers.erase("Content-Type");
-    res.body.clear();
-    res.set_header("Connection", "close");
-    const int local = req.local_port, remote = req.remote_port;
-    res.set_content_provider(body->size(), type,
-                             [body, local, remote](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-                                 if (!sink.write(body->data() + offset, length)) return false;
-                                 if (offset + length >= body->size()) shutdown_connection(local, remote);
-                                 return true;
-                             });
-}
-
-void guard(httplib::Response& res, const std::function<void()>& body) {
+void guard(Response& res, const std::function<void()>& body) {
     try {
         body();
     } catch (const HttpError& e) {
@@ -185,47 +129,15 @@ void guard(httplib::Response& res, const std::function<void()>& body) {
     }
 }
 
-void route(httplib::Server& server, std::string_view method, const std::string& pattern, std::size_t max_body,
-           Handler handler) {
-    if (method == "GET" || method == "DELETE") {
-        auto wrapped = [handler](const httplib::Request& req, httplib::Response& res) {
-            guard(res, [&] { handler(req, res, std::string()); });
-        };
-        if (method == "GET") server.Get(pattern, wrapped);
-        else server.Delete(pattern, wrapped);
-        return;
-    }
-    auto wrapped = [handler, max_body](const httplib::Request& req, httplib::Response& res,
-                                       const httplib::ContentReader& reader) {
-        // Over the limit, nothing more is kept, but the rest is read and dropped (up to
-        // drain_limit) so the connection stays usable; past that the connection is closed.
-        std::string body;
-        std::size_t seen = 0;
-        const std::size_t cap = drain_limit(max_body);
-        bool complete = reader([&](const char* data, std::size_t len) {
-            seen += len;
-            if (seen > max_body) {
-                std::string().swap(body);
-                return seen <= cap;
-            }
-            body.append(data, len);
-            return true;
-        });
-        if (seen > max_body) {
+void route(Router& server, std::string_view method, const std::string& pattern, std::size_t max_body, Handler handler) {
+    server.add(method, pattern, [handler = std::move(handler), max_body](const Request& req, Response& res) {
+        if (req.body.size() > max_body) {
             send_error(res, 413, "payload_too_large",
                        "the body is larger than " + server_name() + "'s limit of " + std::to_string(max_body) + " bytes");
-            if (!complete) close_after_answer(req, res);
             return;
         }
-        if (!complete) {
-            send_error(res, 400, "bad_request", "the body could not be read");
-            close_after_answer(req, res);
-            return;
-        }
-        guard(res, [&] { handler(req, res, body); });
-    };
-    if (method == "POST") server.Post(pattern, wrapped);
-    else server.Put(pattern, wrapped);
+        guard(res, [&] { handler(req, res, req.body); });
+    });
 }
 
 }  // namespace paywasm::server

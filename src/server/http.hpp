@@ -10,8 +10,6 @@
 // written with paywasm::JsonWriter (compact, members in the order written).
 #pragma once
 
-#include <httplib.h>
-
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -19,6 +17,8 @@
 #include <string_view>
 
 #include "paywasm/json.hpp"
+#include "server/message.hpp"
+#include "server/router.hpp"
 
 namespace paywasm::server {
 
@@ -40,14 +40,14 @@ void set_server_name(std::string name);
 const std::string& server_name();
 
 // `json` is a complete JSON text (a JsonWriter's text()).
-void send_json(httplib::Response& res, int status, const std::string& json);
-void send_error(httplib::Response& res, int status, std::string_view slug, std::string_view message,
+void send_json(Response& res, int status, const std::string& json);
+void send_error(Response& res, int status, std::string_view slug, std::string_view message,
                 std::string_view field = {});
 
 // The request body as a JSON object: Content-Type must be application/json (415 otherwise), the
 // text must parse by the core's rules (400 invalid_json, with the core's reason) and be an object
 // (400). The document's root() is the object.
-JsonDocument parse_object(const httplib::Request& req, const std::string& body);
+JsonDocument parse_object(const Request& req, const std::string& body);
 
 // A stored JSON text (the sandbox's own, or what a client once sent) through the core's reader;
 // nullopt when it refuses it.
@@ -72,25 +72,21 @@ std::optional<std::string> opt_string(JsonValue obj, const char* name, const std
 std::optional<JsonValue> opt_member(JsonValue obj, const char* name);
 
 // The token of an `Authorization: Bearer <token>` header, or empty.
-std::string bearer_token(const httplib::Request& req);
+std::string bearer_token(const Request& req);
 
 // Closes the request's connection without an answer (the `drop` fault).
-void drop_connection(const httplib::Request& req);
-// Sends the answer already in `res`, then closes the connection: for a request whose body was not
-// read (413), which must not be taken for the next request on a kept-alive connection.
-void close_after_answer(const httplib::Request& req, httplib::Response& res);
+inline void drop_connection(Response& res) { res.drop = true; }
+// Sends the answer in `res`, then closes the connection.
+inline void close_after_answer(const Request&, Response& res) { res.close = true; }
 
 // Runs `body`, turning whatever it throws into a JSON error answer (HttpError as given,
 // paywasm::Error as 400 with its code and field, StorageUnavailable as 503, anything else as 500).
-void guard(httplib::Response& res, const std::function<void()>& body);
+void guard(Response& res, const std::function<void()>& body);
 
-// How far a body over `max_body` is read (and dropped) before the connection is closed instead.
-constexpr std::size_t drain_limit(std::size_t max_body) { return max_body + 16 * 1024 * 1024; }
-
-// Registers a route. POST/PUT bodies are read through a content reader: a body over `max_body` is
-// answered 413 and none of it is kept; GET/DELETE get an empty body.
-using Handler = std::function<void(const httplib::Request&, httplib::Response&, const std::string& body)>;
-void route(httplib::Server& server, std::string_view method, const std::string& pattern, std::size_t max_body,
+// Registers a route whose handler gets the body (the server read it whole, within its own limit):
+// a body over `max_body` is answered 413 and the handler does not run.
+using Handler = std::function<void(const Request&, Response&, const std::string& body)>;
+void route(Router& server, std::string_view method, const std::string& pattern, std::size_t max_body,
            Handler handler);
 
 }  // namespace paywasm::server

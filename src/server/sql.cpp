@@ -1,6 +1,5 @@
 // The SQL interface (sql.hpp) on SQLite; open_sql() picks the backend from the URL.
 #include "server/sql.hpp"
-#include "server/sqlite.hpp"
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -10,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
 
 namespace paywasm::server {
 
@@ -51,11 +51,47 @@ void Sql::transaction(const std::function<void()>& body) {
 
 namespace {
 
+// One SQLite connection: opened (the file created when missing), busy timeout 5 s, WAL journal,
+// synchronous=NORMAL, foreign keys on.
+class SqliteFile {
+public:
+    explicit SqliteFile(const std::string& path) {
+        if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                            nullptr) != SQLITE_OK) {
+            std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+            sqlite3_close(db_);
+            throw StorageUnavailable("sqlite: cannot open " + path + ": " + msg);
+        }
+        sqlite3_busy_timeout(db_, 5000);
+        exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+    }
+    ~SqliteFile() { sqlite3_close(db_); }
+    SqliteFile(const SqliteFile&) = delete;
+    SqliteFile& operator=(const SqliteFile&) = delete;
+
+    sqlite3* handle() const { return db_; }
+    void exec(std::string_view sql) {
+        const std::string text(sql);
+        char* err = nullptr;
+        if (sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+            std::string msg = err ? err : "unknown error";
+            sqlite3_free(err);
+            throw std::runtime_error("sqlite: " + msg);
+        }
+    }
+
+private:
+    sqlite3* db_ = nullptr;
+};
+
 class SqliteSql final : public Sql {
 public:
-    // The connection is sqlite.hpp's Db (open, busy timeout, WAL, synchronous=NORMAL, foreign keys),
-    // on a file created 0600 before SQLite opens it (its -wal and -shm files take the same mode).
+    // The connection is a SqliteFile, on a file created 0600 before SQLite opens it (its -wal and
+    // -shm files take the same mode).
     explicit SqliteSql(const std::string& path) : file_(private_file(path)), db_(file_.handle()) {}
+    ~SqliteSql() override {
+        for (auto& [text, stmt] : cache_) sqlite3_finalize(stmt);
+    }
 
     SqlDialect dialect() const override { return SqlDialect::sqlite; }
 
@@ -88,13 +124,38 @@ private:
         throw std::runtime_error(std::string("sqlite: ") + what + ": " + sqlite3_errmsg(db_));
     }
 
-    void run(std::string_view sql, const std::vector<SqlValue>& params, std::vector<SqlRow>* rows) {
+    // A program has a few dozen statements, run again and again: each is prepared once and kept
+    // (at most kCached; others are prepared for one run). Called with mutex_ held.
+    static constexpr std::size_t kCached = 128;
+    sqlite3_stmt* prepared(std::string_view sql, bool& cached) {
+        if (auto it = cache_.find(std::string(sql)); it != cache_.end()) {
+            cached = true;
+            return it->second;
+        }
         sqlite3_stmt* stmt = nullptr;
         if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) fail("prepare");
-        struct Finalize {
+        cached = cache_.size() < kCached;
+        if (cached) cache_.emplace(std::string(sql), stmt);
+        return stmt;
+    }
+
+    void run(std::string_view sql, const std::vector<SqlValue>& params, std::vector<SqlRow>* rows) {
+        bool cached = false;
+        sqlite3_stmt* stmt = prepared(sql, cached);
+        // Whatever happens, the statement is left reset (no read transaction held, bindings cleared)
+        // or, when not cached, finalized.
+        struct Release {
             sqlite3_stmt* s;
-            ~Finalize() { sqlite3_finalize(s); }
-        } finalize{stmt};
+            bool cached;
+            ~Release() {
+                if (cached) {
+                    sqlite3_reset(s);
+                    sqlite3_clear_bindings(s);
+                } else {
+                    sqlite3_finalize(s);
+                }
+            }
+        } release{stmt, cached};
         for (std::size_t i = 0; i < params.size(); ++i) {
             const int at = static_cast<int>(i + 1);
             int rc = SQLITE_OK;
@@ -134,8 +195,9 @@ private:
         return path;
     }
 
-    Db file_;
+    SqliteFile file_;
     sqlite3* db_;
+    std::unordered_map<std::string, sqlite3_stmt*> cache_;
 };
 
 }  // namespace

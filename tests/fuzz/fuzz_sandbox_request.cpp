@@ -1,4 +1,4 @@
-// Fuzz target: the sandbox's request decoding (demo/sandbox/decode.cpp and http.cpp), the code every
+// Fuzz target: the sandbox's request decoding (demo/sandbox/decode.cpp and src/server/http.cpp), the code every
 // payment and subscription route runs on what a client sent before it touches any state.
 //
 // Input: one selector byte, then "<Authorization header value>\n<rest>".
@@ -13,8 +13,6 @@
 // paywasm::Error(validation) with a message; nothing else escapes (anything else would be a 500 in
 // the server). The bearer token read from the header has no leading space and is a
 // suffix of the header.
-#include <httplib.h>
-
 #include <string>
 
 #include "../unit/test_crypto_keys.hpp"
@@ -58,9 +56,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     authorization = authorization.substr(0, authorization.find('\0'));  // a header value holds no NUL
     if (newline != std::string_view::npos) rest.remove_prefix(newline + 1);
 
-    httplib::Request req;
-    if (const char* type = kContentTypes[selector & 0x03]) req.headers.emplace("Content-Type", type);
-    req.headers.emplace("Authorization", authorization);
+    sandbox::Request req;
+    if (const char* type = kContentTypes[selector & 0x03]) req.headers.emplace_back("Content-Type", type);
+    req.headers.emplace_back("Authorization", authorization);
 
     const std::string token = sandbox::bearer_token(req);
     PAYWASM_FUZZ_CHECK(token.empty() || (token[0] != ' ' && authorization.size() >= token.size() &&

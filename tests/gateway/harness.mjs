@@ -122,10 +122,10 @@ export async function startShopApp() {
 
 // Reads an SSE stream; resolves the list of `data:` JSON objects when the server closes it or
 // `until(events)` is true. `opened` resolves once the headers arrived. `onEvent(event)` is called
-// as each event arrives (the load test takes its own clock there).
+// as each event arrives (the load test takes its own clock there). `close()` ends it from this side.
 export function sse(url, { origin, until = () => false, timeoutMs = 15000, onEvent } = {}) {
   const u = new URL(url);
-  let onOpen;
+  let onOpen, request;
   const opened = new Promise((resolve) => { onOpen = resolve; });
   let timer;
   const done = new Promise((resolve, reject) => {
@@ -151,12 +151,13 @@ export function sse(url, { origin, until = () => false, timeoutMs = 15000, onEve
       res.on('end', () => resolve(events));
       res.on('error', () => resolve(events));
     });
+    request = req;
     req.on('error', (e) => (e.code === 'ECONNRESET' ? undefined : reject(e)));
     timer = setTimeout(() => { req.destroy(); reject(new Error(`SSE timed out after ${events.length} events: ${url}`)); }, timeoutMs);
     // Closed before an answer (reset, or destroyed by `until`): what arrived so far.
     req.on('close', () => resolve(events));
   }).finally(() => clearTimeout(timer));
-  return { opened, done };
+  return { opened, done, close: () => request.destroy() };
 }
 
 export async function freePort() {

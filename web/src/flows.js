@@ -9,7 +9,7 @@
 // The flows change the state and tell the page (events); then refresh() checks the page's order
 // and has the view draw it (view.js render(): it only draws).
 import { PayWasmError } from './error.js';
-import { send, sleep, backoff } from './net.js';
+import { send, watch } from './net.js';
 import { SVG_NS } from './dom.js';
 import { phaseOf } from './state.js';
 import { readAnswer, readStatus, isGatewayView } from './status.js';
@@ -351,40 +351,19 @@ function qrAsks(c) {
 // Later statuses of a payment of any method come from the merchant's `status-url` ({id} and
 // {offerId} are filled in; the gateway's /v1/checkout/{id}/status), answering JSON like
 // {"status": 101, "receivedAmount": "0.0004"}: polled with back-off, or as server-sent events with
-// status-mode="sse". "state": "amount_mismatch" (the gateway found another amount paid than the
+// status-mode="sse" (polled when the stream fails or is refused: net.js watch()). "state": "amount_mismatch" (the gateway found another amount paid than the
 // order's) is never shown as paid: the shopper is told to contact the shop.
 export function watchStatus(c, result, method = 'qr') {
   const el = c.host;
   if (!el.statusUrl || c.stopWatch) return;
   const url = new URL(el.statusUrl.replace('{id}', encodeURIComponent(result.id || ''))
-    .replace('{offerId}', encodeURIComponent((result.meta && result.meta.offerId) || el.offerId || '')), document.baseURI).href;
+    .replace('{offerId}', encodeURIComponent(el.offerId || (result.meta && result.meta.offerId) || '')), document.baseURI).href;
   const onData = (text) => {
     let data;
     try { data = JSON.parse(text); } catch (e) { return false; }
     return applyStatus(c, data, result, method);
   };
-  if (el.statusMode === 'sse' && typeof EventSource === 'function') {
-    const source = new EventSource(url, { withCredentials: true });
-    source.onmessage = (ev) => { if (onData(ev.data)) stop(); };
-    const stop = () => { source.close(); c.stopWatch = null; };
-    c.stopWatch = stop;
-    return;
-  }
-  const watch = new AbortController();
-  const signal = c.life.signal;
-  signal.addEventListener('abort', () => watch.abort(), { once: true });
-  c.stopWatch = () => { watch.abort(); c.stopWatch = null; };
-  (async () => {
-    for (let n = 0; !watch.signal.aborted; n++) {
-      try {
-        await sleep(backoff(Math.min(n, 4), el.statusInterval, 30000), watch.signal);
-        const res = await send({ method: 'GET', url, headers: [['Accept', 'application/json']] },
-          { timeoutMs: 10000, signal: watch.signal, credentials: 'same-origin' });
-        if (res.status >= 200 && res.status < 300 && onData(res.body)) break;
-      } catch (e) {
-        if (watch.signal.aborted) break;
-      }
-    }
-    if (!watch.signal.aborted) c.stopWatch = null;
-  })();
+  const stop = watch(url, { sse: el.statusMode === 'sse', interval: el.statusInterval, signal: c.life.signal, onData,
+    onEnd: () => { c.stopWatch = null; } });
+  c.stopWatch = () => { stop(); c.stopWatch = null; };
 }

@@ -94,3 +94,57 @@ async function sendOnce(req, o) {
     document.removeEventListener('securitypolicyviolation', onViolation);
   }
 }
+
+// Watches a status URL until onData(text) returns true (a final status) or the returned stop() is
+// called: as server-sent events when `sse` is set (and EventSource exists), else by polling the
+// JSON with back-off (interval * 2^n, at most 30 s). A stream that is refused (429, 503, 204, not
+// an event stream) or keeps failing (3 errors without an event between them) is closed and the
+// JSON polled instead, so a shopper is never left waiting on a stream that will not come.
+// options: { sse, interval, signal (stops it too), onData(text) -> bool, onEnd() (after a final status) }.
+export function watch(url, o) {
+  const life = new AbortController();
+  if (o.signal) o.signal.addEventListener('abort', () => life.abort(), { once: true });
+  let source = null;
+  const stop = () => {
+    life.abort();
+    if (source) source.close();
+    source = null;
+  };
+  const finish = () => {
+    stop();
+    if (o.onEnd) o.onEnd();
+  };
+  const poll = async () => {
+    for (let n = 0; !life.signal.aborted; n++) {
+      try {
+        await sleep(backoff(Math.min(n, 4), o.interval, 30000), life.signal);
+        const res = await send({ method: 'GET', url, headers: [['Accept', 'application/json']] },
+          { timeoutMs: 10000, signal: life.signal, credentials: 'same-origin' });
+        if (res.status >= 200 && res.status < 300 && o.onData(res.body)) return finish();
+      } catch (e) {
+        if (life.signal.aborted) return;
+      }
+    }
+  };
+  if (o.sse && typeof EventSource === 'function') {
+    source = new EventSource(url);  // no cookies: the session id in the URL is the credential
+    let failures = 0;
+    source.onopen = () => { failures = 0; };
+    source.onmessage = (ev) => {
+      failures = 0;
+      if (o.onData(ev.data)) finish();
+    };
+    source.onerror = () => {
+      if (life.signal.aborted || !source) return;
+      failures++;
+      if (source.readyState === EventSource.CLOSED || failures >= 3) {
+        source.close();
+        source = null;
+        poll();
+      }
+    };
+  } else {
+    poll();
+  }
+  return stop;
+}

@@ -1,0 +1,65 @@
+// Forwarding: every event POSTed to --app-callback, signed with the event secret (Paywasm-Signature,
+// over the time of sending; the id is inside the signed body, the header repeats it for logs), by
+// the shared outbox worker (src/server/outbox.hpp) on the store's outbox rows.
+// 4 workers; a row is leased for 60 s while one delivers it (other workers and instances keep off),
+// so a crash mid-delivery leaves it to be retried when the lease ends. Back-off after n failures:
+// --retry-base-ms * 2^(n-1), at most 10 minutes.
+#include <algorithm>
+
+#include "gateway.hpp"
+#include "paywasm/crypto.hpp"
+#include "server/outbox.hpp"
+#include "server/util.hpp"
+
+namespace merchant {
+
+struct Gateway::Forwarder final : paywasm::server::OutboxStore {
+    Forwarder(Gateway& gw_, paywasm::server::OutboxOptions options) : gw(gw_), outbox(*this, std::move(options)) {}
+    ~Forwarder() override { outbox.stop(); }
+
+    std::optional<Item> claim(std::int64_t now) override {
+        auto ev = gw.store.claim_due(now, 60000);
+        if (!ev) return std::nullopt;
+        Item item;
+        item.id = ev->id;
+        item.url = gw.config.app_callback;
+        item.attempts = ev->attempts;
+        item.headers = {{"Paywasm-Signature", paywasm::sign_event(gw.config.event_secret, ev->body, now_ms() / 1000)},
+                        {"Paywasm-Event-Id", ev->id}};
+        item.body = std::move(ev->body);
+        return item;
+    }
+    void delivered(const Item& item, const Attempt& attempt) override { gw.store.delivered(item.id, attempt.finished); }
+    void failed(const Item& item, const Attempt& attempt) override {
+        gw.store.failed(item.id, attempt.next_attempt_at, attempt.error);
+    }
+
+    Gateway& gw;
+    paywasm::server::Outbox outbox;
+};
+
+void Gateway::start_forwarder() {
+    if (config.app_callback.empty()) return;
+    paywasm::server::OutboxOptions o;
+    o.name = "paywasm-merchant: outbox";
+    o.workers = 4;
+    o.timeouts = {5, 10, 10};
+    o.verbose = config.verbose;
+    o.backoff_ms = [base = config.retry_base_ms](std::int64_t failures) {
+        const int shift = static_cast<int>(std::min<std::int64_t>(failures - 1, 20));
+        return std::min<std::int64_t>(base << shift, 10 * 60 * 1000);
+    };
+    forwarder_ = std::make_shared<Forwarder>(*this, std::move(o));
+    forwarder_->outbox.start();
+}
+
+void Gateway::wake_forwarder() {
+    if (forwarder_) forwarder_->outbox.wake();
+}
+
+void Gateway::stop() {
+    hub.shutdown();
+    if (forwarder_) forwarder_->outbox.stop();
+}
+
+}  // namespace merchant

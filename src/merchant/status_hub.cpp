@@ -1,0 +1,68 @@
+// The status hub: which SSE streams a session's change wakes, and the stream caps.
+#include <algorithm>
+
+#include "gateway.hpp"
+
+namespace merchant {
+
+bool StatusHub::reserve(const std::string& session_id, const std::string& client, const Config& caps, std::string& refused) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (total_ >= caps.max_streams) refused = "total";
+    else if (per_session_[session_id] >= caps.max_streams_per_session) refused = "session";
+    else if (per_client_[client] >= caps.max_streams_per_client) refused = "client";
+    if (!refused.empty()) {
+        if (per_session_[session_id] == 0) per_session_.erase(session_id);
+        if (per_client_[client] == 0) per_client_.erase(client);
+        return false;
+    }
+    ++total_;
+    ++per_session_[session_id];
+    ++per_client_[client];
+    return true;
+}
+
+void StatusHub::release(const std::string& session_id, const std::string& client) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --total_;
+    if (--per_session_[session_id] <= 0) per_session_.erase(session_id);
+    if (--per_client_[client] <= 0) per_client_.erase(client);
+}
+
+int StatusHub::open() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return total_;
+}
+
+void StatusHub::watch(const std::string& session_id, const std::shared_ptr<EventStream>& stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    watchers_[session_id].push_back(stream);
+}
+
+void StatusHub::unwatch(const std::string& session_id, const EventStream* stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = watchers_.find(session_id);
+    if (it == watchers_.end()) return;
+    auto& list = it->second;
+    list.erase(std::remove_if(list.begin(), list.end(), [&](const auto& s) { return s.get() == stream; }), list.end());
+    if (list.empty()) watchers_.erase(it);
+}
+
+void StatusHub::notify(const std::string& session_id) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (session_id.empty()) {
+        for (auto& [id, list] : watchers_) {
+            for (auto& s : list) s->wake();
+        }
+        return;
+    }
+    auto it = watchers_.find(session_id);
+    if (it == watchers_.end()) return;  // nobody is watching it
+    for (auto& s : it->second) s->wake();
+}
+
+void StatusHub::shutdown() {
+    stopping_ = true;
+    notify("");
+}
+
+}  // namespace merchant

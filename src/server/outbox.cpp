@@ -1,0 +1,95 @@
+#include "server/outbox.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include "server/url.hpp"
+#include "server/util.hpp"
+
+namespace paywasm::server {
+
+void Outbox::start() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = false;
+    }
+    for (int i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { work(); });
+}
+
+void Outbox::wake() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        woken_ = true;
+    }
+    cv_.notify_all();
+}
+
+void Outbox::stop() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : workers_) {
+        if (t.joinable()) t.join();
+    }
+    workers_.clear();
+}
+
+// One worker: claim, deliver, record; wait for wake() (or idle_ms) when nothing is due. Each
+// worker keeps one kept-alive client per origin it delivered to.
+void Outbox::work() {
+    std::map<std::string, std::unique_ptr<Poster>> clients;
+    for (;;) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (stopping_) return;
+        }
+        std::optional<OutboxStore::Item> item;
+        try {
+            item = store_.claim(now_ms());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "%s: %s\n", options_.name.c_str(), e.what());
+        }
+        if (!item) {
+            std::unique_lock<std::mutex> lock(mutex_);
+            cv_.wait_for(lock, std::chrono::milliseconds(options_.idle_ms), [this] { return stopping_ || woken_; });
+            woken_ = false;
+            continue;
+        }
+        OutboxStore::Attempt attempt;
+        attempt.started = now_ms();
+        const auto url = split_url(item->url);
+        if (!item->refuse.empty()) {
+            attempt.error = item->refuse;
+        } else if (!url || url->user_info) {
+            attempt.error = "not an http(s) URL";
+        } else {
+            auto client = clients.find(url->origin);
+            if (client == clients.end()) {
+                if (clients.size() >= 8) clients.clear();  // URLs changed: drop the old connections
+                client = clients.emplace(url->origin, std::make_unique<Poster>(url->origin, options_.timeouts)).first;
+            }
+            const auto result = client->second->post(url->path, item->headers, item->body, "application/json");
+            attempt.http_status = result.status;
+            if (!result.status) attempt.error = "no answer: " + result.error;
+            else if (*result.status < 200 || *result.status > 299) attempt.error = "HTTP " + std::to_string(*result.status);
+        }
+        attempt.finished = now_ms();
+        try {
+            if (attempt.error.empty()) {
+                store_.delivered(*item, attempt);
+            } else {
+                attempt.next_attempt_at = attempt.finished + options_.backoff_ms(item->attempts + 1);
+                store_.failed(*item, attempt);
+                if (options_.verbose) std::fprintf(stderr, "%s: %s: %s\n", options_.name.c_str(), item->id.c_str(), attempt.error.c_str());
+            }
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "%s: %s\n", options_.name.c_str(), e.what());
+        }
+    }
+}
+
+}  // namespace paywasm::server

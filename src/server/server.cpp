@@ -1,0 +1,590 @@
+#include "server/server.hpp"
+
+#include <utility>  // before Boost.Asio (Boost 1.74's awaitable.hpp uses std::exchange)
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "server/event_stream.hpp"
+
+namespace paywasm::server {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using asio::awaitable;
+using asio::use_awaitable;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// The open-file limit raised to `needed` (at most the hard limit); returns what is allowed.
+std::size_t raise_open_files(std::size_t needed) {
+    rlimit lim{};
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return needed;
+    if (lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < needed) {
+        lim.rlim_cur = (lim.rlim_max == RLIM_INFINITY || lim.rlim_max >= needed) ? needed : lim.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &lim);
+        getrlimit(RLIMIT_NOFILE, &lim);
+    }
+    return lim.rlim_cur == RLIM_INFINITY ? needed : static_cast<std::size_t>(lim.rlim_cur);
+}
+
+std::string reason(int status) {
+    const auto r = http::obsolete_reason(static_cast<http::status>(status));
+    return r.empty() ? "Status" : std::string(r.data(), r.size());
+}
+
+// A header line's value with CR and LF taken out (no answer can be split by what a handler echoes).
+std::string clean(std::string_view v) {
+    std::string out;
+    out.reserve(v.size());
+    for (char c : v) {
+        if (c != '\r' && c != '\n') out += c;
+    }
+    return out;
+}
+
+std::string error_text(int status, std::string_view message) {
+    std::string body = R"({"code":)" + std::to_string(status) + R"(,"error":"bad_request","message":")";
+    for (char c : message) {
+        if (c == '"' || c == '\\') body += '\\';
+        body += c;
+    }
+    body += "\"}";
+    return body;
+}
+
+}  // namespace
+
+struct Connection;
+
+// ---- the stream answer --------------------------------------------------------------------------
+
+class StreamImpl final : public EventStream {
+public:
+    StreamImpl(Server::Impl& server, Connection& c);
+    awaitable<bool> write(std::string text) override;
+    awaitable<bool> wait(std::chrono::milliseconds timeout) override;
+    bool open() const override;
+    void wake() override;
+    const std::string& client() const override;
+    void gone() {
+        gone_ = true;
+        timer_.cancel();
+    }
+
+protected:
+    asio::thread_pool& workers() override;
+
+private:
+    Server::Impl& server_;
+    Connection& c_;
+    asio::steady_timer timer_;
+    std::atomic<bool> woken_{false};
+    bool gone_ = false;
+};
+
+// ---- one connection -----------------------------------------------------------------------------
+
+struct Connection {
+    explicit Connection(tcp::socket s) : stream(std::move(s)) {
+        beast::error_code ec;
+        const auto peer = stream.socket().remote_endpoint(ec);
+        if (!ec) {
+            remote_addr = peer.address().to_string();
+            remote_port = peer.port();
+        }
+        stream.socket().set_option(tcp::no_delay(true), ec);
+    }
+    beast::tcp_stream stream;
+    beast::flat_buffer buffer;
+    std::string remote_addr;
+    int remote_port = 0;
+    bool idle = true;              // waiting for a request's first byte (drain closes it)
+    StreamImpl* streaming = nullptr;
+};
+
+struct Server::Impl {
+    Impl(ServerOptions o, const Router& r)
+        : options(std::move(o)), router(r), loop(1), workers(static_cast<std::size_t>(std::max(1, options.workers))),
+          acceptor(loop), drain_timer(loop) {}
+
+    ServerOptions options;
+    const Router& router;
+    asio::io_context loop;
+    asio::thread_pool workers;
+    tcp::acceptor acceptor;
+    asio::steady_timer drain_timer;
+    int port = 0;
+    bool draining = false;                     // loop only
+    std::set<std::shared_ptr<Connection>> connections;  // loop only
+    std::atomic<std::size_t> open_connections{0}, open_streams{0}, refused_heads{0};
+
+    awaitable<void> accept_loop();
+    awaitable<void> session(std::shared_ptr<Connection> c);
+    awaitable<void> serve(Connection& c);
+    awaitable<bool> read_more(Connection& c, std::size_t chunk = 1024);
+    awaitable<beast::error_code> read_chunked(Connection& c, const std::string& head, std::string& body);
+    awaitable<void> refuse(Connection& c, int status, std::string_view message);
+    awaitable<void> lingering_close(Connection& c);
+    awaitable<bool> send(Connection& c, std::string text);
+    awaitable<void> run_stream(Connection& c, const Request& req, Response& res);
+    void start_drain();
+    void finish_if_drained();
+    void log(const Request& req, int status) const {
+        if (options.access_log) std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), loggable_path(req.path).c_str(), status);
+    }
+};
+
+StreamImpl::StreamImpl(Server::Impl& server, Connection& c) : server_(server), c_(c), timer_(server.loop) {}
+
+awaitable<bool> StreamImpl::write(std::string text) {
+    if (gone_ || text.empty()) co_return !gone_;
+    char size[24];
+    const int n = std::snprintf(size, sizeof size, "%zx\r\n", text.size());
+    text.insert(0, size, static_cast<std::size_t>(n));
+    text += "\r\n";
+    const bool ok = co_await server_.send(c_, std::move(text));
+    if (!ok) gone_ = true;
+    co_return ok;
+}
+
+awaitable<bool> StreamImpl::wait(std::chrono::milliseconds timeout) {
+    if (!open() || woken_.exchange(false)) co_return true;
+    timer_.expires_after(timeout);
+    beast::error_code ec;
+    co_await timer_.async_wait(asio::redirect_error(use_awaitable, ec));
+    woken_ = false;
+    co_return ec == asio::error::operation_aborted || !open();
+}
+
+bool StreamImpl::open() const { return !gone_ && !server_.draining; }
+
+void StreamImpl::wake() {
+    woken_ = true;
+    // The stream outlives this post: run_stream keeps it until its coroutine returned, and the
+    // shared_ptr taken here keeps the timer until the cancel ran.
+    asio::post(server_.loop, [self = std::static_pointer_cast<StreamImpl>(shared_from_this())] { self->timer_.cancel(); });
+}
+
+const std::string& StreamImpl::client() const { return c_.remote_addr; }
+asio::thread_pool& StreamImpl::workers() { return server_.workers; }
+
+// ---- the loop -----------------------------------------------------------------------------------
+
+awaitable<void> Server::Impl::accept_loop() {
+    for (;;) {
+        beast::error_code ec;
+        tcp::socket socket = co_await acceptor.async_accept(asio::redirect_error(use_awaitable, ec));
+        if (draining || !acceptor.is_open()) co_return;
+        if (ec) {
+            // Out of descriptors (or another transient error): give the others a moment to close.
+            asio::steady_timer pause(loop, std::chrono::milliseconds(50));
+            co_await pause.async_wait(asio::redirect_error(use_awaitable, ec));
+            continue;
+        }
+        if (connections.size() >= options.max_connections) {
+            static const char kFull[] =
+                "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 81\r\n"
+                "Retry-After: 2\r\nConnection: close\r\n\r\n"
+                R"({"code":503,"error":"too_many_connections","message":"too many open connections"})";
+            socket.non_blocking(true, ec);
+            socket.write_some(asio::buffer(kFull, sizeof kFull - 1), ec);
+            socket.close(ec);
+            continue;
+        }
+        asio::co_spawn(loop, session(std::make_shared<Connection>(std::move(socket))), asio::detached);
+    }
+}
+
+awaitable<void> Server::Impl::session(std::shared_ptr<Connection> c) {
+    connections.insert(c);
+    open_connections = connections.size();
+    try {
+        co_await serve(*c);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "server: connection: %s\n", e.what());
+    }
+    beast::error_code ec;
+    c->stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+    c->stream.socket().close(ec);
+    connections.erase(c);
+    open_connections = connections.size();
+    finish_if_drained();
+}
+
+// Reads what arrived into the buffer (at most `chunk` bytes); false on EOF, error or deadline. Heads
+// are read 1 KiB at a time: thousands of waiting clients each keep what they sent, not 4 KiB.
+awaitable<bool> Server::Impl::read_more(Connection& c, std::size_t chunk) {
+    beast::error_code ec;
+    const std::size_t n = co_await c.stream.async_read_some(c.buffer.prepare(chunk), asio::redirect_error(use_awaitable, ec));
+    c.buffer.commit(n);
+    co_return !ec;
+}
+
+awaitable<bool> Server::Impl::send(Connection& c, std::string text) {
+    beast::error_code ec;
+    c.stream.expires_after(options.write_timeout);
+    co_await asio::async_write(c.stream, asio::buffer(text), asio::redirect_error(use_awaitable, ec));
+    c.stream.expires_never();
+    co_return !ec;
+}
+
+// Half-closes, then reads and drops what the client still sends (at most drain_limit bytes, 2 s),
+// so that the answer is not lost to a reset while the client is still writing.
+awaitable<void> Server::Impl::lingering_close(Connection& c) {
+    beast::error_code ec;
+    c.stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    c.stream.expires_after(std::chrono::seconds(2));
+    std::size_t dropped = 0;
+    while (!ec && dropped < drain_limit(options.max_body)) {
+        c.buffer.clear();
+        dropped += co_await c.stream.async_read_some(c.buffer.prepare(16384), asio::redirect_error(use_awaitable, ec));
+    }
+}
+
+awaitable<void> Server::Impl::refuse(Connection& c, int status, std::string_view message) {
+    std::string body = status == 413
+                           ? R"({"code":413,"error":"payload_too_large","message":")" + clean(message) + "\"}"
+                           : error_text(status, message);
+    std::string text = "HTTP/1.1 " + std::to_string(status) + " " + reason(status) +
+                       "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+                       "\r\nConnection: close\r\n\r\n" + body;
+    if (co_await send(c, std::move(text))) co_await lingering_close(c);
+}
+
+// A chunked body, through Beast's parser (its own frame: only chunked requests pay for it). Trailer
+// fields are not kept: nothing reads them.
+awaitable<beast::error_code> Server::Impl::read_chunked(Connection& c, const std::string& head, std::string& body) {
+    http::request_parser<http::string_body> parser;
+    parser.eager(true);
+    parser.header_limit(static_cast<std::uint32_t>(options.head.max_bytes));
+    parser.body_limit(options.max_body);
+    beast::error_code ec;
+    parser.put(asio::buffer(head), ec);
+    if (ec && ec != http::error::need_more) co_return ec;
+    ec = {};
+    c.stream.expires_after(options.body_timeout);
+    co_await http::async_read(c.stream, c.buffer, parser, asio::redirect_error(use_awaitable, ec));
+    if (!ec) body = std::move(parser.get().body());
+    co_return ec;
+}
+
+awaitable<void> Server::Impl::serve(Connection& c) {
+    for (;;) {
+        // ---- the head: idle_timeout for its first byte, header_timeout for the rest ----
+        c.idle = true;
+        while (c.buffer.size() >= 2 && static_cast<const char*>(c.buffer.data().data())[0] == '\r' &&
+               static_cast<const char*>(c.buffer.data().data())[1] == '\n') {
+            c.buffer.consume(2);  // an empty line before a request line is ignored (RFC 9112 2.2)
+        }
+        if (c.buffer.size() == 0) {
+            if (draining) co_return;
+            c.buffer.shrink_to_fit();
+            c.stream.expires_after(options.idle_timeout);
+            if (!co_await read_more(c)) co_return;
+            continue;  // strip empty lines again
+        }
+        c.idle = false;
+        c.stream.expires_after(options.header_timeout);
+        std::size_t head_len = 0;
+        for (;;) {
+            const std::string_view seen(static_cast<const char*>(c.buffer.data().data()), c.buffer.size());
+            head_len = head_length(seen);
+            if (head_len > 0) break;
+            if (seen.size() > options.head.max_bytes) {
+                co_await refuse(c, 400, "the request head is larger than " + std::to_string(options.head.max_bytes) + " bytes");
+                co_return;
+            }
+            if (!co_await read_more(c)) co_return;  // EOF, or the header deadline: closed without an answer
+        }
+        std::string head(static_cast<const char*>(c.buffer.data().data()), head_len);
+        auto parsed = parse_head(head, options.head);
+        if (auto* bad = std::get_if<FramingError>(&parsed)) {
+            ++refused_heads;
+            if (options.access_log) std::fprintf(stderr, "- - 400 (%s)\n", bad->reason.c_str());
+            co_await refuse(c, 400, bad->reason);
+            co_return;
+        }
+        RequestHead& h = std::get<RequestHead>(parsed);
+        c.buffer.consume(head_len);
+
+        Request req;
+        req.method = std::move(h.method);
+        req.target = std::move(h.target);
+        req.version = h.version;
+        req.headers = std::move(h.headers);
+        req.remote_addr = c.remote_addr;
+        req.remote_port = c.remote_port;
+        const auto q = req.target.find('?');
+        req.path = req.target.substr(0, q);
+        if (q != std::string::npos) req.query = req.target.substr(q + 1);
+
+        // ---- the body ----
+        const std::string too_large =
+            "the body is larger than the limit of " + std::to_string(options.max_body) + " bytes";
+        const bool expects_continue = same_name(req.get_header_value("Expect"), "100-continue");
+        if (h.body == RequestHead::Body::length && h.content_length > options.max_body) {
+            if (h.content_length > drain_limit(options.max_body) || expects_continue) {
+                log(req, 413);
+                co_await refuse(c, 413, too_large);
+                co_return;
+            }
+            // Within the drain limit: read and drop it, so the connection stays in step.
+            c.stream.expires_after(options.body_timeout);
+            std::uint64_t left = h.content_length;
+            while (left > 0) {
+                if (c.buffer.size() == 0 && !co_await read_more(c, 16384)) co_return;
+                const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(left, c.buffer.size()));
+                c.buffer.consume(take);
+                left -= take;
+            }
+            log(req, 413);
+            co_await refuse(c, 413, too_large);
+            co_return;
+        }
+        if (expects_continue && h.body != RequestHead::Body::none) {
+            if (!co_await send(c, "HTTP/1.1 100 Continue\r\n\r\n")) co_return;
+        }
+        if (h.body == RequestHead::Body::length) {
+            c.stream.expires_after(options.body_timeout);
+            while (c.buffer.size() < h.content_length) {
+                if (!co_await read_more(c, 16384)) co_return;
+            }
+            req.body.assign(static_cast<const char*>(c.buffer.data().data()), static_cast<std::size_t>(h.content_length));
+            c.buffer.consume(static_cast<std::size_t>(h.content_length));
+        } else if (h.body == RequestHead::Body::chunked) {
+            const beast::error_code ec = co_await read_chunked(c, head, req.body);
+            if (ec == http::error::body_limit) {
+                log(req, 413);
+                co_await refuse(c, 413, too_large);
+                co_return;
+            }
+            if (ec) {
+                co_await refuse(c, 400, "a malformed chunked body: " + ec.message());
+                co_return;
+            }
+        }
+        c.stream.expires_never();
+        std::string().swap(head);
+
+        // ---- the answer ----
+        Response res;
+        co_await on_pool(workers, [&] { router.handle(req, res); });
+        if (res.drop) {
+            log(req, 0);
+            co_return;
+        }
+        const std::string connection = req.get_header_value("Connection");
+        bool keep = req.version == 11 ? !same_name(connection, "close") : same_name(connection, "keep-alive");
+        keep = keep && !res.close && !draining;
+
+        if (res.stream) {
+            Headers().swap(req.headers);  // a stream lives long: keep only what its log line needs
+            std::string().swap(req.body);
+            std::string().swap(req.target);
+            std::vector<std::string>().swap(req.matches);
+            co_await run_stream(c, req, res);
+            co_return;
+        }
+        std::string text = "HTTP/1.1 " + std::to_string(res.status) + " " + reason(res.status) + "\r\n";
+        for (const auto& [name, value] : res.headers) {
+            if (same_name(name, "Content-Length") || same_name(name, "Connection") || same_name(name, "Transfer-Encoding")) continue;
+            text += clean(name) + ": " + clean(value) + "\r\n";
+        }
+        const bool no_body = res.status == 204 || res.status == 304 || (res.status >= 100 && res.status < 200);
+        if (!no_body) text += "Content-Length: " + std::to_string(res.body.size()) + "\r\n";
+        if (!keep) {
+            text += "Connection: close\r\n";
+        } else {
+            // Clients (undici, browsers) close an idle connection before this, so that a request is
+            // never sent on one the server is closing.
+            if (req.version == 10) text += "Connection: keep-alive\r\n";
+            text += "Keep-Alive: timeout=" + std::to_string(std::max<long long>(1, options.idle_timeout.count() / 1000)) + "\r\n";
+        }
+        text += "\r\n";
+        if (!no_body && req.method != "HEAD") text += res.body;
+        const bool sent = co_await send(c, std::move(text));
+        log(req, res.status);
+        if (!sent) co_return;
+        if (!keep) {
+            co_await lingering_close(c);
+            co_return;
+        }
+    }
+}
+
+awaitable<void> Server::Impl::run_stream(Connection& c, const Request& req, Response& res) {
+    std::string text = "HTTP/1.1 " + std::to_string(res.status) + " " + reason(res.status) + "\r\n";
+    for (const auto& [name, value] : res.headers) {
+        if (same_name(name, "Content-Length") || same_name(name, "Connection") || same_name(name, "Transfer-Encoding") ||
+            same_name(name, "Content-Type")) {
+            continue;
+        }
+        text += clean(name) + ": " + clean(value) + "\r\n";
+    }
+    text += "Content-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    log(req, res.status);
+    if (!co_await send(c, std::move(text))) co_return;
+    c.buffer.clear();
+    c.buffer.shrink_to_fit();
+
+    auto stream = std::make_shared<StreamImpl>(*this, c);
+    c.streaming = stream.get();
+    ++open_streams;
+    // The client's side: anything it sends, or its close, ends the stream (a stream is the last answer).
+    auto watch = [](std::shared_ptr<StreamImpl> s, Connection& conn) -> awaitable<void> {
+        char byte[64];
+        beast::error_code ec;
+        co_await conn.stream.socket().async_read_some(asio::buffer(byte), asio::redirect_error(use_awaitable, ec));
+        s->gone();
+    };
+    // `c` lives until session() returns, which is after this coroutine and the watcher's read
+    // (cancelled by the close there) ended: the watcher holds the session's connection set entry.
+    std::shared_ptr<Connection> hold;
+    for (const auto& p : connections) {
+        if (p.get() == &c) hold = p;
+    }
+    asio::co_spawn(loop, [watch, stream, hold]() -> awaitable<void> { co_await watch(stream, *hold); }, asio::detached);
+    try {
+        co_await res.stream->run(stream);
+        co_await send(c, "0\r\n\r\n");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "server: stream: %s\n", e.what());
+    }
+    --open_streams;
+    c.streaming = nullptr;
+}
+
+void Server::Impl::start_drain() {
+    if (draining) return;
+    draining = true;
+    beast::error_code ec;
+    acceptor.close(ec);
+    for (const auto& c : connections) {
+        if (c->streaming) c->streaming->wake();
+        else if (c->idle) c->stream.socket().cancel(ec);
+    }
+    drain_timer.expires_after(options.drain_timeout);
+    drain_timer.async_wait([this](beast::error_code e) {
+        if (!e) loop.stop();
+    });
+    finish_if_drained();
+}
+
+void Server::Impl::finish_if_drained() {
+    if (draining && connections.empty()) {
+        drain_timer.cancel();
+        loop.stop();
+    }
+}
+
+// ---- Server ---------------------------------------------------------------------------------------
+
+Server::Server(ServerOptions options, const Router& router) : impl_(std::make_unique<Impl>(std::move(options), router)) {
+    Impl& s = *impl_;
+    const std::size_t wanted = s.options.max_connections + 256;  // + the database, logs, outbound calls
+    const std::size_t allowed = raise_open_files(wanted);
+    if (allowed < wanted) {
+        s.options.max_connections = allowed > 512 ? allowed - 256 : allowed / 2;
+        std::fprintf(stderr, "server: the open-file limit is %zu (wanted %zu): at most %zu connections\n", allowed, wanted,
+                     s.options.max_connections);
+    }
+    beast::error_code ec;
+    const auto address = asio::ip::make_address(s.options.host == "localhost" ? "127.0.0.1" : s.options.host, ec);
+    if (ec) throw std::runtime_error("cannot bind " + s.options.host + ": not an IP address");
+    const tcp::endpoint endpoint(address, static_cast<unsigned short>(s.options.port));
+    s.acceptor.open(endpoint.protocol(), ec);
+    if (!ec) s.acceptor.set_option(tcp::acceptor::reuse_address(true), ec);  // never SO_REUSEPORT
+    if (!ec) s.acceptor.bind(endpoint, ec);
+    if (!ec) s.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec) {
+        throw std::runtime_error("cannot bind " + s.options.host + ":" + std::to_string(s.options.port) +
+                                 (s.options.port ? " (in use? choose another port)" : "") + ": " + ec.message());
+    }
+    s.port = s.acceptor.local_endpoint().port();
+    asio::co_spawn(s.loop, s.accept_loop(), asio::detached);
+}
+
+Server::~Server() {
+    impl_->workers.join();
+}
+
+int Server::port() const { return impl_->port; }
+
+void Server::run() {
+    impl_->loop.run();
+}
+
+void Server::drain() {
+    asio::post(impl_->loop, [this] { impl_->start_drain(); });
+}
+
+std::size_t Server::open_connections() const { return impl_->open_connections; }
+std::size_t Server::open_streams() const { return impl_->open_streams; }
+std::size_t Server::refused_heads() const { return impl_->refused_heads; }
+
+// ---- helpers ----------------------------------------------------------------------------------------
+
+std::string http_origin(const std::string& host, int port) {
+    const std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+    return "http://" + shown + ":" + std::to_string(port);
+}
+
+std::string loggable_path(const std::string& path) {
+    std::string out = path.substr(0, 200);
+    for (std::size_t at = out.find("/cs_"); at != std::string::npos; at = out.find("/cs_", at + 1)) {
+        std::size_t end = out.find('/', at + 1);
+        if (end == std::string::npos) end = out.size();
+        if (end - at > 10) out.replace(at + 10, end - at - 10, "...");
+    }
+    return out;
+}
+
+namespace {
+sigset_t stop_set() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    return set;
+}
+}  // namespace
+
+void block_stop_signals() {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_IGN);
+    const sigset_t set = stop_set();
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+void serve_until_signal(Server& server, const std::function<void()>& on_signal) {
+    std::atomic<bool> done{false};
+    std::thread waiter([&] {
+        const sigset_t set = stop_set();
+        int sig = 0;
+        sigwait(&set, &sig);
+        if (done) return;
+        if (on_signal) on_signal();
+        server.drain();
+    });
+    server.run();
+    done = true;
+    pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter if no signal came
+    waiter.join();
+}
+
+}  // namespace paywasm::server

@@ -1,0 +1,85 @@
+// src/server/server.hpp — the HTTP/1.1 server of every native program (the sandbox, the gateway):
+// one event loop (Boost.Asio, C++20 coroutines) holds every connection, handlers run on a pool of
+// worker threads, streams (event_stream.hpp) stay on the loop. A connection costs no thread, so
+// thousands of idle, slow or streaming clients cannot take the workers from anyone else.
+//
+// Framing is strict (framing.hpp): a refused head is answered 400 and the connection closed. A
+// client gets `idle_timeout` between requests and `header_timeout` from a head's first byte to its
+// end (a slow-loris connection is closed then), a body over `max_body` is answered 413 (unread and
+// the connection closed when it is announced beyond drain_limit()), and past `max_connections`
+// a new connection is answered 503 and closed. The listening socket takes the system's largest
+// backlog and never SO_REUSEPORT: a port in use is refused.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "server/framing.hpp"
+#include "server/router.hpp"
+
+namespace paywasm::server {
+
+struct ServerOptions {
+    std::string host = "127.0.0.1";
+    int port = 0;                                    // 0: any free port
+    HeadLimits head;
+    std::size_t max_body = 256 * 1024;               // bytes; more: 413
+    std::chrono::milliseconds idle_timeout{5000};    // a kept-alive connection waiting for a request
+    std::chrono::milliseconds header_timeout{10000}; // a head's first byte to its empty line
+    std::chrono::milliseconds body_timeout{30000};   // the whole body
+    std::chrono::milliseconds write_timeout{30000};  // one answer, or one stream write
+    std::chrono::milliseconds drain_timeout{10000};  // drain(): the longest wait for answers under way
+    std::size_t max_connections = 16000;             // lowered to what the open-file limit allows
+    int workers = 16;                                // threads running handlers
+    bool access_log = false;                         // "METHOD path status" on stderr
+};
+
+// Over this a body is not even read (and dropped): the answer is 413 and the connection closed.
+constexpr std::size_t drain_limit(std::size_t max_body) { return max_body + 16 * 1024 * 1024; }
+
+class Server {
+public:
+    // Binds and listens now; throws std::runtime_error naming the address when it cannot (in use by
+    // any process, no such address). Raises the process's open-file limit to what max_connections
+    // needs and says on stderr when it cannot (max_connections is lowered then).
+    Server(ServerOptions options, const Router& router);
+    ~Server();
+    Server(const Server&) = delete;
+    Server& operator=(const Server&) = delete;
+
+    int port() const;
+    // Serves on the calling thread until drain() finished.
+    void run();
+    // Any thread, any time (also before run()): accepts nothing more, lets the requests under way be
+    // answered, closes idle connections and ends streams (EventStream::open() turns false); run()
+    // returns once every connection is closed, or after drain_timeout.
+    void drain();
+
+    // Figures for metrics: connections open now, streams open now, heads refused (400) so far.
+    std::size_t open_connections() const;
+    std::size_t open_streams() const;
+    std::size_t refused_heads() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+// "http://HOST:PORT", an IPv6 host in brackets.
+std::string http_origin(const std::string& host, int port);
+// A path as the access log shows it: at most 200 characters, a checkout session id ("/cs_...") cut
+// to its first 6 characters (it is the shopper's capability).
+std::string loggable_path(const std::string& path);
+
+// Call first in main: SIGINT and SIGTERM blocked in this thread and every thread started later
+// (serve_until_signal takes them), their dispositions the default (a shell starts background jobs
+// with SIGINT ignored), SIGPIPE ignored.
+void block_stop_signals();
+// Runs `server` until SIGINT or SIGTERM (also one that came before), then `on_signal` and
+// server.drain(); returns once the server stopped.
+void serve_until_signal(Server& server, const std::function<void()>& on_signal = {});
+
+}  // namespace paywasm::server

@@ -1,0 +1,47 @@
+#include "server/url.hpp"
+
+#include "paywasm/error.hpp"
+
+namespace paywasm::server {
+
+std::optional<Url> split_url(std::string_view url) {
+    const auto scheme_end = url.find("://");
+    if (scheme_end == std::string_view::npos) return std::nullopt;
+    Url out;
+    out.scheme = std::string(url.substr(0, scheme_end));
+    if (out.scheme != "http" && out.scheme != "https") return std::nullopt;
+    const auto path_start = url.find('/', scheme_end + 3);
+    out.origin = std::string(url.substr(0, path_start));
+    out.path = path_start == std::string_view::npos ? "/" : std::string(url.substr(path_start));
+    std::string_view rest = std::string_view(out.origin).substr(scheme_end + 3);
+    if (const auto at = rest.rfind('@'); at != std::string_view::npos) {
+        out.user_info = true;
+        rest.remove_prefix(at + 1);
+    }
+    if (rest.empty()) return std::nullopt;
+    if (rest[0] == '[') {
+        const auto close = rest.find(']');
+        if (close == std::string_view::npos) return std::nullopt;
+        out.host = std::string(rest.substr(0, close + 1));
+    } else {
+        out.host = std::string(rest.substr(0, rest.find(':')));
+    }
+    if (out.host.empty()) return std::nullopt;
+    return out;
+}
+
+BaseUrl split_base_url(std::string_view url, const std::string& field) {
+    const auto scheme_end = url.find("://");
+    const std::string_view scheme = scheme_end == std::string_view::npos ? "" : url.substr(0, scheme_end);
+    if (scheme != "http" && scheme != "https") {
+        fail_validation(field, "must start with http:// or https:// (got '" + std::string(url.substr(0, 64)) + "')");
+    }
+    const auto parts = split_url(url);
+    if (!parts) fail_validation(field, "has no host");
+    BaseUrl out{parts->origin, url.find('/', scheme_end + 3) == std::string_view::npos ? std::string() : parts->path};
+    while (!out.prefix.empty() && out.prefix.back() == '/') out.prefix.pop_back();
+    if (out.prefix.find_first_of("?#") != std::string::npos) fail_validation(field, "must not have a query or fragment");
+    return out;
+}
+
+}  // namespace paywasm::server
