@@ -151,6 +151,12 @@ void register_browser_api(Router& server, Gateway& gw) {
         if (!s.offers("qr")) throw HttpError(400, "method_not_offered", "this session does not offer the QR method", "methods");
         std::string asset = "BTC";
         std::optional<std::string> replaces;
+        // A JSON body or none, but always Content-Type: application/json: a cross-site "simple"
+        // POST (a form's content type, no preflight) must not create a service transaction.
+        const std::string type = req.get_header_value("Content-Type");
+        if (type.rfind("application/json", 0) != 0) {
+            throw HttpError(415, "unsupported_media_type", "POST this with Content-Type: application/json (the body may be empty)");
+        }
         if (!body.empty()) {
             const JsonDocument doc = parse_object(req, body);
             if (auto given = opt_string(doc.root(), "cryptoCurrency")) {

@@ -35,11 +35,17 @@ paywasm::HttpResponse Gateway::call_service(const paywasm::HttpRequest& request)
     return send(request, config.service_url, options);
 }
 
+// The answer names what happened, never how: the service's internal URL, a TLS or resolver error
+// and the service's own message go to stderr (escaped), not to a browser or an app.
 HttpError Gateway::service_error(const paywasm::Error& e) {
     using paywasm::ErrorCode;
-    if (e.code() == ErrorCode::timeout) return HttpError(504, "service_timeout", std::string("the payment service did not answer in time: ") + e.what());
-    if (e.code() == ErrorCode::network) return HttpError(502, "service_unreachable", std::string("the payment service could not be reached: ") + e.what());
-    std::string message = std::string("the payment service refused or garbled the request: ") + e.what();
+    std::string detail;
+    for (char c : std::string(e.what()).substr(0, 300)) detail += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+    std::fprintf(stderr, "paywasm-merchant: payment service: %s: %s\n", std::string(paywasm::to_string(e.code())).c_str(),
+                 detail.c_str());
+    if (e.code() == ErrorCode::timeout) return HttpError(504, "service_timeout", "the payment service did not answer in time");
+    if (e.code() == ErrorCode::network) return HttpError(502, "service_unreachable", "the payment service could not be reached");
+    std::string message = "the payment service refused or could not read the request";
     if (e.http_status()) message += " (HTTP " + std::to_string(e.http_status()) + ")";
     return HttpError(502, std::string(paywasm::to_string(e.code())), message, e.field());
 }

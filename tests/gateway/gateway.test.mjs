@@ -191,7 +191,7 @@ describe('browser API', () => {
     const first = ok[0].json.result;
     assert.match(first.meta.qrString, /^bitcoin:/);
     assert.equal(first.totalAmount !== undefined, true);
-    const again = await gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN });
+    const again = await gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {} });
     assert.equal(again.json.result.id, first.id);
     const txs = (await getJson(sb.base + '/__sandbox/transactions')).filter((t) => t.offerId.startsWith(`${s.offerId}~`));
     assert.equal(txs.length, 1, 'one QR transaction at the service');
@@ -200,7 +200,7 @@ describe('browser API', () => {
     const tx = await getJson(`${sb.base}/__sandbox/transactions/${first.id}`);
     assert.equal(tx.transaction.nativeAmount, '64.00');
     const exchangeOnly = await session({}, ['exchange']);
-    const refused = await gw(g, 'POST', `/v1/checkout/${exchangeOnly.id}/qr`, { origin: SHOP_ORIGIN });
+    const refused = await gw(g, 'POST', `/v1/checkout/${exchangeOnly.id}/qr`, { origin: SHOP_ORIGIN, body: {} });
     assert.equal(refused.status, 400);
     assert.equal(refused.json.error, 'method_not_offered');
     const fresh = await session();
@@ -341,7 +341,7 @@ describe('statuses end to end', () => {
 
   test('QR: 10 → 0 → partial 101 (not final: the merchant may close it) over SSE, and as JSON', async () => {
     const s = await session();
-    const qr = (await gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN })).json.result;
+    const qr = (await gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {} })).json.result;
     await waitFor(async () => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json.status === 10, 5000, 'status 10');
     const stream = sse(`${g.base}/v1/checkout/${s.id}/status`, { until: (ev) => ev.at(-1).status === 101 });
     await stream.opened;

@@ -96,6 +96,35 @@ describe('whose payment it is', () => {
   });
 });
 
+describe('cross-site', () => {
+  // 0.2.0 skipped the Content-Type check for an empty body: a form on any site could POST (no
+  // preflight) and make the gateway create a service transaction under the merchant token.
+  test('a "simple" POST to create a QR code (form or text content type, empty body) is refused, nothing created', async () => {
+    const s = await session(g, { methods: ['qr'], customerInfo: { name: 'Ada', email: 'ada@example.com' } });
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x', undefined]) {
+      const r = await fetch(`${g.base}/v1/checkout/${s.id}/qr`, { method: 'POST', body: '',
+        headers: { origin: 'http://evil.example', ...(type ? { 'content-type': type } : {}) } });
+      assert.equal(r.status, 415, `${type}: ${r.status}`);
+    }
+    const txs = (await getJson(`${sb.base}/__sandbox/transactions`)).filter((t) => t.offerId.startsWith(`${s.offerId}~`));
+    assert.equal(txs.length, 0, 'no QR transaction at the service');
+  });
+
+  test('a service failure reaches the browser without the service\'s address or its error text', async () => {
+    const dead = await startGateway(sb, { serviceUrl: 'http://127.0.0.1:9/internal-api' });
+    try {
+      const s = await session(dead, { methods: ['qr'], customerInfo: { name: 'Ada', email: 'ada@example.com' } });
+      const r = await gw(dead, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {} });
+      assert.equal(r.status, 502, r.text);
+      assert.equal(r.json.error, 'service_unreachable');
+      assert.ok(!/127\.0\.0\.1|internal-api|:9\b|refused/i.test(r.text), r.text);
+      assert.match(dead.stderr(), /payment service: network/, 'the detail is in the log');
+    } finally {
+      await dead.stop();
+    }
+  });
+});
+
 describe('events', () => {
   test('signed with the event secret (not the bearer), the id inside the signed body', async () => {
     const s = await session(g);
