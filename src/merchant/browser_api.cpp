@@ -167,6 +167,12 @@ void register_browser_api(Router& server, Gateway& gw) {
             replaces = opt_string(doc.root(), "replaces");
         }
         const std::int64_t now = now_ms();
+        // Each new code is a transaction at the service under the merchant token: a few a minute per
+        // session and per client address (answering an existing code costs nothing).
+        const auto limit_new_code = [&] {
+            gw.rate_limit(gw.qr_session_limit, s.id, res, "QR codes for this session a minute");
+            gw.rate_limit(gw.qr_client_limit, req.remote_addr, res, "QR codes from this address a minute");
+        };
         // Another request holds the creation: its code once it is there, else "try again".
         const auto answer_other = [&] {
             auto again = gw.store.session(s.id);
@@ -180,6 +186,7 @@ void register_browser_api(Router& server, Gateway& gw) {
             if (!replaces || *replaces != current.result.id) return send_json(res, 200, *s.qr_response);
             // Decided under the session's row lock (decide.hpp's qr_code_dead): a code still good, or
             // one a late payment reached meanwhile, is answered as it is.
+            limit_new_code();
             const auto renewal = gw.store.renew_qr(s, *s.qr_response, current.result.id, now);
             if (renewal == Store::Renewal::not_dead) return send_json(res, 200, *s.qr_response);
             if (renewal == Store::Renewal::lost) return answer_other();
@@ -187,6 +194,7 @@ void register_browser_api(Router& server, Gateway& gw) {
             gw.hub.notify(s.id);
         } else {
             if (expired(s)) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
+            limit_new_code();
             if (!gw.store.claim_qr(s, now, now - 60000)) return answer_other();
         }
         try {

@@ -33,6 +33,7 @@
 #include "paywasm/protocol.hpp"
 #include "server/event_stream.hpp"
 #include "server/http.hpp"
+#include "server/rate_limit.hpp"
 #include "server/sql.hpp"
 
 namespace merchant {
@@ -66,6 +67,9 @@ struct Config {
     std::string app_secret;             // PAYWASM_APP_SECRET: the app API's bearer
     std::string event_secret;           // PAYWASM_EVENT_SECRET: signs forwarded events (not the bearer)
     std::int64_t retain_ms = 0;         // --retain-days: 0 keeps everything (Store::prune)
+    int session_rate = 600;             // --session-rate: sessions a minute per app secret (0: no limit)
+    int qr_rate_per_session = 5;        // --qr-rate-per-session: QR creations a minute per session
+    int qr_rate_per_client = 30;        // --qr-rate-per-client: QR creations a minute per client address
     std::int64_t prune_interval_ms = 60 * 1000;
 };
 
@@ -192,6 +196,9 @@ struct Gateway {
     // store (and that thread) must be gone before the hub is destroyed.
     StatusHub hub;
     Store store;
+    // Token buckets (src/server/rate_limit.hpp), per instance: a full one answers 429 + Retry-After.
+    RateLimiter session_limit, qr_session_limit, qr_client_limit;
+    void rate_limit(RateLimiter& limiter, const std::string& key, Response& res, const char* what);
     // The threads that read sessions for SSE streams (2): apart from the server's workers, so that
     // thousands of streams waking at once cannot delay a webhook or the app API.
     std::unique_ptr<boost::asio::thread_pool> stream_reads;

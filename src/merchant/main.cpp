@@ -27,6 +27,9 @@ const char* kUsage =
     "  --shop-origin ORIGIN      the shop page's origin (https://shop.example): the only one given CORS\n"
     "  --db URL                  sqlite:PATH (default sqlite:paywasm-merchant.db) or postgresql://...\n"
     "                            (default from PAYWASM_DB when set: keeps a password off the process list)\n"
+    "  --session-rate N          sessions a minute the app API creates, bursts of N (default 600; 0: no limit)\n"
+    "  --qr-rate-per-session N   QR creations a minute per session (default 5), and\n"
+    "  --qr-rate-per-client N    per client address (default 30); over a limit: 429 with Retry-After\n"
     "  --retain-days N           delete sessions done with (expired; final or without money in flight),\n"
     "                            their events and transactions, delivered outbox rows and debits N days\n"
     "                            after their last change, in small batches, every minute (default 0: keep all)\n"
@@ -125,6 +128,9 @@ merchant::Config parse_args(int argc, char** argv) {
         else if (name == "max-streams-per-session") c.max_streams_per_session = static_cast<int>(parse_int(name, value, 1, 100000));
         else if (name == "max-streams-per-client") c.max_streams_per_client = static_cast<int>(parse_int(name, value, 1, 100000));
         else if (name == "stream-max-seconds") c.stream_max_seconds = static_cast<int>(parse_int(name, value, 1, 7 * 24 * 3600));
+        else if (name == "session-rate") c.session_rate = static_cast<int>(parse_int(name, value, 0, 1000000));
+        else if (name == "qr-rate-per-session") c.qr_rate_per_session = static_cast<int>(parse_int(name, value, 0, 1000000));
+        else if (name == "qr-rate-per-client") c.qr_rate_per_client = static_cast<int>(parse_int(name, value, 0, 1000000));
         else if (name == "retain-days") c.retain_ms = parse_int(name, value, 0, 36500) * 86400000LL;
         else if (name == "service-timeout") c.service_timeout_s = static_cast<int>(parse_int(name, value, 1, 600));
         else usage_error("unknown option --" + name);

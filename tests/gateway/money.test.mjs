@@ -125,6 +125,36 @@ describe('cross-site', () => {
   });
 });
 
+describe('rate limits', () => {
+  test('sessions per app secret and new QR codes per session and per client address: 429 with Retry-After', async () => {
+    const limited = await startGateway(sb, { extra: ['--session-rate', '3', '--qr-rate-per-session', '2', '--qr-rate-per-client', '3'] });
+    try {
+      const made = [];
+      for (let i = 0; i < 4; i++) {
+        made.push(await gw(limited, 'POST', '/v1/sessions', { app: true, body: { offerId: 'rl-' + crypto.randomUUID(),
+          currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods: ['qr'], customerInfo: { name: 'Ada', email: 'ada@example.com' } } }));
+      }
+      assert.deepEqual(made.map((r) => r.status), [201, 201, 201, 429]);
+      assert.ok(Number(made[3].headers.get('retry-after')) >= 1, 'Retry-After');
+      assert.equal(made[3].json.error, 'rate_limited');
+      const qr = (s) => gw(limited, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {} });
+      const [a, b, c] = made.map((r) => r.json);
+      assert.equal((await qr(a)).status, 200);
+      assert.equal((await qr(a)).status, 200, 'the same code again costs nothing');
+      assert.equal((await qr(b)).status, 200);
+      assert.equal((await qr(c)).status, 200);
+      const fourth = await gw(limited, 'POST', '/v1/sessions', { app: true, body: { offerId: 'rl-late', currency: 'USD', cart: CART,
+        shippingAddress: ADDRESS } });
+      assert.equal(fourth.status, 429, 'still limited');
+      // The client address has made three new codes this minute: a fourth session's code waits.
+      const limitedCodes = (await getJson(`${sb.base}/__sandbox/transactions`)).filter((t) => t.offerId.startsWith('rl-'));
+      assert.equal(limitedCodes.length, 3, 'three QR transactions at the service');
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
 describe('events', () => {
   test('signed with the event secret (not the bearer), the id inside the signed body', async () => {
     const s = await session(g);
