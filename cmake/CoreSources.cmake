@@ -12,6 +12,7 @@ set(PAYWASM_CORE_SOURCE_NAMES
   src/core/decimal.cpp
   src/core/error.cpp
   src/core/json_writer.cpp
+  src/core/padding_random.cpp
   src/core/protocol.cpp
   src/core/qr.cpp
   src/core/status.cpp

@@ -1,7 +1,8 @@
 // Type definitions for paywasm (paywasm.js / paywasm.mjs). Hand-written; see docs/widget.md.
 
-/** Stable error codes. Core: validation .. below_minimum; transport: network, timeout; loader: unsupported;
- *  amount_mismatch: the merchant's status-url (the gateway) reports another amount paid than the order's. */
+/** Stable error codes: the core's (paywasm/error.hpp ErrorCode, but `io`, the CLI's files) and the
+ *  browser's own: unsupported (the loader), internal, amount_mismatch (the merchant's status-url, the
+ *  gateway, reports another amount paid than the order's). tests/browser/run.mjs compares them. */
 export type PayWasmErrorCode =
   | 'validation' | 'invalid_key' | 'key_mismatch' | 'crypto' | 'invalid_qr'
   | 'bad_response' | 'unauthorized' | 'not_found' | 'server'
@@ -32,6 +33,9 @@ export class PayWasmError extends Error {
    * Content-Security-Policy blocked the URL): nothing was paid and the shopper may try again.
    */
   readonly notSent: boolean;
+  /** The origin the page's Content-Security-Policy (connect-src) blocked (notSent is then true; the
+   *  console names it too), or null. */
+  readonly blocked: string | null;
   /** The payment method it happened in, when it happened in one (its own wording: 419 of a bank payment speaks of the bank account). */
   method: Method | null;
   /** Re-localizes userMessage and nextStep ('en' | 'es' | 'fr' | 'de' | 'pt-BR' | 'pt-PT'); returns this. */
@@ -86,6 +90,8 @@ export interface BankOrder {
   shippingAddress: ShippingAddress;
 }
 
+// The status types below are paywasm/status.hpp's enums (StatusKind, MoneyTaken, Tone, NextStep,
+// PayMethod as Method), value for value: tests/browser/run.mjs parses the header and compares.
 export type StatusKind =
   | 'awaiting_payment' | 'pending' | 'processing' | 'success' | 'failed' | 'partial'
   | 'partial_closed' | 'timed_out' | 'canceled' | 'refund' | 'unknown';
@@ -279,7 +285,9 @@ export type Theme = 'light' | 'dark' | 'auto';
  * The order's state machine, also the element's custom states (:state(idle), ...; plus
  * :state(error) while an error is shown, with the host attribute error="<code>").
  * idle: Pay is armed; sending: a request is in flight; pending: a payment was taken, not final;
- * final: paid (every method locked for the order); ambiguous: a payment may have gone through.
+ * final: paid, or money moved (every method locked for the order; the form gives way to the
+ * status); ambiguous: a payment may have gone through (locked; when the merchant's status-url shows
+ * nothing was taken, the error offers "Pay again": the same payment of the same order).
  */
 export type Phase = 'idle' | 'sending' | 'pending' | 'final' | 'ambiguous';
 

@@ -33,7 +33,9 @@ enum class ErrorCode {
     // Raised by transports (CLI, browser), never by the sans-IO core.
     network,
     timeout,
-    usage,             // wrong command-line usage (CLI exit code 2)
+    // A caller's mistake that is not about data: wrong command-line usage (CLI exit code 2), a
+    // missing widget setting, and in the core an unknown endpoint name (endpoint_by_name).
+    usage,
     io,                // a local file could not be read or written (CLI)
 };
 

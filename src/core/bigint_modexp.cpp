@@ -1,5 +1,10 @@
 // src/core/bigint_modexp.cpp — Montgomery modular exponentiation for the RSA public operation.
-// See bigint_modexp.hpp: public exponent only, so no constant-time care is needed or taken.
+// The timing model is bigint_modexp.hpp's: the exponent and the modulus are public, the base (the
+// padded block of the shopper's payload) is secret. So no branch or memory access below depends on
+// the base's value: the product and reduction loops run a fixed number of times for a given
+// modulus, and every Montgomery product ends in a masked select (subtract_if_at_least), not a
+// branch. Branches on the exponent's bits (the ladder) and on the modulus (setup, at_least) are on
+// public data. One exception, argued in the header: to_limbs skips the base's leading zero bytes.
 //
 // Numbers are little-endian vectors of 32-bit limbs; every product is 32x32 -> 64 bits. A Montgomery
 // product is done in two steps: the full 2s-limb product (schoolbook; a square computes each cross

@@ -323,12 +323,13 @@ Pem unarmour(std::string_view input, bool want_private) {
 // TF_EncryptorBase does: em_len = floor((bits(n) - 1) / 8) = k - 1 bytes after a leading zero byte
 // when the block has a partial top byte (the leading 0x00 of RFC 8017's k-byte EM).
 
-// Random bytes for one encrypt() call: one getentropy() read made up front (in the browser each
-// read is a call out to crypto.getRandomValues), then the platform directly once that is used up.
+// Random bytes for one encrypt() call: one read of detail::padding_random made up front (in the
+// browser each read is a call out to crypto.getRandomValues), then one read per call once that is
+// used up. Every byte is handed out once: each block's seed or padding string is its own.
 class PrefetchedRandom {
 public:
     explicit PrefetchedRandom(std::size_t bytes) : buffer_(bytes) {
-        if (bytes > 0) random_bytes(buffer_.data(), bytes);
+        if (bytes > 0) detail::padding_random(buffer_.data(), bytes);
     }
     ~PrefetchedRandom() {
         volatile CryptoPP::byte* p = buffer_.data();
@@ -342,7 +343,7 @@ public:
             std::memcpy(output, buffer_.data() + used_, size);
             used_ += size;
         } else {
-            random_bytes(output, size);
+            detail::padding_random(output, size);
         }
     }
 

@@ -24,6 +24,16 @@ struct PublicKey::Impl {
     std::string n, e;
 };
 
+namespace detail {
+// The random bytes of encryption's padding (OAEP seeds, PKCS#1 v1.5 padding strings): fills `out`
+// with n bytes, or throws Error(crypto) like random_bytes(). The library's definition
+// (padding_random.cpp, an object file of its own) is random_bytes(), the platform CSPRNG, and is
+// what every program and the widget link. It is a link-time seam for tests only: the unit test
+// binaries (native and wasm) link their own definition instead (tests/unit/random_source.cpp),
+// which can hand out a known byte stream, so that tests can see each block's seed and padding.
+void padding_random(unsigned char* out, std::size_t n);
+}  // namespace detail
+
 namespace keyio {
 
 inline constexpr char kDecryptionFailed[] = "decryption failed";

@@ -23,9 +23,10 @@ void cors(const Gateway& gw, Req req, Res res) {
     const std::string origin = req.get_header_value("Origin");
     res.set_header("Vary", "Origin");
     if (!origin.empty() && origin == gw.config.shop_origin) {
+        // No Access-Control-Allow-Credentials: the gateway reads no cookie (the session id is the
+        // credential), so the widget sends none, and a page of the shop's origin cannot make the
+        // browser attach cookies of the gateway's domain.
         res.set_header("Access-Control-Allow-Origin", origin);
-        // EventSource({withCredentials: true}) needs it; the gateway itself reads no cookie.
-        res.set_header("Access-Control-Allow-Credentials", "true");
     }
 }
 

@@ -58,6 +58,7 @@ void Gateway::wake_forwarder() {
 }
 
 void Gateway::stop() {
+    stop_pruner();
     hub.shutdown();
     if (forwarder_) forwarder_->outbox.stop();
 }

@@ -65,6 +65,8 @@ struct Config {
     std::string merchant_token;         // PAYWASM_MERCHANT_TOKEN
     std::string app_secret;             // PAYWASM_APP_SECRET: the app API's bearer
     std::string event_secret;           // PAYWASM_EVENT_SECRET: signs forwarded events (not the bearer)
+    std::int64_t retain_ms = 0;         // --retain-days: 0 keeps everything (Store::prune)
+    std::int64_t prune_interval_ms = 60 * 1000;
 };
 
 // A session's latest status as stored; what it means is the core's (status_json()).
@@ -212,9 +214,15 @@ struct Gateway {
     std::string status_json(const Session& s) const;
     void start_forwarder();
     void wake_forwarder();
+    void start_pruner();  // retention.cpp; nothing with retain_ms 0
+    void stop_pruner();
     void stop();
 
 private:
+    std::thread pruner_;
+    std::mutex prune_mutex_;
+    std::condition_variable prune_cv_;
+    bool prune_stop_ = false;
     struct Forwarder;  // forwarder.cpp: the store's outbox rows on the shared outbox worker
     std::shared_ptr<Forwarder> forwarder_;
 };

@@ -26,6 +26,10 @@ const char* kUsage =
     "  --webhook-public-key F    the service's webhook signing key, PEM file\n"
     "  --shop-origin ORIGIN      the shop page's origin (https://shop.example): the only one given CORS\n"
     "  --db URL                  sqlite:PATH (default sqlite:paywasm-merchant.db) or postgresql://...\n"
+    "                            (default from PAYWASM_DB when set: keeps a password off the process list)\n"
+    "  --retain-days N           delete sessions done with (expired; final or without money in flight),\n"
+    "                            their events and transactions, delivered outbox rows and debits N days\n"
+    "                            after their last change, in small batches, every minute (default 0: keep all)\n"
     "  --app-callback URL        where verified status changes are forwarded (signed); default: none\n"
     "  --methods LIST            methods a session offers by default (default exchange,qr)\n"
     "  --padding NAME            oaep-sha1 (default) | oaep-sha256 | pkcs1v15, for merchantAuth and the widget\n"
@@ -41,7 +45,10 @@ const char* kUsage =
     "  PAYWASM_MERCHANT_TOKEN    the service's merchant access token (QR generate, subscriptions)\n"
     "  PAYWASM_APP_SECRET        the shop app's bearer for the app API (at least 16 characters)\n"
     "  PAYWASM_EVENT_SECRET      the key forwarded events are signed with (HMAC-SHA256; at least 16\n"
-    "                            characters, not the app secret); required with --app-callback\n";
+    "                            characters, not the app secret); required with --app-callback\n"
+    "  PAYWASM_DB                the database URL when --db is not given\n"
+    "  PGPASSWORD, PGPASSFILE    libpq's own: a PostgreSQL password kept out of the URL\n"
+    "  PAYWASM_CLOCK_OFFSET_MS   tests and retention drills only: milliseconds added to the clock\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
     std::fprintf(stderr, "paywasm-merchant: %s\n\n%s", message.c_str(), kUsage);
@@ -81,7 +88,8 @@ std::vector<std::string> split_methods(const std::string& value) {
 
 merchant::Config parse_args(int argc, char** argv) {
     merchant::Config c;
-    const auto on_option = [&c](const std::string& name, const std::string& value) {
+    bool db_given = false;
+    const auto on_option = [&c, &db_given](const std::string& name, const std::string& value) {
         if (name == "help") {
             std::fputs(kUsage, stdout);
             std::exit(0);
@@ -99,7 +107,10 @@ merchant::Config parse_args(int argc, char** argv) {
         else if (name == "merchant-public-key") c.merchant_public_pem = read_file(name, value);
         else if (name == "webhook-public-key") c.webhook_public_pem = read_file(name, value);
         else if (name == "shop-origin") c.shop_origin = value;
-        else if (name == "db") c.db = value;
+        else if (name == "db") {
+            c.db = value;
+            db_given = true;
+        }
         else if (name == "app-callback") c.app_callback = value;
         else if (name == "methods") c.methods = split_methods(value);
         else if (name == "padding") {
@@ -114,6 +125,7 @@ merchant::Config parse_args(int argc, char** argv) {
         else if (name == "max-streams-per-session") c.max_streams_per_session = static_cast<int>(parse_int(name, value, 1, 100000));
         else if (name == "max-streams-per-client") c.max_streams_per_client = static_cast<int>(parse_int(name, value, 1, 100000));
         else if (name == "stream-max-seconds") c.stream_max_seconds = static_cast<int>(parse_int(name, value, 1, 7 * 24 * 3600));
+        else if (name == "retain-days") c.retain_ms = parse_int(name, value, 0, 36500) * 86400000LL;
         else if (name == "service-timeout") c.service_timeout_s = static_cast<int>(parse_int(name, value, 1, 600));
         else usage_error("unknown option --" + name);
     };
@@ -142,6 +154,12 @@ merchant::Config parse_args(int argc, char** argv) {
     }
     if (!c.app_callback.empty() && !paywasm::server::split_url(c.app_callback)) {
         usage_error("--app-callback must start with http:// or https://");
+    }
+    // The database URL from the environment when --db is not given: a PostgreSQL URL may carry a
+    // password, which the process list would show (better still: no password in the URL, and
+    // libpq's PGPASSWORD or ~/.pgpass).
+    if (!db_given) {
+        if (const char* db = std::getenv("PAYWASM_DB"); db && *db) c.db = db;
     }
     const char* token = std::getenv("PAYWASM_MERCHANT_TOKEN");
     const char* secret = std::getenv("PAYWASM_APP_SECRET");
@@ -193,6 +211,7 @@ int main(int argc, char** argv) {
         paywasm::server::Server http(options, server);
         running = &http;
         gw.start_forwarder();
+        gw.start_pruner();
         std::printf("paywasm-merchant: listening on %s\n", paywasm::server::http_origin(config.host, http.port()).c_str());
         std::fflush(stdout);
         paywasm::server::serve_until_signal(http, [&] { gw.hub.shutdown(); });

@@ -44,4 +44,26 @@ BaseUrl split_base_url(std::string_view url, const std::string& field) {
     return out;
 }
 
+std::string redact_url(std::string_view url) {
+    std::string out(url.substr(0, 200));
+    if (const auto scheme = out.find("://"); scheme != std::string::npos) {
+        const auto start = scheme + 3;
+        const auto at = out.find('@', start);
+        const auto slash = out.find('/', start);
+        if (at != std::string::npos && (slash == std::string::npos || at < slash)) {
+            const auto colon = out.find(':', start);
+            if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, "***");
+        }
+    }
+    for (std::size_t p = out.find("password="); p != std::string::npos; p = out.find("password=", p + 12)) {
+        std::size_t end = p + 9;
+        while (end < out.size() && out[end] != ' ' && out[end] != '&') ++end;
+        out.replace(p + 9, end - p - 9, "***");
+    }
+    for (char& c : out) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    }
+    return out;
+}
+
 }  // namespace paywasm::server

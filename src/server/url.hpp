@@ -27,4 +27,8 @@ struct BaseUrl {
 };
 BaseUrl split_base_url(std::string_view url, const std::string& field = "base-url");
 
+// `url` fit for a message or a log line: the password of "scheme://user:password@host" and the
+// value of a libpq "password=..." pair become "***"; control bytes become '?'; at most 200 bytes.
+std::string redact_url(std::string_view url);
+
 }  // namespace paywasm::server

@@ -1,6 +1,7 @@
 #include "util.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <cctype>
 #include <ctime>
 
@@ -8,9 +9,15 @@
 
 namespace paywasm::server {
 
+// PAYWASM_CLOCK_OFFSET_MS (read once; for tests and retention drills only, documented in
+// docs/merchant.md): added to the wall clock, so a test can run a server "40 days later".
 std::int64_t now_ms() {
     using namespace std::chrono;
-    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+    static const std::int64_t offset = [] {
+        const char* v = std::getenv("PAYWASM_CLOCK_OFFSET_MS");
+        return v && *v ? std::strtoll(v, nullptr, 10) : 0LL;
+    }();
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() + offset;
 }
 
 std::string iso8601(std::int64_t epoch_ms) {

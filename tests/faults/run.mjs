@@ -591,6 +591,49 @@ test('an unclear outcome (timeout) is answered by the gateway: the payment shows
   await done();
 });
 
+// Issue 25 (before: after a 500 that stored nothing the widget stayed locked, "contact the shop",
+// although the gateway could tell that nothing was taken).
+test('session-url, a 500 that stored nothing: the gateway says nothing was taken; "Pay again" pays the same order once', LIMIT, async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('500-again');
+  await mountSession(page, await sessionUrl(offerId));
+  await fault({ endpoint: 'exchange-pay', kind: '500' });
+  const before = payPosts();
+  await shadow(page, 'button[data-key=pay-exchange]').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  assert.ok(err.error.code === 'server' && err.error.mayHaveGoneThrough, `unclear: ${JSON.stringify(err.error)}`);
+  await shadow(page, '.error button[data-key=pay-again]').waitFor({ timeout: 5000 });
+  const shown = await shownError(page);
+  assert.ok(shown.includes(MSG.server) && shown.includes('The shop has no payment for this order: you can pay again, safely'), shown);
+  assert.ok((await uiState(page)).disabled, 'the form\'s Pay stays locked: only the same payment is offered');
+  assert.equal((await transactionsFor(offerId)).length, 0, 'nothing stored by the 500');
+  await shadow(page, '.error button[data-key=pay-again]').click();
+  const [st] = await waitEvent(page, 'paywasm-status');
+  assert.equal(st.status.code, 0, 'the same order, paid: pending');
+  const txs = await transactionsFor(offerId);
+  assert.equal(txs.length, 1, 'one transaction');
+  assert.equal(txs[0].transaction.id, st.transaction.id, 'the one shown');
+  assert.equal(payPosts() - before, 2, 'the 500 and the one payment the shopper chose');
+  assert.ok(await shadow(page, '.error').isHidden(), 'the error is gone');
+  await done();
+});
+
+test('session-url, a half answer (the payment was stored): no offer to pay again; the gateway\'s status replaces the error', LIMIT, async () => {
+  const { page, done } = await openPage();
+  const offerId = newOffer('malformed-session');
+  await mountSession(page, await sessionUrl(offerId));
+  await fault({ endpoint: 'exchange-pay', kind: 'malformed-json' });
+  await shadow(page, 'button[data-key=pay-exchange]').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  assert.equal(err.error.code, 'bad_response', 'code');
+  const [st] = await waitEvent(page, 'paywasm-status');
+  assert.equal(st.status.code, 0, 'the stored payment, from the gateway');
+  assert.equal(await page.locator('paywasm-checkout [data-key=pay-again]').count(), 0, 'never offered to pay again');
+  assert.ok(await shadow(page, '.error').isHidden(), 'the error gives way to the status');
+  assert.equal((await transactionsFor(offerId)).length, 1, 'one transaction');
+  await done();
+});
+
 // ---- the shopper token leaves no trace ---------------------------------------------------------------
 
 test('after a full flow nothing of the shopper token is in storage, cookies, IndexedDB, caches, URL, history or console', LIMIT, async () => {

@@ -164,6 +164,8 @@ describe('browser API', () => {
       assert.ok(!r.text.includes(secret), 'no secret in the checkout view');
     }
     assert.equal(r.headers.get('access-control-allow-origin'), SHOP_ORIGIN);
+    // The gateway reads no cookie: it never invites the browser to send one (0.2.0 answered true).
+    assert.equal(r.headers.get('access-control-allow-credentials'), null);
     const other = await gw(g, 'GET', `/v1/checkout/${s.id}`, { origin: 'https://evil.example' });
     assert.equal(other.headers.get('access-control-allow-origin'), null);
     const preflight = await fetch(`${g.base}/v1/checkout/${s.id}/qr`, { method: 'OPTIONS',

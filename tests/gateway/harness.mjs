@@ -34,13 +34,14 @@ export function keyFiles(sb, dir) {
 }
 
 // Starts paywasm-merchant on a free port against `sb`; resolves once it printed its address.
+// `noDb`: no --db at all (the URL comes from PAYWASM_DB in `env`).
 export async function startGateway(sb, { db, dir = tmpdir('pwm-'), appCallback, extra = [], env = {}, port = 0,
-  shopOrigin = SHOP_ORIGIN, serviceUrl = sb.base + '/api' } = {}) {
+  shopOrigin = SHOP_ORIGIN, serviceUrl = sb.base + '/api', noDb = false } = {}) {
   const keys = keyFiles(sb, dir);
   const args = [
     '--listen', `127.0.0.1:${port}`, '--service-url', serviceUrl, '--merchant-id', sb.merchant.merchantId,
     '--merchant-public-key', keys.merchant, '--webhook-public-key', keys.webhook, '--shop-origin', shopOrigin,
-    '--db', db ?? 'sqlite:' + path.join(dir, 'gateway.db'), '--retry-base-ms', '50',
+    ...(noDb ? [] : ['--db', db ?? 'sqlite:' + path.join(dir, 'gateway.db')]), '--retry-base-ms', '50',
     ...(appCallback ? ['--app-callback', appCallback] : []), ...extra,
   ];
   const proc = spawn(GATEWAY, args, {

@@ -3,7 +3,7 @@
 //      to WORK/shop, the package is installed there from dist's tarball (`npm install --offline`), and
 //      the app's own `npm run build` bundles it with esbuild (the checkout's pinned one, on PATH) into
 //      public/assets/ and copies the package's wasm and language files beside the bundle: the recipe
-//      README and docs/widget.md show.
+//      docs/widget.md shows.
 //   2. The wasm beside the bundle is dist's, byte for byte, and the sha384 built into the module (the
 //      one integrity.json states) is in the minified bundle.
 //   3. The REAL sandbox serves public/ as the shop's site (its strict CSP on the page; --dist is an
@@ -15,7 +15,7 @@
 //   4. A Spanish shopper gets the Spanish text: paywasm-es.json beside the bundle, checked, loaded.
 //   5. A changed paywasm.wasm (one byte) is refused by the built-in SRI check: the checkout reports
 //      error `network` and offers no pay button.
-//   6. README and docs/widget.md show the app's build script as it is.
+//   6. docs/widget.md shows the app's build script as it is.
 // Usage: PAYWASM_SANDBOX=<paywasm-sandbox> PAYWASM_CLI=<paywasm> node tests/package/app.mjs --dist DIR [--work DIR]
 // (node:test: exits 1 on any failure)
 import { execFileSync } from 'node:child_process';
@@ -100,11 +100,10 @@ test('the bundled wasm is dist\'s, and the bundle carries its built-in sha384', 
   }
 });
 
-test('README and docs/widget.md show the build recipe this app is built with', () => {
+test('docs/widget.md shows the build recipe this app is built with', () => {
   const recipe = JSON.parse(fs.readFileSync(path.join(here, 'app/package.json'), 'utf8')).scripts.build;
   const flat = (file) => fs.readFileSync(path.join(ROOT, file), 'utf8').replace(/\s+/g, ' ');
-  assert.ok(flat('README.md').includes(`"build": "${recipe}"`), `README.md, "Install with npm", shows "build": "${recipe}"`);
-  assert.ok(flat('docs/widget.md').includes(recipe), `docs/widget.md shows ${recipe}`);
+  assert.ok(flat('docs/widget.md').includes(`"build": "${recipe}"`), `docs/widget.md, "Install with npm", shows "build": "${recipe}"`);
 });
 
 // The shop's server, for one checkout: the files main.js asks for (public/session/).

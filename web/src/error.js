@@ -18,6 +18,8 @@ export class PayWasmError extends Error {
     // The request never left the browser (offline, or blocked by the page's Content-Security-Policy):
     // nothing can have been paid, and the shopper may try again.
     this.notSent = !!d.notSent;
+    // The origin the page's Content-Security-Policy (connect-src) blocked, or null.
+    this.blocked = d.blocked || null;
     // The payment method it happened in ('exchange', 'bank', 'qr'), for that method's own wording.
     this.method = d.method || null;
     this.localize(d.lang);
@@ -26,14 +28,14 @@ export class PayWasmError extends Error {
   // Sets userMessage and nextStep in language `lang` (default: the browser's); returns this.
   localize(lang) {
     const l = lang || pickLocale().lang;
-    const code = this.code in MESSAGES.en ? this.code : 'internal';
+    const code = this.blocked ? 'blocked' : this.code in MESSAGES.en ? this.code : 'internal';
     const own = `${code}.${this.method}`;
     // "message\nnext step" (web/build.mjs joins them)
     [this.userMessage, this.nextStep = ''] = translate(l, own in MESSAGES.en ? own : code).split('\n');
     if (this.mayHaveGoneThrough) {
-      this.userMessage += ' ' + translate(l, 'mayHaveGoneThrough', { offerId: this.offerId || '-' });
-      this.nextStep = '';
-    } else if (this.notSent) {
+      // What happened is the message; what the shopper does about it, the next step.
+      this.nextStep = translate(l, 'mayHaveGoneThrough', { offerId: this.offerId || '-' });
+    } else if (this.notSent && !this.blocked) {
       this.userMessage += ' ' + translate(l, 'notSent');
     }
     return this;

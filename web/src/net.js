@@ -51,8 +51,8 @@ export async function send(req, options) {
 // shopper may try again. Any other failure of a payment POST (timeout, a dropped connection, ...)
 // may have reached the service.
 async function sendOnce(req, o) {
-  const fail = (code, message, notSent) => new PayWasmError(code, message, {
-    mayHaveGoneThrough: !!o.payment && !notSent, notSent, offerId: o.offerId, lang: o.lang,
+  const fail = (code, message, notSent, blocked) => new PayWasmError(code, message, {
+    mayHaveGoneThrough: !!o.payment && !notSent, notSent, blocked, offerId: o.offerId, lang: o.lang,
   });
   if (navigator.onLine === false) throw fail('network', `${req.method} ${req.url} was not sent: the browser is offline`, true);
   const controller = new AbortController();
@@ -83,8 +83,11 @@ async function sendOnce(req, o) {
     if (timedOut) throw fail('timeout', `${req.method} ${req.url} got no answer within ${timeoutMs} ms`);
     if (o.signal && o.signal.aborted) throw new PayWasmError('internal', 'aborted');
     if (!blocked) await new Promise((resolve) => setTimeout(resolve, 0));
-    throw blocked ? fail('network', `${req.method} ${req.url} was not sent: the page's Content-Security-Policy (connect-src) blocks it`, true)
-      : fail('network', `${req.method} ${req.url} failed: ${e.message}`);
+    if (!blocked) throw fail('network', `${req.method} ${req.url} failed: ${e.message}`);
+    // The page's developer is told in the console, where they look: which origin to allow.
+    const origin = new URL(req.url).origin;
+    console.error(`paywasm: the page's Content-Security-Policy blocked a request to ${origin}: add ${origin} to its connect-src`);
+    throw fail('network', `${req.method} ${req.url} was not sent: the page's Content-Security-Policy (connect-src) blocks it`, true, origin);
   } finally {
     clearTimeout(timer);
     if (o.signal) o.signal.removeEventListener('abort', onAbort);
@@ -124,7 +127,7 @@ export function watch(url, o) {
     }
   };
   if (o.sse && typeof EventSource === 'function') {
-    source = new EventSource(url, { withCredentials: true });
+    source = new EventSource(url);  // no cookies: the session id in the URL is the credential
     let failures = 0;
     source.onopen = () => { failures = 0; };
     source.onmessage = (ev) => {

@@ -22,10 +22,11 @@ export const phaseOf = (info) => (info.taken === 'none' ? 'idle' : info.final ? 
 // exchange; status: the payment's status as web/src/status.js reads it (the core's row, the
 // amounts owed); error: the PayWasmError shown;
 // bad: the validation error of the page's order; greeting: the shopper's first name; qr: the QR
-// code shown ({ result, uri, svg, end }).
+// code shown ({ result, uri, svg, end }); retry: after an unclear outcome, the method of the
+// payment the merchant's status-url says took nothing (flows.js applyStatus): offered again.
 export function freshState() {
   return {
     phase: 'idle', method: null, exchange: null, code2fa: '', savePassword: false,
-    status: null, error: null, bad: null, greeting: null, qr: null,
+    status: null, error: null, bad: null, greeting: null, qr: null, retry: null,
   };
 }

@@ -1,11 +1,15 @@
-// The view of a checkout: render(el) draws the whole of it from the element's state (el._s) and
-// the page's order, with dom.js (no markup is ever parsed; the one SVG that is, the QR code, is
-// drawn by the core and parsed in flows.js). The buttons start the flows of flows.js.
+// The view of a checkout: render(c) draws the checkout's context (context.js: its state c.s and the
+// page's order, checked by flows.js) and does nothing else: no validation, no event, no request.
+// Its nodes are made once and then updated in place (c.view): the live region (role=status), the
+// error box and the form controls stay the same nodes from one draw to the next, so a screen
+// reader announces a change where it happens and a shopper who is typing keeps focus and caret.
+// Only the method cards and the QR panel's content are made again, when what they show changes.
+// dom.js builds every node (no markup is ever parsed; the one SVG that is, the QR code, is drawn by
+// the core and parsed in flows.js). The buttons start the flows of flows.js.
 import { CSS_TEXT } from 'paywasm:build';
 import { h, icon, withId } from './dom.js';
-import { pay, requestQr } from './flows.js';
-
-export const EXCHANGE_NAMES = { coinbase: 'Coinbase', okcoin: 'OKCoin', kraken: 'Kraken', gemini: 'Gemini', binanceus: 'Binance.US' };
+import { EXCHANGE_NAMES, currency, exchangesOf, locale, methodsOf, t } from './context.js';
+import { pay, payAgain, refresh, requestQr } from './flows.js';
 
 // The icon of each tone of the core's status table (the tone picks the colour; the words always
 // say the same as the colour and the icon).
@@ -44,11 +48,11 @@ function numberFormat(tag, currency) {
 // crypto asset (BTC, ETH, ...). Without Intl.supportedValuesOf (before Safari 15.4), the shop's own
 // currency is the only fiat one.
 let isoCurrencies = null;
-function isFiat(el, currency) {
+function isFiat(c, code) {
   if (!isoCurrencies) {
     try { isoCurrencies = new Set(Intl.supportedValuesOf('currency')); } catch (e) { isoCurrencies = new Set(); }
   }
-  return isoCurrencies.has(currency) || currency === el._currency();
+  return isoCurrencies.has(code) || code === currency(c);
 }
 
 // The colour of any CSS colour text as [r, g, b, a] (a 1x1 canvas reads it as sRGB), and its WCAG 2
@@ -70,150 +74,326 @@ const contrast = (a, b) => { const x = luminance(a); const y = luminance(b); ret
 // An amount as the shopper reads it, the same way wherever it is shown: fiat with Intl's currency
 // style ("$82.00", German "82,00 USD"), crypto with all its digits and the code ("0.00128126 BTC").
 // value: decimal text (a number is shown as JS writes it); never throws ('' for no value).
-export function money(el, value, currency) {
+export function money(c, value, code) {
   if (value === null || value === undefined || value === '') return '';
   const v = String(value);
-  const code = String(currency || '').toUpperCase();
+  const upper = String(code || '').toUpperCase();
   try {
-    if (code && isFiat(el, code)) return numberFormat(el._locale.tag, code).format(v);
-    return `${numberFormat(el._locale.tag, null).format(v)} ${code}`.trim();
+    const tag = locale(c).tag;
+    if (upper && isFiat(c, upper)) return numberFormat(tag, upper).format(v);
+    return `${numberFormat(tag, null).format(v)} ${upper}`.trim();
   } catch (e) {
-    return `${v} ${code}`.trim();
+    return `${v} ${upper}`.trim();
   }
 }
-const moneyOf = (el, m) => (m ? money(el, m.amount, m.currency) : '');
+const moneyOf = (c, m) => (m ? money(c, m.amount, m.currency) : '');
 // Whether a decimal text the core wrote is above zero (it writes no sign and no exponent).
 const aboveZero = (amount) => /[1-9]/.test(amount);
 
-// ---- rendering -------------------------------------------------------------------------------
+// ---- drawing ---------------------------------------------------------------------------------
 
-// The whole view from the state: until the core is there the loading message, else the form (an
-// order the page got wrong: its error alone, no total, nothing to pay), the status and the error;
-// then the phase onto the Pay buttons (armed only when idle with a valid order; the busy one says
-// what it is doing), aria-busy, and the host's custom states and `error` attribute.
-export function render(el) {
-  const s = el._s;
-  const t = (k, v) => el._t(k, v);
-  const core = el._core;
-  const focusKey = el._root.activeElement && el._root.activeElement.dataset.key;
-  clearInterval(el._tick);
-  if (core) el._check();
-  const err = s.bad || s.error;
-  const methods = el._methods();
-  if (!methods.includes(s.method)) s.method = methods[0] || null;
-  const exchanges = el._exchanges();
-  if (!exchanges.includes(s.exchange)) s.exchange = exchanges[0];
-  const totalText = el._total && money(el, el._total, el._currency());
-  const payFor = (method) => payButton(el, method, t('pay', { amount: totalText || '' }).trim());
-  // The shopper's field the core refused: aria-invalid, and the message under it (not in the box).
-  const bad = err && err.field === 'code2fa' && s.method === 'exchange';
-  const message = (headline, lines) => h('div', { class: 'message' }, h('p', {}, h('strong', {}, headline)), lines.map((l) => l && h('p', {}, l)));
+// Sets an attribute; null or false removes it.
+function attr(node, name, value) {
+  if (value === null || value === false) node.removeAttribute(name);
+  else node.setAttribute(name, value);
+}
 
-  // Fresh elements: the value, checked and selected attributes give their state.
-  const panels = {
-    exchange: () => h('div', { class: 'panel', part: 'panel' },
-      h('div', { class: 'field' },
-        h('label', { for: 'exchange', part: 'label' }, t('exchange')),
-        h('select', {
-          id: 'exchange', part: 'select', 'data-key': 'exchange',
-          onchange: (e) => { s.exchange = e.target.value; },
-        }, exchanges.map((x) => h('option', { value: x, selected: x === s.exchange }, EXCHANGE_NAMES[x] || x)))),
-      h('div', { class: 'field' },
-        h('label', { for: 'code2fa', part: 'label' }, t('code2fa')),
-        h('input', {
-          id: 'code2fa', type: 'text', part: 'input', inputmode: 'numeric', autocomplete: 'one-time-code',
-          maxlength: '10', 'data-key': 'code2fa', value: s.code2fa, 'aria-invalid': bad && 'true', 'aria-describedby': bad && 'code2fa-error',
-          oninput: (e) => { s.code2fa = e.target.value.trim(); },
-        }),
-        bad && h('p', { id: 'code2fa-error', class: 'field-error' }, t('field.code2fa'))),
-      h('div', { class: 'check' },
-        h('input', {
-          id: 'savepassword', type: 'checkbox', part: 'checkbox', 'data-key': 'savepassword', checked: s.savePassword,
-          onchange: (e) => { s.savePassword = e.target.checked; },
-        }),
-        h('label', { for: 'savepassword', part: 'label' }, t('savePassword'))),
-      payFor('exchange')),
-    bank: () => h('div', { class: 'panel', part: 'panel' }, h('p', { class: 'muted' }, t('bankNote')), payFor('bank')),
-    qr: () => h('div', { class: 'panel qr', part: 'panel qr-panel' }, s.qr ? qrView(el) : payButton(el, 'qr', t('showQr'))),
+// Makes `parent`'s children exactly `nodes` (nulls left out), moving or removing only what is not
+// where it should be: a node that stays is never taken out and put back.
+function place(parent, nodes) {
+  let at = parent.firstChild;
+  for (const n of nodes) {
+    if (!n) continue;
+    if (n === at) at = at.nextSibling;
+    else parent.insertBefore(n, at);
+  }
+  while (at) {
+    const next = at.nextSibling;
+    at.remove();
+    at = next;
+  }
+}
+
+// Replaces a box's content when what it says changed (`key`); returns whether it did.
+function fill(box, key, content) {
+  if (box.dataset.shown === key) return false;
+  box.dataset.shown = key;
+  box.replaceChildren(...[content].flat(9).filter((n) => n !== null && n !== undefined && n !== false));
+  return true;
+}
+
+const message = (headline, lines) => h('div', { class: 'message' }, h('p', {}, h('strong', {}, headline)),
+  lines.map((l) => l && h('p', {}, l)));
+
+// A Pay button (its text and whether it is armed come from render()).
+function payButton(c, method) {
+  return h('button', {
+    type: 'button', class: 'pay', part: 'button pay-button', 'data-key': `pay-${method}`,
+    onclick: () => (method === 'qr' ? requestQr(c) : pay(c, method)),
+  });
+}
+
+// The nodes that stay: made once per shadow root and language (the words are drawn in).
+function build(c) {
+  const v = { words: `${locale(c).tag} ${t(c, 'loading')}` };
+  const label = (id, key) => h('label', { for: id, part: 'label' }, t(c, key));
+  v.root = h('div', { class: 'root', part: 'container', ontransitionend: () => colours(c, v.root) });
+  v.loading = h('p', { class: 'muted', role: 'status' }, t(c, 'loading'));
+  v.greeting = h('p', { class: 'greeting', part: 'greeting' });
+  v.total = h('dd', { part: 'total' });
+  v.summary = h('dl', { class: 'summary', part: 'summary' }, h('dt', {}, t(c, 'total')), v.total);
+  v.status = h('div', { class: 'status', part: 'status', role: 'status', 'aria-live': 'polite', tabindex: '-1' });
+  v.error = h('div', { class: 'error', part: 'error', role: 'alert', tabindex: '-1' });
+  v.cards = h('div', { class: 'methods' });
+  v.methods = h('fieldset', { part: 'methods' }, h('legend', {}, t(c, 'payWith')), v.cards);
+  v.select = h('select', { id: 'exchange', part: 'select', 'data-key': 'exchange', onchange: (e) => { c.s.exchange = e.target.value; } });
+  v.code = h('input', {
+    id: 'code2fa', type: 'text', part: 'input', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: '10',
+    'data-key': 'code2fa', oninput: (e) => { c.s.code2fa = e.target.value.trim(); },
+  });
+  v.codeError = h('p', { id: 'code2fa-error', class: 'field-error' }, t(c, 'field.code2fa'));
+  v.save = h('input', {
+    id: 'savepassword', type: 'checkbox', part: 'checkbox', 'data-key': 'savepassword',
+    onchange: (e) => { c.s.savePassword = e.target.checked; },
+  });
+  v.pay = { exchange: payButton(c, 'exchange'), bank: payButton(c, 'bank'), qr: payButton(c, 'qr') };
+  v.qr = h('div', { class: 'panel qr', part: 'panel qr-panel' });
+  v.panels = {
+    exchange: h('div', { class: 'panel', part: 'panel' },
+      h('div', { class: 'field' }, label('exchange', 'exchange'), v.select),
+      h('div', { class: 'field' }, label('code2fa', 'code2fa'), v.code, v.codeError),
+      h('div', { class: 'check' }, v.save, label('savepassword', 'savePassword')),
+      v.pay.exchange),
+    bank: h('div', { class: 'panel', part: 'panel' }, h('p', { class: 'muted' }, t(c, 'bankNote')), v.pay.bank),
+    qr: v.qr,
   };
+  return v;
+}
 
-  // The status, all from the core's row (status.js): words, the tone's colour and icon (which say
-  // the same), the amounts, the next step, the shop's order id.
-  let status = [];
+// Draws the context: until the core is there the loading message, else the form (an order the page
+// got wrong: its error alone, no total, nothing to pay; a paid order: the total and its status
+// alone), the status and the error; then the phase onto the Pay buttons (armed only when idle with
+// a valid order; the busy one says what it is doing), aria-busy, and the host's custom states and
+// `error` attribute.
+export function render(c) {
+  const s = c.s;
+  const core = c.core;
+  // (made again in another language, or when the language's texts arrived)
+  if (!c.view || c.view.root.parentNode !== c.root || c.view.words !== `${locale(c).tag} ${t(c, 'loading')}`) {
+    if (c.view) c.view.root.remove();
+    c.view = build(c);
+  }
+  const v = c.view;
+  const focusKey = c.root.activeElement && c.root.activeElement.dataset.key;
+  const err = s.bad || s.error;
+  const bad = err && err.field === 'code2fa' && s.method === 'exchange';
+  const totalText = c.total && money(c, c.total, currency(c));
+  const lang = locale(c);
+  const methods = methodsOf(c);
+  // Paid, or money moved in a way only the shop can settle: no form any more, the status says it.
+  const done = s.phase === 'final';
+  const form = core && !s.bad && !done;
+
+  v.greeting.hidden = !s.greeting;
+  v.greeting.textContent = s.greeting ? t(c, 'greeting', { name: s.greeting }) : '';
+  v.total.textContent = totalText || '';
+  drawStatus(c);
+  drawError(c, err, bad);
+  if (form) drawForm(c, methods, bad);
+  // (after the shadow root's <link>, when it has one: element.js)
+  if (v.root.parentNode !== c.root) c.root.append(v.root);
+  place(v.root, core ? [
+    v.greeting,
+    !s.bad && totalText && v.summary,
+    v.status,
+    v.error,
+    form && methods.length > 1 && v.methods,
+    form && s.method && v.panels[s.method],
+  ] : [v.loading, v.error]);
+  // Once per view with the core: the region, named in its language, and its colours.
+  if (core && !v.coloured) {
+    v.root.setAttribute('role', 'region');
+    v.root.setAttribute('aria-label', t(c, 'region'));
+    v.root.setAttribute('lang', lang.tag);
+    v.coloured = colours(c, v.root);
+  }
+
+  const busy = s.phase === 'sending';
+  for (const [m, b] of Object.entries(v.pay)) {
+    b.disabled = s.phase !== 'idle' || !c.total;
+    b.textContent = busy && m === s.method ? t(c, m === 'qr' ? 'loadingQr' : 'paying')
+      : m === 'qr' ? t(c, s.qr ? 'newCode' : 'showQr') : t(c, 'pay', { amount: totalText || '' }).trim();
+  }
+  attr(v.root, 'aria-busy', String(busy || !core));
+  const host = c.host;
+  if (err) host.setAttribute('error', err.code);
+  else host.removeAttribute('error');
+  try {
+    c.states.clear();
+    c.states.add(s.phase);
+    if (err) c.states.add('error');
+  } catch (e) {
+    // No CustomStateSet (or only its older --dashed form) in this browser: the attribute stays.
+  }
+  // Focus on a node that was made again (a method card, the QR panel's buttons) goes to its new one.
+  if (focusKey && !c.root.activeElement) {
+    const again = c.root.querySelector(`[data-key="${focusKey}"]`);
+    if (again) again.focus();
+  }
+}
+
+// The form's controls, in place: the method cards, each panel's labels and values, the Pay labels.
+function drawForm(c, methods, bad) {
+  const s = c.s;
+  const v = c.view;
+  fill(v.cards, String(methods), methods.map((m) => h('label', { class: 'method', part: 'method', for: `method-${m}` },
+    h('input', {
+      type: 'radio', name: 'method', value: m, id: `method-${m}`, 'data-key': `method-${m}`,
+      onchange: () => { c.s.method = m; refresh(c); },
+    }), t(c, `method.${m}`))));
+  for (const radio of v.cards.querySelectorAll('input')) radio.checked = radio.value === s.method;
+  if (s.method === 'exchange') {
+    const exchanges = exchangesOf(c);
+    fill(v.select, String(exchanges), exchanges.map((x) => h('option', { value: x }, EXCHANGE_NAMES[x] || x)));
+    if (v.select.value !== s.exchange) v.select.value = s.exchange;
+    // The shopper's own typing is never written back (the caret stays); reset() empties it.
+    if (v.code.value.trim() !== s.code2fa) v.code.value = s.code2fa;
+    attr(v.code, 'aria-invalid', bad && 'true');
+    attr(v.code, 'aria-describedby', bad && 'code2fa-error');
+    v.codeError.hidden = !bad;
+    v.save.checked = s.savePassword;
+  }
+  if (s.method === 'qr') drawQr(c);
+}
+
+// The status, all from the core's row (status.js): words, the tone's colour and icon (which say
+// the same), the amounts, the next step, the shop's order id. The live region's content changes
+// only when what it says does.
+function drawStatus(c) {
+  const s = c.s;
+  const v = c.view;
+  let content = [];
   let tone = null;
-  if (s.status) {
+  if (s.status && c.core) {
     const st = s.status;
     const { info } = st;
     const lines = [];
-    let headline = t(`status.${info.kind}`, { code: info.code });
+    let headline = t(c, `status.${info.kind}`, { code: info.code });
     // Part of the amount arrived: what arrived of what, and what is missing, in the currency the
     // shopper pays in (the core's amounts; without them, only that part arrived).
     const partly = info.taken === 'some';
     const amounts = partly && st.expected && st.received
-      && { received: moneyOf(el, st.received), amount: moneyOf(el, st.expected), missing: moneyOf(el, st.remaining) };
+      && { received: moneyOf(c, st.received), amount: moneyOf(c, st.expected), missing: moneyOf(c, st.remaining) };
     const missing = amounts && st.remaining;
-    if (info.kind === 'partial') headline = missing ? t('status.partial', amounts) : t('status.partial.noAmount');
-    if (amounts && !(info.kind === 'partial' && missing)) lines.push(t('arrived', amounts));
+    if (info.kind === 'partial') headline = missing ? t(c, 'status.partial', amounts) : t(c, 'status.partial.noAmount');
+    if (amounts && !(info.kind === 'partial' && missing)) lines.push(t(c, 'arrived', amounts));
     // Once something may have been paid: the order's total, and the amount asked in another
     // currency than it (a fiat price's crypto amount), each once.
     if (info.next !== 'pay') {
-      if (st.total) lines.push(moneyOf(el, st.total));
-      if (st.expected && !partly && (!st.total || st.expected.currency !== st.total.currency)) lines.push(moneyOf(el, st.expected));
+      if (st.total) lines.push(moneyOf(c, st.total));
+      if (st.expected && !partly && (!st.total || st.expected.currency !== st.total.currency)) lines.push(moneyOf(c, st.expected));
     }
-    lines.push(t(info.next === 'wait' && st.method ? `step.wait.${st.method}` : `step.${info.next}`));
+    lines.push(t(c, info.next === 'wait' && st.method ? `step.wait.${st.method}` : `step.${info.next}`));
     // The shop's order id (never a QR code's own order name at the service).
-    const offerId = el.offerId || st.offerId;
-    lines.push(offerId && withId(t('order', { id: offerId }), offerId));
+    const offerId = c.host.offerId || st.offerId;
+    lines.push(offerId && withId(t(c, 'order', { id: offerId }), offerId));
     tone = info.tone;
-    status = [icon(TONE_ICON[info.tone] || 'alert'), message(headline, lines)];
+    content = [icon(TONE_ICON[info.tone] || 'alert'), message(headline, lines)];
   }
-  if (err) err.localize(el._locale.lang);
+  attr(v.status, 'data-tone', tone);
+  const probe = h('div', {}, content);
+  fill(v.status, `${tone} ${probe.textContent}`, content);
+}
 
-  el._statusBox = h('div', { class: 'status', part: 'status', role: 'status', 'aria-live': 'polite', tabindex: '-1', 'data-tone': tone }, status);
-  el._errorBox = h('div', { class: 'error', part: 'error', role: 'alert', tabindex: '-1', hidden: !err || bad },
-    err && !bad && [icon('alert'), message(withId(err.userMessage, err.offerId), [err.nextStep])]);
-  const root = h('div', core ? {
-    class: 'root', part: 'container', role: 'region', 'aria-label': t('region'), lang: el._locale.tag,
-    ontransitionend: () => colours(el, root),
-  } : { class: 'root', part: 'container' },
-  core ? [
-    h('p', { class: 'greeting', part: 'greeting', hidden: !s.greeting }, s.greeting && t('greeting', { name: s.greeting })),
-    s.bad ? null : [
-      totalText && h('dl', { class: 'summary', part: 'summary' }, h('dt', {}, t('total')), h('dd', { part: 'total' }, totalText)),
-      methods.length > 1 && h('fieldset', { part: 'methods' },
-        h('legend', {}, t('payWith')),
-        h('div', { class: 'methods' }, methods.map((m) => h('label', { class: 'method', part: 'method', for: `method-${m}` }, h('input', {
-          type: 'radio', name: 'method', value: m, id: `method-${m}`, 'data-key': `method-${m}`, checked: m === s.method,
-          onchange: () => { s.method = m; el._render(); },
-        }), t(`method.${m}`))))),
-      s.method && panels[s.method](),
-      el._statusBox,
-    ],
-  ] : h('p', { class: 'muted', role: 'status' }, t('loading')),
-  el._errorBox);
-  el._root.replaceChildren(root);
-  colours(el, root);
-  const busy = s.phase === 'sending';
-  for (const b of el._root.querySelectorAll('button.pay')) {
-    b.disabled = s.phase !== 'idle' || !el._total;
-    b.textContent = busy && b.dataset.key === `pay-${s.method}` ? t(s.method === 'qr' ? 'loadingQr' : 'paying') : b.dataset.label;
+// The error box: the error's message as the headline and its next step under it (the order id kept
+// in one piece); after an unclear outcome the merchant's status-url showed took nothing, the offer
+// to pay again (flows.js payAgain) in place of "contact the shop". A shopper's own field at
+// fault (the 2FA code) is marked at the field instead.
+function drawError(c, err, bad) {
+  const v = c.view;
+  const retry = err && c.s.retry && c.s.phase === 'ambiguous';
+  v.error.hidden = !err || bad;
+  if (!err || bad) {
+    fill(v.error, '', []);
+    return;
   }
-  root.setAttribute('aria-busy', busy || !core);
-  if (err) el.setAttribute('error', err.code);
-  else el.removeAttribute('error');
-  try {
-    el._states.clear();
-    el._states.add(s.phase);
-    if (err) el._states.add('error');
-  } catch (e) {
-    // No CustomStateSet (or only its older --dashed form) in this browser: the attribute stays.
+  const next = retry ? t(c, 'payAgain.safe') : err.nextStep;
+  fill(v.error, `${err.code} ${err.userMessage} ${next}`, [icon('alert'), message(err.userMessage, [
+    next && withId(next, err.offerId),
+    retry && h('button', { type: 'button', class: 'again', part: 'button pay-again-button', 'data-key': 'pay-again', onclick: () => payAgain(c) },
+      t(c, 'payAgain'))])]);
+}
+
+// The QR panel: made again only when what it shows changes (another code, another next step, the
+// code expired, another remaining amount); the countdown ticks in place.
+function drawQr(c) {
+  const s = c.s;
+  const v = c.view;
+  const qr = s.qr;
+  const st = s.status;
+  const next = st ? st.info.next : 'pay';
+  const expired = !!qr && qr.end <= Date.now();
+  const rest = st && st.remaining;
+  const key = qr ? `${qr.result.id} ${next} ${expired} ${rest && rest.amount}` : '-';
+  if (v.qr.dataset.shown === key) return;
+  clearInterval(c.tick);
+  fill(v.qr, key, qr ? qrView(c, next, expired) : v.pay.qr);
+}
+
+// What a QR code shows for the next step of its status (the core's row): pay (the code can be
+// paid), pay_rest, pay_again, ...
+function qrView(c, next, expired) {
+  const s = c.s;
+  const v = c.view;
+  const { result, uri } = s.qr;
+  const st = s.status;
+  const crypto = result.crytoCurrency || result.cryptoCurrency || uri.scheme.toUpperCase();
+  const copyButton = (label, value, key) => h('button', {
+    type: 'button', class: 'secondary', part: 'button copy-button', 'aria-label': label, 'data-key': key,
+    onclick: (e) => copy(c, value, e.currentTarget),
+  }, t(c, 'copy'));
+  const details = (amountText, amount) => h('dl', { class: 'detail', part: 'address' },
+    h('div', { class: 'row' }, h('dt', {}, t(c, 'address')),
+      h('dd', {}, h('span', { class: 'value' }, uri.address), copyButton(t(c, 'copyAddress'), uri.address, 'copy-address'))),
+    h('div', { class: 'row' }, h('dt', {}, t(c, 'amount')),
+      h('dd', {}, h('span', { class: 'value' }, amountText), copyButton(t(c, 'copyAmount'), amount, 'copy-amount'))));
+  // Part of the amount arrived: the rest (the core's remaining, in the code's crypto) goes to the
+  // same address, and is what the Copy button copies. The code and the wallet link ask for the
+  // whole amount, so they are gone.
+  if (next === 'pay_rest') {
+    const rest = st.remaining;
+    return rest && aboveZero(rest.amount) ? details(moneyOf(c, rest), rest.amount) : null;
   }
-  if (focusKey) {
-    const again = el._root.querySelector(`[data-key="${focusKey}"]`);
-    if (again) again.focus();
+  // Nothing was taken and the code can no longer be paid (failed, timed out, canceled, or past its
+  // expiry): nothing to scan any more; a new code instead.
+  if (expired || next === 'pay_again') {
+    return [h('p', {}, t(c, 'expired')), c.host.qrEndpoint && v.pay.qr];
   }
-  if (s.bad && s.bad.message !== el._badSeen) el._emit('paywasm-error', { error: s.bad });
-  el._badSeen = s.bad && s.bad.message;
+  // A payment was seen (pending, paid, partly paid and closed, ...): the status says it all.
+  if (next !== 'pay') return null;
+  const cryptoAmount = money(c, uri.amount, crypto);
+  const fiatAmount = money(c, result.totalAmount, result.currency);
+  let countdown = null;
+  const end = s.qr.end;
+  if (end) {
+    countdown = h('p', { class: 'muted', role: 'timer' });
+    const tick = () => {
+      const left = Math.ceil((end - Date.now()) / 1000);
+      if (left <= 0) render(c);
+      else countdown.textContent = t(c, 'expires', { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}` });
+    };
+    tick();
+    c.tick = setInterval(tick, 1000);
+  }
+  // The wallet link first: on the phone that would scan the code, it is the one useful action.
+  // The URI passed the core's wallet-scheme allow-list, so it is never javascript: or data:.
+  return [
+    h('a', { class: 'link', part: 'link', href: result.meta.qrString, 'data-key': 'wallet-link' }, t(c, 'openWallet')),
+    h('div', { class: 'qr-code', part: 'qr', role: 'img', 'aria-label': t(c, 'qrLabel') }, s.qr.svg.cloneNode(true)),
+    h('p', { class: 'muted' }, t(c, 'scan')),
+    countdown,
+    details(fiatAmount ? `${cryptoAmount} (${fiatAmount})` : cryptoAmount, uri.amount),
+  ];
 }
 
 // The text on the brand colour and the brand colour as text keep 4.5:1 (WCAG AA) whatever colours
@@ -221,7 +401,8 @@ export function render(el) {
 // is black or white, whichever contrasts more; the accent as text (links, copy buttons, the info
 // icon, the chosen method's border) is darkened on a light background, lightened on a dark one,
 // until it reaches it. The result goes into this element's own sheet, never a style attribute.
-export function colours(el, root) {
+// Returns true.
+export function colours(c, root) {
   const style = getComputedStyle(root);
   const bg = rgba(style.backgroundColor);
   const accent = rgba(style.getPropertyValue('--_accent'));
@@ -231,77 +412,14 @@ export function colours(el, root) {
   const to = luminance(bg) > 0.229 ? 0 : 255;
   let text = accent;
   for (let i = 0; i < 20 && contrast(text, bg) < 4.6; i++) text = text.map((v) => v + (to - v) / 5);
-  el._sheet.replaceSync(`.root{--_on:${on};--_text:rgb(${text.slice(0, 3)})}`);
-}
-
-// A Pay button (its text comes from render(): the label, or what it is busy doing).
-export function payButton(el, method, label) {
-  return h('button', {
-    type: 'button', class: 'pay', part: 'button pay-button', 'data-key': `pay-${method}`, 'data-label': label,
-    onclick: () => (method === 'qr' ? requestQr(el) : pay(el, method)),
-  });
-}
-
-export function qrView(el) {
-  const s = el._s;
-  const t = (k, v) => el._t(k, v);
-  const qr = s.qr;
-  const { result, uri } = qr;
-  const st = s.status;
-  // What the shopper does next (the core's row): pay (the code can be paid), pay_rest, pay_again, ...
-  const next = st ? st.info.next : 'pay';
-  if (qr.end <= Date.now()) qr.expired = true;
-  const crypto = result.crytoCurrency || result.cryptoCurrency || uri.scheme.toUpperCase();
-  const copyButton = (label, text, key) => h('button', {
-    type: 'button', class: 'secondary', part: 'button copy-button', 'aria-label': label, 'data-key': key,
-    onclick: (e) => copy(el, text, e.currentTarget),
-  }, t('copy'));
-  const details = (amountText, amount) => h('dl', { class: 'detail', part: 'address' },
-    h('div', { class: 'row' }, h('dt', {}, t('address')),
-      h('dd', {}, h('span', { class: 'value' }, uri.address), copyButton(t('copyAddress'), uri.address, 'copy-address'))),
-    h('div', { class: 'row' }, h('dt', {}, t('amount')),
-      h('dd', {}, h('span', { class: 'value' }, amountText), copyButton(t('copyAmount'), amount, 'copy-amount'))));
-  // Part of the amount arrived: the rest (the core's remaining, in the code's crypto) goes to the
-  // same address, and is what the Copy button copies. The code and the wallet link ask for the
-  // whole amount, so they are gone.
-  if (next === 'pay_rest') {
-    const rest = st.remaining;
-    return rest && aboveZero(rest.amount) ? details(moneyOf(el, rest), rest.amount) : null;
-  }
-  // Nothing was taken and the code can no longer be paid (failed, timed out, canceled, or past its
-  // expiry): nothing to scan any more; a new code instead.
-  if (qr.expired || next === 'pay_again') {
-    return [h('p', {}, t('expired')), el.qrEndpoint && payButton(el, 'qr', t('newCode'))];
-  }
-  // A payment was seen (pending, paid, partly paid and closed, ...): the status says it all.
-  if (next !== 'pay') return null;
-  const cryptoAmount = money(el, uri.amount, crypto);
-  const fiatAmount = money(el, result.totalAmount, result.currency);
-  let countdown = null;
-  if (qr.end) {
-    countdown = h('p', { class: 'muted', role: 'timer' });
-    const tick = () => {
-      const left = Math.ceil((qr.end - Date.now()) / 1000);
-      if (left <= 0) el._render();
-      else countdown.textContent = t('expires', { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}` });
-    };
-    tick();
-    el._tick = setInterval(tick, 1000);
-  }
-  return [
-    h('div', { class: 'qr-code', part: 'qr', role: 'img', 'aria-label': t('qrLabel') }, qr.svg.cloneNode(true)),
-    h('p', { class: 'muted' }, t('scan')),
-    countdown,
-    details(fiatAmount ? `${cryptoAmount} (${fiatAmount})` : cryptoAmount, uri.amount),
-    // The URI passed the core's wallet-scheme allow-list, so it is never javascript: or data:.
-    h('a', { class: 'link', part: 'link', href: result.meta.qrString, 'data-key': 'wallet-link' }, t('openWallet')),
-  ];
+  c.sheet.replaceSync(`.root{--_on:${on};--_text:rgb(${text.slice(0, 3)})}`);
+  return true;
 }
 
 // Copies; without clipboard access, selects the value beside the button to copy by hand.
-export function copy(el, text, button) {
-  const t = (k) => { button.textContent = el._t(k); };
+function copy(c, text, button) {
+  const say = (k) => { button.textContent = t(c, k); };
   const select = () => getSelection().selectAllChildren(button.previousElementSibling);
-  if (navigator.clipboard) navigator.clipboard.writeText(text).then(() => { t('copied'); setTimeout(t, 2000, 'copy'); }, select);
+  if (navigator.clipboard) navigator.clipboard.writeText(text).then(() => { say('copied'); setTimeout(say, 2000, 'copy'); }, select);
   else select();
 }

@@ -1,0 +1,47 @@
+// Retention (--retain-days): a background thread that prunes what the gateway no longer needs, in
+// small batches so that webhooks and the app API never wait long on the database (Store::prune).
+#include <chrono>
+#include <cstdio>
+
+#include "gateway.hpp"
+#include "server/util.hpp"
+
+namespace merchant {
+
+void Gateway::start_pruner() {
+    if (config.retain_ms <= 0) return;
+    pruner_ = std::thread([this] {
+        std::unique_lock<std::mutex> lock(prune_mutex_);
+        while (!prune_stop_) {
+            lock.unlock();
+            std::int64_t removed = 0;
+            try {
+                // Batches of 200 rows' owners, a pause between them; until nothing is left.
+                for (std::int64_t n = 1; n > 0 && !prune_stop_;) {
+                    n = store.prune(now_ms() - config.retain_ms, 200);
+                    removed += n;
+                    if (n > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                }
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "paywasm-merchant: retention: %s\n", e.what());
+            }
+            if (removed > 0) {
+                std::fprintf(stderr, "paywasm-merchant: retention: %lld rows older than %lld days removed\n",
+                             static_cast<long long>(removed), static_cast<long long>(config.retain_ms / 86400000));
+            }
+            lock.lock();
+            prune_cv_.wait_for(lock, std::chrono::milliseconds(config.prune_interval_ms), [this] { return prune_stop_; });
+        }
+    });
+}
+
+void Gateway::stop_pruner() {
+    {
+        std::lock_guard<std::mutex> lock(prune_mutex_);
+        prune_stop_ = true;
+    }
+    prune_cv_.notify_all();
+    if (pruner_.joinable()) pruner_.join();
+}
+
+}  // namespace merchant

@@ -1,0 +1,139 @@
+// Running the gateway for years (docs/merchant.md, "Retention, backups and secrets"): --retain-days
+// prunes what is done with, with a clock moved 40 days on (PAYWASM_CLOCK_OFFSET_MS), on SQLite and
+// on a real PostgreSQL; a backup restored into a fresh gateway serves the old sessions; the
+// database URL comes from PAYWASM_DB, and a mistyped one is never printed with its password.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { sendJson } from '../server/harness.mjs';
+import { GATEWAY, gw, keyFiles, sleep, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, waitFor, webhookBody,
+  webhookPrivateKey } from './harness.mjs';
+
+const DAY = 86400000;
+let sb, key;
+before(async () => {
+  sb = await startSandbox();
+  key = webhookPrivateKey(sb);
+  await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: 'http://127.0.0.1:9/unused' });
+});
+after(async () => { await sb?.stop(); });
+
+const ADDRESS = { firstname: 'Grace', lastname: 'Hopperretained', email: 'grace.retained@example.com', country: 'US' };
+async function session(g, offerId) {
+  const r = await gw(g, 'POST', '/v1/sessions', { app: true, body: { offerId, currency: 'USD', shippingAddress: ADDRESS,
+    cart: [{ id: 'x', name: 'X', price: 5, quantity: 1 }] } });
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+}
+const hook = (g, offerId, id, status) => gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(JSON.stringify({ id, status,
+  merchantId: sb.merchant.merchantId, nativeAmount: '5.00', nativeCurrency: 'USD', amount: '0.0001', currency: 'BTC',
+  customer: { email: ADDRESS.email, fullname: 'Grace Hopperretained' }, meta: { offerId } }), key) });
+
+// A shop's month: a paid order, an abandoned one, one whose money is still on its way, and events
+// delivered to the app. Then the gateway again, 40 days later, keeping 30 days.
+async function monthThenPrune(db, dir, dump) {
+  const app = await startShopApp();
+  const g = await startGateway(sb, { db, dir, appCallback: app.url, extra: ['--session-ttl', '60'] });
+  const paid = await session(g, 'ret-paid-' + crypto.randomUUID());
+  const abandoned = await session(g, 'ret-abandoned-' + crypto.randomUUID());
+  const inFlight = await session(g, 'ret-pending-' + crypto.randomUUID());
+  assert.equal((await hook(g, paid.offerId, crypto.randomUUID(), 1)).json.outcome, 'applied');
+  assert.equal((await hook(g, inFlight.offerId, crypto.randomUUID(), 0)).json.outcome, 'applied');
+  await waitFor(() => app.events.length >= 2, 5000, 'events delivered');
+  await sleep(300);
+  await g.stop();
+  await app.close();
+  assert.ok(dump().includes('Hopperretained'), 'the shopper\'s data is there before');
+
+  const later = await startGateway(sb, { db, dir, extra: ['--retain-days', '30'],
+    env: { PAYWASM_CLOCK_OFFSET_MS: String(40 * DAY) } });
+  try {
+    await waitFor(() => later.stderr().includes('retention:'), 10000, 'a prune pass');
+    const detail = async (s) => gw(later, 'GET', `/v1/sessions/${s.id}`, { app: true });
+    assert.equal((await detail(paid)).status, 404, 'a paid session 40 days old is gone');
+    assert.equal((await detail(abandoned)).status, 404, 'an abandoned one too');
+    assert.equal((await detail(inFlight)).status, 200, 'money still on its way is kept');
+    const events = (await gw(later, 'GET', '/v1/events', { app: true })).json;
+    assert.ok(events.every((e) => e.state !== 'delivered'), 'delivered outbox rows are gone');
+  } finally {
+    await later.stop();
+  }
+  const left = dump();
+  assert.ok(!left.includes(paid.offerId) && !left.includes(abandoned.offerId), 'nothing of the pruned sessions is left');
+  assert.ok(left.includes(inFlight.offerId));
+}
+
+test('SQLite: --retain-days prunes what is done with, 40 days later, and keeps money in flight', async () => {
+  const dir = tmpdir('pwm-ret-');
+  const file = path.join(dir, 'gateway.db');
+  await monthThenPrune('sqlite:' + file, dir, () => execFileSync('sqlite3', [file, '.dump'], { encoding: 'utf8' }));
+});
+
+test('PostgreSQL: --retain-days the same', { timeout: 120000 }, async () => {
+  const pg = await startPostgres();
+  try {
+    await monthThenPrune(pg.url, tmpdir('pwm-retpg-'), () => execFileSync('pg_dump', ['--data-only', pg.url], { encoding: 'utf8' }));
+  } finally {
+    await pg.destroy();
+  }
+});
+
+test('a backup restored into a fresh gateway serves the old sessions (SQLite .backup online; pg_dump)', { timeout: 120000 }, async () => {
+  // SQLite: the online backup of docs/merchant.md, taken while the gateway runs.
+  const dir = tmpdir('pwm-bak-');
+  const file = path.join(dir, 'gateway.db');
+  const g = await startGateway(sb, { db: 'sqlite:' + file, dir });
+  const s = await session(g, 'bak-' + crypto.randomUUID());
+  assert.equal((await hook(g, s.offerId, crypto.randomUUID(), 1)).json.outcome, 'applied');
+  const backup = path.join(dir, 'backup.db');
+  execFileSync('sqlite3', [file, `.backup '${backup}'`]);
+  await g.stop();
+  const restored = await startGateway(sb, { db: 'sqlite:' + backup, dir: tmpdir('pwm-bak2-') });
+  try {
+    const got = (await gw(restored, 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
+    assert.equal(got.latestStatus.success, true);
+  } finally {
+    await restored.stop();
+  }
+  // PostgreSQL: pg_dump, restored into another database, served by a fresh gateway.
+  const pg = await startPostgres();
+  try {
+    const a = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-bakpg-') });
+    const p = await session(a, 'bakpg-' + crypto.randomUUID());
+    assert.equal((await hook(a, p.offerId, crypto.randomUUID(), 1)).json.outcome, 'applied');
+    const dumpFile = path.join(dir, 'gateway.sql');
+    execFileSync('pg_dump', ['--no-owner', '-f', dumpFile, pg.url]);
+    await a.stop();
+    execFileSync('psql', ['-q', '-d', pg.url, '-c', 'CREATE DATABASE restored']);
+    const restoredUrl = pg.url.replace(/\/postgres$/, '/restored');
+    execFileSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', restoredUrl, '-f', dumpFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // The URL from the environment, not the command line (the process list shows arguments).
+    const b = await startGateway(sb, { db: null, dir: tmpdir('pwm-bakpg2-'), env: { PAYWASM_DB: restoredUrl }, noDb: true });
+    try {
+      assert.ok(!b.args.some((x) => x.includes('postgresql://')), 'no database URL among the arguments');
+      const got = (await gw(b, 'GET', `/v1/sessions/${p.id}`, { app: true })).json;
+      assert.equal(got.latestStatus.success, true);
+    } finally {
+      await b.stop();
+    }
+  } finally {
+    await pg.destroy();
+  }
+});
+
+test('a mistyped database URL is refused without its password', () => {
+  const dir = tmpdir('pwm-url-');
+  const keys = keyFiles(sb, dir);
+  const r = spawnSync(GATEWAY, ['--db', 'postgresq://shop:hunter2-secret@db.internal/paywasm', '--service-url', sb.base + '/api',
+    '--merchant-id', sb.merchant.merchantId, '--merchant-public-key', keys.merchant, '--webhook-public-key', keys.webhook,
+    '--shop-origin', 'http://shop.example'], { encoding: 'utf8',
+    env: { ...process.env, PAYWASM_MERCHANT_TOKEN: 't', PAYWASM_APP_SECRET: 'app-secret-0123456789' } });
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /sqlite:PATH or postgresql/);
+  assert.ok(!r.stderr.includes('hunter2'), r.stderr);
+  assert.match(r.stderr, /shop:\*\*\*@db\.internal/);
+});
