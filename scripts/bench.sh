@@ -52,7 +52,8 @@ done
 
 # The gateway's load benchmark: real processes (sandbox, gateway, PostgreSQL), figures and a
 # pass/fail line per target in $OUT/gateway-load.md; then the streams benchmark (10,000 SSE streams
-# and 1,000 slow-header connections on one instance, a webhook rate ramp) in $OUT/gateway-streams.json.
+# and 1,000 slow-header connections on one instance, a webhook rate ramp; then two instances on
+# PostgreSQL) in $OUT/gateway-streams.json and gateway-streams-postgres.json.
 gateway_load() {
   local bin=${PAYWASM_BIN_DIR:-$ROOT/build/bin}
   for b in paywasm-merchant paywasm-sandbox paywasm; do
@@ -64,6 +65,9 @@ gateway_load() {
   PAYWASM_SANDBOX=$bin/paywasm-sandbox PAYWASM_CLI=$bin/paywasm PAYWASM_MERCHANT=$bin/paywasm-merchant \
     node "$ROOT/tests/load/gateway-streams.mjs" --bench --out "$OUT" \
     || { printf 'bench: error: the gateway streams run failed (see above)\n' >&2; return 2; }
+  PAYWASM_SANDBOX=$bin/paywasm-sandbox PAYWASM_CLI=$bin/paywasm PAYWASM_MERCHANT=$bin/paywasm-merchant \
+    node "$ROOT/tests/load/gateway-streams.mjs" --bench --mode postgres --out "$OUT" \
+    || { printf 'bench: error: the gateway streams run on PostgreSQL failed (see above)\n' >&2; return 2; }
 }
 
 if ((!widget)); then

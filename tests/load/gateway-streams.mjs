@@ -1,7 +1,8 @@
 // Gateway streams benchmark: one paywasm-merchant (SQLite) holding many SSE streams while slow-loris
 // clients keep connections half-sent, under a stream of signed webhooks; then a rate ramp without
 // streams for the CPU each verified webhook costs. Real processes on 127.0.0.1.
-//   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/load/gateway-streams.mjs [--bench] [--out DIR]
+//   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/load/gateway-streams.mjs [--bench]
+//     [--mode sqlite|postgres] [--out DIR]
 // Short form (ctest load.streams): 300 streams, 100 slow connections, 50 webhooks/s for 3 s, no ramp.
 // --bench (scripts/bench.sh --gateway-only): 10,000 streams, 1,000 slow connections, 200/s for 20 s,
 // then a ramp of 300, 600, 1,200 and 2,400/s for 3 s each (the last as long as sessions last).
@@ -15,11 +16,14 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 
-import { gw, startGateway, startSandbox, webhookBody, webhookPrivateKey } from '../gateway/harness.mjs';
+import { gw, startGateway, startPostgres, startSandbox, webhookBody, webhookPrivateKey } from '../gateway/harness.mjs';
 
 const argv = process.argv.slice(2);
 const BENCH = argv.includes('--bench');
 const OUT = argv.includes('--out') ? argv[argv.indexOf('--out') + 1] : null;
+// sqlite: one instance; postgres: two instances on one PostgreSQL server (fsync=off), each stream on
+// the instance that does not receive its session's webhooks (the push goes through NOTIFY).
+const MODE = argv.includes('--mode') ? argv[argv.indexOf('--mode') + 1] : 'sqlite';
 const env = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
 const STREAMS = env('PAYWASM_STREAMS', BENCH ? 10000 : 300);
 const SLOW = env('PAYWASM_SLOW', BENCH ? 1000 : 100);
@@ -60,10 +64,22 @@ async function pool(items, concurrency, fn) {
 
 const sb = await startSandbox();
 const key = webhookPrivateKey(sb);
-const g = await startGateway(sb, { extra: ['--max-streams', String(STREAMS + 100), '--max-streams-per-client', String(STREAMS + 100)] });
-const u = new URL(g.base);
-const pid = g.proc.pid;
-const figures = { streams: STREAMS, slow: SLOW, rate: RATE, seconds: SECONDS };
+const pg = MODE === 'postgres' ? await startPostgres() : null;
+const extra = ['--max-streams', String(STREAMS + 100), '--max-streams-per-client', String(STREAMS + 100)];
+const gateways = [];
+for (let i = 0; i < (pg ? 2 : 1); i++) gateways.push(await startGateway(sb, { extra, ...(pg ? { db: pg.url } : {}) }));
+const g = gateways[0];
+const urls = gateways.map((x) => new URL(x.base));
+const pids = gateways.map((x) => x.proc.pid);
+// The instance of session i's stream and slow connection i, and of session i's webhooks.
+const streamOn = (i) => urls[i % urls.length];
+const webhookTo = (i) => urls[(i + 1) % urls.length];
+const cpuAll = () => pids.reduce((a, p) => a + cpuSeconds(p), 0);
+const memoryAll = () => {
+  const m = pids.map(memory);
+  return { rssMb: m.map((x) => x.rssMb).join(' + '), peakMb: m.map((x) => x.peakMb).join(' + ') };
+};
+const figures = { mode: MODE, instances: gateways.length, streams: STREAMS, slow: SLOW, rate: RATE, seconds: SECONDS };
 try {
   // ---- sessions ----
   let t = now();
@@ -74,14 +90,16 @@ try {
     if (r.status === 201) sessions.push({ id: r.json.id, offerId: r.json.offerId });
   });
   verdict(sessions.length === STREAMS, `${STREAMS} sessions created (${((now() - t) / 1000).toFixed(1)} s)`);
-  figures.idleMb = memory(pid);
+  figures.idleMb = memoryAll();
 
   // ---- streams: raw sockets, one per session; each event's status is noted with its arrival ----
   const waiting = new Map();  // session id -> { sent, resolve } of the webhook whose event is awaited
   let opened = 0, snapshots = 0, streamErrors = 0;
   const sockets = [];
   t = now();
-  await pool(sessions, 200, (s) => new Promise((resolve) => {
+  await pool(sessions, 200, (s, i) => new Promise((resolve) => {
+    s.index = i;
+    const u = streamOn(i);
     const sock = net.connect(Number(u.port), u.hostname);
     sockets.push(sock);
     let buf = '', first = true;
@@ -109,13 +127,14 @@ try {
   }));
   verdict(opened === STREAMS && snapshots === STREAMS, `${STREAMS} streams open, each with its status (${opened} opened, ${snapshots} snapshots, ` +
     `${streamErrors} errors, ${((now() - t) / 1000).toFixed(1)} s)`);
-  figures.streamsMb = memory(pid);
+  figures.streamsMb = memoryAll();
 
   // ---- slow-loris: SLOW connections each sending one header byte a second, reopened when closed ----
   let slowOpen = 0, slowClosed = 0, stopSlow = false;
   const slowSockets = new Set();
-  const slowOne = () => {
+  const slowOne = (i) => {
     if (stopSlow) return;
+    const u = streamOn(i);
     const sock = net.connect(Number(u.port), u.hostname);
     slowSockets.add(sock);
     let timer;
@@ -125,11 +144,11 @@ try {
       timer = setInterval(() => sock.write('x'), 1000);
     });
     sock.on('error', () => {});
-    sock.on('close', () => { clearInterval(timer); slowSockets.delete(sock); slowClosed++; setTimeout(slowOne, 10); });
+    sock.on('close', () => { clearInterval(timer); slowSockets.delete(sock); slowClosed++; setTimeout(() => slowOne(i), 10); });
   };
-  for (let i = 0; i < SLOW; i++) slowOne();
+  for (let i = 0; i < SLOW; i++) slowOne(i);
   await new Promise((r) => setTimeout(r, 2000));
-  figures.heldMb = memory(pid);
+  figures.heldMb = memoryAll();
   log(`RSS: ${figures.idleMb.rssMb} MB with ${STREAMS} sessions, ${figures.streamsMb.rssMb} MB with the streams, ` +
       `${figures.heldMb.rssMb} MB with ${slowSockets.size} slow-header connections too`);
 
@@ -144,7 +163,7 @@ try {
   });
   log(`${count} webhooks signed in ${((now() - t) / 1000).toFixed(1)} s`);
   let agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const post = (body) => new Promise((resolve) => {
+  const post = (body, u) => new Promise((resolve) => {
     const t0 = now();
     const req = http.request({ host: u.hostname, port: u.port, path: '/v1/webhooks', method: 'POST', agent,
       headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
@@ -155,7 +174,7 @@ try {
     req.end(body);
   });
   const overflows0 = listenOverflows();
-  const cpu0 = cpuSeconds(pid), node0 = process.cpuUsage();
+  const cpu0 = cpuAll(), node0 = process.cpuUsage();
   const answers = [], pushes = [];
   const started = now();
   await Promise.all(bodies.map(async ({ s, body }, i) => {
@@ -163,14 +182,14 @@ try {
     if (due > now()) await new Promise((r) => setTimeout(r, due - now()));
     const sent = now();
     const pushed = new Promise((resolve) => waiting.set(s.id, { sent, resolve }));
-    const a = await post(body);
+    const a = await post(body, webhookTo(s.index));
     answers.push(a);
     pushes.push(await Promise.race([pushed, new Promise((r) => setTimeout(() => r(NaN), 10000))]));
   }));
   const seconds = (now() - started) / 1000;
-  const gatewayCpu = cpuSeconds(pid) - cpu0;
+  const gatewayCpu = cpuAll() - cpu0;
   const nodeCpu = process.cpuUsage(node0);
-  figures.heldPeakMb = memory(pid);
+  figures.heldPeakMb = memoryAll();
   const ok = answers.filter((a) => a.status >= 200 && a.status < 300);
   figures.webhooks = { sent: count, ok: ok.length, seconds: Math.round(seconds * 10) / 10, answer: stats(ok.map((a) => a.ms)),
     push: stats(pushes.filter((p) => !Number.isNaN(p))), pushMissing: pushes.filter((p) => Number.isNaN(p)).length,
@@ -202,18 +221,18 @@ try {
     // Fresh connections per step: the signing above may have outlasted the gateway's 5 s idle timeout.
     agent.destroy();
     agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-    const o0 = listenOverflows(), c0 = cpuSeconds(pid), n0 = process.cpuUsage();
+    const o0 = listenOverflows(), c0 = cpuAll(), n0 = process.cpuUsage();
     const t0 = now();
     const results = await Promise.all(batch.map(async (body, i) => {
       const due = t0 + (i * 1000) / rate;
       if (due > now()) await new Promise((r) => setTimeout(r, due - now()));
-      return post(body);
+      return post(body, urls[i % urls.length]);
     }));
     const secs = (now() - t0) / 1000;
     const good = results.filter((r) => r.status >= 200 && r.status < 300);
     const nodeC = process.cpuUsage(n0);
     const step = { offered: rate, accepted: Math.round(good.length / secs), answer: stats(good.map((r) => r.ms)),
-      gatewayCpuMsPerWebhook: Math.round(((cpuSeconds(pid) - c0) * 1000 / good.length) * 100) / 100,
+      gatewayCpuMsPerWebhook: Math.round(((cpuAll() - c0) * 1000 / good.length) * 100) / 100,
       generatorCpuMsPerWebhook: Math.round((((nodeC.user + nodeC.system) / 1000) / good.length) * 100) / 100,
       listenOverflows: listenOverflows() - o0 };
     figures.ramp.push(step);
@@ -225,12 +244,15 @@ try {
   }
   agent.destroy();
 } finally {
-  const exit = await g.stop();
-  verdict(exit.code === 0, `the gateway stopped cleanly (${JSON.stringify(exit)})`);
+  for (const x of gateways) {
+    const exit = await x.stop();
+    verdict(exit.code === 0, `the gateway stopped cleanly (${JSON.stringify(exit)})`);
+  }
   await sb.stop();
+  await pg?.destroy();
 }
 if (OUT) {
   fs.mkdirSync(OUT, { recursive: true });
-  fs.writeFileSync(path.join(OUT, 'gateway-streams.json'), JSON.stringify({ date: new Date().toISOString(), ...figures }, null, 2) + '\n');
+  fs.writeFileSync(path.join(OUT, `gateway-streams${MODE === 'sqlite' ? '' : '-' + MODE}.json`), JSON.stringify({ date: new Date().toISOString(), ...figures }, null, 2) + '\n');
 }
 process.exit(failures ? 1 : 0);
