@@ -132,7 +132,7 @@ Pem parse_pem(std::string_view text) {
     rest.remove_prefix(close + 5);
     std::string end_marker = "-----END " + pem.label + "-----";
     auto end = rest.find(end_marker);
-    if (end == std::string_view::npos) invalid_key("truncated PEM: no " + end_marker + " line");
+    if (end == std::string_view::npos) invalid_key("truncated PEM: no -----END " + shown_label(pem.label) + "----- line");
     std::string_view body = rest.substr(0, end);
     if (body.find(':') != std::string_view::npos) {
         invalid_key("PEM headers (Proc-Type, DEK-Info: an encrypted key?) are not supported");
@@ -144,6 +144,12 @@ Pem parse_pem(std::string_view text) {
     if (!base64_decode_into(body, true, pem.der, why)) invalid_key("PEM body is not valid base64: " + why);
     if (pem.der.empty()) invalid_key("PEM block is empty");
     return pem;
+}
+
+std::string shown_label(std::string_view label) {
+    std::string out;
+    for (char c : label.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+    return out;
 }
 
 std::string to_pem_text(std::string_view label, std::string_view der) {
@@ -497,7 +503,7 @@ PublicKey PublicKey::parse(std::string_view pem_or_der) {
     Pem pem = unarmour(pem_or_der, false);
     if (is_private_label(pem.label)) private_as_public();
     if (!pem.label.empty() && !is_public_label(pem.label)) {
-        invalid_key("PEM block '" + pem.label + "' is not a public key; expected PUBLIC KEY or RSA PUBLIC KEY");
+        invalid_key("PEM block '" + shown_label(pem.label) + "' is not a public key; expected PUBLIC KEY or RSA PUBLIC KEY");
     }
     PublicNumbers nums;
     if (pem.label == "RSA PUBLIC KEY") {

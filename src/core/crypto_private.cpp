@@ -209,7 +209,7 @@ PrivateKey PrivateKey::parse(std::string_view pem_or_der) {
         invalid_key("encrypted private keys are not supported; decrypt it first (openssl pkey -in KEY -out PLAIN.pem)");
     }
     if (!pem.label.empty() && !is_private_label(pem.label)) {
-        invalid_key("PEM block '" + pem.label + "' is not a private key; expected PRIVATE KEY or RSA PRIVATE KEY");
+        invalid_key("PEM block '" + shown_label(pem.label) + "' is not a private key; expected PRIVATE KEY or RSA PRIVATE KEY");
     }
     auto impl = std::make_unique<Impl>();
     try {
