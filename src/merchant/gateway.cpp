@@ -26,6 +26,7 @@ Gateway::Gateway(Config config_, std::unique_ptr<Sql> sql)
       qr_session_limit(config.qr_rate_per_session, 60000, config.qr_rate_per_session),
       qr_client_limit(config.qr_rate_per_client, 60000, config.qr_rate_per_client),
       stream_reads(std::make_unique<boost::asio::thread_pool>(2)) {
+    store.check_keys(merchant_fingerprint, webhook_key.fingerprint(), now_ms());
     // Another instance changed a session (PostgreSQL NOTIFY): wake this instance's streams.
     store.sql().listen("paywasm_status", [this](const std::string& session_id) { hub.notify(session_id); });
 }

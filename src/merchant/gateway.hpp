@@ -180,6 +180,12 @@ public:
     // in flight are never deleted. Returns how many rows went (0: nothing left to prune).
     std::int64_t prune(std::int64_t cutoff, int batch);
 
+    // At start: refuses (std::runtime_error saying which) the same key given twice, and the two keys
+    // exactly swapped against what this database was last served with; then records both
+    // fingerprints. A key that changed to a new one (a rotation) is accepted. On a first start
+    // there is nothing to compare a swap with: docs/merchant.md says which file is which.
+    void check_keys(const std::string& merchant_fp, const std::string& webhook_fp, std::int64_t now);
+
 private:
     std::unique_ptr<Sql> sql_;
 };

@@ -104,8 +104,17 @@ CREATE TABLE IF NOT EXISTS debits (
 );
 )sql";
 
+// Schema version 3: the key fingerprints of the last start (Store::check_keys: swapped keys).
+constexpr const char* kSchemaV3 = R"sql(
+CREATE TABLE IF NOT EXISTS gateway_keys (
+  role            TEXT PRIMARY KEY,      -- merchant | webhook
+  fingerprint     TEXT NOT NULL,         -- SHA-256 of the key's DER, as the last start had it
+  updated_at      BIGINT NOT NULL
+);
+)sql";
+
 // The schema versions in order; the database records the last one applied (paywasm_schema).
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 
 constexpr const char* kSessionColumns =
     "id, offer_id, checkout, amount, currency, methods, created_at, expires_at, qr_state, qr_response, "
@@ -198,6 +207,7 @@ Store::Store(std::unique_ptr<Sql> sql) : sql_(std::move(sql)) {
         if (version == kSchemaVersion) return;
         sql_->exec_script(kSchema);  // version 1; IF NOT EXISTS also completes a 0.2.0 without qr_codes
         if (version < 2) sql_->exec_script(kSchemaV2);
+        if (version < 3) sql_->exec_script(kSchemaV3);
         sql_->exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
         sql_->execute("INSERT INTO paywasm_schema (version, applied_at) VALUES (?, ?)",
                       {std::int64_t(kSchemaVersion), now_ms()});
@@ -557,6 +567,28 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, const 
             {out.event_id, now, w.text(), now});
     });
     return out;
+}
+
+void Store::check_keys(const std::string& merchant_fp, const std::string& webhook_fp, std::int64_t now) {
+    if (merchant_fp == webhook_fp) {
+        throw std::runtime_error("--merchant-public-key and --webhook-public-key are the same key: the first is the "
+                                 "merchant's (payloads are encrypted to it), the second the service's webhook signing key");
+    }
+    sql_->transaction([&] {
+        std::optional<std::string> merchant, webhook;
+        for (const auto& r : sql_->query("SELECT role, fingerprint FROM gateway_keys")) {
+            (r.text(0) == "merchant" ? merchant : webhook) = r.text(1);
+        }
+        if (merchant && webhook && *merchant == webhook_fp && *webhook == merchant_fp) {
+            throw std::runtime_error("--merchant-public-key and --webhook-public-key look swapped: this database was "
+                                     "served with each as the other; give the merchant's key as --merchant-public-key");
+        }
+        for (const auto& [role, fp] : {std::pair<const char*, const std::string*>{"merchant", &merchant_fp}, {"webhook", &webhook_fp}}) {
+            sql_->execute("INSERT INTO gateway_keys (role, fingerprint, updated_at) VALUES (?, ?, ?) ON CONFLICT (role) DO "
+                          "UPDATE SET fingerprint = excluded.fingerprint, updated_at = excluded.updated_at",
+                          {std::string(role), *fp, now});
+        }
+    });
 }
 
 std::int64_t Store::prune(std::int64_t cutoff, int batch) {

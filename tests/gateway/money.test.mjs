@@ -6,6 +6,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
 
 import { api, encrypt, exchangePayload, getJson, sendJson } from '../server/harness.mjs';
 import {
@@ -122,6 +125,51 @@ describe('cross-site', () => {
     } finally {
       await dead.stop();
     }
+  });
+});
+
+describe('start-up', () => {
+  // 0.2.0 started with the keys swapped and failed later, silently (exchange payments "not valid",
+  // QR payers waiting forever).
+  test('the same key twice, or the two keys swapped against the last start, is refused', async () => {
+    const dir = tmpdir('pwm-keys-');
+    const db = 'sqlite:' + dir + '/g.db';
+    const first = await startGateway(sb, { db, dir });
+    await first.stop();
+    const same = path.join(dir, 'same.pem');
+    fs.writeFileSync(same, sb.merchant.publicKey);
+    await assert.rejects(startGateway(sb, { db, dir: tmpdir('pwm-k1-'), extra: ['--webhook-public-key', same] }), /the same key/);
+    const swapped = tmpdir('pwm-k2-');
+    fs.writeFileSync(path.join(swapped, 'm.pem'), sb.merchant.webhookPublicKey);
+    fs.writeFileSync(path.join(swapped, 'w.pem'), sb.merchant.publicKey);
+    await assert.rejects(startGateway(sb, { db, dir: swapped,
+      extra: ['--merchant-public-key', path.join(swapped, 'm.pem'), '--webhook-public-key', path.join(swapped, 'w.pem')] }), /look swapped/);
+    const again = await startGateway(sb, { db, dir: tmpdir('pwm-k3-') });
+    await again.stop();
+  });
+});
+
+describe('requests without a body', () => {
+  // 0.2.0 answered a bare "HTTP 400" to a POST without Content-Length (curl -X POST …/cancel).
+  test('a POST with no body and no Content-Length is served, or refused saying why', async () => {
+    const u = new URL(g.base);
+    const post = (p) => new Promise((resolve, reject) => {
+      const s = net.connect(Number(u.port), u.hostname, () => s.end(
+        `POST ${p} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${APP_SECRET}\r\nConnection: close\r\n\r\n`));
+      let d = '';
+      s.on('data', (c) => { d += c; });
+      s.on('end', () => resolve({ status: Number(d.split(' ')[1]), body: JSON.parse(d.split('\r\n\r\n')[1] || 'null') }));
+      s.on('error', reject);
+    });
+    const cancel = await post('/v1/subscriptions/sub_unknown/cancel');
+    assert.notEqual(cancel.status, 400, JSON.stringify(cancel.body));
+    assert.notEqual(cancel.body.error, 'http_error', 'it reached the route');
+    const sessions = await post('/v1/sessions');
+    assert.equal(sessions.status, 415);
+    assert.match(sessions.body.message, /application\/json/);
+    const debit = await post('/v1/subscriptions/sub_unknown/debit');
+    assert.equal(debit.status, 400);
+    assert.equal(debit.body.field, 'items');
   });
 });
 

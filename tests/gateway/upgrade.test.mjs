@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { gw, startGateway, startPostgres, startSandbox, tmpdir, webhookBody, webhookPrivateKey } from './harness.mjs';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
-const SCHEMA_VERSION = 2;  // src/merchant/store.cpp kSchemaVersion
+const SCHEMA_VERSION = 3;  // src/merchant/store.cpp kSchemaVersion
 
 let sb, key;
 before(async () => {
