@@ -135,10 +135,12 @@ sandbox::Config parse_args(int argc, char** argv) {
     return c;
 }
 
-// Every file under the data directory 0600 and every directory 0700 (keys, tokens, payments with
-// shipping addresses): new files are created so by the umask, files of an older run are fixed here.
+// The sandbox's own files in the data directory 0600 (private keys, the database with tokens and
+// payments with shipping addresses): new ones are created so by the umask, those of an older run
+// are fixed here. Nothing else in the directory is touched, nor the directory itself unless the
+// sandbox made it (`made`: then 0700): `--data .` or `--data ~` must not change a shop's files.
 // Throws when a mode cannot be set, which stops the start.
-void lock_down(const std::string& data_dir) {
+void lock_down(const std::string& data_dir, bool made) {
     namespace fs = std::filesystem;
     auto set_mode = [](const fs::path& p, mode_t mode) {
         if (::chmod(p.c_str(), mode) != 0) {
@@ -146,10 +148,11 @@ void lock_down(const std::string& data_dir) {
                                      p.string() + ": " + std::strerror(errno));
         }
     };
-    set_mode(data_dir, 0700);
-    for (const auto& entry : fs::recursive_directory_iterator(data_dir)) {
-        if (entry.is_symlink()) continue;
-        set_mode(entry.path(), entry.is_directory() ? 0700 : 0600);
+    if (made) set_mode(data_dir, 0700);
+    for (const char* own : {"sandbox.db", "sandbox.db-wal", "sandbox.db-shm", "merchant-key.pem", "webhook-key.pem"}) {
+        const fs::path p = fs::path(data_dir) / own;
+        std::error_code ec;
+        if (fs::is_regular_file(fs::symlink_status(p, ec))) set_mode(p, 0600);
     }
 }
 
@@ -170,6 +173,7 @@ int main(int argc, char** argv) {
     ::umask(0077);
 
     bool temporary = config.data_dir.empty();
+    bool made_dir = false;
     std::string data_dir = config.data_dir;
     try {
         if (temporary) {
@@ -177,9 +181,9 @@ int main(int argc, char** argv) {
             if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory");
             data_dir = tmpl;
         } else {
-            std::filesystem::create_directories(data_dir);
+            made_dir = std::filesystem::create_directories(data_dir);
         }
-        lock_down(data_dir);
+        lock_down(data_dir, made_dir || temporary);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "paywasm-sandbox: data directory %s: %s\n", data_dir.c_str(), e.what());
         return 1;
@@ -188,7 +192,7 @@ int main(int argc, char** argv) {
     int exit_code = 0;
     try {
         sandbox::Sandbox sb(config, data_dir);
-        lock_down(data_dir);  // the database and keys it just made or opened
+        lock_down(data_dir, false);  // the database and keys it just made or opened
         paywasm::server::Router server;
         server.set_pre_routing_handler([&config](const sandbox::Request& req, sandbox::Response& res) {
             // The control API answers loopback Host names only: a
