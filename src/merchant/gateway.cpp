@@ -50,8 +50,14 @@ paywasm::HttpResponse Gateway::call_service(const paywasm::HttpRequest& request)
 // and the service's own message go to stderr (escaped), not to a browser or an app.
 HttpError Gateway::service_error(const paywasm::Error& e) {
     using paywasm::ErrorCode;
+    // The transport's own words (URL, TLS, resolver) for a timeout or an unreachable service; for
+    // an answer, its HTTP status only: the service's message may name ids that stay off logs.
     std::string detail;
-    for (char c : std::string(e.what()).substr(0, 300)) detail += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+    if (e.code() == ErrorCode::timeout || e.code() == ErrorCode::network) {
+        for (char c : std::string(e.what()).substr(0, 300)) detail += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+    } else {
+        detail = "HTTP " + std::to_string(e.http_status());
+    }
     std::fprintf(stderr, "paywasm-merchant: payment service: %s: %s\n", std::string(paywasm::to_string(e.code())).c_str(),
                  detail.c_str());
     if (e.code() == ErrorCode::timeout) return HttpError(504, "service_timeout", "the payment service did not answer in time");

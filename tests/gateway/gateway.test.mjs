@@ -136,10 +136,17 @@ describe('logging', () => {
       const s = (await gw(v, 'POST', '/v1/sessions', { app: true, body: checkout() })).json;
       await gw(v, 'GET', `/v1/checkout/${s.id}/status`);
       await gw(v, 'POST', '/v1/webhooks', { raw: '{"type":"rf:alert"}' });
+      // 0.2.0 wrote these into the log as they came: a forged line, a colour escape, a whole id.
+      await gw(v, 'GET', '/v1/checkout/x%0aGET%20/v1/fake%20200%1b[31m');
+      await gw(v, 'POST', '/v1/subscriptions/sub_0123456789abcdef/cancel', { app: true });
       await v.stop();
       const log = v.stderr();
       assert.match(log, /GET \/v1\/checkout\/cs_\S{6}\.\.\.\/status 200/);
-      for (const secret of [s.id, APP_SECRET, sb.merchant.merchantAccessToken]) assert.ok(!log.includes(secret), 'logged a secret');
+      for (const secret of [s.id, APP_SECRET, sb.merchant.merchantAccessToken, 'sub_0123456789abcdef']) {
+        assert.ok(!log.includes(secret), 'logged a secret or a whole id');
+      }
+      assert.ok(!log.includes('\x1b'), 'no escape byte in the log');
+      assert.ok(!log.split('\n').some((l) => l.startsWith('GET /v1/fake')), 'no forged line');
     } finally {
       await v.stop();
     }
