@@ -167,12 +167,16 @@ const module = await bundle('entry-module.js', 'esm');
 
 // terser: compress and mangle local names (never property names: they are the public API, the
 // DOM's and the wasm exports'); the banner comment stays. ES2020 is what the widget needs anyway.
-// Names of the checkout's context (web/src/context.js), its state (state.js) and the view's nodes
-// (view.js) that are no API, DOM or wasm name anywhere, and no key of the texts (locales/en.json: a
-// quoted key is renamed too): renamed by terser like '_' names. A name added here that some object
-// outside those files also has would break that object: the browser suites run on these files.
+// Names of the checkout's context (web/src/context.js), its state (state.js), the view's nodes
+// (view.js), the QR code shown (flows.js showQr: svg, end; never `uri`, a key core.js sends to
+// checkPaymentUri), net.js's options and core.js's memory blocks (ptr, len) that are no API, DOM
+// or wasm name used anywhere in web/src, and no key of the texts (locales/en.json: a quoted key is
+// renamed too): renamed by terser like '_' names. A name added here that some object outside those
+// files also has (an argument object core.js sends the core is one) would break that object: the
+// browser suites run on these files.
 const INTERNAL = ['host', 'core', 'life', 'session', 'keyCache', 'stopWatch', 'tick', 'badSeen', 'view', 'coloured',
-  'panels', 'cards', 'codeError', 'summary', 'retry', 'phase', 'bad'];
+  'panels', 'cards', 'codeError', 'summary', 'retry', 'phase', 'bad', 'words', 'select', 'save', 'svg', 'end',
+  'ptr', 'len', 'timeoutMs', 'retries', 'onData', 'onEnd', 'sse'];
 // (checked here: a text's key never is one of them)
 for (const key of Object.keys(locales.english)) if (INTERNAL.includes(key)) throw new Error(`INTERNAL holds the text key ${key}`);
 let terser;
@@ -189,9 +193,11 @@ function minify({ code, map }, file, isModule) {
     ecma: 2020,
     compress: readable ? false : { passes: 2 },
     // Property names that start with '_' are the element's own internals (never API, DOM or wasm
-    // names; the wasm's `_initialize` export is the one exception, kept by name), and so are
-    // INTERNAL's: renamed too.
-    mangle: readable ? false : { properties: { regex: new RegExp(`^(_(?!initialize$).*|${INTERNAL.join('|')})$`) } },
+    // names; the wasm's `_initialize` export is the one exception, kept by name, and '__' names such
+    // as __proto__ are never ours), and so are INTERNAL's: renamed too. builtins: terser otherwise
+    // silently keeps every name its DOM list holds (host, view, session, summary, retry were kept
+    // so): the regex alone decides (-56 B gzip).
+    mangle: readable ? false : { properties: { builtins: true, regex: new RegExp(`^(_(?!_|initialize$).*|${INTERNAL.join('|')})$`) } },
     format: { comments: /^!/, beautify: readable },
     // (the bundle's map as the input: the result maps to web/src; the banner line shifts it by one)
     sourceMap: map ? { filename: file, content: JSON.parse(map) } : false,

@@ -56,6 +56,15 @@ export function methodsOf(c) {
     || (m === 'bank' && el.accountId && el.stockId) || (m === 'qr' && (el.qrEndpoint || c.qrResult))));
 }
 
+// The amount the QR code shown asks for, in its crypto currency: { amount, currency }, or null
+// (flows.js reads its statuses with it, view.js shows it).
+export function qrAsks(c) {
+  const qr = c.s.qr;
+  if (!qr) return null;
+  const currency = qr.result.crytoCurrency || qr.result.cryptoCurrency || qr.uri.scheme.toUpperCase();
+  return { amount: qr.uri.amount, currency };
+}
+
 export function exchangesOf(c) {
   const list = words(c.host.exchanges).map((x) => x.toLowerCase());
   return list.length ? list : Object.keys(EXCHANGE_NAMES);

@@ -13,7 +13,7 @@ import { send, watch } from './net.js';
 import { SVG_NS } from './dom.js';
 import { phaseOf } from './state.js';
 import { readAnswer, readStatus, isGatewayView } from './status.js';
-import { baseUrl, currency, emit, exchangesOf, locale, methodsOf, publicKey, stop, token } from './context.js';
+import { baseUrl, currency, emit, exchangesOf, locale, methodsOf, publicKey, qrAsks, stop, token } from './context.js';
 import { render } from './view.js';
 
 // ---- the order and the view ------------------------------------------------------------------
@@ -338,14 +338,6 @@ export function applyStatus(c, data, result, method) {
   }
   setStatus(c, st);
   return st.info.final;
-}
-
-// The amount the QR code shown asks for, in its crypto currency: { amount, currency }, or null.
-function qrAsks(c) {
-  const qr = c.s.qr;
-  if (!qr) return null;
-  const currency = qr.result.crytoCurrency || qr.result.cryptoCurrency || qr.uri.scheme.toUpperCase();
-  return { amount: qr.uri.amount, currency };
 }
 
 // Later statuses of a payment of any method come from the merchant's `status-url` ({id} and

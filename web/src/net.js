@@ -19,9 +19,9 @@ export function backoff(n, base, cap) {
   return Math.round(d * (0.8 + Math.random() * 0.4));
 }
 
-// Sends { method, url, headers: [[k, v]], body }; resolves { status, body, contentType }.
-// options: timeoutMs, signal (the element's lifetime), retries (GET only), credentials, payment
-// (POST of a payment: failures without an answer carry mayHaveGoneThrough), offerId.
+// Sends { method, url, headers: [[k, v]], body }; resolves { status, body }. options: timeoutMs,
+// signal (the element's lifetime), retries (GET only, 300 ms back-off doubling to 5 s), credentials,
+// payment (POST of a payment: failures without an answer carry mayHaveGoneThrough), offerId, lang.
 export async function send(req, options) {
   const o = options || {};
   const retries = req.method === 'GET' ? o.retries || 0 : 0;
@@ -29,14 +29,14 @@ export async function send(req, options) {
     try {
       const res = await sendOnce(req, o);
       if (attempt < retries && (res.status >= 500 || res.status === 429)) {
-        await sleep(backoff(attempt, o.backoffMs || 300, 5000), o.signal);
+        await sleep(backoff(attempt, 300, 5000), o.signal);
         continue;
       }
       return res;
     } catch (e) {
       if (o.signal && o.signal.aborted) throw e;
       if (attempt < retries && (e.code === 'network' || e.code === 'timeout')) {
-        await sleep(backoff(attempt, o.backoffMs || 300, 5000), o.signal);
+        await sleep(backoff(attempt, 300, 5000), o.signal);
         continue;
       }
       throw e;
@@ -77,8 +77,7 @@ async function sendOnce(req, o) {
       cache: 'no-store',
       referrerPolicy: 'strict-origin-when-cross-origin',
     });
-    const body = await res.text();
-    return { status: res.status, body, contentType: res.headers.get('Content-Type') || '' };
+    return { status: res.status, body: await res.text() };
   } catch (e) {
     if (timedOut) throw fail('timeout', `${req.method} ${req.url} got no answer within ${timeoutMs} ms`);
     if (o.signal && o.signal.aborted) throw new PayWasmError('internal', 'aborted');

@@ -8,7 +8,7 @@
 // the core and parsed in flows.js). The buttons start the flows of flows.js.
 import { CSS_TEXT } from 'paywasm:build';
 import { h, icon, withId } from './dom.js';
-import { EXCHANGE_NAMES, currency, exchangesOf, locale, methodsOf, t } from './context.js';
+import { EXCHANGE_NAMES, currency, exchangesOf, locale, methodsOf, qrAsks, t } from './context.js';
 import { pay, payAgain, refresh, requestQr } from './flows.js';
 
 // The icon of each tone of the core's status table (the tone picks the colour; the words always
@@ -347,7 +347,6 @@ function qrView(c, next, expired) {
   const v = c.view;
   const { result, uri } = s.qr;
   const st = s.status;
-  const crypto = result.crytoCurrency || result.cryptoCurrency || uri.scheme.toUpperCase();
   const copyButton = (label, value, key) => h('button', {
     type: 'button', class: 'secondary', part: 'button copy-button', 'aria-label': label, 'data-key': key,
     onclick: (e) => copy(c, value, e.currentTarget),
@@ -371,7 +370,7 @@ function qrView(c, next, expired) {
   }
   // A payment was seen (pending, paid, partly paid and closed, ...): the status says it all.
   if (next !== 'pay') return null;
-  const cryptoAmount = money(c, uri.amount, crypto);
+  const cryptoAmount = moneyOf(c, qrAsks(c));
   const fiatAmount = money(c, result.totalAmount, result.currency);
   let countdown = null;
   const end = s.qr.end;
