@@ -142,6 +142,16 @@ Decision decide_webhook(std::string_view our_merchant_id, const std::optional<Se
     return d;
 }
 
+Decision decide_debit_webhook(const std::optional<HeldStatus>& stored, const IncomingTx& tx) {
+    Decision d;
+    d.info = describe_status(tx.status);
+    d.store_transaction = !stored || supersedes(*stored, HeldStatus{tx.status, tx.id, false, tx.received});
+    d.forward = d.store_transaction;
+    d.outcome = d.forward ? Outcome::applied : Outcome::stale;
+    d.success = d.forward && d.info.success;
+    return d;
+}
+
 std::string_view event_type(const Decision& d) {
     using K = paywasm::StatusKind;
     if (d.outcome == Outcome::amount_mismatch) return "checkout.amount_mismatch";

@@ -86,6 +86,10 @@ Decision decide_webhook(std::string_view our_merchant_id, const std::optional<Se
                         const std::vector<QrCodeRow>& qr_codes, const std::optional<HeldStatus>& stored,
                         const IncomingTx& incoming);
 
+// A webhook whose order id names a subscription debit the gateway made (the merchant was checked by
+// decide_webhook): applied and forwarded when it supersedes the stored transaction, else stale.
+Decision decide_debit_webhook(const std::optional<HeldStatus>& stored, const IncomingTx& incoming);
+
 // Whether `next` may replace `held` for the same transaction: after a success only a refund (20-23);
 // a refund only by another refund; a final status only by a final one or a refund, or by any
 // status that shows money when the held one showed none (a late payment to a timed-out code);

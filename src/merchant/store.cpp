@@ -477,16 +477,8 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, const 
             }
         }
         Decision d = decide_webhook(merchant_id, facts, codes, stored, in);
-        if (debit && d.outcome == Outcome::unknown_offer) {
-            // A debit of ours: no session to move; its statuses go to the app as subscription events.
-            d.outcome = Outcome::applied;
-            d.info = paywasm::describe_status(tx.status);
-            const HeldStatus next{tx.status, tx.id, false, in.received};
-            d.store_transaction = !stored || supersedes(*stored, next);
-            d.forward = d.store_transaction;
-            if (!d.forward) d.outcome = Outcome::stale;
-            d.reason.clear();
-        }
+        // A debit of ours (no session): its statuses go to the app as subscription events.
+        if (debit && d.outcome == Outcome::unknown_offer) d = decide_debit_webhook(stored, in);
         out.outcome = std::string(to_string(d.outcome));
         out.reason = d.reason;
         if (d.outcome == Outcome::foreign_merchant) return;  // not ours: nothing of it is kept
@@ -550,7 +542,7 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, const 
             w.str("debitOrderId", *in.order_id);
         }
         w.str("transactionId", tx.id).num("status", tx.status).str("kind", paywasm::to_string(d.info.kind));
-        w.flag("final", d.info.final).flag("success", s ? d.success : d.info.success);
+        w.flag("final", d.info.final).flag("success", d.success);
         w.str("taken", paywasm::to_string(d.info.taken));
         if (s) write_amounts(w, *s);
         w.key("paid");

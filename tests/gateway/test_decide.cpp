@@ -144,3 +144,16 @@ TEST_CASE("A QR code is dead only when final with no money, and it is the sessio
     CHECK_FALSE(qr_code_dead(HeldStatus{7, "q", false, std::nullopt}, "q"));
     CHECK_FALSE(qr_code_dead(std::nullopt, "q"));
 }
+
+TEST_CASE("A debit's statuses: applied when they supersede the stored one, a success only at 1-4") {
+    const IncomingTx pending = tx("d1", 0, "club-42-2026-12");
+    const Decision first = decide_debit_webhook(std::nullopt, pending);
+    CHECK(first.outcome == Outcome::applied);
+    CHECK(first.forward);
+    CHECK_FALSE(first.success);
+    const HeldStatus paid{1, "d1", false, std::nullopt};
+    CHECK(decide_debit_webhook(paid, pending).outcome == Outcome::stale);
+    const Decision done = decide_debit_webhook(HeldStatus{0, "d1", false, std::nullopt}, tx("d1", 1, "club-42-2026-12"));
+    CHECK(done.outcome == Outcome::applied);
+    CHECK(done.success);
+}
