@@ -7,59 +7,19 @@
 // demo starts in a `before` hook and stops in an `after` hook. Exits non-zero when a test fails.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { useBrowser, waitEvent as waitEvents } from '../browser/lib.mjs';
-
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-demo-'));
-
-// Three consecutive free ports: the shop, the sandbox (+1) and the gateway (+2).
-async function freeTriple() {
-  const free = (port) => new Promise((resolve) => {
-    const s = net.createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-  for (let tries = 0; tries < 50; tries++) {
-    const base = 20000 + Math.floor(Math.random() * 40000);
-    if (await free(base) && await free(base + 1) && await free(base + 2)) return base;
-  }
-  throw new Error('no three free ports in a row');
-}
+import { startDemo } from './start.mjs';
 
 const LIMIT = { timeout: 60000 };  // each test's time limit
 const chromium = useBrowser();
-let demo;    // scripts/demo.sh, in its own process group
+let demo;    // startDemo(): scripts/demo.sh, in its own process group
 let SHOP;    // the shop app's origin
 before(async () => {
-  const port = await freeTriple();
-  demo = spawn('bash', [path.join(root, 'scripts/demo.sh')], {
-    env: { ...process.env, PORT: String(port), SPEED: '30', BANK_DAY: '1',
-      PAYWASM_SANDBOX_DATA: path.join(tmp, 'sandbox'), PAYWASM_DEMO_DIR: path.join(tmp, 'demo') },
-    stdio: ['ignore', 'pipe', 'pipe'], detached: true,
-  });
-  let output = '';
-  demo.stdout.on('data', (d) => { output += d; });
-  demo.stderr.on('data', (d) => { output += d; });
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('demo did not start:\n' + output)), 90000);
-    const poll = setInterval(() => {
-      if (output.includes('paywasm demo is running')) { clearInterval(poll); clearTimeout(timer); resolve(); }
-    }, 100);
-    demo.on('exit', (code) => { clearInterval(poll); clearTimeout(timer); reject(new Error(`demo exited (${code}):\n${output}`)); });
-  });
-  SHOP = `http://127.0.0.1:${port}`;
+  demo = await startDemo();
+  SHOP = demo.shop;
 });
-after(async () => {
-  if (demo) {
-    try { process.kill(-demo.pid, 'SIGTERM'); } catch { /* gone */ }
-    await new Promise((resolve) => { if (demo.exitCode !== null || demo.signalCode !== null) resolve(); else demo.on('exit', resolve); });
-  }
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
+after(async () => { await demo?.stop(); });
 
 const shopJson = async (method, p, body) => {
   const r = await fetch(SHOP + p, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body && JSON.stringify(body) });

@@ -1,0 +1,54 @@
+// `make demo`'s script (scripts/demo.sh: sandbox, gateway, shop app) on three consecutive free
+// ports, in its own process group and temporary directory, for the demo tests.
+//   const demo = await startDemo({ PAYWASM_MERCHANT_ARGS: '...' });  demo.shop, demo.gateway; await demo.stop()
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+
+// Three consecutive free ports: the shop, the sandbox (+1) and the gateway (+2).
+async function freeTriple() {
+  const free = (port) => new Promise((resolve) => {
+    const s = net.createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+  for (let tries = 0; tries < 50; tries++) {
+    const base = 20000 + Math.floor(Math.random() * 40000);
+    if (await free(base) && await free(base + 1) && await free(base + 2)) return base;
+  }
+  throw new Error('no three free ports in a row');
+}
+
+// Resolves once the demo says it is running (90 s at most); `env` is added to the script's.
+export async function startDemo(env = {}) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-demo-'));
+  const port = await freeTriple();
+  const proc = spawn('bash', [path.join(root, 'scripts/demo.sh')], {
+    env: { ...process.env, PORT: String(port), SPEED: '30', BANK_DAY: '1',
+      PAYWASM_SANDBOX_DATA: path.join(tmp, 'sandbox'), PAYWASM_DEMO_DIR: path.join(tmp, 'demo'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+  });
+  const stop = async () => {
+    try { process.kill(-proc.pid, 'SIGTERM'); } catch { /* gone */ }
+    await new Promise((resolve) => { if (proc.exitCode !== null || proc.signalCode !== null) resolve(); else proc.on('exit', resolve); });
+    fs.rmSync(tmp, { recursive: true, force: true });
+  };
+  let output = '';
+  proc.stdout.on('data', (d) => { output += d; });
+  proc.stderr.on('data', (d) => { output += d; });
+  try {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('demo did not start:\n' + output)), 90000);
+      const poll = setInterval(() => {
+        if (output.includes('paywasm demo is running')) { clearInterval(poll); clearTimeout(timer); resolve(); }
+      }, 100);
+      proc.on('exit', (code) => { clearInterval(poll); clearTimeout(timer); reject(new Error(`demo exited (${code}):\n${output}`)); });
+    });
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { shop: `http://127.0.0.1:${port}`, gateway: `http://127.0.0.1:${port + 2}`, stop };
+}
