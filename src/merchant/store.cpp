@@ -523,8 +523,19 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, const 
                  now, s->id});
             out.session_id = s->id;
             sql_->notify("paywasm_status", s->id);
-            s = session_from_row(sql_->query(std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?",
-                                             {s->id})[0]);
+            // The row is locked: what was just written is what it holds (the event's amounts read it).
+            StatusView& v = s->status;
+            v.status = tx.status;
+            v.state = state;
+            v.final = d.info.final;
+            v.success = d.success;
+            v.transaction_id = tx.id;
+            v.received_amount = in.received;
+            v.method = method;
+            v.tx_amount = tx_amount;
+            v.tx_currency = tx_currency;
+            v.updated_at = now;
+            ++v.version;
         }
         if (!forward || !d.forward) return;
         paywasm::JsonWriter w;
