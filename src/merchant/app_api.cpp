@@ -74,7 +74,7 @@ void register_app_api(Router& server, Gateway& gw) {
     // POST /v1/sessions {offerId, currency, cart, shippingAddress?, customerInfo?, methods?}
     route(server, "POST", "/v1/sessions", limit, [&gw](Req req, Res res, Body body) {
         require_app(gw, req);
-        gw.rate_limit(gw.session_limit, "app", res, "sessions a minute (--session-rate)");
+        gw.rate_limit("session:app", gw.config.session_rate, res, "sessions a minute (--session-rate)");
         const JsonDocument doc = parse_object(req, body);
         // The checkout is the body without `methods`, read strictly by the core.
         JsonWriter checkout_text;

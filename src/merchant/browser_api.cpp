@@ -170,8 +170,8 @@ void register_browser_api(Router& server, Gateway& gw) {
         // Each new code is a transaction at the service under the merchant token: a few a minute per
         // session and per client address (answering an existing code costs nothing).
         const auto limit_new_code = [&] {
-            gw.rate_limit(gw.qr_session_limit, s.id, res, "QR codes for this session a minute");
-            gw.rate_limit(gw.qr_client_limit, req.remote_addr, res, "QR codes from this address a minute");
+            gw.rate_limit("qr-session:" + s.id, gw.config.qr_rate_per_session, res, "QR codes for this session a minute");
+            gw.rate_limit("qr-client:" + req.remote_addr, gw.config.qr_rate_per_client, res, "QR codes from this address a minute");
         };
         // Another request holds the creation: its code once it is there, else "try again".
         const auto answer_other = [&] {

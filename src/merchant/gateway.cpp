@@ -22,9 +22,6 @@ Gateway::Gateway(Config config_, std::unique_ptr<Sql> sql)
       merchant_fingerprint(merchant_key.fingerprint()),
       hub(),
       store(std::move(sql)),
-      session_limit(config.session_rate, 60000, config.session_rate),
-      qr_session_limit(config.qr_rate_per_session, 60000, config.qr_rate_per_session),
-      qr_client_limit(config.qr_rate_per_client, 60000, config.qr_rate_per_client),
       stream_reads(std::make_unique<boost::asio::thread_pool>(2)) {
     store.check_keys(merchant_fingerprint, webhook_key.fingerprint(), now_ms());
     // Another instance changed a session (PostgreSQL NOTIFY): wake this instance's streams.
@@ -33,8 +30,8 @@ Gateway::Gateway(Config config_, std::unique_ptr<Sql> sql)
 
 Gateway::~Gateway() { stop(); }
 
-void Gateway::rate_limit(RateLimiter& limiter, const std::string& key, Response& res, const char* what) {
-    const std::int64_t wait_ms = limiter.take(key, now_ms());
+void Gateway::rate_limit(const std::string& key, int per_minute, Response& res, const char* what) {
+    const std::int64_t wait_ms = store.take_token(key, per_minute, now_ms());
     if (wait_ms == 0) return;
     res.set_header("Retry-After", std::to_string((wait_ms + 999) / 1000));
     throw HttpError(429, "rate_limited", std::string("too many ") + what + "; try again after Retry-After seconds");

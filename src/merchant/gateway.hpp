@@ -33,7 +33,6 @@
 #include "paywasm/protocol.hpp"
 #include "server/event_stream.hpp"
 #include "server/http.hpp"
-#include "server/rate_limit.hpp"
 #include "server/sql.hpp"
 
 namespace merchant {
@@ -49,6 +48,7 @@ struct Config {
     std::string merchant_public_pem;    // --merchant-public-key (file contents)
     std::string webhook_public_pem;     // --webhook-public-key (file contents)
     std::string shop_origin;            // the only origin that gets CORS headers
+    std::vector<std::string> trusted_proxies;  // --trusted-proxy: peers whose X-Forwarded-For names the client
     std::string db = "sqlite:paywasm-merchant.db";
     std::string app_callback;           // where verified changes are forwarded; empty: not forwarded
     std::vector<std::string> methods = {"exchange", "qr"};
@@ -180,6 +180,13 @@ public:
     // in flight are never deleted. Returns how many rows went (0: nothing left to prune).
     std::int64_t prune(std::int64_t cutoff, int batch);
 
+    // The rate limits, shared by every instance on the database: a token bucket per `key` holding
+    // `per_minute` tokens, refilled at `per_minute` a minute. Takes one at `now`: 0 when there was
+    // one, else the milliseconds until there will be (Retry-After). per_minute 0: no limit, no query.
+    std::int64_t take_token(const std::string& key, int per_minute, std::int64_t now);
+    // Deletes the buckets full again (untouched for a minute); returns how many.
+    std::int64_t prune_buckets(std::int64_t now);
+
     // At start: refuses (std::runtime_error saying which) the same key given twice, and the two keys
     // exactly swapped against what this database was last served with; then records both
     // fingerprints. A key that changed to a new one (a rotation) is accepted. On a first start
@@ -202,9 +209,9 @@ struct Gateway {
     // store (and that thread) must be gone before the hub is destroyed.
     StatusHub hub;
     Store store;
-    // Token buckets (src/server/rate_limit.hpp), per instance: a full one answers 429 + Retry-After.
-    RateLimiter session_limit, qr_session_limit, qr_client_limit;
-    void rate_limit(RateLimiter& limiter, const std::string& key, Response& res, const char* what);
+    // Takes a token of `key`'s bucket (Store::take_token: shared by every instance on the database),
+    // `per_minute` a minute; when there is none, throws 429 rate_limited with Retry-After set on `res`.
+    void rate_limit(const std::string& key, int per_minute, Response& res, const char* what);
     // The threads that read sessions for SSE streams (2): apart from the server's workers, so that
     // thousands of streams waking at once cannot delay a webhook or the app API.
     std::unique_ptr<boost::asio::thread_pool> stream_reads;
@@ -227,7 +234,7 @@ struct Gateway {
     std::string status_json(const Session& s) const;
     void start_forwarder();
     void wake_forwarder();
-    void start_pruner();  // retention.cpp; nothing with retain_ms 0
+    void start_pruner();  // retention.cpp; with retain_ms 0 it prunes the rate buckets only
     void stop_pruner();
     void stop();
 

@@ -29,7 +29,11 @@ const char* kUsage =
     "                            (default from PAYWASM_DB when set: keeps a password off the process list)\n"
     "  --session-rate N          sessions a minute the app API creates, bursts of N (default 600; 0: no limit)\n"
     "  --qr-rate-per-session N   QR creations a minute per session (default 5), and\n"
-    "  --qr-rate-per-client N    per client address (default 30); over a limit: 429 with Retry-After\n"
+    "  --qr-rate-per-client N    per client address (default 30); over a limit: 429 with Retry-After; the\n"
+    "                            limits are kept in the database, shared by every instance on it\n"
+    "  --trusted-proxy LIST      your reverse proxies' addresses (comma-separated): from them, the client is\n"
+    "                            the rightmost X-Forwarded-For address not in LIST (rate limits, stream caps);\n"
+    "                            from any other peer the header is ignored (default: none)\n"
     "  --retain-days N           delete sessions done with (expired; final or without money in flight),\n"
     "                            their events and transactions, delivered outbox rows and debits N days\n"
     "                            after their last change, in small batches, every minute (default 0: keep all)\n"
@@ -131,7 +135,16 @@ merchant::Config parse_args(int argc, char** argv) {
         else if (name == "session-rate") c.session_rate = static_cast<int>(parse_int(name, value, 0, 1000000));
         else if (name == "qr-rate-per-session") c.qr_rate_per_session = static_cast<int>(parse_int(name, value, 0, 1000000));
         else if (name == "qr-rate-per-client") c.qr_rate_per_client = static_cast<int>(parse_int(name, value, 0, 1000000));
-        else if (name == "retain-days") c.retain_ms = parse_int(name, value, 0, 36500) * 86400000LL;
+        else if (name == "trusted-proxy") {
+            std::string_view rest(value);
+            while (!rest.empty()) {
+                const auto comma = rest.find(',');
+                const std::string address = paywasm::server::canonical_address(rest.substr(0, comma));
+                if (address.empty()) usage_error("--trusted-proxy takes IP addresses, comma-separated (got '" + value + "')");
+                c.trusted_proxies.push_back(address);
+                rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+            }
+        } else if (name == "retain-days") c.retain_ms = parse_int(name, value, 0, 36500) * 86400000LL;
         else if (name == "service-timeout") c.service_timeout_s = static_cast<int>(parse_int(name, value, 1, 600));
         else usage_error("unknown option --" + name);
     };
@@ -214,6 +227,7 @@ int main(int argc, char** argv) {
         // a busy shop's other connections.
         options.max_connections = static_cast<std::size_t>(config.max_streams) + 4096;
         options.access_log = config.verbose;
+        options.trusted_proxies = config.trusted_proxies;
         paywasm::server::Server http(options, server);
         running = &http;
         gw.start_forwarder();

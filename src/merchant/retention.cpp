@@ -1,5 +1,6 @@
-// Retention (--retain-days): a background thread that prunes what the gateway no longer needs, in
-// small batches so that webhooks and the app API never wait long on the database (Store::prune).
+// Retention (--retain-days) and the rate limits' full buckets: a background thread that prunes what
+// the gateway no longer needs, every --prune-interval, in small batches so that webhooks and the app
+// API never wait long on the database (Store::prune, Store::prune_buckets).
 #include <chrono>
 #include <cstdio>
 
@@ -9,15 +10,15 @@
 namespace merchant {
 
 void Gateway::start_pruner() {
-    if (config.retain_ms <= 0) return;
     pruner_ = std::thread([this] {
         std::unique_lock<std::mutex> lock(prune_mutex_);
         while (!prune_stop_) {
             lock.unlock();
             std::int64_t removed = 0;
             try {
+                store.prune_buckets(now_ms());
                 // Batches of 200 rows' owners, a pause between them; until nothing is left.
-                for (std::int64_t n = 1; n > 0 && !prune_stop_;) {
+                for (std::int64_t n = config.retain_ms > 0 ? 1 : 0; n > 0 && !prune_stop_;) {
                     n = store.prune(now_ms() - config.retain_ms, 200);
                     removed += n;
                     if (n > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -113,8 +113,59 @@ CREATE TABLE IF NOT EXISTS gateway_keys (
 );
 )sql";
 
+// Schema version 4: the rate limits' buckets, shared by every instance (Store::take_token), and the
+// writer guard (writer_guard below).
+constexpr const char* kSchemaV4 = R"sql(
+CREATE TABLE IF NOT EXISTS rate_buckets (
+  key             TEXT PRIMARY KEY,      -- limit:subject (session:app, qr-session:<id>, qr-client:<address>)
+  units           BIGINT NOT NULL,       -- what is left, in 1/60000 of a token (a minute's refill is exact)
+  updated_at      BIGINT NOT NULL        -- when it was last taken from
+);
+)sql";
+
 // The schema versions in order; the database records the last one applied (paywasm_schema).
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
+
+// Every table of the gateway: the writer guard covers each.
+constexpr const char* kTables[] = {"sessions", "transactions", "webhook_events", "outbox", "qr_codes",
+                                   "debits", "gateway_keys", "rate_buckets", "paywasm_schema"};
+
+// The writer guard: once a database is at `version`, a write (INSERT, UPDATE, DELETE; TRUNCATE on
+// PostgreSQL) by a connection that is not marked as a writer of `version` or newer
+// (Sql::mark_writer) fails and changes nothing. It stops an older binary that still runs (a 0.2.0,
+// which checks no version, or an instance not yet upgraded in a rolling upgrade) from writing rows
+// that the newer schema reads differently; reads stay open. Installed again by every migration with
+// the new version. PostgreSQL: one statement-level trigger per table calls paywasm_writer_guard(),
+// which compares the session setting paywasm.writer_schema. SQLite: a row trigger per table and
+// operation compares paywasm_writer_schema(), a function only a marked connection defines (an
+// unmarked one fails with "no such function: paywasm_writer_schema").
+std::string writer_guard(bool pg, int version) {
+    const std::string v = std::to_string(version);
+    const std::string refusal = "paywasm: this database is at schema " + v +
+                                "; it refuses writes from an older paywasm-merchant (upgrade that instance)";
+    std::string sql;
+    if (pg) {
+        sql += "CREATE OR REPLACE FUNCTION paywasm_writer_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$\n"
+               "BEGIN\n"
+               "  IF coalesce(substring(current_setting('paywasm.writer_schema', true) from '^[0-9]{1,9}$')::int, 0) < " +
+               v + " THEN\n    RAISE EXCEPTION '" + refusal + "' USING ERRCODE = 'read_only_sql_transaction';\n  END IF;\n"
+               "  RETURN NULL;\nEND\n$guard$;\n";
+        for (const char* t : kTables) {
+            sql += std::string("DROP TRIGGER IF EXISTS paywasm_writer_guard ON ") + t + ";\n" +
+                   "CREATE TRIGGER paywasm_writer_guard BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON " + t +
+                   " FOR EACH STATEMENT EXECUTE FUNCTION paywasm_writer_guard();\n";
+        }
+        return sql;
+    }
+    for (const char* t : kTables) {
+        for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
+            const std::string name = std::string("paywasm_writer_guard_") + t + "_" + op;
+            sql += "DROP TRIGGER IF EXISTS " + name + ";\n" + "CREATE TRIGGER " + name + " BEFORE " + op + " ON " + t +
+                   " WHEN paywasm_writer_schema() < " + v + " BEGIN SELECT RAISE(ABORT, '" + refusal + "'); END;\n";
+        }
+    }
+    return sql;
+}
 
 constexpr const char* kSessionColumns =
     "id, offer_id, checkout, amount, currency, methods, created_at, expires_at, qr_state, qr_response, "
@@ -180,9 +231,11 @@ void Session::write_methods(paywasm::JsonWriter& w) const {
 // (kSchema; a database without paywasm_schema but with sessions is at 1), then each migration in
 // order. Several instances starting at once on PostgreSQL: the advisory lock lets one migrate and
 // the others find it done; a running instance is never blocked by DDL unless a migration is due.
-// A database newer than this binary is refused: an older binary must not write a newer schema.
+// A database newer than this binary is refused at start, and the writer guard refuses the writes of
+// an older binary that is already running (or checks no version).
 Store::Store(std::unique_ptr<Sql> sql) : sql_(std::move(sql)) {
     const bool pg = sql_->dialect() == SqlDialect::postgresql;
+    sql_->mark_writer(kSchemaVersion);
     sql_->transaction([&] {
         if (pg) sql_->query("SELECT pg_advisory_xact_lock(7426150)");
         const auto has_table = [&](const char* name) {
@@ -208,7 +261,9 @@ Store::Store(std::unique_ptr<Sql> sql) : sql_(std::move(sql)) {
         sql_->exec_script(kSchema);  // version 1; IF NOT EXISTS also completes a 0.2.0 without qr_codes
         if (version < 2) sql_->exec_script(kSchemaV2);
         if (version < 3) sql_->exec_script(kSchemaV3);
+        if (version < 4) sql_->exec_script(kSchemaV4);
         sql_->exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
+        sql_->exec_script(writer_guard(pg, kSchemaVersion));  // every migration: the guard at the new version
         sql_->execute("INSERT INTO paywasm_schema (version, applied_at) VALUES (?, ?)",
                       {std::int64_t(kSchemaVersion), now_ms()});
     });
@@ -634,6 +689,38 @@ std::int64_t Store::prune(std::int64_t cutoff, int batch) {
             "DELETE FROM debits WHERE order_id IN (SELECT order_id FROM debits WHERE created_at < ? LIMIT ?)", {cutoff, limit});
     });
     return removed;
+}
+
+// One statement takes the token or finds none, whichever instance asks: the row's refill since its
+// last take (at most a minute's: a full bucket; none when this instance's clock is behind the one
+// that took last) is added, capped at a full bucket, and one token taken only when one is there.
+std::int64_t Store::take_token(const std::string& key, int per_minute, std::int64_t now) {
+    if (per_minute <= 0) return 0;
+    constexpr std::int64_t kToken = 60000;  // units a token is worth; the refill is per_minute units a ms
+    const std::int64_t rate = per_minute, full = rate * kToken;
+    const std::string elapsed =
+        "(CASE WHEN excluded.updated_at - rate_buckets.updated_at > 60000 THEN 60000 "
+        "WHEN excluded.updated_at < rate_buckets.updated_at THEN 0 "
+        "ELSE excluded.updated_at - rate_buckets.updated_at END)";
+    const std::string refilled = "(CASE WHEN rate_buckets.units + ? * " + elapsed + " > ? THEN ? ELSE rate_buckets.units + ? * " +
+                                 elapsed + " END)";
+    const auto taken = sql_->query(
+        "INSERT INTO rate_buckets (key, units, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET units = " +
+            refilled + " - 60000, updated_at = CASE WHEN excluded.updated_at > rate_buckets.updated_at THEN "
+            "excluded.updated_at ELSE rate_buckets.updated_at END WHERE " + refilled + " >= 60000 RETURNING units",
+        {key, full - kToken, now, rate, full, full, rate, rate, full, full, rate});
+    if (!taken.empty()) return 0;
+    // Empty: how long until a whole token is there again (read after the refused take).
+    const auto left = sql_->query("SELECT units, updated_at FROM rate_buckets WHERE key = ?", {key});
+    if (left.empty()) return 1000;
+    const std::int64_t since = std::clamp<std::int64_t>(now - left[0].integer(1), 0, 60000);
+    const std::int64_t have = std::min(full, left[0].integer(0) + rate * since);
+    return std::max<std::int64_t>(1, (kToken - have + rate - 1) / rate);
+}
+
+// Buckets untouched for a minute are full again: the row says nothing a missing one would not.
+std::int64_t Store::prune_buckets(std::int64_t now) {
+    return sql_->execute("DELETE FROM rate_buckets WHERE updated_at < ?", {now - 60000});
 }
 
 std::optional<Store::OutboxEvent> Store::claim_due(std::int64_t now, std::int64_t lease_ms) {

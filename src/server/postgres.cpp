@@ -113,6 +113,13 @@ public:
         query("SELECT pg_notify(?, ?)", {std::string(channel), std::string(payload)});
     }
 
+    void mark_writer(int version) override {
+        std::lock_guard<std::recursive_mutex> lock(mutex_);
+        writer_schema_ = std::to_string(version);
+        ensure_connected();
+        apply_writer_mark();
+    }
+
     void listen(std::string_view channel, std::function<void(const std::string&)> on_notify) override {
         if (!valid_channel(channel)) throw std::invalid_argument("postgresql: bad channel name");
         if (listener_.joinable()) throw std::logic_error("postgresql: listen() once per connection");
@@ -127,11 +134,24 @@ private:
         if (depth_ > 0) throw StorageUnavailable("postgresql: connection lost during a transaction");
         if (conn_) {
             PQreset(conn_);
-            if (PQstatus(conn_) == CONNECTION_OK) return;
-            std::string msg = connection_error(conn_);
-            throw StorageUnavailable("postgresql: cannot reconnect: " + msg);
+            if (PQstatus(conn_) != CONNECTION_OK) {
+                std::string msg = connection_error(conn_);
+                throw StorageUnavailable("postgresql: cannot reconnect: " + msg);
+            }
+        } else {
+            conn_ = connect_or_throw(conninfo_);
         }
-        conn_ = connect_or_throw(conninfo_);
+        apply_writer_mark();  // a new session has lost it
+    }
+
+    // Sets the session's writer mark (mark_writer), when there is one; connection is up.
+    void apply_writer_mark() {
+        if (writer_schema_.empty()) return;
+        const char* values[] = {writer_schema_.c_str()};
+        PGresult* r = PQexecParams(conn_, "SELECT set_config('paywasm.writer_schema', $1, false)", 1, nullptr, values,
+                                   nullptr, nullptr, 0);
+        check(r);
+        PQclear(r);
     }
 
     void check(PGresult* r) {
@@ -194,6 +214,7 @@ private:
 
     std::string conninfo_;
     PGconn* conn_ = nullptr;
+    std::string writer_schema_;  // mark_writer's version, "" before it
     std::thread listener_;
     std::atomic<bool> stopping_{false};
 };

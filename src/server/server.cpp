@@ -9,6 +9,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <mutex>
 #include <set>
@@ -96,6 +97,35 @@ private:
     bool gone_ = false;
 };
 
+// ---- the client's address ------------------------------------------------------------------------
+
+// ServerOptions::trusted_proxies: the peer, or the rightmost X-Forwarded-For address (all such
+// headers, in order) that is no trusted proxy. An entry that is not an address (a port, a name,
+// "unknown") ends the walk with the peer's own address: nothing a client wrote is taken unchecked.
+static std::string client_address(const std::string& peer, const Headers& headers, const std::vector<std::string>& trusted) {
+    const auto is_trusted = [&](const std::string& a) { return std::find(trusted.begin(), trusted.end(), a) != trusted.end(); };
+    if (trusted.empty() || !is_trusted(peer)) return peer;
+    std::vector<std::string_view> hops;
+    for (const auto& [name, value] : headers) {
+        if (!same_name(name, "X-Forwarded-For")) continue;
+        std::string_view rest(value);
+        while (!rest.empty()) {
+            const auto comma = rest.find(',');
+            std::string_view hop = rest.substr(0, comma);
+            while (!hop.empty() && (hop.front() == ' ' || hop.front() == '\t')) hop.remove_prefix(1);
+            while (!hop.empty() && (hop.back() == ' ' || hop.back() == '\t')) hop.remove_suffix(1);
+            hops.push_back(hop);
+            rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        }
+    }
+    for (auto it = hops.rbegin(); it != hops.rend(); ++it) {
+        const std::string address = canonical_address(*it);
+        if (address.empty()) return peer;
+        if (!is_trusted(address)) return address;
+    }
+    return peer;
+}
+
 // ---- one connection -----------------------------------------------------------------------------
 
 struct Connection {
@@ -111,10 +141,17 @@ struct Connection {
     beast::tcp_stream stream;
     beast::flat_buffer buffer;
     std::string remote_addr;
+    std::string client_addr;       // the current request's client (client_address); the stream's
     int remote_port = 0;
     bool idle = true;              // waiting for a request's first byte (drain closes it)
     StreamImpl* streaming = nullptr;
 };
+
+std::string canonical_address(std::string_view text) {
+    boost::system::error_code ec;
+    const auto address = asio::ip::make_address(std::string(text), ec);
+    return ec ? std::string() : address.to_string();
+}
 
 struct Server::Impl {
     Impl(ServerOptions o, const Router& r)
@@ -179,7 +216,7 @@ void StreamImpl::wake() {
     asio::post(server_.loop, [self = std::static_pointer_cast<StreamImpl>(shared_from_this())] { self->timer_.cancel(); });
 }
 
-const std::string& StreamImpl::client() const { return c_.remote_addr; }
+const std::string& StreamImpl::client() const { return c_.client_addr; }
 asio::thread_pool& StreamImpl::workers() { return server_.workers; }
 
 // ---- the loop -----------------------------------------------------------------------------------
@@ -326,7 +363,8 @@ awaitable<void> Server::Impl::serve(Connection& c) {
         req.target = std::move(h.target);
         req.version = h.version;
         req.headers = std::move(h.headers);
-        req.remote_addr = c.remote_addr;
+        c.client_addr = client_address(c.remote_addr, req.headers, options.trusted_proxies);
+        req.remote_addr = c.client_addr;
         req.remote_port = c.remote_port;
         const auto q = req.target.find('?');
         req.path = req.target.substr(0, q);

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "server/framing.hpp"
 #include "server/router.hpp"
@@ -34,7 +35,15 @@ struct ServerOptions {
     std::size_t max_connections = 16000;             // lowered to what the open-file limit allows
     int workers = 16;                                // threads running handlers
     bool access_log = false;                         // "METHOD path status" on stderr
+    // Peers whose X-Forwarded-For is believed (your reverse proxies), as IP addresses. A request
+    // from one of them has, as Request::remote_addr and EventStream::client(), the rightmost
+    // address of X-Forwarded-For that is not itself a trusted proxy (what the outermost proxy of
+    // yours saw); from any other peer the header is ignored. Empty: the peer's address always.
+    std::vector<std::string> trusted_proxies;
 };
+
+// An IP address in its canonical text ("::ffff:10.0.0.1" stays as given), or "" when `text` is not one.
+std::string canonical_address(std::string_view text);
 
 // Over this a body is not even read (and dropped): the answer is 413 and the connection closed.
 constexpr std::size_t drain_limit(std::size_t max_body) { return max_body + 16 * 1024 * 1024; }

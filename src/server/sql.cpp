@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -119,6 +120,20 @@ public:
 
     void notify(std::string_view, std::string_view) override {}
     void listen(std::string_view, std::function<void(const std::string&)>) override {}
+
+    void mark_writer(int version) override {
+        std::lock_guard<std::recursive_mutex> lock(mutex_);
+        // Innocuous: a trigger may call it whatever the trusted_schema setting.
+        const auto value = [](sqlite3_context* ctx, int, sqlite3_value**) {
+            sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(reinterpret_cast<std::intptr_t>(sqlite3_user_data(ctx))));
+        };
+        if (sqlite3_create_function_v2(db_, "paywasm_writer_schema", 0,
+                                       SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                       reinterpret_cast<void*>(static_cast<std::intptr_t>(version)), +value, nullptr,
+                                       nullptr, nullptr) != SQLITE_OK) {
+            fail("define paywasm_writer_schema()");
+        }
+    }
 
 private:
     [[noreturn]] void fail(const char* what) {

@@ -64,6 +64,13 @@ public:
     virtual void notify(std::string_view channel, std::string_view payload) = 0;
     virtual void listen(std::string_view channel, std::function<void(const std::string&)> on_notify) = 0;
 
+    // Marks this connection as a writer of schema `version`, for the program's own guard triggers
+    // (it installs them; this only carries the mark): PostgreSQL sets `paywasm.writer_schema` for the
+    // session and again after every reconnect; SQLite defines the SQL function
+    // `paywasm_writer_schema()` on this connection. A connection without the mark (an older binary,
+    // a hand-run client) sees no setting and no function.
+    virtual void mark_writer(int version) = 0;
+
 protected:
     virtual const char* begin_statement() const = 0;  // "BEGIN IMMEDIATE" | "BEGIN"
     virtual void rollback() noexcept = 0;             // best effort: the connection may be gone

@@ -5,6 +5,7 @@
 // subscription debit that charged nothing answered 200.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -174,31 +175,124 @@ describe('requests without a body', () => {
 });
 
 describe('rate limits', () => {
+  const LIMITS = ['--session-rate', '3', '--qr-rate-per-session', '2', '--qr-rate-per-client', '3'];
+  // The limits of the shop, whichever instance a request reaches: request i goes to gateways[i % n].
+  async function limitsHold(gateways, prefix) {
+    const pick = (i) => gateways[i % gateways.length];
+    const made = [];
+    for (let i = 0; i < 4; i++) {
+      made.push(await gw(pick(i), 'POST', '/v1/sessions', { app: true, body: { offerId: prefix + crypto.randomUUID(),
+        currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods: ['qr'], customerInfo: { name: 'Ada', email: 'ada@example.com' } } }));
+    }
+    assert.deepEqual(made.map((r) => r.status), [201, 201, 201, 429]);
+    assert.ok(Number(made[3].headers.get('retry-after')) >= 1, 'Retry-After');
+    assert.ok(Number(made[3].headers.get('retry-after')) <= 60, 'Retry-After within the minute');
+    assert.equal(made[3].json.error, 'rate_limited');
+    const qr = (i, s) => gw(pick(i), 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {} });
+    const [a, b, c] = made.map((r) => r.json);
+    assert.equal((await qr(0, a)).status, 200);
+    assert.equal((await qr(1, a)).status, 200, 'the same code again costs nothing');
+    assert.equal((await qr(0, b)).status, 200);
+    assert.equal((await qr(1, c)).status, 200);
+    const fourth = await gw(pick(4), 'POST', '/v1/sessions', { app: true, body: { offerId: prefix + 'late', currency: 'USD',
+      cart: CART, shippingAddress: ADDRESS } });
+    assert.equal(fourth.status, 429, 'still limited');
+    // The client address has made three new codes this minute: a fourth session's code waits.
+    const limitedCodes = (await getJson(`${sb.base}/__sandbox/transactions`)).filter((t) => t.offerId.startsWith(prefix));
+    assert.equal(limitedCodes.length, 3, 'three QR transactions at the service');
+  }
+
   test('sessions per app secret and new QR codes per session and per client address: 429 with Retry-After', async () => {
-    const limited = await startGateway(sb, { extra: ['--session-rate', '3', '--qr-rate-per-session', '2', '--qr-rate-per-client', '3'] });
+    const dir = tmpdir('pwm-rl-');
+    const limited = await startGateway(sb, { dir, extra: LIMITS });
     try {
-      const made = [];
-      for (let i = 0; i < 4; i++) {
-        made.push(await gw(limited, 'POST', '/v1/sessions', { app: true, body: { offerId: 'rl-' + crypto.randomUUID(),
-          currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods: ['qr'], customerInfo: { name: 'Ada', email: 'ada@example.com' } } }));
-      }
-      assert.deepEqual(made.map((r) => r.status), [201, 201, 201, 429]);
-      assert.ok(Number(made[3].headers.get('retry-after')) >= 1, 'Retry-After');
-      assert.equal(made[3].json.error, 'rate_limited');
-      const qr = (s) => gw(limited, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {} });
-      const [a, b, c] = made.map((r) => r.json);
-      assert.equal((await qr(a)).status, 200);
-      assert.equal((await qr(a)).status, 200, 'the same code again costs nothing');
-      assert.equal((await qr(b)).status, 200);
-      assert.equal((await qr(c)).status, 200);
-      const fourth = await gw(limited, 'POST', '/v1/sessions', { app: true, body: { offerId: 'rl-late', currency: 'USD', cart: CART,
-        shippingAddress: ADDRESS } });
-      assert.equal(fourth.status, 429, 'still limited');
-      // The client address has made three new codes this minute: a fourth session's code waits.
-      const limitedCodes = (await getJson(`${sb.base}/__sandbox/transactions`)).filter((t) => t.offerId.startsWith('rl-'));
-      assert.equal(limitedCodes.length, 3, 'three QR transactions at the service');
+      await limitsHold([limited], 'rl1-');
     } finally {
       await limited.stop();
+    }
+    // The buckets refill at the limit's rate: 3 a minute is one every 20 s. The same database
+    // 21 s later (the clock moved) makes one session, then none.
+    const later = await startGateway(sb, { dir, extra: LIMITS, env: { PAYWASM_CLOCK_OFFSET_MS: '21000' } });
+    try {
+      const again = [];
+      for (let i = 0; i < 2; i++) {
+        again.push((await gw(later, 'POST', '/v1/sessions', { app: true, body: { offerId: 'rl1-later-' + i, currency: 'USD',
+          cart: CART, shippingAddress: ADDRESS } })).status);
+      }
+      assert.deepEqual(again, [201, 429]);
+    } finally {
+      await later.stop();
+    }
+    // Buckets untouched for a minute are full again and go (the pruner, at start and each minute).
+    const buckets = () => Number(execFileSync('sqlite3', [path.join(dir, 'gateway.db'), 'SELECT count(*) FROM rate_buckets'],
+      { encoding: 'utf8' }));
+    assert.ok(buckets() > 0);
+    const muchLater = await startGateway(sb, { dir, extra: LIMITS, env: { PAYWASM_CLOCK_OFFSET_MS: '90000' } });
+    try {
+      await waitFor(() => buckets() === 0, 5000, 'the full buckets pruned');
+    } finally {
+      await muchLater.stop();
+    }
+  });
+
+  test('two instances on one PostgreSQL share the limits: the shop\'s limit, not one per instance', { timeout: 120000 }, async () => {
+    const pg = await startPostgres();
+    const [a, b] = await Promise.all([startGateway(sb, { db: pg.url, extra: LIMITS }), startGateway(sb, { db: pg.url, extra: LIMITS })]);
+    try {
+      await limitsHold([a, b], 'rl2-');
+    } finally {
+      await a.stop();
+      await b.stop();
+      await pg.destroy();
+    }
+  });
+
+  test('behind --trusted-proxy the client is the X-Forwarded-For address the proxy added; from others the header counts for nothing', async () => {
+    const newCode = async (g, forwardedFor) => {
+      const s = (await gw(g, 'POST', '/v1/sessions', { app: true, body: { offerId: 'rl4-' + crypto.randomUUID(), currency: 'USD',
+        cart: CART, shippingAddress: ADDRESS, methods: ['qr'], customerInfo: { name: 'Ada', email: 'ada@example.com' } } })).json;
+      return (await gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {},
+        headers: forwardedFor ? { 'X-Forwarded-For': forwardedFor } : {} })).status;
+    };
+    const perClient = ['--qr-rate-per-client', '1', '--qr-rate-per-session', '0'];
+    const proxied = await startGateway(sb, { extra: [...perClient, '--trusted-proxy', '10.9.9.9,127.0.0.1'] });
+    try {
+      // Two shoppers behind the proxy (127.0.0.1 here) have a code each; the first has no second.
+      assert.equal(await newCode(proxied, '203.0.113.5'), 200);
+      assert.equal(await newCode(proxied, '203.0.113.6'), 200);
+      assert.equal(await newCode(proxied, '203.0.113.5'), 429);
+      // A shopper cannot pick another address by writing one in front: the proxy appends the real one.
+      assert.equal(await newCode(proxied, '198.51.100.1, 203.0.113.5'), 429);
+      // Through two of your proxies (10.9.9.9 then this one): the address the outer one saw.
+      assert.equal(await newCode(proxied, '203.0.113.7, 10.9.9.9'), 200);
+      // An entry that is no address is not believed: the proxy's own address is used.
+      assert.equal(await newCode(proxied, 'unknown'), 200);
+      assert.equal(await newCode(proxied, 'unknown'), 429);
+    } finally {
+      await proxied.stop();
+    }
+    const direct = await startGateway(sb, { extra: perClient });
+    try {
+      assert.equal(await newCode(direct, '203.0.113.5'), 200);
+      assert.equal(await newCode(direct, '203.0.113.6'), 429, 'X-Forwarded-For from a peer not trusted changes nothing');
+    } finally {
+      await direct.stop();
+    }
+  });
+
+  test('twelve sessions at once through two instances on one PostgreSQL, a limit of 3: exactly 3 made', { timeout: 120000 }, async () => {
+    const pg = await startPostgres();
+    const [a, b] = await Promise.all([startGateway(sb, { db: pg.url, extra: LIMITS }), startGateway(sb, { db: pg.url, extra: LIMITS })]);
+    try {
+      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => gw([a, b][i % 2], 'POST', '/v1/sessions', { app: true,
+        body: { offerId: 'rl3-' + i, currency: 'USD', cart: CART, shippingAddress: ADDRESS } })));
+      const statuses = answers.map((r) => r.status);
+      assert.equal(statuses.filter((x) => x === 201).length, 3, statuses.join(' '));
+      assert.equal(statuses.filter((x) => x === 429).length, 9, statuses.join(' '));
+    } finally {
+      await a.stop();
+      await b.stop();
+      await pg.destroy();
     }
   });
 });

@@ -3,7 +3,9 @@
 // migrations, on SQLite and on a real PostgreSQL with two instances starting at once. Sessions in
 // mid-payment survive: a pending payment and a waiting QR code (0.2.0 gave its first code the
 // offerId as orderId) are paid after the upgrade; a paid one stays paid. A database newer than the
-// binary is refused.
+// binary is refused at start, and the writer guard refuses what 0.2.0's binary (which checks no
+// version) or an instance not yet upgraded would write: 0.2.0's own statements, run against the
+// upgraded database, change nothing.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -14,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { gw, startGateway, startPostgres, startSandbox, tmpdir, webhookBody, webhookPrivateKey } from './harness.mjs';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
-const SCHEMA_VERSION = 3;  // src/merchant/store.cpp kSchemaVersion
+const SCHEMA_VERSION = 4;  // src/merchant/store.cpp kSchemaVersion
 
 let sb, key;
 before(async () => {
@@ -61,6 +63,39 @@ async function checkUpgraded(gateways, query) {
   assert.equal(again.json.id, sessions['upgrade-open']);
 }
 
+// The writes of 0.2.0's gateway, statement for statement (its src/merchant/store.cpp at d714b9b: a
+// new session; a webhook's event, transaction, session update and forwarded event; a QR code's
+// removal), with values. Each touches rows (a SQLite row trigger fires only on a row).
+const OLD_WRITES = [
+  "INSERT INTO sessions (id, offer_id, checkout, checkout_hash, amount, currency, methods, created_at, expires_at) "
+    + "VALUES ('old-binary-session', 'old-binary', '{}', 'h', '1.00', 'USD', 'exchange', 0, 9999999999999) "
+    + 'ON CONFLICT (offer_id) DO NOTHING',
+  'INSERT INTO webhook_events (id, received_at, transaction_id, offer_id, status, session_id, outcome, body) '
+    + "VALUES ('evt_old', 0, 'tx-old', 'upgrade-open', 1, NULL, 'applied', '{}') ON CONFLICT (id) DO NOTHING",
+  'INSERT INTO transactions (id, session_id, offer_id, status, state, native_amount, native_currency, received_amount, '
+    + "body, updated_at) VALUES ('tx-old', NULL, 'upgrade-open', 1, 'success', '25.00', 'USD', NULL, '{}', 0) "
+    + 'ON CONFLICT (id) DO UPDATE SET status = excluded.status',
+  "UPDATE sessions SET status = 1, state = 'success', final = 1, success = 1, transaction_id = 'tx-old', "
+    + "received_amount = NULL, status_at = 0, version = version + 1 WHERE offer_id = 'upgrade-open'",
+  "INSERT INTO outbox (id, created_at, body, state, next_attempt_at) VALUES ('evt_old', 0, '{}', 'pending', 0) "
+    + 'ON CONFLICT (id) DO NOTHING',
+  'DELETE FROM qr_codes',
+];
+
+// Each old write fails with `refusal` (the command's stderr) and the database is as it was.
+function oldWritesRefused(run, query, refusal) {
+  const snapshot = () => ['sessions', 'transactions', 'webhook_events', 'outbox', 'qr_codes']
+    .map((t) => query(`SELECT * FROM ${t} ORDER BY 1`));
+  const before = snapshot();
+  for (const sql of OLD_WRITES) {
+    let err;
+    try { run(sql); } catch (e) { err = e; }
+    assert.ok(err, `0.2.0's write went through the guard: ${sql}`);
+    assert.match(String(err.stderr), refusal, sql);
+  }
+  assert.deepEqual(snapshot(), before, 'an old write changed the database');
+}
+
 test('SQLite: a 0.2.0 database is migrated at start and its sessions in mid-payment complete', async () => {
   const dir = tmpdir('pwm-up-');
   const file = path.join(dir, 'gateway.db');
@@ -77,8 +112,21 @@ test('SQLite: a 0.2.0 database is migrated at start and its sessions in mid-paym
   const again = await startGateway(sb, { db: 'sqlite:' + file, dir });
   await again.stop();
   assert.deepEqual(query('SELECT version FROM paywasm_schema'), [[String(SCHEMA_VERSION)]]);
-  // A database of a newer release is refused, naming why.
-  query(`INSERT INTO paywasm_schema (version, applied_at) VALUES (${SCHEMA_VERSION + 1}, 0)`);
+  // 0.2.0's writes, on a connection like its own (no writer mark): refused, nothing changed.
+  const plain = (sql) => execFileSync('sqlite3', [file, sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  oldWritesRefused(plain, query, /no such function: paywasm_writer_schema/);
+  // A connection marked as a writer of an older schema (a not-yet-upgraded instance): the same,
+  // with the guard's own words. Python's sqlite3 defines the function as the gateway does.
+  const marked = (version) => (sql) => execFileSync('python3', ['-c', 'import sqlite3, sys\n'
+    + 'db = sqlite3.connect(sys.argv[1])\n'
+    + 'db.create_function("paywasm_writer_schema", 0, lambda: int(sys.argv[2]), deterministic=True)\n'
+    + 'try:\n  db.execute(sys.argv[3]); db.commit()\n'
+    + 'except sqlite3.Error as e:\n  sys.exit(str(e))\n', file, String(version), sql],
+  { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  oldWritesRefused(marked(SCHEMA_VERSION - 1), query,
+    new RegExp(`this database is at schema ${SCHEMA_VERSION}; it refuses writes from an older paywasm-merchant`));
+  // A database of a newer release (written by its marked connection) is refused at start, naming why.
+  marked(SCHEMA_VERSION + 1)(`INSERT INTO paywasm_schema (version, applied_at) VALUES (${SCHEMA_VERSION + 1}, 0)`);
   await assert.rejects(startGateway(sb, { db: 'sqlite:' + file, dir }), /newer than this paywasm-merchant/);
 });
 
@@ -98,7 +146,16 @@ test('PostgreSQL: a 0.2.0 dump, two instances starting at once: migrated once, b
       await a.stop();
       await b.stop();
     }
-    query(`INSERT INTO paywasm_schema (version, applied_at) VALUES (${SCHEMA_VERSION + 1}, 0)`);
+    // 0.2.0's writes (no writer mark), then a not-yet-upgraded instance's (an older mark): refused.
+    const psql = (...pre) => (sql) => execFileSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', pg.url,
+      ...pre.flatMap((p) => ['-c', p]), '-c', sql], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const guardWords = new RegExp(`this database is at schema ${SCHEMA_VERSION}; it refuses writes from an older`);
+    oldWritesRefused(psql(), query, guardWords);
+    oldWritesRefused(psql(`SET paywasm.writer_schema = '${SCHEMA_VERSION - 1}'`), query, guardWords);
+    assert.throws(() => psql()('TRUNCATE outbox'), (e) => guardWords.test(String(e.stderr)));
+    // A database of a newer release (written by its marked connection) is refused at start.
+    psql(`SET paywasm.writer_schema = '${SCHEMA_VERSION + 1}'`)(
+      `INSERT INTO paywasm_schema (version, applied_at) VALUES (${SCHEMA_VERSION + 1}, 0)`);
     await assert.rejects(startGateway(sb, { db: pg.url, dir: tmpdir('pwm-upc-') }), /newer than this paywasm-merchant/);
   } finally {
     await pg.destroy();
