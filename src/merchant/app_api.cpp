@@ -59,7 +59,7 @@ std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
     w.str("status", s.status.state);
     if (with_detail) {
         w.raw("checkout", s.checkout_json);
-        w.raw("latestStatus", gw.status_json(s));
+        w.raw("latestStatus", status_json(s));
         w.raw("transactions", gw.store.transactions_json(s.id));
     }
     w.end_object();

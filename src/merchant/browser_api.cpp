@@ -54,7 +54,7 @@ std::string checkout_view(const Gateway& gw, const Session& s) {
         .str("padding", paywasm::to_string(gw.config.padding))
         .str("serviceUrl", gw.config.public_service_url.empty() ? gw.config.service_url : gw.config.public_service_url)
         .str("expiresAt", iso8601(s.expires_at));
-    w.raw("status", gw.status_json(s));
+    w.raw("status", status_json(s));
     w.end_object();
     return w.take();
 }
@@ -62,17 +62,25 @@ std::string checkout_view(const Gateway& gw, const Session& s) {
 // One SSE stream, on the server's event loop: the current status first, then one event per change;
 // it ends at a final status, at the session's expiry, after --stream-max-seconds (the client
 // reconnects after `retry:`), when the client leaves or the gateway stops. Between changes a comment
-// line every 15 s keeps proxies from closing it. The session is read only when the hub wakes the
-// stream (a change here, a NOTIFY from another instance), on the gateway's own stream threads:
-// never on the workers that answer webhooks and the app API, and not for a heartbeat.
+// line every 15 s keeps proxies from closing it. A change wakes the stream with the new status
+// (StatusHub: from a webhook here, or a NOTIFY's payload from another instance), which it sends
+// as it is; the session is read only first, after a wake that brought no status (a new QR code, a
+// reconnect to PostgreSQL), and after the database was unavailable, on the gateway's own stream
+// threads: never on the workers that answer webhooks and the app API, and not for a heartbeat.
 boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared_ptr<EventStream> out) {
     using namespace std::chrono;
     gw.hub.watch(id, out);  // before the first read: a change from now on wakes this stream
     const auto ends_at = steady_clock::now() + seconds(gw.config.stream_max_seconds);
     std::int64_t sent_version = -1, expires_at = 0;
+    std::uint64_t unpushed = gw.hub.latest(id).unpushed;  // taken before the read that covers it
     bool ok = co_await out->write("retry: 2000\n\n");
     bool read = true;  // the first pass sends the current status
-    while (ok && out->open() && !gw.hub.stopping()) {
+    const auto send = [&](std::int64_t version, const std::string& json) {
+        sent_version = version;
+        return out->write("id: " + std::to_string(version) + "\ndata: " + json + "\n\n");
+    };
+    bool done = false;
+    while (!done && ok && out->open() && !gw.hub.stopping()) {
         if (read) {
             std::optional<Session> s;
             bool unavailable = false;
@@ -87,22 +95,42 @@ boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared
                 break;
             } else {
                 expires_at = s->expires_at;
-                if (s->status.version != sent_version) {
-                    sent_version = s->status.version;
-                    ok = co_await out->write("id: " + std::to_string(s->status.version) + "\ndata: " + gw.status_json(*s) + "\n\n");
+                if (s->status.version > sent_version) {
+                    ok = co_await send(s->status.version, status_json(*s));
                     if (s->status.final) break;
                 }
+                if (!ok) break;
             }
             read = unavailable;  // (retried at the next heartbeat)
         } else {
             ok = co_await out->write(": ping\n\n");
         }
-        const auto now = steady_clock::now();
-        const std::int64_t to_expiry = expires_at ? expires_at - now_ms() : 15000;
-        if (to_expiry <= 0 || now >= ends_at) break;
-        const auto wait = std::min({milliseconds(15000), milliseconds(to_expiry),
-                                    duration_cast<milliseconds>(ends_at - now) + milliseconds(1)});
-        if (co_await out->wait(wait)) read = true;
+        if (!ok) break;
+        // Waits for a change, the next heartbeat, the expiry or the end; sends what a wake brought.
+        for (;;) {
+            const auto now = steady_clock::now();
+            const std::int64_t to_expiry = expires_at ? expires_at - now_ms() : 15000;
+            if (to_expiry <= 0 || now >= ends_at) {
+                done = true;
+                break;
+            }
+            const auto wait = std::min({milliseconds(15000), milliseconds(to_expiry),
+                                        duration_cast<milliseconds>(ends_at - now) + milliseconds(1)});
+            if (!co_await out->wait(wait) || !out->open() || gw.hub.stopping()) break;  // heartbeat, or the end
+            const StatusHub::Latest latest = gw.hub.latest(id);
+            if (latest.unpushed != unpushed) {  // a change without its status: read the session
+                unpushed = latest.unpushed;
+                read = true;
+                break;
+            }
+            if (latest.pushed && latest.pushed->version > sent_version) {
+                ok = co_await send(latest.pushed->version, latest.pushed->json);
+                if (!ok || latest.pushed->final) {
+                    done = true;
+                    break;
+                }
+            }
+        }
     }
     gw.hub.unwatch(id, out.get());
 }
@@ -219,7 +247,7 @@ void register_browser_api(Router& server, Gateway& gw) {
     route(server, "GET", R"(/v1/checkout/([A-Za-z0-9_-]+)/status)", limit, [&gw](Req req, Res res, Body) {
         const Session s = load(gw, req, res);
         if (req.get_header_value("Accept").find("text/event-stream") == std::string::npos) {
-            return send_json(res, 200, gw.status_json(s));
+            return send_json(res, 200, status_json(s));
         }
         std::string refused;
         if (!gw.hub.reserve(s.id, req.remote_addr, gw.config, refused)) {

@@ -25,7 +25,13 @@ Gateway::Gateway(Config config_, std::unique_ptr<Sql> sql)
       stream_reads(std::make_unique<boost::asio::thread_pool>(2)) {
     store.check_keys(merchant_fingerprint, webhook_key.fingerprint(), now_ms());
     // Another instance changed a session (PostgreSQL NOTIFY): wake this instance's streams.
-    store.sql().listen("paywasm_status", [this](const std::string& session_id) { hub.notify(session_id); });
+    // The payload carries the new status (push_payload): the streams send it without a read.
+    store.sql().listen("paywasm_status", [this](const std::string& payload) {
+        std::string session_id;
+        std::optional<PushedStatus> pushed;
+        read_push_payload(payload, session_id, pushed);
+        hub.notify(session_id, pushed);
+    });
 }
 
 Gateway::~Gateway() { stop(); }
@@ -91,7 +97,7 @@ void write_amounts(paywasm::JsonWriter& w, const Session& s) {
 
 // What the status means is the core's row for the code and the payment's method; the gateway adds
 // only amount_mismatch (never a success, the shopper contacts the shop).
-std::string Gateway::status_json(const Session& s) const {
+std::string status_json(const Session& s) {
     const StatusView& v = s.status;
     paywasm::JsonWriter w;
     w.begin_object().str("sessionId", s.id).str("offerId", s.offer_id);

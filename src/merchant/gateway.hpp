@@ -96,6 +96,22 @@ struct Session {
 
 // Wakes the SSE streams of a session when its status changed (here or, through PostgreSQL
 // NOTIFY, on another instance), and keeps the stream caps. Thread-safe.
+// {"sessionId":..,"status":..,...}: the status JSON of the browser API, SSE data and events.
+std::string status_json(const Session& s);
+
+// A session's status as a change pushed it (Store::Applied::pushed, a NOTIFY's payload): what a
+// stream sends without reading the session again.
+struct PushedStatus {
+    std::int64_t version = 0;
+    bool final = false;
+    std::string json;  // status_json()
+};
+// "<sessionId>\n<version>\n<final 0|1>\n<status JSON>": the NOTIFY payload of a change.
+std::string push_payload(const std::string& session_id, const PushedStatus& pushed);
+// Reads push_payload's text into `session_id` and `pushed`; a bare session id (a change whose
+// status was not sent) gives no `pushed`.
+void read_push_payload(const std::string& payload, std::string& session_id, std::optional<PushedStatus>& pushed);
+
 class StatusHub {
 public:
     // A slot for a stream of `session_id` opened by `client`: true and counted, or false with the
@@ -105,7 +121,17 @@ public:
     // A stream calls watch() before its first read of the session and unwatch() when it ends.
     void watch(const std::string& session_id, const std::shared_ptr<EventStream>& stream);
     void unwatch(const std::string& session_id, const EventStream* stream);
-    void notify(const std::string& session_id);  // "" wakes every stream (after a reconnect)
+    // Wakes the streams of `session_id` ("": every stream, after a reconnect or at shutdown).
+    // `pushed`: the session's new status, kept for its streams (the newest version wins); without
+    // it a stream reads the session again.
+    void notify(const std::string& session_id, const std::optional<PushedStatus>& pushed = std::nullopt);
+    // What a stream of `session_id` finds after a wake: the newest pushed status, and a count that
+    // moves with every notify() that carried none (the stream must read the session then).
+    struct Latest {
+        std::optional<PushedStatus> pushed;
+        std::uint64_t unpushed = 0;
+    };
+    Latest latest(const std::string& session_id) const;
     void shutdown();                             // wakes every stream; stopping() turns true
     bool stopping() const { return stopping_; }
     int open() const;                            // streams reserved now
@@ -113,6 +139,8 @@ public:
 private:
     mutable std::mutex mutex_;
     std::map<std::string, std::vector<std::shared_ptr<EventStream>>> watchers_;
+    std::map<std::string, Latest> latest_;  // of watched sessions only
+    std::uint64_t unpushed_all_ = 0;        // notify("") calls, added to every session's count
     std::map<std::string, int> per_session_, per_client_;
     int total_ = 0;
     std::atomic<bool> stopping_{false};
@@ -158,6 +186,7 @@ public:
     // changed (empty when none).
     struct Applied {
         std::string outcome, session_id, event_id, reason;
+        std::optional<PushedStatus> pushed;  // the session's new status, when it moved
     };
     Applied apply_webhook(const paywasm::VerifiedWebhook& hook, const std::string& merchant_id, bool forward,
                           std::int64_t now);
@@ -230,8 +259,6 @@ struct Gateway {
     }
     paywasm::HttpResponse call_service(const paywasm::HttpRequest& request);
     static HttpError service_error(const paywasm::Error& e);
-    // {"sessionId":..,"status":..,...}: the status JSON of the browser API, SSE data and events.
-    std::string status_json(const Session& s) const;
     void start_forwarder();
     void wake_forwarder();
     void start_pruner();  // retention.cpp; with retain_ms 0 it prunes the rate buckets only

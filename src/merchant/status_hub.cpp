@@ -44,12 +44,16 @@ void StatusHub::unwatch(const std::string& session_id, const EventStream* stream
     if (it == watchers_.end()) return;
     auto& list = it->second;
     list.erase(std::remove_if(list.begin(), list.end(), [&](const auto& s) { return s.get() == stream; }), list.end());
-    if (list.empty()) watchers_.erase(it);
+    if (list.empty()) {
+        watchers_.erase(it);
+        latest_.erase(session_id);
+    }
 }
 
-void StatusHub::notify(const std::string& session_id) {
+void StatusHub::notify(const std::string& session_id, const std::optional<PushedStatus>& pushed) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (session_id.empty()) {
+        ++unpushed_all_;
         for (auto& [id, list] : watchers_) {
             for (auto& s : list) s->wake();
         }
@@ -57,7 +61,41 @@ void StatusHub::notify(const std::string& session_id) {
     }
     auto it = watchers_.find(session_id);
     if (it == watchers_.end()) return;  // nobody is watching it
+    Latest& latest = latest_[session_id];
+    if (!pushed) ++latest.unpushed;
+    else if (!latest.pushed || pushed->version > latest.pushed->version) latest.pushed = pushed;
     for (auto& s : it->second) s->wake();
+}
+
+StatusHub::Latest StatusHub::latest(const std::string& session_id) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Latest out;
+    if (auto it = latest_.find(session_id); it != latest_.end()) out = it->second;
+    out.unpushed += unpushed_all_;
+    return out;
+}
+
+std::string push_payload(const std::string& session_id, const PushedStatus& p) {
+    return session_id + "\n" + std::to_string(p.version) + "\n" + (p.final ? "1" : "0") + "\n" + p.json;
+}
+
+void read_push_payload(const std::string& payload, std::string& session_id, std::optional<PushedStatus>& pushed) {
+    pushed.reset();
+    const auto a = payload.find('\n');
+    session_id = payload.substr(0, a);
+    if (a == std::string::npos) return;
+    const auto b = payload.find('\n', a + 1);
+    const auto c = b == std::string::npos ? b : payload.find('\n', b + 1);
+    if (c == std::string::npos) return;  // not ours: read the session
+    PushedStatus p;
+    try {
+        p.version = std::stoll(payload.substr(a + 1, b - a - 1));
+    } catch (const std::exception&) {
+        return;
+    }
+    p.final = payload.compare(b + 1, c - b - 1, "1") == 0;
+    p.json = payload.substr(c + 1);
+    pushed = std::move(p);
 }
 
 void StatusHub::shutdown() {

@@ -577,7 +577,6 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, const 
                  std::int64_t(d.success ? 1 : 0), tx.id, opt(in.received), opt(method), opt(tx_amount), opt(tx_currency),
                  now, s->id});
             out.session_id = s->id;
-            sql_->notify("paywasm_status", s->id);
             // The row is locked: what was just written is what it holds (the event's amounts read it).
             StatusView& v = s->status;
             v.status = tx.status;
@@ -591,6 +590,12 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, const 
             v.tx_currency = tx_currency;
             v.updated_at = now;
             ++v.version;
+            // Every instance's streams get the new status with the wake-up (at commit), and send it
+            // without reading the session; a payload over NOTIFY's 8000 bytes goes as the bare id.
+            out.pushed = PushedStatus{v.version, v.final, status_json(*s)};
+            std::string payload = push_payload(s->id, *out.pushed);
+            if (payload.size() > 7900) payload = s->id;
+            sql_->notify("paywasm_status", payload);
         }
         if (!forward || !d.forward) return;
         paywasm::JsonWriter w;

@@ -63,7 +63,7 @@ void register_webhooks(Router& server, Gateway& gw) {
                   log_refusal(applied.outcome + ": " + applied.reason + ", kept as " + applied.event_id,
                               hook.transaction.id);
               }
-              if (!applied.session_id.empty()) gw.hub.notify(applied.session_id);
+              if (!applied.session_id.empty()) gw.hub.notify(applied.session_id, applied.pushed);
               if (applied.outcome != "duplicate") gw.wake_forwarder();
               JsonWriter w;
               w.begin_object().str("id", applied.event_id).str("outcome", applied.outcome).end_object();

@@ -198,6 +198,12 @@ try {
   figures.listenOverflows = listenOverflows() - overflows0;
   figures.slow = { held: slowSockets.size, opened: slowOpen, closedByServer: slowClosed };
   verdict(ok.length === count, `every webhook answered 2xx (${ok.length}/${count})`);
+  if (ok.length !== count) {
+    const failed = {};
+    for (const a of answers) if (!(a.status >= 200 && a.status < 300)) failed[a.status ?? a.error] = (failed[a.status ?? a.error] ?? 0) + 1;
+    log('failed answers by status:', JSON.stringify(failed));
+    for (const g of gateways) log('gateway stderr:', g.stderr().split('\n').filter(Boolean).slice(-5).join(' | '));
+  }
   verdict(figures.webhooks.pushMissing === 0, `every webhook reached its stream (${figures.webhooks.pushMissing} missing)`);
   log(`with ${STREAMS} streams and ${SLOW} slow-header connections: ${count} webhooks at ${RATE}/s: answer ` +
       `p50 ${figures.webhooks.answer.p50} / p99 ${figures.webhooks.answer.p99} / max ${figures.webhooks.answer.max} ms; webhook -> SSE ` +
