@@ -475,8 +475,9 @@ TEST_CASE("PKCS#1 v1.5 implicit rejection: only public facts fail") {
         {"a block above n", base64_encode(std::string(256, '\xff'))},
         {"a good block, then one above n", base64_encode(good + std::string(256, '\xff'))},
     };
-    for (const auto& [what, input] : refused) {
-        CAPTURE(what);
+    for (const auto& item : refused) {
+        CAPTURE(item.first);
+        const std::string& input = item.second;  // (a structured binding cannot be captured in C++17)
         Error e = test::error_of([&] { decrypt_pkcs1v15_implicit(key, input); });
         CHECK(e.code() == ErrorCode::crypto);
         CHECK(std::string(e.what()) == "decryption failed");
