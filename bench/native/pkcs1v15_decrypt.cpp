@@ -6,7 +6,7 @@
 //
 //   paywasm_bench_pkcs1v15 [--rounds N] [--warmup W] [--bits B] [--smoke]
 //
-// One key (generated, e = 65537), N good ciphertexts (a 120-byte payload, one block each) and N bad
+// One key (generated, e = 65537), N good ciphertexts (a 106-byte payload, one block each) and N bad
 // ones (random blocks below n whose padding the strict decoder refuses). Each round times every
 // path on one good and one bad ciphertext, one call each, the order of the paths rotating and good
 // and bad alternating first; W warm-up rounds are thrown away. Reported per path: the median and the
