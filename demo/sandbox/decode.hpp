@@ -22,10 +22,11 @@ namespace sandbox {
 // decryption_failed, field).
 //
 // PKCS#1 v1.5 (Bleichenbacher): a block that does not decode is not an error but is replaced by a
-// deterministic pseudo-random message (implicit rejection, decrypt_pkcs1v15_implicit), so the
-// failure shows only later, as an unreadable payload; and every failure from the ciphertext on gets
-// one answer (one_answer_error). Only input that is not base64 or not a whole number of blocks,
-// which a client can see for itself, fails here.
+// deterministic pseudo-random message (implicit rejection as draft-irtf-cfrg-rsa-guidance and
+// OpenSSL 3.2+ do it: decrypt_pkcs1v15_implicit, the core's), so the failure shows only later, as
+// an unreadable payload; and every failure from the ciphertext on gets one answer
+// (one_answer_error). Only input that is not base64, not a whole number of blocks or has a block
+// not below the modulus, which a client can see for itself, fails here.
 std::pair<std::string, std::string> decrypt_field(const paywasm::PrivateKey& key, const std::string& setting,
                                                   const std::string& base64, const std::string& field);
 
@@ -33,8 +34,9 @@ std::pair<std::string, std::string> decrypt_field(const paywasm::PrivateKey& key
 // arrives must be one_answer_error(field).
 bool one_answer(const std::string& setting);
 HttpError one_answer_error(const std::string& field);
-// PKCS#1 v1.5 with implicit rejection (above). Throws paywasm::Error(crypto) only for bad base64 or
-// a length that is not a multiple of k.
+// PKCS#1 v1.5 with implicit rejection (above): paywasm::decrypt_pkcs1v15_implicit. Throws
+// paywasm::Error(crypto) only for bad base64, a length that is not a multiple of k, or a block that
+// is not below n; never for a bad padding.
 std::string decrypt_pkcs1v15_implicit(const paywasm::PrivateKey& key, const std::string& base64);
 
 // An exchange or bank payment body, {"data": "<base64>"}: parse_object's rules, then decrypt_field,

@@ -96,8 +96,22 @@ std::size_t max_piece(const PublicKey&, Padding);
 std::string encrypt(const PublicKey&, std::string_view plaintext, Padding = Padding::oaep_sha1);
 
 // Reverses encrypt(). Any failure (bad base64, length not a multiple of k, a bad block) throws
-// Error(crypto, "decryption failed") with that one constant message, so failures leak nothing.
+// Error(crypto, "decryption failed") with that one constant message. With pkcs1v15 that exception
+// is itself a padding oracle to whoever can time it or see it: a server answering untrusted
+// clients uses decrypt_pkcs1v15_implicit() below instead.
 std::string decrypt(const PrivateKey&, std::string_view base64, Padding = Padding::oaep_sha1);
+
+// RSAES-PKCS1-v1_5 decryption with implicit rejection, the algorithm of draft-irtf-cfrg-rsa-guidance
+// (section 7) that OpenSSL 3.2+ uses by default; for a server that must accept v1.5 from clients it
+// does not trust. Each k-byte block decrypts to its message when its padding is valid, else to a
+// synthetic message that depends only on the private exponent and the block (HMAC-SHA-256; the same
+// every time, 0 .. k - 11 bytes, indistinguishable from a decryption without the key). A bad padding
+// is no error: nothing is thrown, no branch depends on it, and the choice between the real and the
+// synthetic message (bytes and length) is made with masks. The caller learns of it only when the
+// plaintext makes no sense, and must treat that failure like any other. Throws Error(crypto,
+// "decryption failed") only for what anyone can check without the key: bad base64, a length that
+// is not a positive multiple of k, a block that is not below the modulus.
+std::string decrypt_pkcs1v15_implicit(const PrivateKey&, std::string_view base64);
 
 // merchantAuth for subscription debit/cancel: encrypt(key, {"merchantId":"<id>"}, padding).
 std::string merchant_auth(const PublicKey&, std::string_view merchant_id,

@@ -2,14 +2,17 @@
 // signatures (sign and verify), with Crypto++'s Integer and RSA key objects. Native code (the CLI,
 // the sandbox, the tests) uses it; the widget's wasm module never references anything here, so
 // Crypto++'s big-integer code stays out of it (see crypto.cpp's header comment).
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include <cryptopp/cryptlib.h>
+#include <cryptopp/hmac.h>
 #include <cryptopp/integer.h>
 #include <cryptopp/oaep.h>
 #include <cryptopp/pkcspad.h>
 #include <cryptopp/rsa.h>
+#include <cryptopp/secblock.h>
 #include <cryptopp/sha.h>
 
 #include "core/crypto_der.hpp"
@@ -146,9 +149,19 @@ inline unsigned ct_ge(unsigned a, unsigned b) {
     return 0u - (((a - b) >> (sizeof(unsigned) * 8 - 1)) ^ 1u);
 }
 
-// Decodes one k-byte EM. Returns true and sets `start` to the first message byte when EM is a valid
-// encryption block; false otherwise (the same work is done either way).
-bool pkcs1v15_decode(const CryptoPP::byte* em, std::size_t k, std::size_t& start) {
+// Hides a value from the optimizer, so that it cannot turn the masked selects built on it back into
+// branches (an empty asm statement that "may change" the register; a no-op at run time).
+inline unsigned value_barrier(unsigned v) {
+#if defined(__GNUC__) && !defined(__EMSCRIPTEN__)
+    __asm__("" : "+r"(v));
+#endif
+    return v;
+}
+
+// Decodes one k-byte EM. Returns all-ones and sets `start` to the first message byte when EM is a
+// valid encryption block; 0 otherwise (the same work is done either way; `start` is then
+// meaningless, 1 .. k).
+unsigned pkcs1v15_decode(const CryptoPP::byte* em, std::size_t k, std::size_t& start) {
     unsigned good = ct_eq(em[0], 0) & ct_eq(em[1], 2);
     unsigned found = 0;     // all-ones once the separator was seen
     unsigned zero_at = 0;   // index of the first zero after 00 02
@@ -161,7 +174,7 @@ bool pkcs1v15_decode(const CryptoPP::byte* em, std::size_t k, std::size_t& start
     good &= found;
     good &= ct_ge(zero_at, 2 + 8);  // PS = em[2 .. zero_at) has at least 8 bytes
     start = static_cast<std::size_t>(zero_at) + 1;
-    return good != 0;
+    return value_barrier(good);
 }
 
 std::string decrypt_pkcs1v15(const CryptoPP::RSA::PrivateKey& key, const std::string& ciphertext) {
@@ -180,7 +193,7 @@ std::string decrypt_pkcs1v15(const CryptoPP::RSA::PrivateKey& key, const std::st
         m = CryptoPP::Integer::Zero();
         std::size_t start = 0;
         // Every block is decoded before the verdict, so a bad first block costs what a good one does.
-        const bool good = pkcs1v15_decode(em.data(), k, start);
+        const bool good = pkcs1v15_decode(em.data(), k, start) != 0;
         all_good &= good;
         out.append(reinterpret_cast<const char*>(em.data()) + start, k - start);  // kept only if all are good
     }
@@ -188,6 +201,125 @@ std::string decrypt_pkcs1v15(const CryptoPP::RSA::PrivateKey& key, const std::st
     if (!all_good) {
         wipe(out);
         throw Error(ErrorCode::crypto, kDecryptionFailed);
+    }
+    return out;
+}
+
+// ---- RSAES-PKCS1-v1_5 with implicit rejection (draft-irtf-cfrg-rsa-guidance, section 7) ----
+//
+// What OpenSSL 3.2+ does by default (ossl_rsa_padding_check_PKCS1_type_2), written here from the
+// draft: a block whose padding is bad decrypts to a synthetic message instead of failing.
+//   D   = I2OSP(d, k)                      the private exponent as k big-endian bytes
+//   KDK = HMAC-SHA256(key = SHA256(D), C)  C the k-byte ciphertext block
+//   IRPRF(KDK, label, L) = the first L bytes of P(0) || P(1) || P(2) || ...,
+//         P(I) = HMAC-SHA256(KDK, I || label || bits), I and bits = 8 * L two bytes big-endian each
+//   CL  = IRPRF(KDK, "length", 256): 128 two-byte big-endian candidates, each masked to the bits of
+//         max = k - 2 - 8 (the draft's max_sep_offset); the last one below max is the synthetic
+//         length L (0 if none is: a chance of at most 2^-128)
+//   AM  = IRPRF(KDK, "message", k); the synthetic message is its last L bytes
+// The real EM is decoded by pkcs1v15_decode (one pass, no branch on its bytes) and the result is
+// picked with masks, so the work and the memory accesses are the same for a good and a bad block.
+
+constexpr std::size_t kSha256Bytes = CryptoPP::SHA256::DIGESTSIZE;
+constexpr std::size_t kLengthCandidates = 128;
+
+inline unsigned ct_select(unsigned mask, unsigned a, unsigned b) { return (mask & a) | (~mask & b); }
+
+// IRPRF(KDK, label, out_len) into `out` (out_len bytes; 8 * out_len must fit in two bytes).
+void irprf(const CryptoPP::byte* kdk, const char* label, CryptoPP::byte* out, std::size_t out_len) {
+    CryptoPP::HMAC<CryptoPP::SHA256> mac(kdk, kSha256Bytes);
+    const std::size_t label_len = std::strlen(label);
+    const unsigned bits = static_cast<unsigned>(out_len * 8);
+    const CryptoPP::byte bits_be[2] = {static_cast<CryptoPP::byte>(bits >> 8), static_cast<CryptoPP::byte>(bits)};
+    CryptoPP::FixedSizeSecBlock<CryptoPP::byte, kSha256Bytes> chunk;
+    unsigned i = 0;
+    for (std::size_t pos = 0; pos < out_len; pos += kSha256Bytes, ++i) {
+        const CryptoPP::byte i_be[2] = {static_cast<CryptoPP::byte>(i >> 8), static_cast<CryptoPP::byte>(i)};
+        mac.Update(i_be, 2);
+        mac.Update(reinterpret_cast<const CryptoPP::byte*>(label), label_len);
+        mac.Update(bits_be, 2);
+        mac.Final(chunk);  // and restarts with the same key
+        std::memcpy(out + pos, chunk, std::min(kSha256Bytes, out_len - pos));
+    }
+}
+
+// Decrypts one k-byte block `c` (c < n, checked by the caller) and appends its message, real or
+// synthetic, to `out`. `dh` is SHA256(I2OSP(d, k)).
+void decrypt_block_implicit(const CryptoPP::RSA::PrivateKey& key, CryptoPP::RandomNumberGenerator& rng,
+                            const CryptoPP::byte* dh, const CryptoPP::byte* block, std::size_t k, std::string& out) {
+    // The alternative message first: it only needs the key and the ciphertext.
+    CryptoPP::FixedSizeSecBlock<CryptoPP::byte, kSha256Bytes> kdk;
+    CryptoPP::HMAC<CryptoPP::SHA256>(dh, kSha256Bytes).CalculateDigest(kdk, block, k);
+    CryptoPP::SecByteBlock lengths(2 * kLengthCandidates), synthetic(k);
+    irprf(kdk, "length", lengths, lengths.size());
+    irprf(kdk, "message", synthetic, k);
+
+    const unsigned max_sep = static_cast<unsigned>(k - 2 - 8);
+    unsigned len_mask = max_sep;  // max_sep with every bit below its top bit set
+    len_mask |= len_mask >> 1;
+    len_mask |= len_mask >> 2;
+    len_mask |= len_mask >> 4;
+    len_mask |= len_mask >> 8;
+    unsigned synthetic_len = 0;
+    for (std::size_t i = 0; i < kLengthCandidates; ++i) {
+        const unsigned candidate = ((static_cast<unsigned>(lengths[2 * i]) << 8) | lengths[2 * i + 1]) & len_mask;
+        synthetic_len = ct_select(value_barrier(~ct_ge(candidate, max_sep)), candidate, synthetic_len);
+    }
+
+    // The real EM: blinded m = c^d mod n by Crypto++, decoded without branching on its bytes.
+    CryptoPP::SecByteBlock em(k);
+    {
+        CryptoPP::Integer m = key.CalculateInverse(rng, CryptoPP::Integer(block, k));
+        m.Encode(em, k);
+        m = CryptoPP::Integer::Zero();
+    }
+    std::size_t start = 0;
+    const unsigned good = pkcs1v15_decode(em, k, start);  // all-ones or 0
+
+    // Both candidates lie at the tail of a k-byte buffer: the real message from `start`, the
+    // synthetic one from k - L. Pick the bytes and the offset with the mask, ...
+    const unsigned offset = ct_select(good, static_cast<unsigned>(start), static_cast<unsigned>(k) - synthetic_len);
+    CryptoPP::SecByteBlock picked(k);
+    for (std::size_t i = 0; i < k; ++i) {
+        picked[i] = static_cast<CryptoPP::byte>(ct_select(good, em[i], synthetic[i]));
+    }
+    // ... then move the message to the front with a shift by `offset` made of one masked pass per
+    // bit of it (every pass reads and writes every byte whatever the bit), so that no memory
+    // access depends on the offset either. Only the message's length shows, as it must.
+    for (unsigned bit = 0; (1u << bit) <= k; ++bit) {
+        const std::size_t step = std::size_t{1} << bit;
+        const unsigned take = value_barrier(0u - ((offset >> bit) & 1u));
+        for (std::size_t i = 0; i < k; ++i) {
+            const unsigned moved = i + step < k ? picked[i + step] : 0u;  // i, step and k are public
+            picked[i] = static_cast<CryptoPP::byte>(ct_select(take, moved, picked[i]));
+        }
+    }
+    out.append(reinterpret_cast<const char*>(picked.data()), k - offset);
+}
+
+std::string decrypt_pkcs1v15_implicit_raw(const CryptoPP::RSA::PrivateKey& key, const std::string& ciphertext) {
+    const CryptoPP::Integer& n = key.GetModulus();
+    const std::size_t k = n.ByteCount();
+    // IRPRF's bit length is two bytes: 8 * k < 65536 (kMaxKeyBits keeps k at 1024 or less).
+    if (ciphertext.empty() || k < 11 || k * 8 > 0xffff || ciphertext.size() % k != 0) {
+        throw Error(ErrorCode::crypto, kDecryptionFailed);
+    }
+    const auto* bytes = reinterpret_cast<const CryptoPP::byte*>(ciphertext.data());
+    // The public checks, all before any private-key work: every block below n.
+    for (std::size_t off = 0; off < ciphertext.size(); off += k) {
+        if (CryptoPP::Integer(bytes + off, k) >= n) throw Error(ErrorCode::crypto, kDecryptionFailed);
+    }
+    CryptoPP::FixedSizeSecBlock<CryptoPP::byte, kSha256Bytes> dh;
+    {
+        CryptoPP::SecByteBlock d(k);
+        key.GetPrivateExponent().Encode(d, k);
+        CryptoPP::SHA256().CalculateDigest(dh, d, k);
+    }
+    PlatformRng rng;
+    std::string out;
+    out.reserve(ciphertext.size());
+    for (std::size_t off = 0; off < ciphertext.size(); off += k) {
+        decrypt_block_implicit(key, rng, dh, bytes + off, k, out);  // each block its own rejection
     }
     return out;
 }
@@ -274,6 +406,18 @@ std::string decrypt(const PrivateKey& key, std::string_view base64, Padding padd
     } catch (const Error&) {
         throw;
     } catch (...) {  // Crypto++ throws for a block >= n, among others: same answer for every failure
+    }
+    throw Error(ErrorCode::crypto, kDecryptionFailed);
+}
+
+std::string decrypt_pkcs1v15_implicit(const PrivateKey& key, std::string_view base64) {
+    std::string ciphertext, why;
+    if (!base64_decode_into(base64, false, ciphertext, why)) throw Error(ErrorCode::crypto, kDecryptionFailed);
+    try {
+        return decrypt_pkcs1v15_implicit_raw(key.impl().key, ciphertext);
+    } catch (const Error&) {
+        throw;
+    } catch (...) {  // Crypto++'s check of its own private operation (a fault, not the padding)
     }
     throw Error(ErrorCode::crypto, kDecryptionFailed);
 }
