@@ -1,5 +1,6 @@
-// Every table of the gateway and every query on them. One schema and one set of statements for both
-// SQLite and PostgreSQL (sql.hpp's common subset). Times are epoch milliseconds; JSON columns hold
+// Every table of the gateway and every query on them. One schema and one set of statements, standard
+// SQL that every Sql implementation runs as is; what a database does its own way (the schema lock,
+// row locks, the writer guard) is one of Sql's named operations, never a branch here. Times are epoch milliseconds; JSON columns hold
 // the exact text that was received or sent. The money rules are decide.cpp's; this file reads their
 // inputs under the session's row lock and persists what they decided.
 #include <algorithm>
@@ -114,7 +115,7 @@ CREATE TABLE IF NOT EXISTS gateway_keys (
 )sql";
 
 // Schema version 4: the rate limits' buckets, shared by every instance (Store::take_token), and the
-// writer guard (writer_guard below).
+// writer guard (Sql::guard_writers, in the Store's constructor).
 constexpr const char* kSchemaV4 = R"sql(
 CREATE TABLE IF NOT EXISTS rate_buckets (
   key             TEXT PRIMARY KEY,      -- limit:subject (session:app, qr-session:<id>, qr-client:<address>)
@@ -130,41 +131,12 @@ constexpr int kSchemaVersion = 4;
 constexpr const char* kTables[] = {"sessions", "transactions", "webhook_events", "outbox", "qr_codes",
                                    "debits", "gateway_keys", "rate_buckets", "paywasm_schema"};
 
-// The writer guard: once a database is at `version`, a write (INSERT, UPDATE, DELETE; TRUNCATE on
-// PostgreSQL) by a connection that is not marked as a writer of `version` or newer
-// (Sql::mark_writer) fails and changes nothing. It stops an older binary that still runs (a 0.2.0,
-// which checks no version, or an instance not yet upgraded in a rolling upgrade) from writing rows
-// that the newer schema reads differently; reads stay open. Installed again by every migration with
-// the new version. PostgreSQL: one statement-level trigger per table calls paywasm_writer_guard(),
-// which compares the session setting paywasm.writer_schema. SQLite: a row trigger per table and
-// operation compares paywasm_writer_schema(), a function only a marked connection defines (an
-// unmarked one fails with "no such function: paywasm_writer_schema").
-std::string writer_guard(bool pg, int version) {
-    const std::string v = std::to_string(version);
-    const std::string refusal = "paywasm: this database is at schema " + v +
-                                "; it refuses writes from an older paywasm-merchant (upgrade that instance)";
-    std::string sql;
-    if (pg) {
-        sql += "CREATE OR REPLACE FUNCTION paywasm_writer_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$\n"
-               "BEGIN\n"
-               "  IF coalesce(substring(current_setting('paywasm.writer_schema', true) from '^[0-9]{1,9}$')::int, 0) < " +
-               v + " THEN\n    RAISE EXCEPTION '" + refusal + "' USING ERRCODE = 'read_only_sql_transaction';\n  END IF;\n"
-               "  RETURN NULL;\nEND\n$guard$;\n";
-        for (const char* t : kTables) {
-            sql += std::string("DROP TRIGGER IF EXISTS paywasm_writer_guard ON ") + t + ";\n" +
-                   "CREATE TRIGGER paywasm_writer_guard BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON " + t +
-                   " FOR EACH STATEMENT EXECUTE FUNCTION paywasm_writer_guard();\n";
-        }
-        return sql;
-    }
-    for (const char* t : kTables) {
-        for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
-            const std::string name = std::string("paywasm_writer_guard_") + t + "_" + op;
-            sql += "DROP TRIGGER IF EXISTS " + name + ";\n" + "CREATE TRIGGER " + name + " BEFORE " + op + " ON " + t +
-                   " WHEN paywasm_writer_schema() < " + v + " BEGIN SELECT RAISE(ABORT, '" + refusal + "'); END;\n";
-        }
-    }
-    return sql;
+// The writer guard's error (Sql::guard_writers): once a database is at a version, a write by a
+// connection not marked as a writer of it (an older binary still running, or 0.2.0, which checks no
+// version) fails with these words and changes nothing.
+std::string writer_refusal(int version) {
+    return "paywasm: this database is at schema " + std::to_string(version) +
+           "; it refuses writes from an older paywasm-merchant (upgrade that instance)";
 }
 
 constexpr const char* kSessionColumns =
@@ -234,17 +206,10 @@ void Session::write_methods(paywasm::JsonWriter& w) const {
 // A database newer than this binary is refused at start, and the writer guard refuses the writes of
 // an older binary that is already running (or checks no version).
 Store::Store(std::unique_ptr<Sql> sql) : sql_(std::move(sql)) {
-    const bool pg = sql_->dialect() == SqlDialect::postgresql;
     sql_->mark_writer(kSchemaVersion);
     sql_->transaction([&] {
-        if (pg) sql_->query("SELECT pg_advisory_xact_lock(7426150)");
-        const auto has_table = [&](const char* name) {
-            return !sql_->query(pg ? "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND "
-                                     "table_name = ?"
-                                   : "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
-                                {std::string(name)})
-                        .empty();
-        };
+        sql_->lock_schema();
+        const auto has_table = [&](const char* name) { return sql_->has_table(name); };
         int version = 0;
         if (has_table("paywasm_schema")) {
             auto rows = sql_->query("SELECT max(version) FROM paywasm_schema");
@@ -263,7 +228,9 @@ Store::Store(std::unique_ptr<Sql> sql) : sql_(std::move(sql)) {
         if (version < 3) sql_->exec_script(kSchemaV3);
         if (version < 4) sql_->exec_script(kSchemaV4);
         sql_->exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
-        sql_->exec_script(writer_guard(pg, kSchemaVersion));  // every migration: the guard at the new version
+        // Every migration: the guard at the new version, on every table.
+        sql_->guard_writers(std::vector<std::string>(std::begin(kTables), std::end(kTables)), kSchemaVersion,
+                            writer_refusal(kSchemaVersion));
         sql_->execute("INSERT INTO paywasm_schema (version, applied_at) VALUES (?, ?)",
                       {std::int64_t(kSchemaVersion), now_ms()});
     });
@@ -337,12 +304,6 @@ std::string Store::current_qr_order(const Session& s) {
 
 namespace {
 
-// " FOR UPDATE" where rows can be locked (PostgreSQL); SQLite's BEGIN IMMEDIATE already holds the
-// one write lock for the whole transaction.
-std::string locked(Sql& sql, std::string query) {
-    if (sql.dialect() == SqlDialect::postgresql) query += " FOR UPDATE";
-    return query;
-}
 
 std::vector<QrCodeRow> qr_codes_of(Sql& sql, const std::string& session_id) {
     std::vector<QrCodeRow> out;
@@ -367,8 +328,7 @@ Store::Renewal Store::renew_qr(const Session& given, const std::string& current_
                                std::int64_t now) {
     Renewal result = Renewal::lost;
     sql_->transaction([&] {
-        auto rows = sql_->query(locked(*sql_, std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?"),
-                                {given.id});
+        auto rows = sql_->query_locked(std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?", {given.id});
         if (rows.empty()) return;
         const Session s = session_from_row(rows[0]);
         if (!s.qr_state || *s.qr_state != "done" || s.qr_response != current_response) return;
@@ -513,8 +473,8 @@ Store::Applied Store::apply_webhook(const paywasm::VerifiedWebhook& hook, const 
         }
         std::optional<Session> s;
         if (session_id) {
-            auto rows = sql_->query(locked(*sql_, std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?"),
-                                    {*session_id});
+            auto rows =
+                sql_->query_locked(std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?", {*session_id});
             if (!rows.empty()) s = session_from_row(rows[0]);
         }
         std::optional<SessionFacts> facts;

@@ -64,7 +64,6 @@ public:
         PQfinish(conn_);
     }
 
-    SqlDialect dialect() const override { return SqlDialect::postgresql; }
 
     std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& params) override {
         std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -111,6 +110,36 @@ public:
     void notify(std::string_view channel, std::string_view payload) override {
         if (!valid_channel(channel)) throw std::invalid_argument("postgresql: bad channel name");
         query("SELECT pg_notify(?, ?)", {std::string(channel), std::string(payload)});
+    }
+
+    // Any number, as long as every process of the program uses the same one.
+    static constexpr long long kSchemaLock = 7426150;
+    void lock_schema() override { query("SELECT pg_advisory_xact_lock(" + std::to_string(kSchemaLock) + ")", {}); }
+
+    bool has_table(const std::string& name) override {
+        return !query("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?",
+                      {name})
+                    .empty();
+    }
+
+    std::vector<SqlRow> query_locked(std::string_view select, const std::vector<SqlValue>& params) override {
+        return query(std::string(select) + " FOR UPDATE", params);
+    }
+
+    void guard_writers(const std::vector<std::string>& tables, int version, const std::string& refusal) override {
+        const std::string v = std::to_string(version);
+        std::string script =
+            "CREATE OR REPLACE FUNCTION paywasm_writer_guard() RETURNS trigger LANGUAGE plpgsql AS $guard$\n"
+            "BEGIN\n"
+            "  IF coalesce(substring(current_setting('paywasm.writer_schema', true) from '^[0-9]{1,9}$')::int, 0) < " +
+            v + " THEN\n    RAISE EXCEPTION USING MESSAGE = " + sql_literal(refusal) +
+            ", ERRCODE = 'read_only_sql_transaction';\n  END IF;\n  RETURN NULL;\nEND\n$guard$;\n";
+        for (const auto& t : tables) {
+            script += "DROP TRIGGER IF EXISTS paywasm_writer_guard ON " + t + ";\nCREATE TRIGGER paywasm_writer_guard BEFORE " +
+                      "INSERT OR UPDATE OR DELETE OR TRUNCATE ON " + t +
+                      " FOR EACH STATEMENT EXECUTE FUNCTION paywasm_writer_guard();\n";
+        }
+        exec_script(script);
     }
 
     void mark_writer(int version) override {

@@ -95,7 +95,6 @@ public:
         for (auto& [text, stmt] : cache_) sqlite3_finalize(stmt);
     }
 
-    SqlDialect dialect() const override { return SqlDialect::sqlite; }
 
     std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& params) override {
         std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -120,6 +119,30 @@ public:
 
     void notify(std::string_view, std::string_view) override {}
     void listen(std::string_view, std::function<void(const std::string&)>) override {}
+
+    void lock_schema() override {}
+
+    bool has_table(const std::string& name) override {
+        return !query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", {name}).empty();
+    }
+
+    std::vector<SqlRow> query_locked(std::string_view select, const std::vector<SqlValue>& params) override {
+        return query(select, params);
+    }
+
+    void guard_writers(const std::vector<std::string>& tables, int version, const std::string& refusal) override {
+        const std::string v = std::to_string(version);
+        std::string script;
+        for (const auto& t : tables) {
+            for (const char* op : {"INSERT", "UPDATE", "DELETE"}) {
+                const std::string name = "paywasm_writer_guard_" + t + "_" + op;
+                script += "DROP TRIGGER IF EXISTS " + name + ";\nCREATE TRIGGER " + name + " BEFORE " + op + " ON " + t +
+                          " WHEN paywasm_writer_schema() < " + v + " BEGIN SELECT RAISE(ABORT, " +
+                          sql_literal(refusal) + "); END;\n";
+            }
+        }
+        exec_script(script);
+    }
 
     void mark_writer(int version) override {
         std::lock_guard<std::recursive_mutex> lock(mutex_);
@@ -217,6 +240,15 @@ private:
 };
 
 }  // namespace
+
+std::string sql_literal(std::string_view text) {
+    std::string out = "'";
+    for (char c : text) {
+        if (c == '\'') out += '\'';
+        out += c;
+    }
+    return out + "'";
+}
 
 std::unique_ptr<Sql> open_sqlite(const std::string& path) { return std::make_unique<SqliteSql>(path); }
 

@@ -4,8 +4,10 @@
 // Contract:
 //   - Statements use `?` placeholders (never a literal `?` in the text); values are bound, never
 //     spliced. Every column comes back as text or NULL (integers as their decimal text).
-//   - The SQL must be valid in both dialects: the program passes its schema per dialect, and its
-//     queries use the common subset (INSERT .. ON CONFLICT .. DO NOTHING/UPDATE, RETURNING, BIGINT).
+//   - Statements are standard SQL that every implementation runs as is (INSERT .. ON CONFLICT .. DO
+//     NOTHING/UPDATE .. WHERE, RETURNING, BIGINT, CASE). What a database does its own way is a named
+//     operation of this class (lock_schema, has_table, query_locked, guard_writers, mark_writer,
+//     notify/listen), so that another database is one more implementation, in one file.
 //   - One connection per Sql, serialized by a recursive mutex: `transaction()` holds it from BEGIN to
 //     COMMIT, so the statements of a transaction never interleave with another thread's.
 //   - When the database cannot be reached (PostgreSQL down, connection lost), every call throws
@@ -40,12 +42,9 @@ struct SqlRow {
     std::int64_t integer(std::size_t i) const;     // 0 for NULL; throws on a non-integer text
 };
 
-enum class SqlDialect { sqlite, postgresql };
-
 class Sql {
 public:
     virtual ~Sql() = default;
-    virtual SqlDialect dialect() const = 0;
 
     // Runs one statement; returns its rows (empty for a statement without results).
     virtual std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& params = {}) = 0;
@@ -64,11 +63,28 @@ public:
     virtual void notify(std::string_view channel, std::string_view payload) = 0;
     virtual void listen(std::string_view channel, std::function<void(const std::string&)> on_notify) = 0;
 
-    // Marks this connection as a writer of schema `version`, for the program's own guard triggers
-    // (it installs them; this only carries the mark): PostgreSQL sets `paywasm.writer_schema` for the
-    // session and again after every reconnect; SQLite defines the SQL function
-    // `paywasm_writer_schema()` on this connection. A connection without the mark (an older binary,
-    // a hand-run client) sees no setting and no function.
+    // ---- the operations each database does its own way ----
+
+    // Inside a transaction: holds every other process's schema change (and lock_schema) off until
+    // it ends. PostgreSQL: a transaction-level advisory lock; SQLite: BEGIN IMMEDIATE holds it already.
+    virtual void lock_schema() = 0;
+    // Whether the schema the connection works in has table `name`.
+    virtual bool has_table(const std::string& name) = 0;
+    // Inside a transaction: runs `select` (one SELECT of one table, no FOR clause) and holds the
+    // rows it returns against every other writer until the transaction ends. PostgreSQL: FOR
+    // UPDATE; SQLite: BEGIN IMMEDIATE's write lock covers the whole database already.
+    virtual std::vector<SqlRow> query_locked(std::string_view select, const std::vector<SqlValue>& params) = 0;
+    // Installs (again: it replaces an earlier one) the writer guard on `tables`: from now on an
+    // INSERT, UPDATE or DELETE (and TRUNCATE where there is one) by a connection not marked as a
+    // writer of `version` or newer (mark_writer) fails with `refusal` and changes nothing; reads stay
+    // open. PostgreSQL: a statement trigger per table calling paywasm_writer_guard(), which reads
+    // the session setting paywasm.writer_schema; SQLite: row triggers per table and operation
+    // calling paywasm_writer_schema(), a function only a marked connection defines (an unmarked one
+    // fails with "no such function: paywasm_writer_schema" instead of `refusal`).
+    virtual void guard_writers(const std::vector<std::string>& tables, int version, const std::string& refusal) = 0;
+    // Marks this connection as a writer of schema `version` for guard_writers' triggers: PostgreSQL
+    // sets paywasm.writer_schema for the session, again after every reconnect; SQLite defines
+    // paywasm_writer_schema() on this connection.
     virtual void mark_writer(int version) = 0;
 
 protected:
@@ -77,6 +93,10 @@ protected:
     std::recursive_mutex mutex_;  // one connection: every call holds it, a transaction throughout
     int depth_ = 0;               // > 0 inside transaction()
 };
+
+// `text` as a single-quoted SQL string literal (each ' doubled), for the few statements that cannot
+// bind a value (DDL such as guard_writers' triggers).
+std::string sql_literal(std::string_view text);
 
 // Opens `url`: "sqlite:PATH" (the file is created, mode 0600, WAL) or "postgresql://..." /
 // "postgres://..." (a libpq connection URI). Throws std::invalid_argument for another scheme and
