@@ -220,6 +220,9 @@ describe('browser API', () => {
 describe('QR: a new code', () => {
   test('only in place of a code that can no longer be paid; its own orderId; the session follows the new code', async () => {
     const s = await session();
+    // A stream watches the first code until its final status (a stream ends there).
+    const stream = sse(`${g.base}/v1/checkout/${s.id}/status`, { origin: SHOP_ORIGIN });
+    assert.equal((await stream.opened).status, 200);
     const post = (body) => gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { body, origin: SHOP_ORIGIN });
     const first = (await post({})).json.result;
     await waitFor(async () => (await statusOf(s)).status === 10, 5000, 'status 10');
@@ -243,12 +246,19 @@ describe('QR: a new code', () => {
       const st = await statusOf(s);
       return st.status === 10 && st.transactionId === second.id;
     }, 5000, 'the new code waits');
+    const streamTwo = sse(`${g.base}/v1/checkout/${s.id}/status`, { origin: SHOP_ORIGIN });
+    assert.equal((await streamTwo.opened).status, 200);
     await advance(second.id, { status: 1 });
     const done = await waitFor(async () => {
       const st = await statusOf(s);
       return st.success && st;
     }, 5000, 'paid');
     assert.equal(done.transactionId, second.id);
+    const events = await stream.done;  // ends at the first code's final status
+    assert.deepEqual(events.map((e) => [e.status, e.transactionId]), [[null, null], [10, first.id], [19, first.id]]);
+    assert.ok(events.every((e, i) => i === 0 || e.version > events[i - 1].version), 'versions in order');
+    const eventsTwo = await streamTwo.done;  // the current status, then the pushed success
+    assert.deepEqual(eventsTwo.map((e) => [e.status, e.transactionId]), [[10, second.id], [1, second.id]]);
     const forwarded = await waitFor(() => app.events.find((e) => e.body.sessionId === s.id && e.body.success), 5000, 'forwarded');
     assert.equal(forwarded.body.offerId, s.offerId, 'the event names the shop\'s offerId, never a QR code\'s orderId');
     assert.equal(forwarded.body.type, 'checkout.succeeded');
