@@ -9,6 +9,7 @@
 #include "paywasm/codec.hpp"
 #include "paywasm/protocol.hpp"
 #include "server/event_stream.hpp"
+#include "server/server.hpp"
 #include "server/util.hpp"
 
 namespace merchant {
@@ -196,10 +197,11 @@ void register_browser_api(Router& server, Gateway& gw) {
         }
         const std::int64_t now = now_ms();
         // Each new code is a transaction at the service under the merchant token: a few a minute per
-        // session and per client address (answering an existing code costs nothing).
+        // session and per client (an address; an IPv6 /64) (answering an existing code costs nothing).
         const auto limit_new_code = [&] {
             gw.rate_limit("qr-session:" + s.id, gw.config.qr_rate_per_session, res, "QR codes for this session a minute");
-            gw.rate_limit("qr-client:" + req.remote_addr, gw.config.qr_rate_per_client, res, "QR codes from this address a minute");
+            gw.rate_limit("qr-client:" + paywasm::server::client_key(req.remote_addr), gw.config.qr_rate_per_client, res,
+                          "QR codes from this address a minute");
         };
         // Another request holds the creation: its code once it is there, else "try again".
         const auto answer_other = [&] {
@@ -250,7 +252,8 @@ void register_browser_api(Router& server, Gateway& gw) {
             return send_json(res, 200, status_json(s));
         }
         std::string refused;
-        if (!gw.hub.reserve(s.id, req.remote_addr, gw.config, refused)) {
+        const std::string client = paywasm::server::client_key(req.remote_addr);
+        if (!gw.hub.reserve(s.id, client, gw.config, refused)) {
             res.set_header("Retry-After", "5");
             if (refused == "total") {
                 throw HttpError(503, "too_many_streams", "too many status streams are open; poll this URL without text/event-stream");
@@ -259,7 +262,7 @@ void register_browser_api(Router& server, Gateway& gw) {
                             std::string("too many status streams are open for this ") + (refused == "session" ? "session" : "client") +
                                 "; poll this URL without text/event-stream");
         }
-        std::shared_ptr<StreamSlot> slot(new StreamSlot{gw, s.id, req.remote_addr});  // (no temporary: it would release)
+        std::shared_ptr<StreamSlot> slot(new StreamSlot{gw, s.id, client});  // (no temporary: it would release)
         if (expired(s) && !s.status.final) {
             // Nothing will change any more: 204 tells an EventSource not to reconnect.
             res.status = 204;

@@ -153,6 +153,15 @@ std::string canonical_address(std::string_view text) {
     return ec ? std::string() : address.to_string();
 }
 
+std::string client_key(const std::string& address) {
+    boost::system::error_code ec;
+    const auto a = asio::ip::make_address(address, ec);
+    if (ec || !a.is_v6() || a.to_v6().is_v4_mapped()) return address;
+    auto bytes = a.to_v6().to_bytes();
+    for (std::size_t i = 8; i < bytes.size(); ++i) bytes[i] = 0;
+    return asio::ip::address_v6(bytes).to_string() + "/64";
+}
+
 struct Server::Impl {
     Impl(ServerOptions o, const Router& r)
         : options(std::move(o)), router(r), loop(1), workers(static_cast<std::size_t>(std::max(1, options.workers))),

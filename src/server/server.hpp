@@ -44,6 +44,10 @@ struct ServerOptions {
 
 // An IP address in its canonical text ("::ffff:10.0.0.1" stays as given), or "" when `text` is not one.
 std::string canonical_address(std::string_view text);
+// What a per-client limit counts for `address` (a Request::remote_addr): an IPv4 address itself; an
+// IPv6 address its /64 ("2001:db8:1:2::/64"), the block one subscriber gets, so that a client
+// cannot take a fresh bucket per address of its own block; anything else as it is.
+std::string client_key(const std::string& address);
 
 // Over this a body is not even read (and dropped): the answer is 413 and the connection closed.
 constexpr std::size_t drain_limit(std::size_t max_body) { return max_body + 16 * 1024 * 1024; }

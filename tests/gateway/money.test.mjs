@@ -268,6 +268,11 @@ describe('rate limits', () => {
       // An entry that is no address is not believed: the proxy's own address is used.
       assert.equal(await newCode(proxied, 'unknown'), 200);
       assert.equal(await newCode(proxied, 'unknown'), 429);
+      // IPv6: one subscriber's /64 is one client (another address of the block gets no new bucket);
+      // the next /64 is another.
+      assert.equal(await newCode(proxied, '2001:db8:1:2::1'), 200);
+      assert.equal(await newCode(proxied, '2001:db8:1:2:ffff:0:0:9'), 429);
+      assert.equal(await newCode(proxied, '2001:db8:1:3::1'), 200);
     } finally {
       await proxied.stop();
     }
