@@ -82,7 +82,7 @@ void send_replay(Response& res, const std::string& body) {
 }
 
 // Runs an endpoint with the transport faults of `endpoint` around it.
-void with_faults(Sandbox& sb, const std::string& endpoint, const Request& req, Response& res,
+void with_faults(Sandbox& sb, const std::string& endpoint, Response& res,
                  const std::function<void()>& body) {
     std::optional<Fault> fault = sb.faults.take(endpoint, false);
     if (fault && fault->kind == "500") {
@@ -149,7 +149,7 @@ void register_api(Router& server, Sandbox& sb) {
     // ---- 1. POST /purchase/qr/generate (merchant token + x-transaction-source) ----
     route(server, "POST", "/api/purchase/qr/generate", limit,
           [&sb](const Request& req, Response& res, const std::string& body) {
-              with_faults(sb, "qr-generate", req, res, [&] {
+              with_faults(sb, "qr-generate", res, [&] {
                   require_merchant_token(sb, req);
                   parse_object(req, body);
                   auto request = paywasm::from_json<paywasm::QrGenerateRequest>(body);
@@ -191,7 +191,7 @@ void register_api(Router& server, Sandbox& sb) {
     // ---- 2. POST /exchanges/payments/{exchange_name} (shopper token, encrypted data) ----
     route(server, "POST", R"(/api/exchanges/payments/([^/]*))", limit,
           [&sb](const Request& req, Response& res, const std::string& body) {
-              with_faults(sb, "exchange-pay", req, res, [&] {
+              with_faults(sb, "exchange-pay", res, [&] {
                   require_shopper(sb, req);
                   const std::string exchange = req.matches[1];
                   try {
@@ -233,7 +233,7 @@ void register_api(Router& server, Sandbox& sb) {
     // ---- 3. POST /purchases (shopper token, encrypted data; DEPRECATED) ----
     route(server, "POST", "/api/purchases", limit,
           [&sb](const Request& req, Response& res, const std::string& body) {
-              with_faults(sb, "bank-pay", req, res, [&] {
+              with_faults(sb, "bank-pay", res, [&] {
                   require_shopper(sb, req);
                   std::string plaintext, padding;
                   auto payload = read_payload<paywasm::BankPayment>(sb, req, body, plaintext, padding);
@@ -267,7 +267,7 @@ void register_api(Router& server, Sandbox& sb) {
     // ---- 4. GET /users/me (shopper token) ----
     route(server, "GET", "/api/users/me", limit,
           [&sb](const Request& req, Response& res, const std::string&) {
-              with_faults(sb, "users-me", req, res, [&] {
+              with_faults(sb, "users-me", res, [&] {
                   require_shopper(sb, req);
                   if (exchange_error(sb, "users-me", "", res)) return;
                   send_json(res, 200, ok_result(sb.shopper.profile(sb.identity.shopper_id)));
@@ -277,7 +277,7 @@ void register_api(Router& server, Sandbox& sb) {
     // ---- 5. POST /subscription/debit (merchantAuth + merchantId) ----
     route(server, "POST", "/api/subscription/debit", limit,
           [&sb](const Request& req, Response& res, const std::string& body) {
-              with_faults(sb, "subscription-debit", req, res, [&] {
+              with_faults(sb, "subscription-debit", res, [&] {
                   const JsonDocument outer = parse_object(req, body);
                   require_merchant_auth(sb, req, outer.root());
                   auto request = paywasm::from_json<paywasm::SubscriptionDebitRequest>(body);
@@ -290,7 +290,7 @@ void register_api(Router& server, Sandbox& sb) {
     // ---- 6. POST /subscription/cancel (merchantAuth + merchantId) ----
     route(server, "POST", "/api/subscription/cancel", limit,
           [&sb](const Request& req, Response& res, const std::string& body) {
-              with_faults(sb, "subscription-cancel", req, res, [&] {
+              with_faults(sb, "subscription-cancel", res, [&] {
                   const JsonDocument outer = parse_object(req, body);
                   require_merchant_auth(sb, req, outer.root());
                   auto request = paywasm::from_json<paywasm::SubscriptionCancelRequest>(body);

@@ -22,8 +22,12 @@ std::string numbered_placeholders(std::string_view sql) {
     out.reserve(sql.size() + 16);
     int n = 0;
     for (char c : sql) {
-        if (c == '?') out += "$" + std::to_string(++n);
-        else out += c;
+        if (c == '?') {
+            out += '$';
+            out += std::to_string(++n);
+        } else {
+            out += c;
+        }
     }
     return out;
 }
