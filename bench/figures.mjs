@@ -4,8 +4,8 @@
 import { summary } from './stats.mjs';
 
 export const KB = 1024;
-// The transfer gate: 81 KB (scripts/dist.sh says why; the target is 80 KB, missed by 125 B).
-const SIZE_GATE = 81 * KB;
+// The transfer budget, paywasm.js + the module a browser gets (as scripts/dist.sh checks it).
+const SIZE_GATE = 80 * KB;
 const MB = 1024 * 1024;
 
 export function fmtMs(ms) {

@@ -15,6 +15,7 @@ set(PAYWASM_CORE_SOURCE_NAMES
   src/core/padding_random.cpp
   src/core/protocol.cpp
   src/core/qr.cpp
+  src/core/sha.cpp
   src/core/status.cpp
   src/core/validate.cpp)
 # The public headers (installed with PAYWASM_INSTALL).

@@ -1,10 +1,11 @@
 // src/core/crypto.cpp — public keys, chunked RSA encryption, base64, SHA-256 (Crypto++ inside).
 // Key parsing is done by hand (crypto_der.hpp) so every refusal can say exactly why. Public keys are
-// plain (n, e) byte strings and encryption's m^e mod n is bigint_modexp.cpp's Montgomery loop;
-// Crypto++ does the paddings and the hashes. Everything that needs Crypto++'s Integer (private keys,
-// decryption, signatures) is in crypto_private.cpp, a separate object the widget's wasm never
-// links: a reference to Integer from this file would pull in Crypto++'s integer.o, whose static
-// initializers keep its ~80 KB of multiplication code alive. No iostreams, no Crypto++ filters.
+// plain (n, e) byte strings and encryption's m^e mod n is bigint_modexp.cpp's Montgomery loop; the
+// paddings are ours (RFC 8017) over sha.hpp's SHA-1 and SHA-256 (Crypto++'s compression functions).
+// Everything that needs Crypto++'s Integer (private keys, decryption, signatures) is in
+// crypto_private.cpp, a separate object the widget's wasm never links: a reference to Integer from
+// this file would pull in Crypto++'s integer.o, whose static initializers keep its ~80 KB of
+// multiplication code alive. No iostreams, no Crypto++ filters.
 #include "paywasm/crypto.hpp"
 
 #include <unistd.h>  // getentropy (glibc; Emscripten maps it to crypto.getRandomValues / Node crypto)
@@ -23,6 +24,7 @@
 #include "core/bigint_modexp.hpp"
 #include "core/crypto_der.hpp"
 #include "core/crypto_internal.hpp"
+#include "core/sha.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
 
@@ -317,7 +319,8 @@ Pem unarmour(std::string_view input, bool want_private) {
 
 // ---- The encryption paddings (RFC 8017), as the widget links them ----
 //
-// The two encodings are written here, over Crypto++'s SHA-1 and SHA-256 (HashTransformation) only.
+// The two encodings are written here, over SHA-1 and SHA-256 (sha.hpp: Crypto++'s compression
+// functions, not its HashTransformation classes, whose vtables and RTTI cost the widget 2.8 KB gzip).
 // Crypto++'s own OAEP<H>, P1363_MGF1 and PKCS_EncryptionPaddingScheme pad through its
 // RandomNumberGenerator, whose vtable links its BufferedTransformation machinery (some 5 KB of code
 // in the widget), and OAEP<H>'s vtable and P1363_MGF1's code sit in objects (dll.o, pubkey.o) that
@@ -359,19 +362,18 @@ private:
 };
 
 // MGF1 (RFC 8017 B.2.1) XORed into `output`: output ^= H(seed || 0) || H(seed || 1) || ..., 32-bit
-// big-endian counters, truncated to the output length. For hashes of at most kMaxDigest bytes.
-constexpr std::size_t kMaxDigest = 32;
-void mgf1_xor(CryptoPP::HashTransformation& hash, CryptoPP::byte* output, std::size_t output_length,
-              const CryptoPP::byte* seed, std::size_t seed_length) {
-    CryptoPP::byte block[kMaxDigest];
-    const std::size_t digest = hash.DigestSize();
+// big-endian counters, truncated to the output length.
+void mgf1_xor(detail::Sha& hash, CryptoPP::byte* output, std::size_t output_length, const CryptoPP::byte* seed,
+              std::size_t seed_length) {
+    CryptoPP::byte block[detail::Sha::kMaxDigest];
+    const std::size_t digest = hash.digest_size();
     for (std::uint32_t counter = 0; output_length > 0; ++counter) {
         const CryptoPP::byte c[4] = {static_cast<CryptoPP::byte>(counter >> 24),
                                      static_cast<CryptoPP::byte>(counter >> 16),
                                      static_cast<CryptoPP::byte>(counter >> 8), static_cast<CryptoPP::byte>(counter)};
-        hash.Update(seed, seed_length);
-        hash.Update(c, sizeof c);
-        hash.Final(block);
+        hash.update(seed, seed_length);
+        hash.update(c, sizeof c);
+        hash.final(block);
         const std::size_t n = output_length < digest ? output_length : digest;
         for (std::size_t j = 0; j < n; ++j) output[j] ^= block[j];
         output += n;
@@ -381,16 +383,15 @@ void mgf1_xor(CryptoPP::HashTransformation& hash, CryptoPP::byte* output, std::s
 
 // EME-OAEP (RFC 8017 7.1.1 step 2) with hash H, MGF1-H and the empty label: em = maskedSeed ||
 // maskedDB, DB = lHash || PS (zeros) || 0x01 || M. Needs m_len <= em_len - 2 hLen - 1.
-template <class H>
+template <detail::ShaKind H>
 void oaep_encode(const CryptoPP::byte* m, std::size_t m_len, CryptoPP::byte* em, std::size_t em_len,
                  PrefetchedRandom& random) {
-    H hash;
-    constexpr std::size_t h_len = H::DIGESTSIZE;
-    static_assert(h_len <= kMaxDigest, "mgf1_xor's block holds the digest");
+    detail::Sha hash(H);
+    const std::size_t h_len = hash.digest_size();
     CryptoPP::byte* const seed = em;
     CryptoPP::byte* const db = em + h_len;
     const std::size_t db_len = em_len - h_len;
-    hash.CalculateDigest(db, nullptr, 0);  // lHash = H(L), L empty
+    hash.final(db);  // lHash = H(L), L empty
     std::memset(db + h_len, 0, db_len - h_len - m_len - 1);
     db[db_len - m_len - 1] = 0x01;
     std::memcpy(db + db_len - m_len, m, m_len);
@@ -555,17 +556,13 @@ std::string encrypt(const PublicKey& key, std::string_view plaintext, Padding pa
                                          std::to_string(kMaxPlaintext) + " (64 KiB) can be encrypted");
     }
     const std::size_t piece = max_piece(key, padding);
-    try {
-        switch (padding) {
-            case Padding::oaep_sha1:
-                return encrypt_with<oaep_encode<CryptoPP::SHA1>>(key.impl(), plaintext, piece, 2 * 20 + 1, 20);
-            case Padding::oaep_sha256:
-                return encrypt_with<oaep_encode<CryptoPP::SHA256>>(key.impl(), plaintext, piece, 2 * 32 + 1, 32);
-            case Padding::pkcs1v15:
-                return encrypt_with<pkcs1v15_encode>(key.impl(), plaintext, piece, 10, key.modulus_bytes());
-        }
-    } catch (const CryptoPP::Exception& e) {
-        throw Error(ErrorCode::crypto, std::string("encryption failed: ") + e.what());
+    switch (padding) {
+        case Padding::oaep_sha1:
+            return encrypt_with<oaep_encode<detail::ShaKind::sha1>>(key.impl(), plaintext, piece, 2 * 20 + 1, 20);
+        case Padding::oaep_sha256:
+            return encrypt_with<oaep_encode<detail::ShaKind::sha256>>(key.impl(), plaintext, piece, 2 * 32 + 1, 32);
+        case Padding::pkcs1v15:
+            return encrypt_with<pkcs1v15_encode>(key.impl(), plaintext, piece, 10, key.modulus_bytes());
     }
     throw Error(ErrorCode::crypto, "encryption failed: unknown padding");
 }
@@ -605,16 +602,11 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view message) {
 }
 
 std::string sha256_hex(std::string_view bytes) {
-    CryptoPP::byte digest[CryptoPP::SHA256::DIGESTSIZE];
-    CryptoPP::SHA256().CalculateDigest(digest, reinterpret_cast<const CryptoPP::byte*>(bytes.data()), bytes.size());
-    static const char hex[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(2 * sizeof digest);
-    for (CryptoPP::byte b : digest) {
-        out += hex[b >> 4];
-        out += hex[b & 0xf];
-    }
-    return out;
+    detail::Sha hash(detail::ShaKind::sha256);
+    CryptoPP::byte digest[32];
+    hash.update(reinterpret_cast<const CryptoPP::byte*>(bytes.data()), bytes.size());
+    hash.final(digest);
+    return to_hex(digest, sizeof digest);
 }
 
 std::string base64_encode(std::string_view bytes) {
