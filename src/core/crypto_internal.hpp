@@ -18,8 +18,9 @@
 namespace paywasm {
 
 // A public key is just (n, e), as big-endian magnitudes without leading zero bytes: encryption pads
-// with Crypto++'s padding classes and exponentiates with detail::MontgomeryModulus, so the wasm
-// module carries none of Crypto++'s Integer, key-object, ASN.1 and filter machinery.
+// with crypto.cpp's own OAEP and PKCS#1 v1.5 encoders (hashing with core/sha.hpp, over Crypto++'s
+// SHA compression functions) and exponentiates with detail::MontgomeryModulus, so the wasm module
+// carries none of Crypto++'s Integer, key-object, hash-object, ASN.1 and filter machinery.
 struct PublicKey::Impl {
     std::string n, e;
 };
