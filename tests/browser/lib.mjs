@@ -154,6 +154,46 @@ export function zbar(pngPath) {
   return execFileSync('zbarimg', ['--raw', '-q', pngPath]).toString('utf8').replace(/\n$/, '');
 }
 
+// ---- what a page leaves behind ----------------------------------------------------------------------
+
+// Runs in the page (self-contained: page.evaluate, or an engine driver's run): the text of every
+// place a later script or visitor could read something back from: web storage, cookies, IndexedDB,
+// Cache Storage, the URL, the widget's recorded events (window.__events) and the DOM with the
+// checkout's shadow root.
+export async function pageTraces() {
+  const out = { localStorage: [], sessionStorage: [], cookies: document.cookie, indexedDB: [], cacheStorage: [], url: location.href };
+  for (let i = 0; i < localStorage.length; i++) out.localStorage.push(localStorage.key(i) + '=' + localStorage.getItem(localStorage.key(i)));
+  for (let i = 0; i < sessionStorage.length; i++) out.sessionStorage.push(sessionStorage.key(i) + '=' + sessionStorage.getItem(sessionStorage.key(i)));
+  for (const info of await indexedDB.databases()) {
+    const db = await new Promise((res, rej) => { const r = indexedDB.open(info.name); r.onsuccess = () => res(r.result); r.onerror = rej; });
+    for (const store of db.objectStoreNames) {
+      const all = await new Promise((res) => { const r = db.transaction(store).objectStore(store).getAll(); r.onsuccess = () => res(r.result); });
+      out.indexedDB.push(info.name + '/' + store + ':' + JSON.stringify(all));
+    }
+    db.close();
+  }
+  for (const name of await caches.keys()) {
+    const cache = await caches.open(name);
+    for (const req of await cache.keys()) out.cacheStorage.push(name + ' ' + req.url + ' ' + await (await cache.match(req)).text());
+  }
+  for (const k of ['localStorage', 'sessionStorage', 'indexedDB', 'cacheStorage']) out[k] = out[k].join('\n');
+  out.events = JSON.stringify(window.__events);
+  out.dom = document.documentElement.outerHTML + document.querySelector('paywasm-checkout').shadowRoot.innerHTML;
+  return out;
+}
+
+// Asserts that no 8-character piece of `token` (every 4th offset) is in any text of `where`
+// ({ place: text }), and that the same search finds it in a string that has it.
+export function assertTokenNowhere(token, where) {
+  assert.ok(token.length >= 16, `the sandbox token is long enough to search for: ${token.length}`);
+  const pieces = [];
+  for (let i = 0; i + 8 <= token.length; i += 4) pieces.push(token.slice(i, i + 8));
+  for (const [name, text] of Object.entries(where)) {
+    assert.ok(!pieces.some((p) => text.includes(p)), `a piece of the shopper token is in ${name}`);
+  }
+  assert.ok(pieces.some((p) => `x${token}x`.includes(p)), 'the search finds the token where it is');
+}
+
 // ---- the fake payment API -------------------------------------------------------------------------
 
 // Answers API_ORIGIN/** from handlers keyed "METHOD /path" (or "METHOD /prefix*"). A handler gets

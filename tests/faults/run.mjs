@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { distDir, sleep, useBrowser, waitEvent } from '../browser/lib.mjs';
+import { assertTokenNowhere, distDir, pageTraces, sleep, useBrowser, waitEvent } from '../browser/lib.mjs';
 import { startSandbox, getJson, sendJson, waitFor } from '../server/harness.mjs';
 import { gw, holdPort, startGateway, tmpdir } from '../gateway/harness.mjs';
 import { startRelay } from './relay.mjs';
@@ -652,46 +652,16 @@ test('after a full flow nothing of the shopper token is in storage, cookies, Ind
   await shadow(page, 'button[data-key=pay-qr]').click();
   await waitEvent(page, 'paywasm-status', { nth: 2 });
   await page.evaluate(() => console.log('console capture works: probe'));
-  const seen = await page.evaluate(async () => {
-    const out = { local: [], session: [], cookie: document.cookie, idb: [], caches: [], url: location.href };
-    for (let i = 0; i < localStorage.length; i++) out.local.push(localStorage.key(i) + '=' + localStorage.getItem(localStorage.key(i)));
-    for (let i = 0; i < sessionStorage.length; i++) out.session.push(sessionStorage.key(i) + '=' + sessionStorage.getItem(sessionStorage.key(i)));
-    for (const info of await indexedDB.databases()) {
-      const db = await new Promise((res, rej) => { const r = indexedDB.open(info.name); r.onsuccess = () => res(r.result); r.onerror = rej; });
-      for (const store of db.objectStoreNames) {
-        const all = await new Promise((res) => { const r = db.transaction(store).objectStore(store).getAll(); r.onsuccess = () => res(r.result); });
-        out.idb.push(info.name + '/' + store + ':' + JSON.stringify(all));
-      }
-      db.close();
-    }
-    for (const name of await caches.keys()) {
-      const cache = await caches.open(name);
-      for (const req of await cache.keys()) out.caches.push(name + ' ' + req.url + ' ' + await (await cache.match(req)).text());
-    }
-    out.events = JSON.stringify(window.__events);
-    out.dom = document.documentElement.outerHTML + document.querySelector('paywasm-checkout').shadowRoot.innerHTML;
-    return out;
-  });
+  const seen = await page.evaluate(pageTraces);
   const cdp = await context.newCDPSession(page);
   const history = await cdp.send('Page.getNavigationHistory');
   const cookies = await context.cookies();
   const state = await context.storageState();
   assert.ok(logged.some((m) => m.includes('console capture works')), 'the console listener sees page messages');
-  const where = {
-    localStorage: seen.local.join('\n'), sessionStorage: seen.session.join('\n'),
-    cookies: seen.cookie + JSON.stringify(cookies) + JSON.stringify(state), indexedDB: seen.idb.join('\n'),
-    cacheStorage: seen.caches.join('\n'), url: seen.url, history: JSON.stringify(history.entries),
-    console: logged.join('\n'), events: seen.events, dom: seen.dom,
-  };
-  // The whole token and any 8-character piece of it.
-  const pieces = [];
-  for (let i = 0; i + 8 <= TOKEN.length; i += 4) pieces.push(TOKEN.slice(i, i + 8));
-  assert.ok(TOKEN.length >= 16, `the sandbox token is long enough to search for: ${TOKEN.length}`);
-  for (const [name, text] of Object.entries(where)) {
-    const hit = pieces.find((p) => text.includes(p));
-    assert.ok(!hit, `a piece of the shopper token is in ${name}`);
-  }
-  // The probe can see a token where one is: the same search finds it in a string that has it.
-  assert.ok(pieces.some((p) => `x${TOKEN}x`.includes(p)), 'the search finds the token where it is');
+  // The whole token and any 8-character piece of it, wherever the page could keep or show it.
+  assertTokenNowhere(TOKEN, {
+    ...seen, cookies: seen.cookies + JSON.stringify(cookies) + JSON.stringify(state),
+    history: JSON.stringify(history.entries), console: logged.join('\n'),
+  });
   await done();
 });

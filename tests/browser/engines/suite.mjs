@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { distDir, opensslDecrypt, zbar } from '../lib.mjs';
+import { assertTokenNowhere, distDir, opensslDecrypt, pageTraces, zbar } from '../lib.mjs';
 import { launchEngine } from './index.mjs';
 import { getJson, sendJson } from '../../server/harness.mjs';
 import { gw, holdPort, startSandbox, startGateway, tmpdir } from '../../gateway/harness.mjs';
@@ -382,37 +382,9 @@ test('the shopper token is in no storage, cookie, IndexedDB, cache, URL, console
   const first = await waitEvent(page, 'paywasm-status');
   await payToComplete(page, first);
   await page.run(() => console.log('console capture works: probe'));
-  const seen = await page.run(async () => {
-    const out = { local: [], session: [], cookie: document.cookie, idb: [], caches: [], url: location.href, history: history.length };
-    for (let i = 0; i < localStorage.length; i++) out.local.push(localStorage.key(i) + '=' + localStorage.getItem(localStorage.key(i)));
-    for (let i = 0; i < sessionStorage.length; i++) out.session.push(sessionStorage.key(i) + '=' + sessionStorage.getItem(sessionStorage.key(i)));
-    for (const info of await indexedDB.databases()) {
-      const db = await new Promise((res, rej) => { const r = indexedDB.open(info.name); r.onsuccess = () => res(r.result); r.onerror = rej; });
-      for (const store of db.objectStoreNames) {
-        const all = await new Promise((res) => { const r = db.transaction(store).objectStore(store).getAll(); r.onsuccess = () => res(r.result); });
-        out.idb.push(info.name + '/' + store + ':' + JSON.stringify(all));
-      }
-      db.close();
-    }
-    for (const name of await caches.keys()) {
-      const cache = await caches.open(name);
-      for (const req of await cache.keys()) out.caches.push(name + ' ' + req.url + ' ' + await (await cache.match(req)).text());
-    }
-    out.console = window.__console.join('\n');
-    out.events = JSON.stringify(window.__events);
-    out.dom = document.documentElement.outerHTML + document.querySelector('paywasm-checkout').shadowRoot.innerHTML;
-    return out;
-  });
-  assert.ok(seen.console.includes('console capture works'), 'the console recorder sees page messages');
-  const TOKEN = M.shopperToken;
-  assert.ok(TOKEN.length >= 16, `the sandbox token is long enough to search for: ${TOKEN.length}`);
-  const pieces = [];
-  for (let i = 0; i + 8 <= TOKEN.length; i += 4) pieces.push(TOKEN.slice(i, i + 8));
-  for (const [name, text] of Object.entries({ localStorage: seen.local.join('\n'), sessionStorage: seen.session.join('\n'),
-    cookies: seen.cookie, indexedDB: seen.idb.join('\n'), cacheStorage: seen.caches.join('\n'), url: seen.url,
-    console: seen.console, events: seen.events, dom: seen.dom })) {
-    assert.ok(!pieces.some((p) => text.includes(p)), `a piece of the shopper token is in ${name}`);
-  }
-  assert.ok(pieces.some((p) => `x${TOKEN}x`.includes(p)), 'the search finds the token where it is');
+  const seen = await page.run(pageTraces);
+  const consoleText = await page.run(() => window.__console.join('\n'));
+  assert.ok(consoleText.includes('console capture works'), 'the console recorder sees page messages');
+  assertTokenNowhere(M.shopperToken, { ...seen, console: consoleText });
   await page.done();
 });
