@@ -79,16 +79,21 @@ std::string read_file(const std::string& option, const std::string& path) {
     return s.str();
 }
 
-std::vector<std::string> split_methods(const std::string& value) {
+// A comma-separated option value, entry by entry ("" entries included: the caller refuses them).
+std::vector<std::string> split_commas(const std::string& value) {
     std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start <= value.size()) {
-        std::size_t comma = value.find(',', start);
-        std::string m = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (m != "exchange" && m != "bank" && m != "qr") usage_error("--methods takes a list of exchange, bank, qr");
-        out.push_back(m);
-        if (comma == std::string::npos) break;
+    for (std::size_t start = 0;;) {
+        const std::size_t comma = value.find(',', start);
+        out.push_back(value.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos) return out;
         start = comma + 1;
+    }
+}
+
+std::vector<std::string> split_methods(const std::string& value) {
+    std::vector<std::string> out = split_commas(value);
+    for (const auto& m : out) {
+        if (m != "exchange" && m != "bank" && m != "qr") usage_error("--methods takes a list of exchange, bank, qr");
     }
     return out;
 }
@@ -136,13 +141,10 @@ merchant::Config parse_args(int argc, char** argv) {
         else if (name == "qr-rate-per-session") c.qr_rate_per_session = static_cast<int>(parse_int(name, value, 0, 1000000));
         else if (name == "qr-rate-per-client") c.qr_rate_per_client = static_cast<int>(parse_int(name, value, 0, 1000000));
         else if (name == "trusted-proxy") {
-            std::string_view rest(value);
-            while (!rest.empty()) {
-                const auto comma = rest.find(',');
-                const std::string address = paywasm::server::canonical_address(rest.substr(0, comma));
+            for (const auto& entry : split_commas(value)) {
+                const std::string address = paywasm::server::canonical_address(entry);
                 if (address.empty()) usage_error("--trusted-proxy takes IP addresses, comma-separated (got '" + value + "')");
                 c.trusted_proxies.push_back(address);
-                rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
             }
         } else if (name == "retain-days") c.retain_ms = parse_int(name, value, 0, 36500) * 86400000LL;
         else if (name == "service-timeout") c.service_timeout_s = static_cast<int>(parse_int(name, value, 1, 600));

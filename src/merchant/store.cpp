@@ -209,12 +209,11 @@ Store::Store(std::unique_ptr<Sql> sql) : sql_(std::move(sql)) {
     sql_->mark_writer(kSchemaVersion);
     sql_->transaction([&] {
         sql_->lock_schema();
-        const auto has_table = [&](const char* name) { return sql_->has_table(name); };
         int version = 0;
-        if (has_table("paywasm_schema")) {
+        if (sql_->has_table("paywasm_schema")) {
             auto rows = sql_->query("SELECT max(version) FROM paywasm_schema");
             version = rows.empty() ? 0 : static_cast<int>(rows[0].integer(0));
-        } else if (has_table("sessions")) {
+        } else if (sql_->has_table("sessions")) {
             version = 1;
         }
         if (version > kSchemaVersion) {
@@ -663,17 +662,19 @@ std::int64_t Store::take_token(const std::string& key, int per_minute, std::int6
     if (per_minute <= 0) return 0;
     constexpr std::int64_t kToken = 60000;  // units a token is worth; the refill is per_minute units a ms
     const std::int64_t rate = per_minute, full = rate * kToken;
-    const std::string elapsed =
-        "(CASE WHEN excluded.updated_at - rate_buckets.updated_at > 60000 THEN 60000 "
-        "WHEN excluded.updated_at < rate_buckets.updated_at THEN 0 "
-        "ELSE excluded.updated_at - rate_buckets.updated_at END)";
-    const std::string refilled = "(CASE WHEN rate_buckets.units + ? * " + elapsed + " > ? THEN ? ELSE rate_buckets.units + ? * " +
-                                 elapsed + " END)";
-    const auto taken = sql_->query(
-        "INSERT INTO rate_buckets (key, units, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET units = " +
-            refilled + " - 60000, updated_at = CASE WHEN excluded.updated_at > rate_buckets.updated_at THEN "
-            "excluded.updated_at ELSE rate_buckets.updated_at END WHERE " + refilled + " >= 60000 RETURNING units",
-        {key, full - kToken, now, rate, full, full, rate, rate, full, full, rate});
+    // The statement is the same for every key and rate (they are bound): built once.
+    static const std::string take = [] {
+        const std::string elapsed =
+            "(CASE WHEN excluded.updated_at - rate_buckets.updated_at > 60000 THEN 60000 "
+            "WHEN excluded.updated_at < rate_buckets.updated_at THEN 0 "
+            "ELSE excluded.updated_at - rate_buckets.updated_at END)";
+        const std::string refilled = "(CASE WHEN rate_buckets.units + ? * " + elapsed +
+                                     " > ? THEN ? ELSE rate_buckets.units + ? * " + elapsed + " END)";
+        return "INSERT INTO rate_buckets (key, units, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+               "units = " + refilled + " - 60000, updated_at = CASE WHEN excluded.updated_at > rate_buckets.updated_at "
+               "THEN excluded.updated_at ELSE rate_buckets.updated_at END WHERE " + refilled + " >= 60000 RETURNING units";
+    }();
+    const auto taken = sql_->query(take, {key, full - kToken, now, rate, full, full, rate, rate, full, full, rate});
     if (!taken.empty()) return 0;
     // Empty: how long until a whole token is there again (read after the refused take).
     const auto left = sql_->query("SELECT units, updated_at FROM rate_buckets WHERE key = ?", {key});

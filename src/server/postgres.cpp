@@ -68,7 +68,6 @@ public:
         PQfinish(conn_);
     }
 
-
     std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& params) override {
         std::lock_guard<std::recursive_mutex> lock(mutex_);
         std::vector<SqlRow> rows;

@@ -95,7 +95,6 @@ public:
         for (auto& [text, stmt] : cache_) sqlite3_finalize(stmt);
     }
 
-
     std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& params) override {
         std::lock_guard<std::recursive_mutex> lock(mutex_);
         std::vector<SqlRow> rows;
