@@ -264,6 +264,8 @@ export interface CheckoutOptions {
   accountId?: string;
   /** The shopper's connected bank account id at the service, from your server (never asked of the shopper). */
   stockId?: string;
+  /** How the shopper knows that connected bank account ('Checking ••6789'), from your server: shown as the account that pays. */
+  bankAccount?: string;
   hostedPageId?: string;
   qrEndpoint?: string;
   statusUrl?: string;
@@ -303,18 +305,25 @@ export interface StatusDetail {
   received: Money | null;
   /** What is still owed (same currency; what a partial payment's Copy button copies); null when unknown. */
   remaining: Money | null;
+  /** The payment's reference at the service (its transaction id), shown to the shopper once paid; null when unknown. */
+  reference: string | null;
+  /** Your order id (offer-id, or the session's); null when neither says. On paywasm-complete, what a page moves on with. */
+  offerId: string | null;
 }
 
 export interface PayWasmEventMap {
   /** Lifecycle, like an <img>'s (not bubbling): loadstart, then load or error, then loadend. */
   'loadstart': Event; 'load': Event; 'error': Event; 'loadend': Event;
+  /** The form is drawn and takes input (before the module, which paywasm-ready waits for). */
+  'paywasm-usable': CustomEvent<{ methods: Method[] }>;
+  /** The module is loaded and the form shown: everything works (unchanged meaning). */
   'paywasm-ready': CustomEvent<{ methods: Method[] }>;
   'paywasm-status': CustomEvent<StatusDetail>;
   'paywasm-complete': CustomEvent<StatusDetail>;
   'paywasm-error': CustomEvent<{ error: PayWasmError }>;
 }
 
-type ShortEvent = 'ready' | 'status' | 'complete' | 'error';
+type ShortEvent = 'usable' | 'ready' | 'status' | 'complete' | 'error';
 type DetailOf<T extends ShortEvent> = PayWasmEventMap[`paywasm-${T}`]['detail'];
 
 export interface CheckoutController {
@@ -338,7 +347,7 @@ export interface PayWasmCheckoutElement extends HTMLElement {
   keyFingerprint: string | null; currency: string; offerId: string | null; methods: string;
   exchanges: string | null; asset: string; padding: Padding | string; locale: string | null;
   theme: Theme | string; timeout: number; accountId: string | null; stockId: string | null;
-  hostedPageId: string | null; qrEndpoint: string | null; statusUrl: string | null;
+  bankAccount: string | null; hostedPageId: string | null; qrEndpoint: string | null; statusUrl: string | null;
   statusMode: 'poll' | 'sse' | string; statusInterval: number; wasmUrl: string | null;
   /**
    * Resolves with { methods } once the core is loaded and the form shown (also for a listener that

@@ -9,7 +9,10 @@ import { freshState } from './state.js';
 
 // The context of the element `host`, with its shadow root `root` and its own stylesheet `sheet`
 // (view.js colours()). The members other than these three start undefined:
-//   core       the loaded core (core.js), once loaded
+//   core       the loaded core (core.js), once loaded and the form shown
+//   loading    promise of the core with the order checked (what a Pay click before it waits for)
+//   shown      the form may be drawn (session, language and styles in: paywasm-usable)
+//   broken     the PayWasmError of a load that failed (no form then), or null
 //   life       AbortController of the connected period
 //   s          the state machine's state (state.js)
 //   cart, shippingAddress, qrResult, getShopperToken   given by the page (element properties; cart
@@ -17,11 +20,11 @@ import { freshState } from './state.js';
 //   session    what session-url stands for (flows.js readSession)
 //   keyCache   public-key-url's PEM text
 //   stopWatch  stops the status watch (flows.js watchStatus)
-//   tick       the QR countdown's interval
 //   total      the order's total (decimal text) when the page's order is valid (flows.js check)
 //   badSeen    the message of the page's order error last told to the page (flows.js refresh)
 //   states     the element's CustomStateSet, or null
-//   view       the view's nodes, kept from one draw to the next (view.js)
+//   view       the view's nodes and its countdown, kept from one draw to the next (view.js: the
+//              view's own, which nothing else writes)
 export function createContext(host, root, sheet) {
   return { host, root, sheet, s: freshState(), cart: null, shippingAddress: null };
 }
@@ -35,16 +38,15 @@ export const locale = (c) => pickLocale(c.host.locale);
 export const t = (c, key, vars) => translate(locale(c).lang, key, vars);
 export const currency = (c) => c.host.currency.toUpperCase();
 
-// A bubbling, composed CustomEvent on the element (paywasm-ready, -status, -complete, -error).
+// A bubbling, composed CustomEvent on the element (paywasm-usable, -ready, -status, -complete, -error).
 export function emit(c, type, detail) {
   c.host.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
 }
 
-// Stops status watching and the countdown.
+// Stops status watching.
 export function stop(c) {
   if (c.stopWatch) c.stopWatch();
   c.stopWatch = null;
-  clearInterval(c.tick);
 }
 
 // The methods offered: bank needs account-id and stock-id (from the merchant's server: the
