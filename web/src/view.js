@@ -145,13 +145,17 @@ export function render(c) {
   if (open || qrStays) drawForm(c, methods, bad);
   // (after the shadow root's <link>, when it has one: element.js)
   if (v.root.parentNode !== c.root) c.root.append(v.root);
+  // Nothing the shopper may be about to click moves when something arrives later: the total's row
+  // is there while the core works out the total of a cart it was given, and the greeting (which
+  // comes from the service after the core) goes last, under the controls. (A greeting above them
+  // moved the form down under a click on its way: the WPE engine suite's flaky "no element".)
   place(v.root, shown ? [
-    v.greeting,
-    !s.bad && totalText && v.summary,
+    !s.bad && (totalText || (c.cart !== null && !c.core)) && v.summary,
     v.status,
     v.error,
     open && methods.length > 1 && v.methods,
     (open || qrStays) && s.method && v.panels[s.method],
+    v.greeting,
   ] : [v.loading, v.error]);
   // A QR panel taken off the screen stops its countdown, and is drawn afresh when it comes back.
   if (!v.qr.isConnected && v.qr.dataset.shown) {
