@@ -2,19 +2,7 @@
 // WebKit engines need (WebKitWebDriver, WPEWebDriver). Used by webkit.mjs and wpe.mjs; each page is
 // a session of its own, so a fresh browser with nothing cached or stored.
 import { spawn } from 'node:child_process';
-import net from 'node:net';
-
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// A free TCP port on 127.0.0.1 (closed again before it is returned).
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { freePort, sleep } from '../../support/node.mjs';
 
 // Starts `command args` (its own process group) and resolves { proc, output(), stop() }; `ready`
 // polls until it is up (or fails after 15 s with what it printed).
