@@ -11,7 +11,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { API_ORIGIN, distDir, fakeApi, makeKeys, sleep, startServer, useBrowser } from './lib.mjs';
+import { API_ORIGIN, distDir, fakeApi, makeKeys, startServer, useBrowser } from './lib.mjs';
+import { sleep } from '../support/node.mjs';
 
 const DIST = distDir(['paywasm.js', 'paywasm.wasm']);
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');

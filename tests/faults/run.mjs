@@ -14,9 +14,10 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { assertTokenNowhere, distDir, pageTraces, sleep, useBrowser, waitEvent } from '../browser/lib.mjs';
-import { startSandbox, getJson, sendJson, waitFor } from '../server/harness.mjs';
-import { gw, holdPort, startGateway, tmpdir } from '../gateway/harness.mjs';
+import { assertTokenNowhere, distDir, pageTraces, useBrowser, waitEvent } from '../browser/lib.mjs';
+import { startSandbox, getJson, sendJson } from '../server/harness.mjs';
+import { gw, startGateway } from '../gateway/harness.mjs';
+import { holdPort, sleep, tempDir, waitFor } from '../support/node.mjs';
 import { startRelay } from './relay.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -33,7 +34,7 @@ let gateway;  // startGateway(): the merchant's side (QR creation, statuses)
 let TOKEN;    // the shopper token
 let FINGERPRINT;  // SHA-256 of the merchant key's SPKI, for key-fingerprint
 before(async () => {
-  site = tmpdir('paywasm-faults-site-');
+  site = tempDir('paywasm-faults-site-');
   fs.cpSync(path.join(here, 'pages'), site, { recursive: true });
   // The merchant's side (QR creation, statuses) is the real gateway on its own origin: the pages'
   // CSP lets them connect to it (--connect-src).
@@ -192,7 +193,7 @@ test('timeout (latency 3 s > timeout 1 s): clear message, locked, one POST; the 
   await checkUnclear(page, offerId, MSG.timeout);
   await shadow(page, 'button.pay').click({ force: true }).catch(() => {});  // a locked button sends nothing
   // The sandbox finishes the slow request after the widget gave up: the payment IS stored.
-  const txs = await waitFor(async () => { const t = await transactionsFor(offerId); return t.length ? t : null; }, 6000, 'the late transaction');
+  const txs = await waitFor(async () => { const t = await transactionsFor(offerId); return t.length ? t : null; }, { timeout: 6000, what: 'the late transaction' });
   assert.equal(payPosts() - before, 1, 'POSTs that reached the sandbox before the retry');
   const ev = await retrySameOffer(page);
   assert.equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
@@ -293,7 +294,7 @@ test('dropped connection on a kept-alive connection: whatever the browser resend
   const { page, done } = await openPage();
   const offerId = newOffer('drop-reused');
   await mount(page, { offerId, publicKey: M.publicKey, publicKeyUrl: undefined });
-  await waitFor(() => shadow(page, '.greeting').isVisible(), 8000, 'the greeting');
+  await waitFor(() => shadow(page, '.greeting').isVisible(), { timeout: 8000, what: 'the greeting' });
   await fault({ endpoint: 'exchange-pay', kind: 'drop' });
   const before = relay.requests.length;
   // A credential-less request first (the pool the widget's API calls use), then the click at once:
@@ -386,7 +387,7 @@ test('/users/me answering 500 then fine: the safe GET is retried and the greetin
   await fault({ endpoint: 'users-me', kind: '500' });
   const before = relay.count('GET', '/api/users/me');
   await mount(page, { offerId: newOffer('me') });
-  await waitFor(() => shadow(page, '.greeting').isVisible(), 8000, 'the greeting');
+  await waitFor(() => shadow(page, '.greeting').isVisible(), { timeout: 8000, what: 'the greeting' });
   assert.ok((await shadow(page, '.greeting').textContent()).startsWith('Hi, '), 'greeting text');
   assert.equal(relay.count('GET', '/api/users/me') - before, 2, 'GET /users/me: the 500 and one retry');
   await done();
@@ -404,7 +405,7 @@ test('QR: the merchant endpoint times out; the shopper asks again and gets the s
   assert.ok((await shownError(page)).includes(MSG.timeout), 'timeout text');
   assert.equal((await uiState(page)).busy, 'false', 'aria-busy after the timeout');
   // The gateway's QR codes have their own orderIds at the service: the first is "<offerId>~qr1".
-  await waitFor(async () => (await transactionsFor(`${offerId}~qr1`)).length === 1, 5000, 'the late QR transaction');
+  await waitFor(async () => (await transactionsFor(`${offerId}~qr1`)).length === 1, { timeout: 5000, what: 'the late QR transaction' });
   await shadow(page, 'button[data-key=pay-qr]').click();
   const [st] = await waitEvent(page, 'paywasm-status');
   assert.equal(st.status.code, 10, 'waiting for payment');
@@ -580,7 +581,7 @@ test('an unclear outcome (timeout) is answered by the gateway: the payment shows
   await checkUnclear(page, offerId, MSG.timeout);
   // The sandbox stores the slow payment after the widget gave up; its webhooks reach the gateway,
   // whose stream tells the widget.
-  const txs = await waitFor(async () => { const x = await transactionsFor(offerId); return x.length ? x : null; }, 6000, 'the late transaction');
+  const txs = await waitFor(async () => { const x = await transactionsFor(offerId); return x.length ? x : null; }, { timeout: 6000, what: 'the late transaction' });
   assert.equal((await control('POST', `/transactions/${txs[0].transaction.id}/advance`, {})).status, 200, 'advance');
   const [complete] = await waitEvent(page, 'paywasm-complete');
   assert.equal(complete.status.code, 1, 'paid');
@@ -640,7 +641,7 @@ test('after a full flow nothing of the shopper token is in storage, cookies, Ind
   const { page, context, console: logged, done } = await openPage();
   const offerId = newOffer('token');
   await mount(page, { offerId });
-  await waitFor(() => shadow(page, '.greeting').isVisible(), 8000, 'the greeting (a token use)');
+  await waitFor(() => shadow(page, '.greeting').isVisible(), { timeout: 8000, what: 'the greeting (a token use)' });
   await shadow(page, 'button.pay').click();
   const [ev] = await waitEvent(page, 'paywasm-status');
   const id = ev.transaction.id;

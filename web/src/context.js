@@ -2,9 +2,7 @@
 // (view.js) share, declared here once. The element creates it and keeps it; flows and view take it
 // as `c` and reach the element only through c.host: its attributes (typed properties) and its
 // events. The readers below are the order as the flows send it and the view shows it.
-import { PayWasmError } from './error.js';
 import { pickLocale, translate } from './locales.js';
-import { send } from './net.js';
 import { freshState } from './state.js';
 
 // The context of the element `host`, with its shadow root `root` and its own stylesheet `sheet`
@@ -70,39 +68,4 @@ export function qrAsks(c) {
 export function exchangesOf(c) {
   const list = words(c.host.exchanges).map((x) => x.toLowerCase());
   return list.length ? list : Object.keys(EXCHANGE_NAMES);
-}
-
-export function baseUrl(c) {
-  if (!c.host.baseUrl) throw new PayWasmError('usage', 'base-url is not set', { field: 'base-url' });
-  return new URL(c.host.baseUrl, document.baseURI).href;
-}
-
-// The shopper's token from the page's callback, for one request (never kept); null when there is
-// none, or a PayWasmError `unauthorized` when `required`.
-export async function token(c, required) {
-  let value = null;
-  try {
-    value = c.getShopperToken && await c.getShopperToken();
-  } catch (e) {
-    // as no token
-  }
-  if (!value && required) throw new PayWasmError('unauthorized', 'no shopper token: getShopperToken is not set, failed or gave none');
-  return value ? String(value) : null;
-}
-
-// public-key, or public-key-url's text (fetched once per URL).
-export async function publicKey(c) {
-  const el = c.host;
-  if (el.publicKey) return el.publicKey;
-  if (!el.publicKeyUrl) throw new PayWasmError('usage', 'public-key or public-key-url is required', { field: 'public-key' });
-  if (!c.keyCache) {
-    const url = new URL(el.publicKeyUrl, document.baseURI).href;
-    const res = await send({ method: 'GET', url, headers: [['Accept', 'application/x-pem-file, text/plain']] },
-      { timeoutMs: el.timeout, retries: 2, signal: c.life.signal, credentials: 'same-origin' });
-    if (res.status < 200 || res.status > 299) {
-      throw new PayWasmError(res.status >= 500 ? 'server' : 'invalid_key', `public-key-url answered HTTP ${res.status}`, { httpStatus: res.status });
-    }
-    c.keyCache = res.body;
-  }
-  return c.keyCache;
 }
