@@ -14,6 +14,11 @@ import { sleep, tempDir } from '../support/node.mjs';
 
 export { startServer, API_ORIGIN } from './server.mjs';
 
+// The one page recorder of every browser suite (violations, errors, console, the widget's events,
+// POST bodies): served as /pages/record.js here, copied as /record.js into the sites of the engine
+// and fault suites.
+export const RECORDER = path.join(path.dirname(new URL(import.meta.url).pathname), 'pages', 'record.js');
+
 export const CHROMIUM = process.env.PAYWASM_CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -292,12 +297,19 @@ export function transaction(status, extra = {}) {
 }
 
 // A fresh context and page on checkout.html with the API faked; done() asserts no page error and
-// no CSP violation.
-export async function openPage(file = 'checkout.html', { viewport = { width: 800, height: 900 }, locale = 'en-US', colorScheme = 'light' } = {}) {
+// no CSP violation. count: the wasm calls counted (countWasmCalls); holdWasm: the wasm modules'
+// answers held until releaseWasm() (a module slower than the shopper).
+export async function openPage(file = 'checkout.html', { viewport = { width: 800, height: 900 }, locale = 'en-US', colorScheme = 'light', count = false, holdWasm = false } = {}) {
   const { context, page, done, console: console_ } = await chromium.newPage({ viewport, locale, colorScheme });
   const api = await fakeApi(page, API_ORIGIN);
+  if (count) await countWasmCalls(page);
+  let releaseWasm = () => {};
+  if (holdWasm) {
+    const held = new Promise((resolve) => { releaseWasm = resolve; });
+    await page.route(/\/dist\/paywasm[\w-]*\.wasm$/, async (route) => { await held; await route.continue(); });
+  }
   await page.goto(`${server.origin}/pages/${file}`);
-  return { context, page, api, done, console: console_ };
+  return { context, page, api, done, console: console_, releaseWasm };
 }
 
 // Mounts the widget with the test defaults (overridable); `token: null` means no callback.
@@ -378,4 +390,45 @@ export async function showState(page, api, state, { statusUrl = null } = {}) {
   await page.route(`${server.origin}/merchant/status/**`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body }));
   await mount(page, { methods: 'exchange qr', statusUrl: '/merchant/status/{id}', statusInterval: '100', qrResult: QR_RESULT });
   await waitEvent(page, 'paywasm-status', { code: state === 'pending' ? 0 : 101 });
+}
+
+// A merchant gateway's checkout session on the page's origin, answered by route handlers:
+// GET /gateway/v1/checkout/cs_test is its checkout view ({ offerId, amount, currency, cart,
+// shippingAddress, methods, merchantId, publicKey, keyFingerprint, padding, serviceUrl, status }:
+// the values here, `view` overriding them), its /status answers `status` (the gateway's status view,
+// or 404 while there is none). Returns the session-url.
+export async function fakeSession(page, view = {}, { status = null } = {}) {
+  const url = `${server.origin}/gateway/v1/checkout/cs_test`;
+  const body = { offerId: OFFER, amount: '25.80', currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods: ['exchange', 'bank'],
+    merchantId: 'm-123', publicKey: keys.publicPem, keyFingerprint: keys.fingerprint, padding: 'oaep-sha1', serviceUrl: API_ORIGIN,
+    status: null, ...view };
+  await page.route(`${url}/status`, (route) => route.fulfill(status ? { status: 200, contentType: 'application/json', body: JSON.stringify(status) }
+    : { status: 404, contentType: 'application/json', body: '{"error":"none"}' }));
+  await page.route(url, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) }));
+  return url;
+}
+
+// Counts the calls into the wasm core of every page of `page`'s context from now on: an init
+// script wraps the module's one entry point (pw_call) and records each op's name in
+// window.__wasmCalls. Nothing else of the page changes.
+export async function countWasmCalls(page) {
+  await page.addInitScript(() => {
+    window.__wasmCalls = [];
+    const instantiate = WebAssembly.instantiate;
+    WebAssembly.instantiate = async function (source, imports) {
+      const made = await instantiate.call(WebAssembly, source, imports);
+      const instance = made instanceof WebAssembly.Instance ? made : made.instance;
+      const ex = instance.exports;
+      const counted = Object.assign({}, ex, {
+        pw_call(op, args) {
+          const heap = new Uint8Array(ex.memory.buffer);
+          let end = op;
+          while (heap[end]) end++;
+          window.__wasmCalls.push(new TextDecoder().decode(heap.subarray(op, end)));
+          return ex.pw_call(op, args);
+        },
+      });
+      return made instanceof WebAssembly.Instance ? { exports: counted } : { module: made.module, instance: { exports: counted } };
+    };
+  });
 }

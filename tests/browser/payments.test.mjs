@@ -280,3 +280,51 @@ test('wording: the bank account is the one chosen at the payment service; savepa
   }
   await done();
 });
+
+// ---- issue 35: a shopper who always knows where they stand ------------------------------------------
+
+// The label/value rows of the status box: [[label, value], ...].
+const facts = (page, box = '.status') => page.evaluate((b) => [...document.querySelector('paywasm-checkout').shadowRoot
+  .querySelectorAll(`${b} .fact`)].map((f) => [f.querySelector('dt').textContent, f.querySelector('dd').textContent]), box);
+
+test('success: every amount named with its currency, what was paid and how, a reference; paywasm-complete says the order and the reference', LIMIT, async () => {
+  const { page, api, done } = await openPage();
+  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction('completed') }));
+  await mount(page);
+  await page.locator('paywasm-checkout button.pay').click();
+  const [complete] = await waitEvent(page, 'paywasm-complete');
+  const id = transaction(1).id;
+  assert.equal(complete.reference, id, 'reference in the detail');
+  assert.equal(complete.offerId, OFFER, 'the order in the detail');
+  assert.deepEqual(await facts(page), [['Order total', '$25.80'], ['Paid', '0.00051234 BTC'], ['Paid with', 'Crypto exchange (Coinbase)'], ['Reference', id]]);
+  assert.equal(await page.locator('paywasm-checkout button.pay').count(), 0, 'no Pay button once paid');
+  await done();
+});
+
+test('bank: the account that pays is named before and after Pay; no Pay button while pending; no deprecation notice in the console', LIMIT, async () => {
+  const { page, api, done, console: logged } = await openPage();
+  api.on('POST /purchases', () => ({ json: transaction(0, { amount: undefined, currency: undefined }) }));
+  await mount(page, { methods: 'bank', accountId: 'acct-77', stockId: 'bank-conn-5', bankAccount: 'Checking ••6789' });
+  assert.deepEqual(await facts(page, '.panel'), [['Paid from', 'Checking ••6789']], 'before Pay');
+  await page.locator('paywasm-checkout button.pay').click();
+  const [st] = await waitEvent(page, 'paywasm-status');
+  assert.equal(st.status.kind, 'pending', 'pending');
+  const rows = await facts(page);
+  assert.deepEqual(rows.find((r) => r[0] === 'Paid from'), ['Paid from', 'Checking ••6789'], `after Pay: ${JSON.stringify(rows)}`);
+  assert.deepEqual(rows.find((r) => r[0] === 'Reference'), ['Reference', transaction(0).id], 'the reference while pending');
+  assert.equal(await page.locator('paywasm-checkout button.pay').count(), 0, 'no Pay button (disabled or not) on a pending payment');
+  assert.ok(!logged.some((m) => /deprecat/i.test(m)), `nothing about deprecation in the shopper's console: ${logged.join(' | ')}`);
+  await done();
+});
+
+test('the service account is named as the account ("Signed in … as Ada"), under the form, not as a greeting above it', LIMIT, async () => {
+  const { page, api, done } = await openPage();
+  api.on('GET /users/me', () => ({ json: { ok: true, result: { fullname: 'Ada Lovelace', profile: { firstName: 'Ada' } } } }));
+  await mount(page);
+  const greeting = page.locator('paywasm-checkout .greeting');
+  await greeting.waitFor();
+  assert.equal(await greeting.textContent(), 'Signed in at the payment service as Ada');
+  const last = await page.evaluate(() => document.querySelector('paywasm-checkout').shadowRoot.querySelector('.root').lastElementChild.className);
+  assert.equal(last, 'greeting', 'the last thing in the checkout');
+  await done();
+});

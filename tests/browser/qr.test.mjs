@@ -192,3 +192,19 @@ test('QR on a phone (375 px): the code leaves room; "Open in wallet app" and the
   assert.ok(shown.includes('Pending') && shown.includes('is being confirmed') && shown.includes('You can close this page'), shown);
   await done();
 });
+
+// ---- issue 35 ---------------------------------------------------------------------------------------
+
+test('a QR code shows its time left, and says it politely (not each second) as it crosses a minute', LIMIT, async () => {
+  const { page, done } = await openPage();
+  await mount(page, { methods: 'exchange qr', qrResult: { ...QR_RESULT, expiresAt: Date.now() + 61500 } });
+  await waitEvent(page, 'paywasm-status');
+  const timer = page.locator('paywasm-checkout [role=timer]');
+  assert.match(await timer.textContent(), /^The code expires in 1:0[12]\.$/, 'the time left');
+  const told = page.locator('paywasm-checkout .qr [aria-live=polite]');
+  assert.equal(await told.textContent(), '', 'nothing said at first');
+  await page.waitForFunction(() => document.querySelector('paywasm-checkout').shadowRoot.querySelector('.qr [aria-live=polite]').textContent !== '',
+    null, { timeout: 5000 });
+  assert.match(await told.textContent(), /^The code expires in (1:00|0:59)\.$/, 'said once it is a minute');
+  await done();
+});

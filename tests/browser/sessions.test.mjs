@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { API_ORIGIN, LIMIT, OFFER, PHONE, chromium, keys, mount, openPage, opensslDecrypt, payState, server, showState, text, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
+import { API_ORIGIN, ADDRESS, CART, LIMIT, OFFER, PHONE, TOKEN, chromium, countWasmCalls, events, fakeSession, keys, mount, openPage, opensslDecrypt, payState, server, showState, text, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
 
 useWidgetSuite();
 
@@ -81,3 +81,75 @@ if (process.env.PAYWASM_SANDBOX) {
     }
   });
 }
+
+// ---- issue 35: the session's amount is the core's to check; one Pay click, few calls into it -------
+
+// Opens checkout.html with the wasm calls counted and a faked session (`view` overrides its values);
+// mounts the element on session-url alone with the shopper's token.
+async function openSession(view, options = {}) {
+  const opened = await openPage('checkout.html', { count: true });
+  const url = await fakeSession(opened.page, view);
+  await opened.page.evaluate(([u, token, o]) => {
+    window.__ctl = PayWasm.mount('#app', { sessionUrl: u, getShopperToken: async () => token, ...o });
+  }, [url, TOKEN, options]);
+  return opened;
+}
+
+test('session mode: one Pay click makes at most 4 calls into the wasm core, counted', LIMIT, async () => {
+  const { page, api, done } = await openSession();
+  await waitEvent(page, 'paywasm-ready');
+  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction(0) }));
+  // Everything the load does (the order checked once, the greeting, the warm-up encryption) is over.
+  await page.locator('paywasm-checkout .greeting').waitFor();
+  await page.waitForFunction(() => window.__wasmCalls.includes('encrypt'));
+  const before = await page.evaluate(() => window.__wasmCalls.length);
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-status');
+  const calls = await page.evaluate((n) => window.__wasmCalls.slice(n), before);
+  assert.ok(calls.length <= 4, `${calls.length} calls for one click: ${calls.join(', ')}`);
+  assert.ok(calls.includes('paymentRequest') && calls.includes('parseResponse'), `the payment itself: ${calls.join(', ')}`);
+  assert.ok(!calls.includes('checkOrder') && !calls.includes('exchangePayload'), `the unchanged order is not checked again: ${calls.join(', ')}`);
+  assert.equal(api.count('POST /exchanges/payments/coinbase'), 1, 'one payment sent');
+  await done();
+});
+
+test('session mode: a page cart that does not add up to the session\'s amount is refused by the core; nothing can be paid', LIMIT, async () => {
+  const { page, api, done } = await openSession({ amount: '30.00' });
+  const [err] = await waitEvent(page, 'paywasm-error');
+  assert.equal(err.error.code, 'validation', 'code');
+  assert.equal(err.error.field, 'cart', 'field');
+  assert.match(err.error.message, /adds up to 25\.8, the session's amount is 30/, err.error.message);
+  assert.equal(await page.locator('paywasm-checkout button.pay').count(), 0, 'no Pay button');
+  assert.equal(api.calls.length, 0, 'nothing sent');
+  // The same amount written another way is the same amount.
+  const other = await openSession({ amount: '25.800' });
+  await waitEvent(other.page, 'paywasm-ready');
+  assert.equal(await text(other.page, 'button.pay'), 'Pay $25.80', 'the cart pays');
+  await other.done();
+  await done();
+});
+
+test('usable before the module: with a session, the form, the total and Pay are drawn while the wasm is still on its way', LIMIT, async () => {
+  const { page, api, done, releaseWasm } = await openPage('checkout.html', { count: true, holdWasm: true });
+  const url = await fakeSession(page);
+  await page.evaluate(([u, token]) => {
+    window.__ctl = PayWasm.mount('#app', { sessionUrl: u, getShopperToken: async () => token });
+  }, [url, TOKEN]);
+  const [usable] = await waitEvent(page, 'paywasm-usable');
+  assert.deepEqual(await events(page, 'paywasm-ready'), [], 'not ready: the module is held');
+  assert.equal(await text(page, 'dd[part=total]'), '$25.80', 'the session\'s amount');
+  assert.equal(await text(page, 'button.pay'), 'Pay $25.80', 'Pay, armed');
+  assert.equal(await page.locator('paywasm-checkout button.pay').isEnabled(), true, 'armed');
+  assert.deepEqual(await page.evaluate(() => window.__wasmCalls), [], 'no call into the core yet');
+  assert.ok(usable.at > 0, 'timed');
+  // A shopper faster than the module: the click waits for it, saying so, then pays once.
+  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction(0) }));
+  await page.locator('paywasm-checkout button.pay').click();
+  assert.equal(await text(page, 'button.pay'), 'Loading secure checkout…', 'the button says what it waits for');
+  releaseWasm();
+  await waitEvent(page, 'paywasm-ready');
+  const [st] = await waitEvent(page, 'paywasm-status');
+  assert.equal(st.status.code, 0, 'paid, pending');
+  assert.equal(api.count('POST /exchanges/payments/coinbase'), 1, 'one payment');
+  await done();
+});

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { assertTokenNowhere, distDir, pageTraces, useBrowser, waitEvent } from '../browser/lib.mjs';
+import { RECORDER, assertTokenNowhere, distDir, pageTraces, useBrowser, waitEvent } from '../browser/lib.mjs';
 import { startSandbox, getJson, sendJson } from '../server/harness.mjs';
 import { gw, startGateway } from '../gateway/harness.mjs';
 import { holdPort, sleep, tempDir, waitFor } from '../support/node.mjs';
@@ -36,6 +36,7 @@ let FINGERPRINT;  // SHA-256 of the merchant key's SPKI, for key-fingerprint
 before(async () => {
   site = tempDir('paywasm-faults-site-');
   fs.cpSync(path.join(here, 'pages'), site, { recursive: true });
+  fs.copyFileSync(RECORDER, path.join(site, 'record.js'));
   // The merchant's side (QR creation, statuses) is the real gateway on its own origin: the pages'
   // CSP lets them connect to it (--connect-src).
   const gatewayHold = await holdPort();  // until the sandbox and the relay are listening

@@ -259,6 +259,7 @@ function drawStatus(c) {
           ['paidWith', how(c, st)], ['reference', st.reference]);
       } else {
         rows.push(['amount.total', moneyOf(c, st.total)], ['amount.due', moneyOf(c, asked)]);
+        if (st.method === 'bank') rows.push(['paidFrom', c.host.bankAccount]);
         if (partly) rows.push(['amount.arrived', moneyOf(c, st.received)], ['amount.missing', moneyOf(c, st.remaining)]);
         if (info.next === 'wait') rows.push(['reference', st.reference]);
       }

@@ -3,8 +3,8 @@
 // the REAL merchant gateway (as tests/faults does), from the `make dist` files under the strict CSP.
 //   PAYWASM_SANDBOX=<paywasm-sandbox> PAYWASM_CLI=<paywasm> PAYWASM_MERCHANT=<paywasm-merchant> \
 //     node --test-reporter=spec tests/browser/engines/suite.mjs --engine <chromium|firefox|webkit|wpe> --dist <dist dir>
-// The sandbox serves the page (engines/site: the widget's script tag with its SRI, and record.js,
-// which records violations, errors, console messages, events and payment POST bodies the same way
+// The sandbox serves the page (engines/site: the widget's script tag with its SRI, and the suites'
+// recorder pages/record.js, which records violations, errors, console messages, events and payment POST bodies the same way
 // in every engine) and the API on one origin; the gateway on another (in the page's connect-src).
 // The first line printed names the engine and its version. Exits non-zero when a test fails.
 import { after, afterEach, before, test } from 'node:test';
@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { assertTokenNowhere, distDir, opensslDecrypt, pageTraces, zbar } from '../lib.mjs';
+import { RECORDER, assertTokenNowhere, distDir, opensslDecrypt, pageTraces, zbar } from '../lib.mjs';
 import { launchEngine } from './index.mjs';
 import { getJson, sendJson } from '../../server/harness.mjs';
 import { gw, startSandbox, startGateway } from '../../gateway/harness.mjs';
@@ -38,6 +38,7 @@ before(async () => {
   work = tempDir('paywasm-engines-');
   const site = path.join(work, 'site');
   fs.cpSync(path.join(here, 'site'), site, { recursive: true });
+  fs.copyFileSync(RECORDER, path.join(site, 'record.js'));
   fs.copyFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), path.join(site, 'axe.min.js'));
   // Both modules, changed by one custom section at the end: still valid wasm, so only the
   // integrity check built into the script can refuse them.
@@ -143,7 +144,7 @@ async function session(offerId, methods = ['exchange', 'qr']) {
   return { url, qrEndpoint: `${url}/qr`, statusUrl: `${url}/status` };
 }
 
-// In the page: the element in the checkout's shadow root that `selector` names (site/record.js).
+// In the page: the element in the checkout's shadow root that `selector` names (pages/record.js).
 const inShadow = (selector) => window.__shadow(selector);
 
 // Chooses a payment method as a shopper does (a click on its radio) and waits until it is chosen.
