@@ -12,7 +12,9 @@ import assert from 'node:assert/strict';
 import { chromium as playwrightChromium } from 'playwright-core';
 import { sleep, tempDir } from '../support/node.mjs';
 
-export { startServer, API_ORIGIN } from './server.mjs';
+import { startServer, API_ORIGIN } from './server.mjs';
+
+export { startServer, API_ORIGIN };
 
 // The one page recorder of every browser suite (violations, errors, console, the widget's events,
 // POST bodies): served as /pages/record.js here, copied as /record.js into the sites of the engine

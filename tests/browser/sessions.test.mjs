@@ -23,7 +23,7 @@ test('an unclear outcome: one headline, the next step apart, the order id kept; 
     assert.deepEqual(shown.bold, ['The payment service had a problem.'], 'one headline');
     assert.equal(shown.lines.length, 2, `the headline and one next step: ${JSON.stringify(shown.lines)}`);
     assert.ok(shown.lines[1].includes('do not pay again') && shown.lines[1].includes(OFFER), shown.lines[1]);
-    assert.ok(!shown.again && (await payState(page)).disabled, 'nothing offered, Pay locked');
+    assert.ok(!shown.again && (await payState(page)).label === null, 'nothing offered, no Pay button: the order is locked');
     await done();
   }
   // The status-url says nothing was taken: "Pay again" sends the same order (the same offerId) once.
@@ -32,7 +32,7 @@ test('an unclear outcome: one headline, the next step apart, the order id kept; 
   await page.locator('paywasm-checkout .error button', { hasText: 'Pay again' }).waitFor();
   const shown = await text(page, '.error');
   assert.ok(shown.includes('The shop has no payment for this order: you can pay again, safely') && shown.includes('never charged twice'), shown);
-  assert.ok((await payState(page)).disabled, 'the form\'s Pay buttons stay locked: only the same payment is offered');
+  assert.equal((await payState(page)).label, null, 'the form\'s Pay buttons are gone: only the same payment is offered');
   api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction('pending') }));
   await page.locator('paywasm-checkout .error button').click();
   const [st] = await waitEvent(page, 'paywasm-status');
@@ -95,8 +95,9 @@ async function openSession(view, options = {}) {
   return opened;
 }
 
-test('session mode: one Pay click makes at most 4 calls into the wasm core, counted', LIMIT, async () => {
+test('session mode: one Pay click makes at most 4 calls into the wasm core, counted', LIMIT, async (t) => {
   const { page, api, done } = await openSession();
+  api.on('GET /users/me', () => ({ json: { ok: true, result: { profile: { firstName: 'Ada' } } } }));
   await waitEvent(page, 'paywasm-ready');
   api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction(0) }));
   // Everything the load does (the order checked once, the greeting, the warm-up encryption) is over.
@@ -106,6 +107,7 @@ test('session mode: one Pay click makes at most 4 calls into the wasm core, coun
   await page.locator('paywasm-checkout button.pay').click();
   await waitEvent(page, 'paywasm-status');
   const calls = await page.evaluate((n) => window.__wasmCalls.slice(n), before);
+  t.diagnostic(`one Pay click: ${calls.length} calls: ${calls.join(', ')}`);
   assert.ok(calls.length <= 4, `${calls.length} calls for one click: ${calls.join(', ')}`);
   assert.ok(calls.includes('paymentRequest') && calls.includes('parseResponse'), `the payment itself: ${calls.join(', ')}`);
   assert.ok(!calls.includes('checkOrder') && !calls.includes('exchangePayload'), `the unchanged order is not checked again: ${calls.join(', ')}`);
@@ -120,7 +122,7 @@ test('session mode: a page cart that does not add up to the session\'s amount is
   assert.equal(err.error.field, 'cart', 'field');
   assert.match(err.error.message, /adds up to 25\.8, the session's amount is 30/, err.error.message);
   assert.equal(await page.locator('paywasm-checkout button.pay').count(), 0, 'no Pay button');
-  assert.equal(api.calls.length, 0, 'nothing sent');
+  assert.deepEqual(api.calls.filter((c) => c.method === 'POST'), [], 'nothing sent');
   // The same amount written another way is the same amount.
   const other = await openSession({ amount: '25.800' });
   await waitEvent(other.page, 'paywasm-ready');

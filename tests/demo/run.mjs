@@ -49,7 +49,7 @@ async function openShop() {
   // the greeting (GET /users/me with the session's base URL) follows all the same (issue 24).
   const greeting = page.locator('paywasm-checkout .greeting');
   await greeting.waitFor({ state: 'visible', timeout: 10000 });
-  assert.match(await greeting.textContent(), /^Hi, \S+/, 'the greeting');
+  assert.match(await greeting.textContent(), /^Signed in at the payment service as \S+/, 'the greeting');
   return { context, page, errors, offerId };
 }
 

@@ -389,7 +389,7 @@ test('/users/me answering 500 then fine: the safe GET is retried and the greetin
   const before = relay.count('GET', '/api/users/me');
   await mount(page, { offerId: newOffer('me') });
   await waitFor(() => shadow(page, '.greeting').isVisible(), { timeout: 8000, what: 'the greeting' });
-  assert.ok((await shadow(page, '.greeting').textContent()).startsWith('Hi, '), 'greeting text');
+  assert.ok((await shadow(page, '.greeting').textContent()).startsWith('Signed in at the payment service as '), 'greeting text');
   assert.equal(relay.count('GET', '/api/users/me') - before, 2, 'GET /users/me: the 500 and one retry');
   await done();
 });
