@@ -21,6 +21,15 @@ export { startServer, API_ORIGIN };
 // and fault suites.
 export const RECORDER = path.join(path.dirname(new URL(import.meta.url).pathname), 'pages', 'record.js');
 
+// A site for the sandbox to serve (its --site): a temporary copy of `pagesDir` with the recorder
+// as /record.js. Returns its path; the caller removes it.
+export function sandboxSite(pagesDir, prefix = 'paywasm-site-') {
+  const site = tempDir(prefix);
+  fs.cpSync(pagesDir, site, { recursive: true });
+  fs.copyFileSync(RECORDER, path.join(site, 'record.js'));
+  return site;
+}
+
 export const CHROMIUM = process.env.PAYWASM_CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];

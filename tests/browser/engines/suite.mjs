@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { RECORDER, assertTokenNowhere, distDir, opensslDecrypt, pageTraces, zbar } from '../lib.mjs';
+import { assertTokenNowhere, sandboxSite, distDir, opensslDecrypt, pageTraces, zbar } from '../lib.mjs';
 import { launchEngine } from './index.mjs';
 import { getJson, sendJson } from '../../server/harness.mjs';
 import { gw, startSandbox, startGateway } from '../../gateway/harness.mjs';
@@ -27,7 +27,8 @@ const DIST = distDir(['paywasm.js', 'paywasm.wasm', 'paywasm-nosimd.wasm', 'payw
 const LIMIT = { timeout: 60000 };  // each test's time limit
 
 let engine;   // launchEngine(ENGINE)
-let work;     // temp folder: the site the sandbox serves, ciphertext blocks for OpenSSL
+let work;     // temp folder: ciphertext blocks for OpenSSL
+let siteDir;  // the site the sandbox serves (sandboxSite)
 let sandbox;  // the payment service (serving the site, the widget and the API)
 let gateway;  // the merchant's side: sessions, QR creation, the status stream
 let ORIGIN;   // the sandbox's origin: the shop page and the API
@@ -36,9 +37,8 @@ let KEY;      // { privatePath }: the sandbox's merchant private key, for OpenSS
 before(async () => {
   assert.ok(ENGINE, 'name the engine: --engine <chromium|firefox|webkit|wpe>');
   work = tempDir('paywasm-engines-');
-  const site = path.join(work, 'site');
-  fs.cpSync(path.join(here, 'site'), site, { recursive: true });
-  fs.copyFileSync(RECORDER, path.join(site, 'record.js'));
+  const site = sandboxSite(path.join(here, 'site'), 'paywasm-engines-site-');
+  siteDir = site;
   fs.copyFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), path.join(site, 'axe.min.js'));
   // Both modules, changed by one custom section at the end: still valid wasm, so only the
   // integrity check built into the script can refuse them.
@@ -67,7 +67,7 @@ after(async () => {
   await engine?.close();
   await gateway?.stop();
   await sandbox?.stop();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
+  for (const dir of [work, siteDir]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 // ---- fixtures and helpers ---------------------------------------------------------------------
