@@ -271,7 +271,8 @@ async function memoryRun(browser, origin) {
 
 // Cold start: a new browser context per load (its own renderer process: no compiled-module reuse),
 // the HTTP cache off (CDP), the wasm compiled from the stream. The first load is a warm-up.
-// ready.html is the plain snippet (one script tag: the budget); ready-preload.html adds the
+// ready.html is the plain snippet (one script tag: the budgets, script tag -> paywasm-usable and ->
+// paywasm-ready); ready-preload.html adds the
 // documented <link rel=preload> for the wasm. Loads alternate between the two pages.
 async function coldLoads(browser, origin) {
   const runs = [];
@@ -293,6 +294,8 @@ async function coldLoads(browser, origin) {
       const js = entry('/dist/paywasm.js');
       const wasm = entry('/dist/paywasm.wasm');
       return {
+        usable: window.__benchUsableAt - js.startTime,
+        usableFromNavigation: window.__benchUsableAt,
         ready: window.__benchReadyAt - js.startTime,
         fromNavigation: window.__benchReadyAt,
         scriptFetch: js.responseEnd - js.startTime,

@@ -1,0 +1,88 @@
+// Cold start, A/B: two builds of the widget side by side on the same machine in the same minutes,
+// in any engine of the tests (tests/browser/engines): the loads alternate (A, B, B, A, ...), each a
+// fresh page (new context or WebDriver session, nothing cached), ready.html on each build's own
+// bench server. A build without paywasm-usable (before 0.3) draws its form at paywasm-ready, so its
+// usable time is its ready time (pages/ready-probe.js).
+//   node bench/cold-ab.mjs --a <dist dir> --b <dist dir> [--loads 15] [--engines chromium,firefox,webkit,wpe] [--out DIR]
+// Prints (and writes <out>/cold-ab.md, cold-ab.json) the medians per engine and build: script tag ->
+// usable, -> ready, and the parts (script fetch, script loaded -> wasm request, wasm fetch, wasm
+// received -> ready).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServerProcess } from './server.mjs';
+import { summary } from './stats.mjs';
+import { ENGINES, launchEngine } from '../tests/browser/engines/index.mjs';
+import { waitFor } from '../tests/support/node.mjs';
+
+const argv = process.argv.slice(2);
+const option = (name, fallback) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : fallback);
+const builds = { A: path.resolve(option('a', '')), B: path.resolve(option('b', '')) };
+const loads = Number(option('loads', 15));
+const engines = option('engines', ENGINES.join(',')).split(',');
+const outDir = path.resolve(option('out', path.join(path.dirname(new URL(import.meta.url).pathname), 'results')));
+for (const [k, dir] of Object.entries(builds)) {
+  if (!fs.existsSync(path.join(dir, 'paywasm.js'))) throw new Error(`--${k.toLowerCase()} ${dir}: no paywasm.js there`);
+}
+const PARTS = ['usable', 'ready', 'scriptFetch', 'scriptToWasmRequest', 'wasmFetch', 'wasmToReady'];
+
+// One cold load of ready.html from `origin` in a fresh page: the times from the script's request.
+async function coldLoad(engine, origin) {
+  const page = await engine.newPage();
+  try {
+    await page.goto(`${origin}/pages/ready.html`);
+    return await waitFor(() => page.run(() => {
+      if (window.__benchReadyAt === undefined) return null;
+      const entries = performance.getEntriesByType('resource');
+      const js = entries.find((e) => e.name.endsWith('/dist/paywasm.js'));
+      const wasm = entries.find((e) => /\/dist\/paywasm(-nosimd)?\.wasm$/.test(e.name));
+      return {
+        usable: window.__benchUsableAt - js.startTime, ready: window.__benchReadyAt - js.startTime,
+        scriptFetch: js.responseEnd - js.startTime, scriptToWasmRequest: wasm.startTime - js.responseEnd,
+        wasmFetch: wasm.responseEnd - wasm.startTime, wasmToReady: window.__benchReadyAt - wasm.responseEnd,
+      };
+    }), { timeout: 15000, interval: 20, what: 'paywasm-ready on ready.html' });
+  } finally {
+    await page.close();
+  }
+}
+
+const servers = {};
+for (const [k, distDir] of Object.entries(builds)) servers[k] = await startServerProcess({ distDir, vendor: {}, inputs: {} });
+const results = { meta: { date: new Date().toISOString(), cpus: os.cpus().length, load: os.loadavg()[0], loads, builds }, engines: [] };
+try {
+  for (const name of engines) {
+    const engine = await launchEngine(name);
+    try {
+      const runs = { A: [], B: [] };
+      await coldLoad(engine, servers.A.origin);  // the engine's own first start, thrown away
+      for (let i = 0; i < loads; i++) {
+        for (const k of i % 2 ? ['B', 'A'] : ['A', 'B']) runs[k].push(await coldLoad(engine, servers[k].origin));
+      }
+      const med = (k) => Object.fromEntries(PARTS.map((p) => [p, summary(runs[k].map((r) => r[p]))]));
+      results.engines.push({ engine: engine.name, version: engine.version, A: med('A'), B: med('B'), runs });
+      console.log(`cold-ab: ${engine.name} ${engine.version} done`);
+    } finally {
+      await engine.close();
+    }
+  }
+} finally {
+  await Promise.all(Object.values(servers).map((s) => s.close()));
+}
+const f = (s) => s.median.toFixed(1);
+const md = [
+  `# Cold start A/B (${results.meta.date}, ${results.meta.cpus} CPUs, load ${results.meta.load.toFixed(2)} at start, ${loads} loads per build and engine, interleaved)`,
+  '',
+  `A: ${builds.A}  `,
+  `B: ${builds.B}`,
+  '',
+  '| engine | build | **script tag -> usable** | script tag -> ready | script fetch | script loaded -> wasm request | wasm fetch | wasm received -> ready |',
+  '|---|---|---|---|---|---|---|---|',
+  ...results.engines.flatMap((r) => ['A', 'B'].map((k) => `| ${r.engine} ${r.version} | ${k} | **${f(r[k].usable)}** (${r[k].usable.min.toFixed(1)}–${r[k].usable.max.toFixed(1)}) | `
+    + `${f(r[k].ready)} | ${f(r[k].scriptFetch)} | ${f(r[k].scriptToWasmRequest)} | ${f(r[k].wasmFetch)} | ${f(r[k].wasmToReady)} |`)),
+  '',
+].join('\n');
+fs.mkdirSync(outDir, { recursive: true });
+fs.writeFileSync(path.join(outDir, 'cold-ab.json'), `${JSON.stringify(results, null, 2)}\n`);
+fs.writeFileSync(path.join(outDir, 'cold-ab.md'), md);
+console.log(`\n${md}`);
