@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { API_ORIGIN, DIST, LIMIT, PHONE, QR_RESULT, axe, chromium, expectedExchangePayload, keys, languageFiles, mount, openPage, opensslDecrypt, server, shotsDir, showState, text, textWhen, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
-import { sleep } from '../support/node.mjs';
 
 useWidgetSuite();
 
@@ -183,7 +182,8 @@ test('currency amounts say which currency in every locale', LIMIT, async () => {
   const seen = {};
   for (const lang of ['en-US', 'de', 'fr', 'es', 'pt-BR', 'pt-PT', 'en-GB', 'de-CH']) {
     await page.evaluate((l) => window.__ctl.update({ locale: l }), lang);
-    await sleep(50);
+    await page.waitForFunction((l) => document.querySelector('paywasm-checkout').shadowRoot.querySelector('.root')
+      .getAttribute('lang') === new Intl.Locale(l).toString(), lang);
     seen[lang] = (await text(page, '[part=total]')).replace(/\s/g, ' ');
   }
   assert.equal(seen['en-US'], '$25.80', 'the home currency keeps its symbol');
@@ -192,19 +192,26 @@ test('currency amounts say which currency in every locale', LIMIT, async () => {
   await done();
 });
 
-test('screenshots of the paid, pending, unclear-outcome and partial states at 375 px, light and dark', LIMIT, async () => {
+// The shopper's states at 375 px, light and dark, into shotsDir() (build/native/screenshots); the six
+// that docs/widget.md shows are copied from there into docs/img/ by `node tests/browser/screenshots.mjs`.
+test('screenshots of the form, pending (exchange, bank, QR), QR with time left, paid, unclear-outcome and partial states at 375 px, light and dark', { timeout: 120000 }, async () => {
   fs.mkdirSync(shotsDir(), { recursive: true });
-  for (const state of ['paid', 'pending', 'unclear', 'unclear-nothing-taken', 'partial']) {
+  for (const state of ['form', 'pending-exchange', 'pending-bank', 'qr', 'paid', 'pending', 'unclear', 'unclear-nothing-taken', 'partial']) {
     for (const colorScheme of ['light', 'dark']) {
       const { page, api, done } = await openPage('checkout.html', { viewport: PHONE, colorScheme });
       await showState(page, api, state.startsWith('unclear') ? 'unclear' : state,
         { statusUrl: state === 'unclear-nothing-taken' ? `${API_ORIGIN}/gateway/status` : null });
       if (state === 'unclear-nothing-taken') await page.locator('paywasm-checkout .error button').waitFor();
-      await page.evaluate((dark) => { if (dark) document.querySelector('paywasm-checkout').setAttribute('theme', 'dark'); }, colorScheme === 'dark');
-      await sleep(50);
+      if (colorScheme === 'dark') {
+        await page.evaluate(() => document.querySelector('paywasm-checkout').setAttribute('theme', 'dark'));
+        await page.waitForFunction(() => getComputedStyle(document.querySelector('paywasm-checkout').shadowRoot.querySelector('.root'))
+          .backgroundColor === 'rgb(13, 17, 23)');
+      }
+      // The frame that shows it (and the brand colours worked out again after the theme's transition).
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       const file = path.join(shotsDir(), `${state}-375-${colorScheme}.png`);
-      await page.screenshot({ path: file, fullPage: true });
-      assert.ok(fs.statSync(file).size > 5000, `${file} written`);
+      await page.locator('paywasm-checkout').screenshot({ path: file });
+      assert.ok(fs.statSync(file).size > 3000, `${file} written`);
       const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(scroll <= PHONE.width, `${state} ${colorScheme}: nothing overflows (${scroll})`);
       await done();

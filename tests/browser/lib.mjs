@@ -379,10 +379,28 @@ export const boxes = (page, selectors) => page.evaluate((list) => {
   }));
 }, selectors);
 
-// Puts the checkout into one of the shopper's states, on the fake API: paid (an exchange payment
-// completed), pending (a QR payment seen), unclear (a 500 to the payment; `statusUrl` given, the
-// status view of a gateway session with nothing taken), partial (part of a QR code's amount).
+// Puts the checkout into one of the shopper's states, on the fake API: form (nothing done yet),
+// paid (an exchange payment completed), pending-exchange and pending-bank (a payment taken, not
+// final; the bank from "Checking ••6789"), qr (a code with 4:59 left), pending (a QR payment seen),
+// unclear (a 500 to the payment; `statusUrl` given, the status view of a gateway session with
+// nothing taken), partial (part of a QR code's amount).
 export async function showState(page, api, state, { statusUrl = null } = {}) {
+  if (state === 'form' || state === 'pending-exchange' || state === 'pending-bank') {
+    api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction(0) }));
+    api.on('POST /purchases', () => ({ json: transaction(0, { amount: undefined, currency: undefined }) }));
+    await mount(page, { methods: 'exchange bank qr', accountId: 'acct-77', stockId: 'bank-conn-5', bankAccount: 'Checking ••6789',
+      qrEndpoint: '/merchant/qr' });
+    if (state === 'form') return;
+    if (state === 'pending-bank') await page.locator('paywasm-checkout input#method-bank').check();
+    await page.locator('paywasm-checkout button.pay').click();
+    await waitEvent(page, 'paywasm-status');
+    return;
+  }
+  if (state === 'qr') {
+    await mount(page, { methods: 'exchange qr', qrResult: { ...QR_RESULT, expiresAt: Date.now() + 299500 } });
+    await waitEvent(page, 'paywasm-status');
+    return;
+  }
   if (state === 'paid' || state === 'unclear') {
     api.on('POST /exchanges/payments/coinbase', () => (state === 'paid' ? { json: transaction('completed') }
       : { status: 500, body: '{"message":"internal error"}' }));
