@@ -189,6 +189,12 @@ export interface PayWasmCore {
   bankPayload(order: BankOrder): string;
   /** Exact decimal text of sum(price * quantity); an item that is not a CartItem throws, naming it. */
   cartTotal(cart: CartItem[]): string;
+  /**
+   * The total (exact decimal text) of an exchange order as exchangePayload() would send it, every
+   * rule of the payload checked; with `sessionAmount` (a gateway session's fixed amount, decimal
+   * text) a cart that adds up to another amount is refused (PayWasmError validation, field 'cart').
+   */
+  checkOrder(order: ExchangeOrder, sessionAmount?: string): string;
   /** The request of one exchange or bank payment, built by the core (defaults, validation, encryption). */
   paymentRequest(p: PaymentRequestInput): HttpRequestInit;
   /** GET /users/me with the shopper's token. */
