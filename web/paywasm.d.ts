@@ -160,6 +160,8 @@ export interface PaymentRequestInput {
   /** Exchange payments: the exchange, and the allowed list (default: the five documented). */
   exchange?: string;
   exchanges?: string[];
+  /** A gateway session's fixed amount (decimal text): a cart that adds up to another is refused, nothing is encrypted. */
+  sessionAmount?: string;
 }
 
 /** A request the core built, for fetch(). */
