@@ -47,13 +47,35 @@ async function coldLoad(engine, origin) {
   }
 }
 
+const f = (s) => s.median.toFixed(1);
+// Written after each engine, so that an engine that fails or hangs later leaves the others' figures.
+function write() {
+  const md = [
+    `# Cold start A/B (${results.meta.date}, ${results.meta.cpus} CPUs, load ${results.meta.load.toFixed(2)} at start, ${loads} loads per build and engine, interleaved)`,
+    '',
+    `A: ${builds.A}  `,
+    `B: ${builds.B}`,
+    '',
+    '| engine | build | **script tag -> usable** | script tag -> ready | script fetch | script loaded -> wasm request | wasm fetch | wasm received -> ready |',
+    '|---|---|---|---|---|---|---|---|',
+    ...results.engines.flatMap((r) => (r.error ? [`| ${r.engine} | - | failed: ${r.error} | | | | | |`]
+      : ['A', 'B'].map((k) => `| ${r.engine} ${r.version} | ${k} | **${f(r[k].usable)}** (${r[k].usable.min.toFixed(1)}–${r[k].usable.max.toFixed(1)}) | `
+        + `${f(r[k].ready)} | ${f(r[k].scriptFetch)} | ${f(r[k].scriptToWasmRequest)} | ${f(r[k].wasmFetch)} | ${f(r[k].wasmToReady)} |`))),
+    '',
+  ].join('\n');
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'cold-ab.json'), `${JSON.stringify(results, null, 2)}\n`);
+  fs.writeFileSync(path.join(outDir, 'cold-ab.md'), md);
+  return md;
+}
 const servers = {};
 for (const [k, distDir] of Object.entries(builds)) servers[k] = await startServerProcess({ distDir, vendor: {}, inputs: {} });
 const results = { meta: { date: new Date().toISOString(), cpus: os.cpus().length, load: os.loadavg()[0], loads, builds }, engines: [] };
 try {
   for (const name of engines) {
-    const engine = await launchEngine(name);
+    let engine;
     try {
+      engine = await launchEngine(name);
       const runs = { A: [], B: [] };
       await coldLoad(engine, servers.A.origin);  // the engine's own first start, thrown away
       for (let i = 0; i < loads; i++) {
@@ -62,27 +84,15 @@ try {
       const med = (k) => Object.fromEntries(PARTS.map((p) => [p, summary(runs[k].map((r) => r[p]))]));
       results.engines.push({ engine: engine.name, version: engine.version, A: med('A'), B: med('B'), runs });
       console.log(`cold-ab: ${engine.name} ${engine.version} done`);
+    } catch (e) {
+      results.engines.push({ engine: name, error: String(e.message || e).slice(0, 200) });
+      console.log(`cold-ab: ${name} failed: ${e.message}`);
     } finally {
-      await engine.close();
+      await engine?.close();
     }
+    write();
   }
 } finally {
   await Promise.all(Object.values(servers).map((s) => s.close()));
 }
-const f = (s) => s.median.toFixed(1);
-const md = [
-  `# Cold start A/B (${results.meta.date}, ${results.meta.cpus} CPUs, load ${results.meta.load.toFixed(2)} at start, ${loads} loads per build and engine, interleaved)`,
-  '',
-  `A: ${builds.A}  `,
-  `B: ${builds.B}`,
-  '',
-  '| engine | build | **script tag -> usable** | script tag -> ready | script fetch | script loaded -> wasm request | wasm fetch | wasm received -> ready |',
-  '|---|---|---|---|---|---|---|---|',
-  ...results.engines.flatMap((r) => ['A', 'B'].map((k) => `| ${r.engine} ${r.version} | ${k} | **${f(r[k].usable)}** (${r[k].usable.min.toFixed(1)}–${r[k].usable.max.toFixed(1)}) | `
-    + `${f(r[k].ready)} | ${f(r[k].scriptFetch)} | ${f(r[k].scriptToWasmRequest)} | ${f(r[k].wasmFetch)} | ${f(r[k].wasmToReady)} |`)),
-  '',
-].join('\n');
-fs.mkdirSync(outDir, { recursive: true });
-fs.writeFileSync(path.join(outDir, 'cold-ab.json'), `${JSON.stringify(results, null, 2)}\n`);
-fs.writeFileSync(path.join(outDir, 'cold-ab.md'), md);
-console.log(`\n${md}`);
+console.log(`\n${write()}`);

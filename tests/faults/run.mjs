@@ -162,7 +162,8 @@ test('slow answer (latency 1.5 s < timeout 5 s): busy while waiting, then the st
   await fault({ endpoint: 'exchange-pay', kind: 'latency', ms: 1500 });
   const before = payPosts();
   await shadow(page, 'button.pay').click();
-  await sleep(400);
+  // While the answer is on its way (1.5 s): the request has reached the sandbox.
+  await waitFor(() => payPosts() > before, { timeout: 1400, what: 'the payment POST at the sandbox' });
   const busy = await uiState(page);
   assert.equal(busy.busy, 'true', 'aria-busy while in flight');
   assert.ok(busy.disabled && busy.label === 'Sending payment…', `busy button: ${JSON.stringify(busy)}`);
@@ -240,13 +241,13 @@ test('malformed JSON (half an answer): "does not understand", locked; the paymen
   await done();
 });
 
-// The sandbox keeps idle connections 1 s; after 1.5 s idle the payment goes out on a new connection.
+// The sandbox keeps idle connections 1 s; once it closed them the payment goes out on a new connection.
 test('dropped connection on a fresh connection: "could not be reached", locked, one POST; the retry replays: one transaction', LIMIT, async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('drop');
   await mount(page, { offerId });
   await fault({ endpoint: 'exchange-pay', kind: 'drop' });
-  await sleep(1500);
+  await waitFor(() => relay.open() === 0, { timeout: 5000, what: 'the sandbox closing the idle kept-alive connections' });
   const before = payPosts();
   await shadow(page, 'button.pay').click();
   const [err] = await waitEvent(page, 'paywasm-error');

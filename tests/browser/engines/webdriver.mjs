@@ -72,9 +72,13 @@ export function driverPool(binary, env, capabilities) {
 }
 
 // One W3C command; resolves its `value`, throws with the driver's error and message.
+// No command takes more than COMMAND_TIMEOUT_MS: a driver that hangs (a session that never starts)
+// fails the command instead of the whole run.
+const COMMAND_TIMEOUT_MS = 90000;
 export async function command(base, method, path, body) {
   const res = await fetch(base + path, {
     method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(COMMAND_TIMEOUT_MS),
   });
   const json = await res.json().catch(() => ({ value: { error: `HTTP ${res.status}`, message: 'not JSON' } }));
   if (!res.ok) throw new Error(`WebDriver ${method} ${path}: ${json.value?.error}: ${json.value?.message}`);
