@@ -323,17 +323,22 @@ export async function openPage(file = 'checkout.html', { viewport = { width: 800
   return { context, page, api, done, console: console_, releaseWasm };
 }
 
-// Mounts the widget with the test defaults (overridable); `token: null` means no callback.
+// In the page (self-contained: page.evaluate, or an engine driver's run): mounts the widget on #app
+// with the mount() options `o` as window.__ctl; `o.token` becomes getShopperToken (null: none).
+export function mountInPage(o) {
+  const { token, ...rest } = o;
+  if (token !== null && token !== undefined) rest.getShopperToken = async () => token;
+  window.__ctl = PayWasm.mount('#app', rest);
+}
+
+// Mounts the widget with the test defaults (overridable; `token: null` means no callback) and waits
+// for paywasm-ready.
 export async function mount(page, options = {}) {
   const opts = {
     baseUrl: API_ORIGIN, merchantId: 'm-123', publicKey: keys.publicPem, currency: 'USD', offerId: OFFER,
     cart: CART, shippingAddress: ADDRESS, timeout: '5000', token: TOKEN, ...options,
   };
-  await page.evaluate((o) => {
-    const { token, ...rest } = o;
-    if (token !== null) rest.getShopperToken = async () => token;
-    window.__ctl = PayWasm.mount('#app', rest);
-  }, opts);
+  await page.evaluate(mountInPage, opts);
   await waitEvent(page, 'paywasm-ready');
 }
 

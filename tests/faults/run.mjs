@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { assertTokenNowhere, sandboxSite, distDir, pageTraces, useBrowser, waitEvent } from '../browser/lib.mjs';
+import { assertTokenNowhere, mountInPage, sandboxSite, distDir, pageTraces, useBrowser, waitEvent } from '../browser/lib.mjs';
 import { startSandbox, getJson, sendJson } from '../server/harness.mjs';
 import { gw, startGateway } from '../gateway/harness.mjs';
 import { holdPort, sleep, waitFor } from '../support/node.mjs';
@@ -100,11 +100,7 @@ async function mount(page, options = {}) {
     keyFingerprint: FINGERPRINT, currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods: 'exchange qr',
     exchanges: 'kraken gemini', statusInterval: '300', timeout: '5000', token: TOKEN, ...options,
   };
-  await page.evaluate((o) => {
-    const { token, ...rest } = o;
-    if (token !== null) rest.getShopperToken = async () => token;
-    window.__ctl = PayWasm.mount('#app', rest);
-  }, opts);
+  await page.evaluate(mountInPage, opts);
   await waitEvent(page, 'paywasm-ready');
 }
 

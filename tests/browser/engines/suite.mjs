@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { assertTokenNowhere, sandboxSite, distDir, opensslDecrypt, pageTraces, zbar } from '../lib.mjs';
+import { assertTokenNowhere, mountInPage, sandboxSite, distDir, opensslDecrypt, pageTraces, zbar } from '../lib.mjs';
 import { launchEngine } from './index.mjs';
 import { getJson, sendJson } from '../../server/harness.mjs';
 import { gw, startSandbox, startGateway } from '../../gateway/harness.mjs';
@@ -127,11 +127,7 @@ const waitEvent = (page, type, { code = null, nth = 1 } = {}) => until(page, ([t
 async function mount(page, options = {}) {
   const opts = { baseUrl: `${ORIGIN}/api`, merchantId: M.merchantId, publicKey: M.publicKey, currency: 'USD', locale: 'en',
     cart: CART, shippingAddress: ADDRESS, timeout: '10000', token: M.shopperToken, ...options };
-  await page.run((o) => {
-    const { token, ...rest } = o;
-    if (token) rest.getShopperToken = async () => token;
-    window.__ctl = PayWasm.mount('#app', rest);
-  }, opts);
+  await page.run(mountInPage, opts);
   return waitEvent(page, 'paywasm-ready');
 }
 
