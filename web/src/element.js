@@ -178,10 +178,11 @@ export class PayWasmCheckout extends HTMLElement {
         if (c.life === life && this._readInlineData()) this._changed();
       }, { once: true });
     }
-    // With a cart, the first currency format (ICU data: 10-30 ms, once per page) runs in a task of
-    // its own while the core loads, and the first draw in the task after it: no single task
-    // does instantiation, ICU loading and drawing one after the other.
-    const formats = Array.isArray(c.cart) && c.cart.length ? new Promise((resolve) => {
+    // The first currency format (ICU data: 10-30 ms, once per page) runs in a task of its own while
+    // the core loads: no single task does instantiation, ICU loading and drawing one after the
+    // other. The form waits for it only when it shows an amount before the core (a session's);
+    // a page's own cart is totalled by the core, so ready waits for it instead.
+    const formats = (Array.isArray(c.cart) && c.cart.length) || session ? new Promise((resolve) => {
       setTimeout(() => {
         if (c.life === life) money(c, '0', currency(c));
         setTimeout(resolve, 0);
@@ -195,7 +196,7 @@ export class PayWasmCheckout extends HTMLElement {
     // Usable: the form is drawn once the session, the language and the styles are in, without the
     // core (paywasm-usable). Only a session that already has a status waits for the core as well:
     // what the status means is the core's to say.
-    const usable = Promise.all([session, formats, language, this._styled])
+    const usable = Promise.all([session, session && formats, language, this._styled])
       .then(() => (c.session && c.session.status && typeof c.session.status.status === 'number' ? loading : null));
     usable.then(() => {
       clearTimeout(slow);
@@ -215,7 +216,7 @@ export class PayWasmCheckout extends HTMLElement {
     };
     // Ready: the core is in and the form shown; the order is checked (what a Pay click faster than
     // the module waits for: c.loading), then what needs the core follows.
-    c.loading = Promise.all([loading, usable]).then(([core]) => {
+    c.loading = Promise.all([loading, usable, formats]).then(([core]) => {
       if (c.life !== life) return core;
       c.core = core;
       check(c);
