@@ -86,6 +86,7 @@ export function check(c) {
   } catch (e) {
     s.bad = e;
   }
+  if (s.bad) s.bad.localize(locale(c).lang);
   if (s.bad && s.bad.message !== c.badSeen) emit(c, 'paywasm-error', { error: s.bad });
   c.badSeen = s.bad && s.bad.message;
 }
@@ -263,6 +264,9 @@ export function pay(c, method) {
     }
     if (c.life !== life) return;
     const st = readAnswer(c.core, parsed, method);
+    // How this page paid, for the success it may show later (a status of another page's payment
+    // names no exchange).
+    s.madeWith = { method, exchange: method === 'exchange' ? s.exchange : null };
     setStatus(c, st);
     c.view.status.focus();
     // Later statuses (the service tells only the merchant): from the merchant's status-url.

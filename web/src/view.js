@@ -225,12 +225,14 @@ function drawForm(c, methods, bad) {
   if (s.method === 'qr') drawQr(c);
 }
 
-// How a payment was made, in the shopper's words: the method, and the exchange or the bank account.
+// How a payment was made, in the shopper's words: the method, and the exchange (when this page made
+// the payment: a status of an earlier one names none) or the bank account.
 function how(c, st) {
   const s = c.s;
   if (!st.method) return '';
   const way = t(c, `method.${st.method}`);
-  if (st.method === 'exchange' && s.exchange) return `${way} (${EXCHANGE_NAMES[s.exchange] || s.exchange})`;
+  const made = s.madeWith && s.madeWith.method === st.method ? s.madeWith : null;
+  if (made && made.exchange) return `${way} (${EXCHANGE_NAMES[made.exchange] || made.exchange})`;
   if (st.method === 'bank' && c.host.bankAccount) return `${way} (${c.host.bankAccount})`;
   return way;
 }
