@@ -13,7 +13,7 @@ import path from 'node:path';
 import { startServerProcess } from './server.mjs';
 import { summary } from './stats.mjs';
 import { ENGINES, launchEngine } from '../tests/browser/engines/index.mjs';
-import { waitFor } from '../tests/support/node.mjs';
+import { coldLoad } from './cold.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : fallback);
@@ -25,27 +25,6 @@ for (const [k, dir] of Object.entries(builds)) {
   if (!fs.existsSync(path.join(dir, 'paywasm.js'))) throw new Error(`--${k.toLowerCase()} ${dir}: no paywasm.js there`);
 }
 const PARTS = ['usable', 'ready', 'scriptFetch', 'scriptToWasmRequest', 'wasmFetch', 'wasmToReady'];
-
-// One cold load of ready.html from `origin` in a fresh page: the times from the script's request.
-async function coldLoad(engine, origin) {
-  const page = await engine.newPage();
-  try {
-    await page.goto(`${origin}/pages/ready.html`);
-    return await waitFor(() => page.run(() => {
-      if (window.__benchReadyAt === undefined) return null;
-      const entries = performance.getEntriesByType('resource');
-      const js = entries.find((e) => e.name.endsWith('/dist/paywasm.js'));
-      const wasm = entries.find((e) => /\/dist\/paywasm(-nosimd)?\.wasm$/.test(e.name));
-      return {
-        usable: window.__benchUsableAt - js.startTime, ready: window.__benchReadyAt - js.startTime,
-        scriptFetch: js.responseEnd - js.startTime, scriptToWasmRequest: wasm.startTime - js.responseEnd,
-        wasmFetch: wasm.responseEnd - wasm.startTime, wasmToReady: window.__benchReadyAt - wasm.responseEnd,
-      };
-    }), { timeout: 15000, interval: 20, what: 'paywasm-ready on ready.html' });
-  } finally {
-    await page.close();
-  }
-}
 
 const f = (s) => s.median.toFixed(1);
 // Written after each engine, so that an engine that fails or hangs later leaves the others' figures.
