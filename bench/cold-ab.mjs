@@ -1,7 +1,7 @@
 // Cold start, A/B: two builds of the widget side by side on the same machine in the same minutes,
 // in any engine of the tests (tests/browser/engines): the loads alternate (A, B, B, A, ...), each a
 // fresh page (new context or WebDriver session, nothing cached), ready.html on each build's own
-// bench server. A build without paywasm-usable (before 0.3) draws its form at paywasm-ready, so its
+// bench server. A build without paywasm-usable (0.2.0 and before) draws its form at paywasm-ready, so its
 // usable time is its ready time (pages/ready-probe.js).
 //   node bench/cold-ab.mjs --a <dist dir> --b <dist dir> [--loads 15] [--engines chromium,firefox,webkit,wpe] [--out DIR]
 // Prints (and writes <out>/cold-ab.md, cold-ab.json) the medians per engine and build: script tag ->

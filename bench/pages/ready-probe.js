@@ -1,6 +1,6 @@
 // Loaded first on the cold-start page: notes when paywasm-usable (the form is drawn and takes input,
 // before the module) and paywasm-ready (the module is in too) reach the document. A widget without
-// paywasm-usable (before 0.3) draws its form at ready: its usable time is its ready time.
+// paywasm-usable (0.2.0 and before) draws its form at ready: its usable time is its ready time.
 (function () {
   'use strict';
   document.addEventListener('paywasm-usable', () => {
