@@ -130,16 +130,16 @@ async function setUpCheckout() {
 // ---- Merchant panel --------------------------------------------------------------------------------
 
 // What an event of docs/merchant.md's table means for the shop: the merchant's next step.
-const money = (m) => (m && m.amount !== undefined ? `${m.amount} ${m.currency}` : '');
+const amountOf = (m) => (m && m.amount !== undefined ? `${m.amount} ${m.currency}` : '');
 function eventMeaning(e) {
   switch (e.type) {
     case 'checkout.succeeded': return 'paid in full: ship it';
     case 'checkout.pending': return 'money on its way: wait';
     case 'checkout.awaiting_payment': return 'a QR code waits to be paid: wait';
-    case 'checkout.partially_paid': return `part arrived (${money(e.received)} of ${money(e.expected)}, ${money(e.remaining)} missing): wait for the rest or settle with the shopper`;
+    case 'checkout.partially_paid': return `part arrived (${amountOf(e.received)} of ${amountOf(e.expected)}, ${amountOf(e.remaining)} missing): wait for the rest or settle with the shopper`;
     case 'checkout.failed': return 'nothing was taken: the shopper may pay again';
     case 'checkout.refunded': return 'refund: update the books (a shipped order needs a return)';
-    case 'checkout.amount_mismatch': return `AMOUNT MISMATCH (paid ${money(e.paid)}): do not ship, contact the shopper`;
+    case 'checkout.amount_mismatch': return `AMOUNT MISMATCH (paid ${amountOf(e.paid)}): do not ship, contact the shopper`;
     case 'checkout.status_unknown': return 'unknown status: money may have moved, look at it by hand';
     default: return e.success ? 'succeeded' : e.type.startsWith('subscription.') ? 'subscription event' : 'see docs/merchant.md';
   }
