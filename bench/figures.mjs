@@ -165,11 +165,19 @@ export function buildFigures(r) {
   }
 
   // ---- cold start ----
+  const usable = r.cold.summary.usable;
+  figures.push({
+    id: 'usable', group: 'ready', figure: 'Cold start: script tag -> paywasm-usable (the form drawn and taking input; cache off)',
+    unit: 'ms', ours: usable, oursText: fmtSummary(usable, fmtMs), alternative: null, ratio: null, ratioText: '-',
+    budget: budgets.atMost(45, fmtMs)(usable.median),
+  });
   const ready = r.cold.summary.ready;
   figures.push({
-    id: 'ready', group: 'ready', figure: 'Cold start: script tag -> paywasm-ready (cache off, streaming compile)',
+    id: 'ready', group: 'ready', figure: 'Cold start: script tag -> paywasm-ready (the module in too; cache off, streaming compile)',
     unit: 'ms', ours: ready, oursText: fmtSummary(ready, fmtMs), alternative: null, ratio: null, ratioText: '-',
-    budget: budgets.atMost(50, fmtMs)(ready.median),
+    // No budget since the form is drawn without the module (issue 35): the shopper waits for
+    // usable; what needs the core waits for ready only when the shopper is faster than it.
+    budget: null,
   });
 
   // ---- main thread ----

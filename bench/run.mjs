@@ -24,6 +24,7 @@ import { buildFigures } from './figures.mjs';
 import { profileCalls, readSymbolNames } from './profile.mjs';
 import { renderMarkdown, renderChart } from './report.mjs';
 import { throttledColdLoads, throttleFigures } from './throttle.mjs';
+import { coldParts } from './cold.mjs';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -271,7 +272,8 @@ async function memoryRun(browser, origin) {
 
 // Cold start: a new browser context per load (its own renderer process: no compiled-module reuse),
 // the HTTP cache off (CDP), the wasm compiled from the stream. The first load is a warm-up.
-// ready.html is the plain snippet (one script tag: the budget); ready-preload.html adds the
+// ready.html is the plain snippet (one script tag: the budgets, script tag -> paywasm-usable and ->
+// paywasm-ready); ready-preload.html adds the
 // documented <link rel=preload> for the wasm. Loads alternate between the two pages.
 async function coldLoads(browser, origin) {
   const runs = [];
@@ -288,27 +290,7 @@ async function coldLoads(browser, origin) {
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(`${origin}/pages/${preload ? 'ready-preload.html' : 'ready.html'}`);
     await page.waitForFunction(() => window.__benchReadyAt !== undefined, null, { timeout: 15000 });
-    const t = await page.evaluate(() => {
-      const entry = (file) => performance.getEntriesByType('resource').find((e) => e.name.endsWith(file));
-      const js = entry('/dist/paywasm.js');
-      const wasm = entry('/dist/paywasm.wasm');
-      return {
-        ready: window.__benchReadyAt - js.startTime,
-        fromNavigation: window.__benchReadyAt,
-        scriptFetch: js.responseEnd - js.startTime,
-        scriptToWasmRequest: wasm.startTime - js.responseEnd,
-        wasmFetch: wasm.responseEnd - wasm.startTime,
-        wasmToReady: window.__benchReadyAt - wasm.responseEnd,
-        scriptWait: js.requestStart - js.startTime,
-        scriptServer: js.responseStart - js.requestStart,
-        scriptDownload: js.responseEnd - js.responseStart,
-        wasmWait: wasm.requestStart - wasm.startTime,
-        wasmServer: wasm.responseStart - wasm.requestStart,
-        wasmDownload: wasm.responseEnd - wasm.responseStart,
-        jsTransfer: js.transferSize,
-        wasmTransfer: wasm.transferSize,
-      };
-    });
+    const t = await page.evaluate(coldParts);
     if (errors.length) throw new Error(`cold load: ${errors.join('; ')}`);
     if (i > 0) (preload ? preloaded : runs).push(t);
     await context.close();

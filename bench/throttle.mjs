@@ -42,6 +42,9 @@ export const CPU_SLOWDOWN = 4;
 // (another 562 ms), ~70 KB on the wire, or ~100 ms of main-thread start-up work (400 ms at 4×).
 // See docs/bench.md, "Cold start on a slow phone".
 export const SLOW_READY_BUDGET_MS = 2000;
+// And the form usable (paywasm-usable: drawn, taking input) within 1.2 s of the script tag: the
+// script's request (~0.6 s of link) and running it; the wasm's request in parallel, not in series.
+export const SLOW_USABLE_BUDGET_MS = 1200;
 // The budget is judged only when the CPU throttle really bit: the page's loop at least this much
 // slower in the throttled loads than in the plain ones (else the run says so and the budget is missed).
 export const MIN_ACHIEVED_SLOWDOWN = 3;
@@ -89,13 +92,16 @@ export function gzipRoute(distDir, types) {
 // state of the pay button at that moment, and the time of the frame after it (rAF, then a task:
 // the frame that shows the form has been produced); it rejects on paywasm-error.
 function readyProbe() {
+  // (a widget without paywasm-usable draws its form at ready: usable is ready then)
+  document.addEventListener('paywasm-usable', () => { window.__benchUsableAt = performance.now(); }, { once: true });
   window.__benchReady = new Promise((resolve, reject) => {
     document.addEventListener('paywasm-ready', (e) => {
       const readyAt = performance.now();
+      const usableAt = window.__benchUsableAt === undefined ? readyAt : window.__benchUsableAt;
       const root = e.target && e.target.shadowRoot;
       const buttons = root ? [...root.querySelectorAll('button.pay')] : [];
       const pay = !buttons.length ? 'none' : buttons.some((b) => !b.disabled) ? 'enabled' : 'disabled';
-      requestAnimationFrame(() => setTimeout(() => resolve({ readyAt, paintedAt: performance.now(), pay }), 0));
+      requestAnimationFrame(() => setTimeout(() => resolve({ usableAt, readyAt, paintedAt: performance.now(), pay }), 0));
     }, { once: true });
     document.addEventListener('paywasm-error', (e) => {
       reject(new Error(`paywasm-error ${e.detail && e.detail.error ? `${e.detail.error.code}: ${e.detail.error.message}` : ''}`));
@@ -146,6 +152,7 @@ async function oneLoad(browser, origin, variant, throttled) {
         encoded: e.encodedBodySize, decoded: e.decodedBodySize, transfer: e.transferSize,
       };
       return {
+        usable: p.usableAt - js.startTime,
         ready: p.readyAt - js.startTime,
         fromNavigation: p.readyAt,
         painted: p.paintedAt - js.startTime,
@@ -218,7 +225,7 @@ export const linkFloor = (jsBytes, wasmBytes) => 2 * SLOW_4G.latency + ((jsBytes
 
 // ---- figures and report ----------------------------------------------------------------------------------
 
-const NUMERIC = ['ready', 'fromNavigation', 'painted', 'readyToPainted', 'scriptFetch', 'scriptToWasmRequest', 'wasmFetch', 'wasmToReady', 'languageFetch'];
+const NUMERIC = ['usable', 'ready', 'fromNavigation', 'painted', 'readyToPainted', 'scriptFetch', 'scriptToWasmRequest', 'wasmFetch', 'wasmToReady', 'languageFetch'];
 export function summarizeRuns(runs) {
   return Object.fromEntries(NUMERIC.filter((k) => runs.length && runs[0][k] !== null).map((k) => [k, summary(runs.map((r) => r[k]))]));
 }
@@ -235,36 +242,39 @@ export function throttleFigures(r) {
   if (!th) return [];
   const plain = summarizeRuns(th.plain.runs);
   const rows = [];
-  const row = (id, figure, runs, budget, note) => {
-    const s = summarizeRuns(runs);
-    const ratio = s.ready.median / plain.ready.median;
+  // key: 'ready' or 'usable' (the measure); limit: its budget in ms, or 0 for none.
+  const row = (id, figure, runs, limit, note, key = 'ready') => {
+    const s = summarizeRuns(runs)[key];
+    const ratio = s.median / plain[key].median;
     const bit = th.cpu.factor >= MIN_ACHIEVED_SLOWDOWN;
-    const pass = bit && s.ready.median <= SLOW_READY_BUDGET_MS;
+    const pass = bit && s.median <= limit;
     rows.push({
-      id, group: 'ready', figure, unit: 'ms', ours: s.ready, oursText: fmtS(s.ready),
-      alternative: { name: 'same page, not throttled', value: plain.ready, text: fmtS(plain.ready) },
+      id, group: 'ready', figure, unit: 'ms', ours: s, oursText: fmtS(s),
+      alternative: { name: 'same page, not throttled', value: plain[key], text: fmtS(plain[key]) },
       ratio: null, throttleRatio: ratio, ratioText: `${ratio.toFixed(1)}× the plain time (throttled ÷ plain)`,
       note,
-      budget: budget ? {
-        text: `≤ ${fmtT(SLOW_READY_BUDGET_MS)}`,
+      budget: limit ? {
+        text: `≤ ${fmtT(limit)}`,
         pass,
         by: !bit ? `missed: not valid, the CPU throttle achieved only ${th.cpu.factor.toFixed(1)}× (< ${MIN_ACHIEVED_SLOWDOWN}×): the machine is too busy`
-          : pass ? `met: ${fmtT(SLOW_READY_BUDGET_MS - s.ready.median)} to spare (${Math.round((1 - s.ready.median / SLOW_READY_BUDGET_MS) * 100)}%)`
-          : `missed: over by ${fmtT(s.ready.median - SLOW_READY_BUDGET_MS)} (+${Math.round((s.ready.median / SLOW_READY_BUDGET_MS - 1) * 100)}%)`,
+          : pass ? `met: ${fmtT(limit - s.median)} to spare (${Math.round((1 - s.median / limit) * 100)}%)`
+          : `missed: over by ${fmtT(s.median - limit)} (+${Math.round((s.median / limit - 1) * 100)}%)`,
       } : null,
     });
   };
   const s2 = (runs) => summarizeRuns(runs).ready.median;
   const cpu = `CPU throttle achieved ${th.cpu.factor.toFixed(1)}×`;
   if (th.variants.script) {
-    row('ready.slow4g', `Cold start on a slow phone (${profileText}): script tag -> paywasm-ready, gzip`, th.variants.script.runs, true,
+    row('usable.slow4g', `Cold start on a slow phone (${profileText}): script tag -> paywasm-usable, gzip`, th.variants.script.runs, SLOW_USABLE_BUDGET_MS,
+      `the form drawn and taking input, the module still on its way; ${cpu}`, 'usable');
+    row('ready.slow4g', `Cold start on a slow phone (${profileText}): script tag -> paywasm-ready, gzip`, th.variants.script.runs, SLOW_READY_BUDGET_MS,
       `the documented snippet with a cart; ${SLOW_4G.latency} ms per request, ${SLOW_4G.downloadThroughput} B/s down (DevTools' Slow 4G); ${cpu}; `
       + `${th.variants.script.runs.length} loads, same page unthrottled beside it`);
   }
   if (th.variants.de) {
     // Reported against the same 2 s, not gated: as with the size budget, the budget is the English
     // page's; this row shows what one more file fetched beside the wasm costs.
-    row('ready.slow4g.de', `Same, a German shopper (+ ${th.variants.de.language}, fetched beside the wasm)`, th.variants.de.runs, false,
+    row('ready.slow4g.de', `Same, a German shopper (+ ${th.variants.de.language}, fetched beside the wasm)`, th.variants.de.runs, 0,
       `browser language de-DE; the first render waits for the language file (at most 2 s); ${cpu}; `
       + `${s2(th.variants.de.runs) <= SLOW_READY_BUDGET_MS ? 'under' : 'over'} the ${fmtT(SLOW_READY_BUDGET_MS)} of the English page`);
   }
@@ -286,15 +296,15 @@ export function renderThrottle(r) {
     + `(${th.cpu.factor.toFixed(2)}× achieved, medians of the loads${th.cpu.factor < MIN_ACHIEVED_SLOWDOWN ? `: **under ${MIN_ACHIEVED_SLOWDOWN}×, the machine was too busy for the throttle to bite; the budget is not judged**` : ''}). The widget's files come from /gz/ (gzip -9, Content-Encoding: gzip). `
     + `${th.config.rounds} load(s) per row after ${th.config.warmup} warm-up round(s), rows interleaved; each load a new context, cache off.`);
   line();
-  line('| page | script fetch | script loaded -> wasm request | wasm fetch | language file | wasm received -> ready | **script tag -> ready** | ready -> next frame | navigation -> ready | pay button at ready |');
-  line('|---|---|---|---|---|---|---|---|---|---|');
+  line('| page | script fetch | script loaded -> wasm request | wasm fetch | language file | **script tag -> usable** | wasm received -> ready | **script tag -> ready** | ready -> next frame | navigation -> ready | pay button at ready |');
+  line('|---|---|---|---|---|---|---|---|---|---|---|');
   const f1 = (s) => (s ? s.median.toFixed(1) : '-');
   const rowOf = (label, runs) => {
     const s = summarizeRuns(runs);
     const pay = [...new Set(runs.map((x) => x.pay))].join(', ');
     const late = runs.filter((x) => x.languageBeforeReady === false).length;
     line(`| ${label} | ${f1(s.scriptFetch)} | ${f1(s.scriptToWasmRequest)} | ${f1(s.wasmFetch)} | ${s.languageFetch ? `${f1(s.languageFetch)}${late ? ` (after ready in ${late} loads)` : ''}` : '-'} | `
-      + `${f1(s.wasmToReady)} | **${f1(s.ready)}** (${s.ready.min.toFixed(1)}–${s.ready.max.toFixed(1)}) | ${f1(s.readyToPainted)} | ${f1(s.fromNavigation)} | ${pay} |`);
+      + `**${f1(s.usable)}** | ${f1(s.wasmToReady)} | **${f1(s.ready)}** (${s.ready.min.toFixed(1)}–${s.ready.max.toFixed(1)}) | ${f1(s.readyToPainted)} | ${f1(s.fromNavigation)} | ${pay} |`);
   };
   rowOf(th.plain.label, th.plain.runs);
   for (const v of Object.values(th.variants)) rowOf(`${v.label}, throttled`, v.runs);

@@ -160,6 +160,8 @@ export interface PaymentRequestInput {
   /** Exchange payments: the exchange, and the allowed list (default: the five documented). */
   exchange?: string;
   exchanges?: string[];
+  /** A gateway session's fixed amount (decimal text): a cart that adds up to another is refused, nothing is encrypted. */
+  sessionAmount?: string;
 }
 
 /** A request the core built, for fetch(). */
@@ -189,6 +191,12 @@ export interface PayWasmCore {
   bankPayload(order: BankOrder): string;
   /** Exact decimal text of sum(price * quantity); an item that is not a CartItem throws, naming it. */
   cartTotal(cart: CartItem[]): string;
+  /**
+   * The total (exact decimal text) of an exchange order as exchangePayload() would send it, every
+   * rule of the payload checked; with `sessionAmount` (a gateway session's fixed amount, decimal
+   * text) a cart that adds up to another amount is refused (PayWasmError validation, field 'cart').
+   */
+  checkOrder(order: ExchangeOrder, sessionAmount?: string): string;
   /** The request of one exchange or bank payment, built by the core (defaults, validation, encryption). */
   paymentRequest(p: PaymentRequestInput): HttpRequestInit;
   /** GET /users/me with the shopper's token. */
@@ -264,6 +272,8 @@ export interface CheckoutOptions {
   accountId?: string;
   /** The shopper's connected bank account id at the service, from your server (never asked of the shopper). */
   stockId?: string;
+  /** How the shopper knows that connected bank account ('Checking ••6789'), from your server: shown as the account that pays. */
+  bankAccount?: string;
   hostedPageId?: string;
   qrEndpoint?: string;
   statusUrl?: string;
@@ -303,18 +313,25 @@ export interface StatusDetail {
   received: Money | null;
   /** What is still owed (same currency; what a partial payment's Copy button copies); null when unknown. */
   remaining: Money | null;
+  /** The payment's reference at the service (its transaction id), shown to the shopper once paid; null when unknown. */
+  reference: string | null;
+  /** Your order id (offer-id, or the session's); null when neither says. On paywasm-complete, what a page moves on with. */
+  offerId: string | null;
 }
 
 export interface PayWasmEventMap {
   /** Lifecycle, like an <img>'s (not bubbling): loadstart, then load or error, then loadend. */
   'loadstart': Event; 'load': Event; 'error': Event; 'loadend': Event;
+  /** The form is drawn and takes input (before the module, which paywasm-ready waits for). */
+  'paywasm-usable': CustomEvent<{ methods: Method[] }>;
+  /** The module is loaded and the form shown: everything works (unchanged meaning). */
   'paywasm-ready': CustomEvent<{ methods: Method[] }>;
   'paywasm-status': CustomEvent<StatusDetail>;
   'paywasm-complete': CustomEvent<StatusDetail>;
   'paywasm-error': CustomEvent<{ error: PayWasmError }>;
 }
 
-type ShortEvent = 'ready' | 'status' | 'complete' | 'error';
+type ShortEvent = 'usable' | 'ready' | 'status' | 'complete' | 'error';
 type DetailOf<T extends ShortEvent> = PayWasmEventMap[`paywasm-${T}`]['detail'];
 
 export interface CheckoutController {
@@ -338,7 +355,7 @@ export interface PayWasmCheckoutElement extends HTMLElement {
   keyFingerprint: string | null; currency: string; offerId: string | null; methods: string;
   exchanges: string | null; asset: string; padding: Padding | string; locale: string | null;
   theme: Theme | string; timeout: number; accountId: string | null; stockId: string | null;
-  hostedPageId: string | null; qrEndpoint: string | null; statusUrl: string | null;
+  bankAccount: string | null; hostedPageId: string | null; qrEndpoint: string | null; statusUrl: string | null;
   statusMode: 'poll' | 'sse' | string; statusInterval: number; wasmUrl: string | null;
   /**
    * Resolves with { methods } once the core is loaded and the form shown (also for a listener that

@@ -109,12 +109,13 @@ async function setUpCheckout() {
     newSession().catch((e) => logEvent('new order: ' + e.message, 'bad'));
   });
 
+  checkout.addEventListener('paywasm-usable', () => logEvent('form shown (the module is still loading)'));
   checkout.addEventListener('paywasm-ready', () => logEvent('widget ready'));
   checkout.addEventListener('paywasm-status', (e) => {
-    const tx = e.detail.transaction || {};
-    logEvent(`${e.detail.method} payment ${shortId(tx.id || '')}: status ${e.detail.status.code} (${e.detail.status.label})`);
+    const d = e.detail;
+    logEvent(`${d.method || 'the'} payment ${shortId(d.reference || '')}: status ${d.status.code} (${d.status.label})`);
   });
-  checkout.addEventListener('paywasm-complete', (e) => logEvent(`complete: ${e.detail.status.label}`, 'good'));
+  checkout.addEventListener('paywasm-complete', (e) => logEvent(`complete: order ${e.detail.offerId}, reference ${shortId(e.detail.reference || '')}`, 'good'));
   checkout.addEventListener('paywasm-error', (e) => {
     const err = e.detail.error;
     logEvent(`error ${err.code}: ${err.message}`, 'bad');
@@ -128,14 +129,29 @@ async function setUpCheckout() {
 
 // ---- Merchant panel --------------------------------------------------------------------------------
 
+// What an event of docs/merchant.md's table means for the shop: the merchant's next step.
+const amountOf = (m) => (m && m.amount !== undefined ? `${m.amount} ${m.currency}` : '');
+function eventMeaning(e) {
+  switch (e.type) {
+    case 'checkout.succeeded': return 'paid in full: ship it';
+    case 'checkout.pending': return 'money on its way: wait';
+    case 'checkout.awaiting_payment': return 'a QR code waits to be paid: wait';
+    case 'checkout.partially_paid': return `part arrived (${amountOf(e.received)} of ${amountOf(e.expected)}, ${amountOf(e.remaining)} missing): wait for the rest or settle with the shopper`;
+    case 'checkout.failed': return 'nothing was taken: the shopper may pay again';
+    case 'checkout.refunded': return 'refund: update the books (a shipped order needs a return)';
+    case 'checkout.amount_mismatch': return `AMOUNT MISMATCH (paid ${amountOf(e.paid)}): do not ship, contact the shopper`;
+    case 'checkout.status_unknown': return 'unknown status: money may have moved, look at it by hand';
+    default: return e.success ? 'succeeded' : e.type.startsWith('subscription.') ? 'subscription event' : 'see docs/merchant.md';
+  }
+}
+
 let lastEvent = 0;
 async function pollEvents() {
   const events = await json('GET', '/shop/events?since=' + lastEvent);
   for (const e of events) {
     lastEvent = Math.max(lastEvent, e.seq);
-    const verdict = e.success ? 'paid: ship it' : e.state === 'amount_mismatch' ? `AMOUNT MISMATCH (paid ${e.paidAmount} ${e.paidCurrency})` : e.state;
-    const text = `${e.offerId}: status ${e.status} (${STATUS_WORDS[e.status] || 'unknown'}) · ${verdict}`;
-    $('webhooks').prepend(el('li', { className: e.success ? 'good' : e.state === 'amount_mismatch' ? 'bad' : '' },
+    const text = `${e.offerId || e.merchantSubscriptionId || e.subscriptionId || ''}: ${e.type}${e.status === undefined ? '' : ` (status ${e.status}, ${STATUS_WORDS[e.status] || 'unknown'})`} · ${eventMeaning(e)}`;
+    $('webhooks').prepend(el('li', { className: e.success ? 'good' : e.type === 'checkout.amount_mismatch' ? 'bad' : '' },
       el('time', {}, time(e.receivedAt)), ' ', text));
   }
 }

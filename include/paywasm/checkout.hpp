@@ -14,6 +14,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "paywasm/crypto.hpp"
 #include "paywasm/error.hpp"
@@ -32,6 +33,13 @@ namespace paywasm {
 // A value that is present is kept as given (validate() then checks it).
 void complete_order_defaults(ExchangePayment&);
 void complete_order_defaults(BankPayment&);
+
+// The amount a checkout session fixed on the merchant's server, against the cart a page pays
+// with it: the cart's total (cart_total) must equal `session_amount`, a decimal text compared as a
+// number ("82" and "82.00" are equal). Returns the cart total. Throws Error(validation, field
+// "cart") when they differ, Error(validation, field "amount") when `session_amount` is not a
+// decimal, and cart_total's errors for a bad cart line.
+Decimal require_session_amount(const std::vector<CartItem>& cart, std::string_view session_amount);
 
 // The merchant's public key as an operation takes it: PEM or DER text, an optional pin (the key's
 // SHA-256 fingerprint in hex, any case, ':' separators allowed; empty: not pinned), and the padding.

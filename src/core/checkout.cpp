@@ -42,6 +42,16 @@ void complete_order_defaults(BankPayment& order) {
     if (!order.amount) order.amount = cart_total(order.cart);
 }
 
+Decimal require_session_amount(const std::vector<CartItem>& cart, std::string_view session_amount) {
+    const Decimal fixed = Decimal::parse(session_amount, "amount");
+    Decimal total = cart_total(cart);
+    if (total != fixed) {
+        fail_validation("cart", "the cart adds up to " + total.to_string() + ", the session's amount is " +
+                                    fixed.to_string());
+    }
+    return total;
+}
+
 PublicKey load_merchant_key(const MerchantKey& k) {
     PublicKey key = PublicKey::parse(k.pem_or_der);
     if (!k.pin.empty() && !key.matches_fingerprint(k.pin)) {

@@ -113,6 +113,19 @@ std::string op_bank_payload(const Args& a) {
     return json_quote(payment_payload(from_json<BankPayment>(a.str("order")), limits_of(a)));
 }
 
+// {order: JSON text of an exchange order, sessionAmount?, exchanges?} -> decimal text of its total:
+// the order as the widget would send it (defaults completed, every rule of the exchange payload
+// checked: cart, address, offerId, currency, asset), and with sessionAmount (a gateway session's
+// fixed amount) a cart that adds up to another amount refused (require_session_amount). The
+// widget's one check of the page's order, made when the order or the session changes.
+std::string op_check_order(const Args& a) {
+    auto order = from_json<ExchangePayment>(a.str("order"));
+    if (auto fixed = a.opt_str("sessionAmount")) require_session_amount(order.cart, *fixed);
+    complete_order_defaults(order);
+    validate(order, limits_of(a));
+    return json_quote(order.native_amount->to_string());
+}
+
 // {order: JSON text of an exchange order holding the cart} -> decimal text of the cart total.
 // web/src/core.js puts the cart into an otherwise empty order: the cart is read by the reader the
 // payment ops use anyway (same rules and field paths as cart_from_json, one reader less in the
@@ -176,20 +189,24 @@ std::string op_users_me_request(const Args& a) {
 // The whole payment step in one call, so the order never crosses the boundary twice:
 // {method: "exchange"|"bank", order: JSON text of the ExchangePayment or BankPayment (the core
 //  fills nativeAmount/amount and the lines' localAmount/localCurrency when left out), key,
-//  fingerprint?, padding?, token, baseUrl, exchange (exchange payments), exchanges?}
-//  -> {method, url, headers, body}
+//  fingerprint?, padding?, token, baseUrl, exchange (exchange payments), exchanges?, sessionAmount?
+//  (a gateway session's fixed amount: a cart that adds up to another is refused, nothing is
+//  encrypted)} -> {method, url, headers, body}
 std::string op_payment_request(const Args& a) {
     const std::string method = a.str("method");
     std::string key, pin;
     const MerchantKey k = merchant_key(a, key, pin);
+    const auto fixed = a.opt_str("sessionAmount");
     if (method == "exchange") {
-        return request_json(prepare_exchange_payment(from_json<ExchangePayment>(a.str("order")), a.str("exchange"), k,
-                                                     a.str("token"), limits_of(a)),
+        auto order = from_json<ExchangePayment>(a.str("order"));
+        if (fixed) require_session_amount(order.cart, *fixed);
+        return request_json(prepare_exchange_payment(std::move(order), a.str("exchange"), k, a.str("token"), limits_of(a)),
                             a.str("baseUrl"));
     }
     if (method != "bank") fail_validation("method", "must be exchange or bank");
-    return request_json(prepare_bank_payment(from_json<BankPayment>(a.str("order")), k, a.str("token"), limits_of(a)),
-                        a.str("baseUrl"));
+    auto order = from_json<BankPayment>(a.str("order"));
+    if (fixed) require_session_amount(order.cart, *fixed);
+    return request_json(prepare_bank_payment(std::move(order), k, a.str("token"), limits_of(a)), a.str("baseUrl"));
 }
 
 // {endpoint: exchange-pay|bank-pay|users-me, status, body} -> exchange/bank: the status
@@ -227,6 +244,7 @@ constexpr Entry kOps[] = {
     {"exchangePayload", op_exchange_payload},
     {"bankPayload", op_bank_payload},
     {"cartTotal", op_cart_total},
+    {"checkOrder", op_check_order},
     {"checkPaymentUri", op_check_payment_uri},
     {"describeStatus", op_describe_status},
     {"amountsOwed", op_amounts_owed},

@@ -9,20 +9,35 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { chromium as playwrightChromium } from 'playwright-core';
+import { sleep, tempDir } from '../support/node.mjs';
 
-export { startServer, API_ORIGIN } from './server.mjs';
+import { startServer, API_ORIGIN } from './server.mjs';
+
+export { startServer, API_ORIGIN };
+
+// The one page recorder of every browser suite (violations, errors, console, the widget's events,
+// POST bodies): served as /pages/record.js here, copied as /record.js into the sites of the engine
+// and fault suites.
+export const RECORDER = path.join(path.dirname(new URL(import.meta.url).pathname), 'pages', 'record.js');
+
+// A site for the sandbox to serve (its --site): a temporary copy of `pagesDir` with the recorder
+// as /record.js. Returns its path; the caller removes it.
+export function sandboxSite(pagesDir, prefix = 'paywasm-site-') {
+  const site = tempDir(prefix);
+  fs.cpSync(pagesDir, site, { recursive: true });
+  fs.copyFileSync(RECORDER, path.join(site, 'record.js'));
+  return site;
+}
 
 export const CHROMIUM = process.env.PAYWASM_CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--no-first-run'];
 
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
 // Chromium, headless. Playwright's launch() gives it a fresh user-data-dir in a temp folder and
 // removes it on close.
 export async function launch() {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await playwrightChromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   return { browser, close: () => browser.close() };
 }
 
@@ -228,4 +243,226 @@ export async function fakeApi(page, origin) {
     }
   });
   return api;
+}
+
+// ---- the widget suite: fixtures and helpers of tests/browser/<area>.test.mjs --------------------
+
+// Each test's time limit.
+export const LIMIT = { timeout: 30000 };
+export const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+export const PHONE = { width: 375, height: 667 };
+
+// Set by useWidgetSuite() (live bindings: read them inside tests).
+export let DIST;       // the dist directory under test
+export let chromium;   // useBrowser()'s handle
+export let work;       // a temp folder: the merchant key pair, ciphertext blocks for OpenSSL
+export let keys;       // makeKeys(work)
+export let server;     // startServer(): dist/, pages/, the public key
+
+// The setup of one area's test file (call at its top level, before its tests): its dist, one
+// Chromium, a temp folder with the merchant's key pair and the page server, gone after the file.
+export function useWidgetSuite() {
+  DIST = distDir(['paywasm.js', 'paywasm.mjs', 'paywasm.wasm', 'paywasm.d.ts', 'integrity.json']);
+  chromium = useBrowser();
+  before(async () => {
+    work = tempDir('paywasm-browser-');
+    keys = makeKeys(work);
+    server = await startServer({ distDir: DIST, keyPem: keys.publicPem });
+  });
+  after(async () => {
+    await server?.close();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+}
+
+// Screenshots of the shopper's states (375 px, light and dark) are kept beside the dist, under
+// build/native/screenshots (or $PAYWASM_SCREENSHOTS).
+export const shotsDir = () => process.env.PAYWASM_SCREENSHOTS || path.join(DIST, '..', 'screenshots');
+
+export const CART = [
+  { id: 'sku-1', name: 'T-shirt "Ünïcode" ☕', price: 12.5, quantity: 1 },
+  { id: 'sku-2', name: 'Socks', price: 6.5, quantity: 2 },
+  { id: 'sku-3', name: 'Sticker', price: 0.1, quantity: 3 },
+];
+export const TOTAL = '25.8';  // exact: 0.1 * 3 is 0.3 here, not 0.30000000000000004
+export const ADDRESS = { firstname: 'Ada', lastname: 'Lovelace', phoneNo: '+44 20 7946 0000', address1: '1 Analytical St',
+  city: 'London', zipcode: 'N1 9GU', country: 'GB', email: 'ada@example.test' };
+export const OFFER = 'order-1001';
+export const TOKEN = 'shopper-token-abc123';
+
+// The canonical exchange payload, built here with JSON.stringify in the spec's member order.
+export function expectedExchangePayload({ exchangeCode2fa = '', savepassword = false, assets = 'BTC', currency = 'USD', cart = CART, offerId = OFFER, total = TOTAL, address = ADDRESS } = {}) {
+  return JSON.stringify({
+    clientId: 'm-123', assets,
+    cart: cart.map((c) => ({ id: c.id, name: c.name, price: c.price, quantity: c.quantity, localAmount: c.price, localCurrency: currency })),
+    shippingAddress: address, offerId, nativeAmount: total, savepassword, code2fa: exchangeCode2fa, merchantStoreCurrency: currency,
+  });
+}
+
+export function transaction(status, extra = {}) {
+  return {
+    id: '0b6c2a8e-6f0e-4a43-9b1a-6d1f3c1e2a10', status, nativeAmount: TOTAL, nativeCurrency: 'USD',
+    amount: '0.00051234', currency: 'BTC', receivedAmount: '0', meta: { offerId: OFFER, receiverAddress: 'bc1qtest' },
+    errorMessage: null, ...extra,
+  };
+}
+
+// A fresh context and page on checkout.html with the API faked; done() asserts no page error and
+// no CSP violation. count: the wasm calls counted (countWasmCalls); holdWasm: the wasm modules'
+// answers held until releaseWasm() (a module slower than the shopper).
+export async function openPage(file = 'checkout.html', { viewport = { width: 800, height: 900 }, locale = 'en-US', colorScheme = 'light', count = false, holdWasm = false } = {}) {
+  const { context, page, done, console: console_ } = await chromium.newPage({ viewport, locale, colorScheme });
+  const api = await fakeApi(page, API_ORIGIN);
+  if (count) await countWasmCalls(page);
+  let releaseWasm = () => {};
+  if (holdWasm) {
+    const held = new Promise((resolve) => { releaseWasm = resolve; });
+    await page.route(/\/dist\/paywasm[\w-]*\.wasm$/, async (route) => { await held; await route.continue(); });
+  }
+  await page.goto(`${server.origin}/pages/${file}`);
+  return { context, page, api, done, console: console_, releaseWasm };
+}
+
+// In the page (self-contained: page.evaluate, or an engine driver's run): mounts the widget on #app
+// with the mount() options `o` as window.__ctl; `o.token` becomes getShopperToken (null: none).
+export function mountInPage(o) {
+  const { token, ...rest } = o;
+  if (token !== null && token !== undefined) rest.getShopperToken = async () => token;
+  window.__ctl = PayWasm.mount('#app', rest);
+}
+
+// Mounts the widget with the test defaults (overridable; `token: null` means no callback) and waits
+// for paywasm-ready.
+export async function mount(page, options = {}) {
+  const opts = {
+    baseUrl: API_ORIGIN, merchantId: 'm-123', publicKey: keys.publicPem, currency: 'USD', offerId: OFFER,
+    cart: CART, shippingAddress: ADDRESS, timeout: '5000', token: TOKEN, ...options,
+  };
+  await page.evaluate(mountInPage, opts);
+  await waitEvent(page, 'paywasm-ready');
+}
+
+export const events = (page, type) => page.evaluate((t) => window.__events.filter((e) => e.type === t), type);
+export const text = (page, selector) => page.locator(`paywasm-checkout ${selector}`).first().textContent();
+// The text of `selector` once `ok(text)` holds (a language file arrives asynchronously); fails after 5 s.
+export async function textWhen(page, selector, ok, what) {
+  let got = null;
+  for (const end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
+    got = await text(page, selector);
+    if (ok(got)) return got;
+  }
+  throw new Error(`${what}: '${got}' after 5 s`);
+}
+export const languageFiles = (requests) => requests.filter((r) => /^GET \/dist\/paywasm-[a-z]+\.json$/.test(r));
+
+export const QR_STRING = 'bitcoin:bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?amount=0.00051234&value=25.8';
+export const QR_RESULT = { totalAmount: TOTAL, currency: 'USD', crytoCurrency: 'BTC', id: '7d1c9f5e-1111-4c2b-9a77-0e0e0e0e0e0e',
+  meta: { offerId: OFFER, receiverAddress: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', qrString: QR_STRING } };
+
+export async function axe(page) {
+  await page.addScriptTag({ url: '/vendor/axe.min.js' });
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  });
+}
+
+export const payState = (page) => page.locator('paywasm-checkout').evaluate((host) => {
+  const b = host.shadowRoot.querySelector('button.pay');
+  return { disabled: b ? b.disabled : null, label: b ? b.textContent : null, error: host.getAttribute('error'),
+    states: ['idle', 'sending', 'pending', 'final', 'ambiguous', 'error'].filter((s) => host.matches(`:state(${s})`)) };
+});
+
+// The shadow root's layout facts a shopper on a phone sees: each selector's box (null: not shown).
+export const boxes = (page, selectors) => page.evaluate((list) => {
+  const root = document.querySelector('paywasm-checkout').shadowRoot;
+  return Object.fromEntries(list.map((sel) => {
+    const el = root.querySelector(sel);
+    const r = el && el.getClientRects().length ? el.getBoundingClientRect() : null;
+    return [sel, r && { top: r.top, bottom: r.bottom, width: r.width, height: r.height }];
+  }));
+}, selectors);
+
+// Puts the checkout into one of the shopper's states, on the fake API: form (nothing done yet),
+// paid (an exchange payment completed), pending-exchange and pending-bank (a payment taken, not
+// final; the bank from "Checking ••6789"), qr (a code with 4:59 left), pending (a QR payment seen),
+// unclear (a 500 to the payment; `statusUrl` given, the status view of a gateway session with
+// nothing taken), partial (part of a QR code's amount).
+export async function showState(page, api, state, { statusUrl = null } = {}) {
+  if (state === 'form' || state === 'pending-exchange' || state === 'pending-bank') {
+    api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction(0) }));
+    api.on('POST /purchases', () => ({ json: transaction(0, { amount: undefined, currency: undefined }) }));
+    await mount(page, { methods: 'exchange bank qr', accountId: 'acct-77', stockId: 'bank-conn-5', bankAccount: 'Checking ••6789',
+      qrEndpoint: '/merchant/qr' });
+    if (state === 'form') return;
+    if (state === 'pending-bank') await page.locator('paywasm-checkout input#method-bank').check();
+    await page.locator('paywasm-checkout button.pay').click();
+    await waitEvent(page, 'paywasm-status');
+    return;
+  }
+  if (state === 'qr') {
+    await mount(page, { methods: 'exchange qr', qrResult: { ...QR_RESULT, expiresAt: Date.now() + 299500 } });
+    await waitEvent(page, 'paywasm-status');
+    return;
+  }
+  if (state === 'paid' || state === 'unclear') {
+    api.on('POST /exchanges/payments/coinbase', () => (state === 'paid' ? { json: transaction('completed') }
+      : { status: 500, body: '{"message":"internal error"}' }));
+    if (statusUrl) {
+      api.on('GET /gateway/status', () => ({ json: { sessionId: 'cs_1', offerId: OFFER, status: null, kind: null, state: 'open',
+        final: false, success: false, taken: 'none', tone: null, next: 'pay', method: null, transactionId: null,
+        orderTotal: { amount: '25.80', currency: 'USD' }, expected: null, received: null, remaining: null, version: 0, updatedAt: null } }));
+    }
+    await mount(page, { methods: 'exchange bank qr', accountId: 'acct-77', stockId: 'bank-conn-5', qrEndpoint: '/merchant/qr',
+      statusUrl, statusMode: 'poll', statusInterval: '100' });
+    await page.locator('paywasm-checkout button.pay').click();
+    await waitEvent(page, state === 'paid' ? 'paywasm-complete' : 'paywasm-error');
+    return;
+  }
+  const body = state === 'pending' ? '{"status":0}' : '{"status":101,"receivedAmount":"0.0002"}';
+  await page.route(`${server.origin}/merchant/status/**`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body }));
+  await mount(page, { methods: 'exchange qr', statusUrl: '/merchant/status/{id}', statusInterval: '100', qrResult: QR_RESULT });
+  await waitEvent(page, 'paywasm-status', { code: state === 'pending' ? 0 : 101 });
+}
+
+// A merchant gateway's checkout session on the page's origin, answered by route handlers:
+// GET /gateway/v1/checkout/cs_test is its checkout view ({ offerId, amount, currency, cart,
+// shippingAddress, methods, merchantId, publicKey, keyFingerprint, padding, serviceUrl, status }:
+// the values here, `view` overriding them), its /status answers `status` (the gateway's status view,
+// or 404 while there is none). Returns the session-url.
+export async function fakeSession(page, view = {}, { status = null } = {}) {
+  const url = `${server.origin}/gateway/v1/checkout/cs_test`;
+  const body = { offerId: OFFER, amount: '25.80', currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods: ['exchange', 'bank'],
+    merchantId: 'm-123', publicKey: keys.publicPem, keyFingerprint: keys.fingerprint, padding: 'oaep-sha1', serviceUrl: API_ORIGIN,
+    status: null, ...view };
+  await page.route(`${url}/status`, (route) => route.fulfill(status ? { status: 200, contentType: 'application/json', body: JSON.stringify(status) }
+    : { status: 404, contentType: 'application/json', body: '{"error":"none"}' }));
+  await page.route(url, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) }));
+  return url;
+}
+
+// Counts the calls into the wasm core of every page of `page`'s context from now on: an init
+// script wraps the module's one entry point (pw_call) and records each op's name in
+// window.__wasmCalls. Nothing else of the page changes.
+export async function countWasmCalls(page) {
+  await page.addInitScript(() => {
+    window.__wasmCalls = [];
+    const instantiate = WebAssembly.instantiate;
+    WebAssembly.instantiate = async function (source, imports) {
+      const made = await instantiate.call(WebAssembly, source, imports);
+      const instance = made instanceof WebAssembly.Instance ? made : made.instance;
+      const ex = instance.exports;
+      const counted = Object.assign({}, ex, {
+        pw_call(op, args) {
+          const heap = new Uint8Array(ex.memory.buffer);
+          let end = op;
+          while (heap[end]) end++;
+          window.__wasmCalls.push(new TextDecoder().decode(heap.subarray(op, end)));
+          return ex.pw_call(op, args);
+        },
+      });
+      return made instanceof WebAssembly.Instance ? { exports: counted } : { module: made.module, instance: { exports: counted } };
+    };
+  });
 }

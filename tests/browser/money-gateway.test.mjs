@@ -14,9 +14,10 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { distDir, useBrowser, waitEvent } from './lib.mjs';
+import { distDir, sandboxSite, useBrowser, waitEvent } from './lib.mjs';
 import { startSandbox, getJson, sendJson } from '../server/harness.mjs';
-import { gw, holdPort, startGateway, tmpdir } from '../gateway/harness.mjs';
+import { gw, startGateway } from '../gateway/harness.mjs';
+import { holdPort } from '../support/node.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const DIST = distDir(['paywasm.js', 'paywasm.wasm']);
@@ -27,8 +28,7 @@ let site;
 let sandbox;
 let gateway;
 before(async () => {
-  site = tmpdir('paywasm-money-site-');
-  fs.cpSync(path.join(here, '../faults/pages'), site, { recursive: true });
+  site = sandboxSite(path.join(here, '../faults/pages'), 'paywasm-money-site-');
   const hold = await holdPort();
   sandbox = await startSandbox(['--site', site, '--dist', DIST, '--connect-src', `http://127.0.0.1:${hold.port}`]);
   await hold.release();
@@ -115,12 +115,11 @@ const shown = (page) => page.evaluate(() => {
   };
 });
 
-// What a partial payment of `tx` must say: received of amount arrived, amount - received missing.
+// What a partial payment of `tx` must say, each amount under its name: received arrived, amount - received missing.
 function partialWords(tx) {
   const { currency } = tx;
   const missing = fromUnits(toUnits(tx.amount) - toUnits(tx.receivedAmount));
-  return { missing, text: `Partial payment: ${shownAs(tx.receivedAmount, currency)} of ${shownAs(tx.amount, currency)} arrived, `
-    + `${shownAs(missing, currency)} is missing.` };
+  return { missing, text: `Arrived${shownAs(tx.receivedAmount, currency)}Missing${shownAs(missing, currency)}` };
 }
 
 // ---- partial payments -------------------------------------------------------------------------------------

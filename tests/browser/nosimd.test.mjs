@@ -95,7 +95,7 @@ async function mount(page, options = {}) {
     cart: CART, shippingAddress: ADDRESS, token: TOKEN, ...options });
 }
 
-// The first event of `type` the page's harness recorded (tests/browser/pages/harness.js).
+// The first event of `type` the page's harness recorded (tests/browser/pages/record.js).
 async function firstEvent(page, type) {
   try {
     await page.waitForFunction((t) => window.__events.some((e) => e.type === t), type, { timeout: 15000 });

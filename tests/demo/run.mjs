@@ -49,7 +49,7 @@ async function openShop() {
   // the greeting (GET /users/me with the session's base URL) follows all the same (issue 24).
   const greeting = page.locator('paywasm-checkout .greeting');
   await greeting.waitFor({ state: 'visible', timeout: 10000 });
-  assert.match(await greeting.textContent(), /^Hi, \S+/, 'the greeting');
+  assert.match(await greeting.textContent(), /^Signed in at the payment service as \S+/, 'the greeting');
   return { context, page, errors, offerId };
 }
 
@@ -78,6 +78,11 @@ for (const method of ['exchange', 'bank', 'qr']) {
       if (!paid) await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(paid, `the shop app has a paid event for ${offerId}`);
+    // The merchant panel says what each event is (issue 35: before, "· undefined" on every event
+    // that was not final).
+    await page.locator('#webhooks li', { hasText: `${offerId}: checkout.succeeded` }).first().waitFor({ timeout: 10000 });
+    const panel = await page.locator('#webhooks').textContent();
+    assert.ok(!/undefined/.test(panel) && panel.includes('paid in full: ship it'), `the merchant panel: ${panel}`);
     assert.equal(errors.length, 0, `page errors: ${errors.join('; ')}`);
     await context.close();
   });

@@ -57,6 +57,8 @@ export async function startRelay(targetPort) {
     origin: `http://127.0.0.1:${server.address().port}`,
     requests,
     count: (method, pathPrefix) => requests.filter((r) => r.method === method && r.path.startsWith(pathPrefix)).length,
+    // Connections open through the relay now (the browser's side and the sandbox's, each counted).
+    open: () => sockets.size,
     close: () => new Promise((resolve) => {
       for (const s of sockets) s.destroy();
       server.close(resolve);

@@ -25,7 +25,8 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch } from '../browser/lib.mjs';
-import { startSandbox, getJson, waitFor } from '../server/harness.mjs';
+import { startSandbox, getJson } from '../server/harness.mjs';
+import { waitFor } from '../support/node.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const ROOT = path.resolve(here, '../..');
@@ -164,7 +165,7 @@ const newOffer = (tag) => `bundled-${tag}-${crypto.randomUUID().slice(0, 8)}`;
 // for the answers first: the greeting's GET /users/me may still be under way when the pay button
 // is already there.
 async function checkRequests(log, allowed) {
-  await waitFor(() => log.requests.every((r) => r.status !== null || r.failure !== null), 5000, 'every request answered')
+  await waitFor(() => log.requests.every((r) => r.status !== null || r.failure !== null), { timeout: 5000, what: 'every request answered' })
     .catch(() => {});  // one still unanswered fails below, named
   for (const r of log.requests) {
     const url = new URL(r.url);

@@ -115,6 +115,28 @@ TEST_CASE("Carts are read strictly and totalled once") {
           "cart[0].image");
 }
 
+TEST_CASE("A cart is paid with a session only when it adds up to the session's amount") {
+    const auto cart = cart_from_json(
+        R"([{"id":"a","name":"A","price":24.5,"quantity":2},{"id":"b","name":"B","price":9.99,"quantity":1}])");
+    SUBCASE("the same amount, however it is written") {
+        CHECK(require_session_amount(cart, "58.99").to_string() == "58.99");
+        CHECK(require_session_amount(cart, "58.990").to_string() == "58.99");
+    }
+    SUBCASE("another amount is refused, naming the cart and both amounts") {
+        const Error e = error_of([&] { require_session_amount(cart, "49.00"); });
+        CHECK(e.code() == ErrorCode::validation);
+        CHECK(e.field() == "cart");
+        CHECK(std::string(e.what()).find("58.99") != std::string::npos);
+        CHECK(std::string(e.what()).find("49") != std::string::npos);
+        CHECK(error_of([&] { require_session_amount({}, "58.99"); }).field() == "cart");
+    }
+    SUBCASE("a session amount that is not a decimal is refused as the amount") {
+        const Error e = error_of([&] { require_session_amount(cart, "58,99"); });
+        CHECK(e.code() == ErrorCode::validation);
+        CHECK(e.field() == "amount");
+    }
+}
+
 TEST_CASE("A key pin matches in any case and with ':' separators") {
     const PublicKey key = PublicKey::parse(keys::kPublic2048);
     std::string upper = keys::kFingerprint2048, colons;

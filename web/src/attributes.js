@@ -22,6 +22,7 @@ export const ATTRIBUTES = [
   ['timeout', 'number', 20000, 'milliseconds per request'],
   ['account-id', 'string', null, 'bank payment: your bank account id at the service'],
   ['stock-id', 'string', null, 'bank payment: the shopper\'s connected bank account id at the service, from your server'],
+  ['bank-account', 'string', null, 'bank payment: how the shopper knows that connected account (e.g. `Checking ••6789`), from your server; shown as the account that pays, before and after Pay (without it the widget says "the account you chose at the payment service")'],
   ['hosted-page-id', 'string', null, 'bank payment: your hosted page id'],
   ['qr-endpoint', 'string', null, 'your server\'s URL that creates the QR transaction'],
   ['status-url', 'string', null, 'your server\'s URL for later statuses of every method (the gateway\'s `/v1/checkout/{id}/status`); `{id}` and `{offerId}` are filled in'],

@@ -2,14 +2,15 @@
 // (view.js) share, declared here once. The element creates it and keeps it; flows and view take it
 // as `c` and reach the element only through c.host: its attributes (typed properties) and its
 // events. The readers below are the order as the flows send it and the view shows it.
-import { PayWasmError } from './error.js';
 import { pickLocale, translate } from './locales.js';
-import { send } from './net.js';
 import { freshState } from './state.js';
 
 // The context of the element `host`, with its shadow root `root` and its own stylesheet `sheet`
 // (view.js colours()). The members other than these three start undefined:
-//   core       the loaded core (core.js), once loaded
+//   core       the loaded core (core.js), once loaded and the form shown
+//   loading    promise of the core with the order checked (what a Pay click before it waits for)
+//   shown      the form may be drawn (session, language and styles in: paywasm-usable)
+//   broken     the PayWasmError of a load that failed (no form then), or null
 //   life       AbortController of the connected period
 //   s          the state machine's state (state.js)
 //   cart, shippingAddress, qrResult, getShopperToken   given by the page (element properties; cart
@@ -17,11 +18,11 @@ import { freshState } from './state.js';
 //   session    what session-url stands for (flows.js readSession)
 //   keyCache   public-key-url's PEM text
 //   stopWatch  stops the status watch (flows.js watchStatus)
-//   tick       the QR countdown's interval
 //   total      the order's total (decimal text) when the page's order is valid (flows.js check)
 //   badSeen    the message of the page's order error last told to the page (flows.js refresh)
 //   states     the element's CustomStateSet, or null
-//   view       the view's nodes, kept from one draw to the next (view.js)
+//   view       the view's nodes and its countdown, kept from one draw to the next (view.js: the
+//              view's own, which nothing else writes)
 export function createContext(host, root, sheet) {
   return { host, root, sheet, s: freshState(), cart: null, shippingAddress: null };
 }
@@ -35,16 +36,15 @@ export const locale = (c) => pickLocale(c.host.locale);
 export const t = (c, key, vars) => translate(locale(c).lang, key, vars);
 export const currency = (c) => c.host.currency.toUpperCase();
 
-// A bubbling, composed CustomEvent on the element (paywasm-ready, -status, -complete, -error).
+// A bubbling, composed CustomEvent on the element (paywasm-usable, -ready, -status, -complete, -error).
 export function emit(c, type, detail) {
   c.host.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
 }
 
-// Stops status watching and the countdown.
+// Stops status watching.
 export function stop(c) {
   if (c.stopWatch) c.stopWatch();
   c.stopWatch = null;
-  clearInterval(c.tick);
 }
 
 // The methods offered: bank needs account-id and stock-id (from the merchant's server: the
@@ -68,39 +68,4 @@ export function qrAsks(c) {
 export function exchangesOf(c) {
   const list = words(c.host.exchanges).map((x) => x.toLowerCase());
   return list.length ? list : Object.keys(EXCHANGE_NAMES);
-}
-
-export function baseUrl(c) {
-  if (!c.host.baseUrl) throw new PayWasmError('usage', 'base-url is not set', { field: 'base-url' });
-  return new URL(c.host.baseUrl, document.baseURI).href;
-}
-
-// The shopper's token from the page's callback, for one request (never kept); null when there is
-// none, or a PayWasmError `unauthorized` when `required`.
-export async function token(c, required) {
-  let value = null;
-  try {
-    value = c.getShopperToken && await c.getShopperToken();
-  } catch (e) {
-    // as no token
-  }
-  if (!value && required) throw new PayWasmError('unauthorized', 'no shopper token: getShopperToken is not set, failed or gave none');
-  return value ? String(value) : null;
-}
-
-// public-key, or public-key-url's text (fetched once per URL).
-export async function publicKey(c) {
-  const el = c.host;
-  if (el.publicKey) return el.publicKey;
-  if (!el.publicKeyUrl) throw new PayWasmError('usage', 'public-key or public-key-url is required', { field: 'public-key' });
-  if (!c.keyCache) {
-    const url = new URL(el.publicKeyUrl, document.baseURI).href;
-    const res = await send({ method: 'GET', url, headers: [['Accept', 'application/x-pem-file, text/plain']] },
-      { timeoutMs: el.timeout, retries: 2, signal: c.life.signal, credentials: 'same-origin' });
-    if (res.status < 200 || res.status > 299) {
-      throw new PayWasmError(res.status >= 500 ? 'server' : 'invalid_key', `public-key-url answered HTTP ${res.status}`, { httpStatus: res.status });
-    }
-    c.keyCache = res.body;
-  }
-  return c.keyCache;
 }

@@ -170,8 +170,10 @@ function makeCore(ex, memory) {
       release(input);
       release(name);
     }
+    // The core's deprecation warnings (result.warnings: an endpoint the service marks deprecated)
+    // are for the merchant, who has them from docs/widget.md and the gateway's log: never printed
+    // in the shopper's console.
     const result = JSON.parse(text);
-    for (const w of result.warnings || []) console.warn(w);
     if (!result.ok) {
       const e = result.error;
       throw new PayWasmError(e.code, e.message, { field: e.field, httpStatus: e.httpStatus });
@@ -214,6 +216,12 @@ function makeCore(ex, memory) {
     bankPayload(order) {
       return call('bankPayload', { order: JSON.stringify(order) });
     },
+    // The total (decimal text) of an exchange order as exchangePayload would send it, every rule of
+    // the payload checked; with sessionAmount (decimal text: a gateway session's fixed amount), a
+    // cart that adds up to another amount is refused (validation, field 'cart').
+    checkOrder(order, sessionAmount) {
+      return call('checkOrder', { order: JSON.stringify(order), sessionAmount: str(sessionAmount) });
+    },
     // Exact decimal text of sum(price * quantity) of an array of cart items ({id, name, price,
     // quantity, ...}); an item that is not one throws a validation error naming it (cart[1].price).
     cartTotal(cart) {
@@ -249,7 +257,8 @@ function makeCore(ex, memory) {
     // The request of one exchange or bank payment, built by the core from the order (defaults,
     // validation, encryption): { method, url, headers, body }.
     // p: { method: 'exchange'|'bank', order (ExchangeOrder | BankOrder), key, fingerprint?, padding?,
-    //      token, baseUrl, exchange (exchange payments), exchanges? }
+    //      token, baseUrl, exchange (exchange payments), exchanges?, sessionAmount? (a gateway
+    //      session's fixed amount: a cart that adds up to another is refused, nothing encrypted) }
     paymentRequest(p) {
       const exchanges = p.exchanges && [].concat(p.exchanges).join(' ');
       return call('paymentRequest', Object.assign({}, p, { order: JSON.stringify(p.order), exchanges }));

@@ -1,8 +1,10 @@
-// <paywasm-checkout>: the element class. Its lifecycle (connect: load the core, draw; disconnect:
-// stop everything), its properties (the attribute table's, typed, and the objects a page gives:
-// cart, shippingAddress, getShopperToken, qrResult) and reset(). Its state is one context object
-// (context.js), which the flows (flows.js: what it sends) and the view (view.js: what it draws)
-// work on; the state machine is state.js.
+// <paywasm-checkout>: the element class. Its lifecycle (connect: draw the form as soon as what it
+// shows is in, load the core beside it; disconnect: stop everything), its properties (the attribute
+// table's, typed, and the objects a page gives: cart, shippingAddress, getShopperToken, qrResult),
+// reset(), and the actions the view's controls declare (data-action, run by _act()). Its state is
+// one context object (context.js), which the flows (flows.js: what it sends) and the view (view.js:
+// what it draws) work on; the state machine is state.js. Calls go one way: element -> flows ->
+// view; the view imports no flow and writes no state.
 import { ATTRIBUTE_DEFAULTS, CSS_INTEGRITY } from 'paywasm:build';
 import { PayWasmError } from './error.js';
 import { load } from './core.js';
@@ -10,8 +12,21 @@ import { besideScript } from './assets.js';
 import { MESSAGES, loadLocale, languageWithin } from './locales.js';
 import { freshState } from './state.js';
 import { createContext, currency, emit, locale, methodsOf, stop } from './context.js';
-import { styleSheet, money } from './view.js';
-import { applyStatus, greet, readSession, refresh, showError, showQr } from './flows.js';
+import { styleSheet } from './colours.js';
+import { money } from './format.js';
+import { quiet } from './view.js';
+import { applyStatus, check, greet, pay, payAgain, readSession, refresh, requestQr, showError, showQr } from './flows.js';
+
+// What the view's controls do (view.js declares them: data-action="<event>:<name>"): each gets the
+// context and the control. Only these write the shopper's choices into the state.
+const ACTIONS = {
+  pay: (c, node) => (node.dataset.method === 'qr' ? requestQr(c) : pay(c, node.dataset.method)),
+  payAgain: (c) => payAgain(c),
+  method: (c, node) => { c.s.method = node.value; refresh(c); },
+  exchange: (c, node) => { c.s.exchange = node.value; },
+  code2fa: (c, node) => { c.s.code2fa = node.value.trim(); },
+  savePassword: (c, node) => { c.s.savePassword = node.checked; },
+};
 
 export const TAG = 'paywasm-checkout';
 const camel = (name) => name.replace(/-(\w)/g, (m, c) => c.toUpperCase());
@@ -95,7 +110,19 @@ export class PayWasmCheckout extends HTMLElement {
     // The checkout's state, shared with the flows and the view (context.js); nothing else is.
     this._c = createContext(this, root, styled.sheet);
     try { this._c.states = this.attachInternals().states; } catch (e) { this._c.states = null; }
+    for (const type of ['click', 'change', 'input']) root.addEventListener(type, (e) => this._act(e));
     this._arm();
+  }
+
+  // Runs the action a control of the view declares for this event (data-action="click:pay"; several
+  // separated by spaces).
+  _act(event) {
+    const node = event.target.closest && event.target.closest('[data-action]');
+    if (!node) return;
+    for (const entry of node.dataset.action.split(' ')) {
+      const [type, name] = entry.split(':');
+      if (type === event.type && ACTIONS[name]) ACTIONS[name](this._c, node);
+    }
   }
 
   // `ready`: a promise of the load in progress (resolves with { methods } once the core is loaded and
@@ -135,13 +162,14 @@ export class PayWasmCheckout extends HTMLElement {
     if (c.life) return;
     c.life = new AbortController();
     const life = c.life;
+    c.broken = null;
     if (!this._settle && !c.core) this._arm();
     // First, so that a wasm-url of its own starts downloading before anything is drawn.
     const loading = load({ wasmUrl: this.wasmUrl || undefined });
     if (this._settle) this._fire('loadstart');
     // The first draw waits for the shopper's language file (never fails; 2 s at most).
     const language = languageWithin(locale(c).lang);
-    // The session (session-url) is read while the core loads: the form needs both.
+    // The session (session-url) is read while the core loads: the form shows what it says.
     const session = this.sessionUrl && !c.session ? this._openSession(life) : null;
     this._readInlineData();
     if (document.readyState === 'loading') {
@@ -150,20 +178,33 @@ export class PayWasmCheckout extends HTMLElement {
         if (c.life === life && this._readInlineData()) this._changed();
       }, { once: true });
     }
-    // With a cart, the first currency format (ICU data: 10-30 ms, once per page) runs in a task of
-    // its own while the core loads, and the first draw in the task after it: no single task
-    // does instantiation, ICU loading and drawing one after the other.
-    const formats = Array.isArray(c.cart) && c.cart.length ? new Promise((resolve) => {
+    // The first currency format (ICU data: 10-30 ms, once per page) runs in a task of its own while
+    // the core loads: no single task does instantiation, ICU loading and drawing one after the
+    // other. The form waits for it only when it shows an amount before the core (a session's);
+    // a page's own cart is totalled by the core, so ready waits for it instead.
+    const formats = (Array.isArray(c.cart) && c.cart.length) || session ? new Promise((resolve) => {
       setTimeout(() => {
-        if (c.life === life) money(c, '0', currency(c), true);
+        if (c.life === life) money(c, '0', currency(c));
         setTimeout(resolve, 0);
       }, 0);
     }) : null;
-    // The loading message only when the core takes a while (a slow network): a fast start goes
-    // straight to the form, without a flash of text and without a layout of it on the way.
+    // The loading message only when the form takes a while (a slow session or stylesheet): a fast
+    // start goes straight to the form, without a flash of text.
     const slow = setTimeout(() => {
-      if (c.life === life && !c.core) refresh(c);
+      if (c.life === life && !c.shown) refresh(c);
     }, LOADING_DELAY_MS);
+    // Usable: the form is drawn once the session, the language and the styles are in, without the
+    // core (paywasm-usable). Only a session that already has a status waits for the core as well:
+    // what the status means is the core's to say.
+    const usable = Promise.all([session, session && formats, language, this._styled])
+      .then(() => (c.session && c.session.status && typeof c.session.status.status === 'number' ? loading : null));
+    usable.then(() => {
+      clearTimeout(slow);
+      if (c.life !== life || c.broken) return;
+      c.shown = true;
+      refresh(c);
+      emit(c, 'paywasm-usable', { methods: methodsOf(c) });
+    }, () => {});
     // The end of this load: ready settles (once per load), then load or error, then loadend.
     const settle = (i, value, type) => {
       if (this._settle) {
@@ -173,10 +214,12 @@ export class PayWasmCheckout extends HTMLElement {
         this._fire('loadend');
       }
     };
-    Promise.all([loading, session, formats, language, this._styled]).then(([core]) => {
-      clearTimeout(slow);
-      if (c.life !== life) return;
+    // Ready: the core is in and the form shown; the order is checked (what a Pay click faster than
+    // the module waits for: c.loading), then what needs the core follows.
+    c.loading = Promise.all([loading, usable, formats]).then(([core]) => {
+      if (c.life !== life) return core;
       c.core = core;
+      check(c);
       refresh(c);
       this._sessionStatus();
       const lang = locale(c).lang;
@@ -191,12 +234,16 @@ export class PayWasmCheckout extends HTMLElement {
       emit(c, 'paywasm-ready', detail);
       settle(0, detail, 'load');
       this._warmUp(life);
+      return core;
     }, (e) => {
       clearTimeout(slow);
-      if (c.life !== life) return;
+      if (c.life !== life) throw e;
+      c.broken = e;
       showError(c, e);
       settle(1, c.s.error, 'error');
+      throw e;
     });
+    c.loading.catch(() => {});
   }
 
   disconnectedCallback() { this._teardown(); }
@@ -209,7 +256,7 @@ export class PayWasmCheckout extends HTMLElement {
   _openSession(life) {
     const c = this._c;
     return readSession(c, life).then(() => {
-      if (c.life === life && c.core) {
+      if (c.life === life && c.core && c.shown) {
         this._changed();
         this._sessionStatus();
         greet(c);
@@ -269,6 +316,7 @@ export class PayWasmCheckout extends HTMLElement {
     if (c.life) c.life.abort();
     c.life = null;
     stop(c);
+    quiet(c);
     if (c.s.phase === 'sending') c.s.phase = c.s.method === 'qr' ? 'idle' : 'ambiguous';
   }
 
@@ -294,8 +342,13 @@ export class PayWasmCheckout extends HTMLElement {
   // Lifecycle events, like an <img>'s: loadstart, then load or error, then loadend (no bubbling).
   _fire(type) { this.dispatchEvent(new Event(type)); }
 
-  // Something the page gave changed: checked and drawn again (flows.js refresh), once loaded.
-  _changed() { if (this._c.core) refresh(this._c); }
+  // Something the page gave changed: checked again by the core once it is there (flows.js check),
+  // and drawn again once the form is shown.
+  _changed() {
+    const c = this._c;
+    if (c.core) check(c);
+    if (c.shown) refresh(c);
+  }
 
   // A <script type="application/json"> child: {"cart": [...], "shippingAddress": {...}}. Returns
   // true when it gave the cart (what the form shows).

@@ -1,70 +1,98 @@
 // What a checkout sends, and what it does with the answers: every flow takes the checkout's
 // context `c` (context.js: the element's attributes through c.host, the state c.s, the core) and
 // goes through busy(), the one place that decides whether anything may be sent (state.js). A
-// payment, from the Pay button (view.js) to the request:
+// payment, from the Pay button (view.js declares it, element.js runs its action) to the request:
 //   pay() -> order() + the core's paymentRequest() (validation, defaults, encryption) -> send()
 //   (net.js: sent once, never retried) -> the core's parseResponse() -> readAnswer() (status.js: the
 //   core's row and amounts) -> setStatus() -> watchStatus() (later statuses from the merchant's
 //   status-url, read by readStatus()).
-// The flows change the state and tell the page (events); then refresh() checks the page's order
-// and has the view draw it (view.js render(): it only draws).
+// The flows change the state and tell the page (events); then refresh() has the view draw it
+// (view.js render(): it only draws). The page's order is checked by check(), when it changes.
 import { PayWasmError } from './error.js';
 import { send, watch } from './net.js';
 import { SVG_NS } from './dom.js';
 import { phaseOf } from './state.js';
 import { readAnswer, readStatus, isGatewayView } from './status.js';
-import { baseUrl, currency, emit, exchangesOf, locale, methodsOf, publicKey, qrAsks, stop, token } from './context.js';
+import { currency, emit, exchangesOf, locale, methodsOf, qrAsks, stop } from './context.js';
 import { render } from './view.js';
+
+// ---- what a request needs from the page --------------------------------------------------------
+
+export function baseUrl(c) {
+  if (!c.host.baseUrl) throw new PayWasmError('usage', 'base-url is not set', { field: 'base-url' });
+  return new URL(c.host.baseUrl, document.baseURI).href;
+}
+
+// The shopper's token from the page's callback, for one request (never kept); null when there is
+// none, or a PayWasmError `unauthorized` when `required`.
+export async function token(c, required) {
+  let value = null;
+  try {
+    value = c.getShopperToken && await c.getShopperToken();
+  } catch (e) {
+    // as no token
+  }
+  if (!value && required) throw new PayWasmError('unauthorized', 'no shopper token: getShopperToken is not set, failed or gave none');
+  return value ? String(value) : null;
+}
+
+// public-key, or public-key-url's text (fetched once per URL).
+export async function publicKey(c) {
+  const el = c.host;
+  if (el.publicKey) return el.publicKey;
+  if (!el.publicKeyUrl) throw new PayWasmError('usage', 'public-key or public-key-url is required', { field: 'public-key' });
+  if (!c.keyCache) {
+    const url = new URL(el.publicKeyUrl, document.baseURI).href;
+    const res = await send({ method: 'GET', url, headers: [['Accept', 'application/x-pem-file, text/plain']] },
+      { timeoutMs: el.timeout, retries: 2, signal: c.life.signal, credentials: 'same-origin' });
+    if (res.status < 200 || res.status > 299) {
+      throw new PayWasmError(res.status >= 500 ? 'server' : 'invalid_key', `public-key-url answered HTTP ${res.status}`, { httpStatus: res.status });
+    }
+    c.keyCache = res.body;
+  }
+  return c.keyCache;
+}
 
 // ---- the order and the view ------------------------------------------------------------------
 
-// After any change: the page's order checked again (check()), the chosen method and exchange kept
-// among those offered, the error in the shopper's language, a new error of the page's order told
-// to the page (paywasm-error, once per message), then the view drawn. Before the core is there,
-// only the loading view.
+// After any change: the chosen method and exchange kept among those offered, the error in the
+// shopper's language, then the view drawn. Checks nothing (check() does, when the order changes).
 export function refresh(c) {
   const s = c.s;
-  if (c.core) {
-    check(c);
-    const methods = methodsOf(c);
-    if (!methods.includes(s.method)) s.method = methods[0] || null;
-    const exchanges = exchangesOf(c);
-    if (!exchanges.includes(s.exchange)) s.exchange = exchanges[0];
-    const err = s.bad || s.error;
-    if (err) err.localize(locale(c).lang);
-    if (s.bad && s.bad.message !== c.badSeen) emit(c, 'paywasm-error', { error: s.bad });
-    c.badSeen = s.bad && s.bad.message;
-  }
+  const methods = methodsOf(c);
+  if (!methods.includes(s.method)) s.method = methods[0] || null;
+  const exchanges = exchangesOf(c);
+  if (!exchanges.includes(s.exchange)) s.exchange = exchanges[0];
+  const err = s.bad || s.error;
+  if (err) err.localize(locale(c).lang);
   render(c);
 }
 
 // The page's order as the core reads it, checked with the core's own rules (the exchange
-// payload's: cart, shipping address, offer-id, currency, asset): sets c.total (decimal text) or
-// c.s.bad, the validation error of the page's data with its field (cart[0].price, ...). No cart
-// yet: neither.
+// payload's: cart, shipping address, offer-id, currency, asset) and, with a session, against the
+// amount the merchant's server fixed (the core refuses a cart that adds up to another): sets
+// c.total (decimal text) or c.s.bad, the validation error of the page's data with its field
+// (cart[0].price, ...); a new error is told to the page (paywasm-error, once per message). No cart
+// or no core yet: neither. The element calls it when the order can have changed: the core or a
+// session arrived, or the page changed an attribute, the cart or the address; one call of the core.
 export function check(c) {
   const s = c.s;
   c.total = null;
   s.bad = null;
-  if (c.cart === null) return;
+  if (c.cart === null || !c.core) return;
   try {
     const checked = Object.assign(order(c, 'exchange'), { clientId: '-', code2fa: '' });
-    const total = JSON.parse(c.core.exchangePayload(checked)).nativeAmount;
-    // The amount was fixed by the merchant's server: a cart that adds up to another is not paid.
-    // Compared by the core: both amounts written its one way (amount_text: '82' and '82.00' are
-    // both '82.00' in USD); an amount it cannot read is refused as not the total.
-    const fixed = c.session && c.session.amount;
-    const written = (x) => c.core.amountsOwed({ code: 10, amount: String(x), currency: currency(c) }).expected.amount;
-    let same = false;
-    try { same = !fixed || written(fixed) === written(total); } catch (e) { /* below */ }
-    if (!same) {
-      throw new PayWasmError('validation', `the cart adds up to ${total}, the session's amount is ${fixed}`, { field: 'cart' });
-    }
-    c.total = total;
+    c.total = c.core.checkOrder(checked, sessionAmount(c));
   } catch (e) {
     s.bad = e;
   }
+  if (s.bad) s.bad.localize(locale(c).lang);
+  if (s.bad && s.bad.message !== c.badSeen) emit(c, 'paywasm-error', { error: s.bad });
+  c.badSeen = s.bad && s.bad.message;
 }
+
+// The amount a session fixed (decimal text), or undefined without a session.
+const sessionAmount = (c) => (c.session && c.session.amount !== undefined ? String(c.session.amount) : undefined);
 
 // ---- status and errors -----------------------------------------------------------------------
 
@@ -88,7 +116,7 @@ export function setStatus(c, st) {
   }
   if (changed) {
     const detail = { status: info, transaction: st.transaction, method: st.method, expected: st.expected,
-      received: st.received, remaining: st.remaining };
+      received: st.received, remaining: st.remaining, reference: st.reference, offerId: c.host.offerId || st.offerId || null };
     emit(c, 'paywasm-status', detail);
     if (info.success) emit(c, 'paywasm-complete', detail);
   }
@@ -173,7 +201,7 @@ export function order(c, method) {
 // taken, or to ambiguous when the payment may have gone through.
 export async function busy(c, method, work) {
   const s = c.s;
-  if (s.phase !== 'idle' || !c.core || !c.total) return;
+  if (s.phase !== 'idle' || s.bad || (c.core && !c.total) || !c.life) return;
   const life = c.life;
   if (method !== 'qr') {
     // Paying another way: the QR code of this order (not paid: the phase is idle) goes.
@@ -186,6 +214,15 @@ export async function busy(c, method, work) {
   s.retry = null;
   refresh(c);
   try {
+    // A shopper faster than the module: the click waits for it (the button says the checkout is
+    // loading), then for its check of the order.
+    if (!c.core) await c.loading;
+    if (c.life !== life) return;
+    if (!c.total) {
+      s.phase = 'idle';
+      refresh(c);
+      return;
+    }
     await work(life);
   } catch (e) {
     if (c.life !== life) return;
@@ -210,7 +247,7 @@ export function pay(c, method) {
     const req = c.core.paymentRequest({
       method, order: order(c, method), key, padding: el.padding,
       fingerprint: el.keyFingerprint || undefined, exchange: s.exchange, exchanges: exchangesOf(c),
-      token: shopper, baseUrl: baseUrl(c),
+      token: shopper, baseUrl: baseUrl(c), sessionAmount: sessionAmount(c),
     });
     shopper = null;
     const lang = locale(c).lang;
@@ -227,6 +264,9 @@ export function pay(c, method) {
     }
     if (c.life !== life) return;
     const st = readAnswer(c.core, parsed, method);
+    // How this page paid, for the success it may show later (a status of another page's payment
+    // names no exchange).
+    s.madeWith = { method, exchange: method === 'exchange' ? s.exchange : null };
     setStatus(c, st);
     c.view.status.focus();
     // Later statuses (the service tells only the merchant): from the merchant's status-url.

@@ -23,10 +23,11 @@ export const phaseOf = (info) => (info.taken === 'none' ? 'idle' : info.final ? 
 // amounts owed); error: the PayWasmError shown;
 // bad: the validation error of the page's order; greeting: the shopper's first name; qr: the QR
 // code shown ({ result, uri, svg, end }); retry: after an unclear outcome, the method of the
-// payment the merchant's status-url says took nothing (flows.js applyStatus): offered again.
+// payment the merchant's status-url says took nothing (flows.js applyStatus): offered again;
+// madeWith: { method, exchange } of the payment this page made (flows.js pay), or null.
 export function freshState() {
   return {
     phase: 'idle', method: null, exchange: null, code2fa: '', savePassword: false,
-    status: null, error: null, bad: null, greeting: null, qr: null, retry: null,
+    status: null, error: null, bad: null, greeting: null, qr: null, retry: null, madeWith: null,
   };
 }

@@ -13,6 +13,8 @@ function money(amount, currency) {
   return typeof text === 'string' && text !== '' && typeof currency === 'string' && currency !== ''
     ? { amount: text, currency: currency.toUpperCase() } : null;
 }
+// The payment's reference at the service (its transaction id), as text, or null.
+const reference = (id) => (typeof id === 'string' && id !== '' ? id : null);
 const moneyOf = (m) => (m && typeof m === 'object' ? money(m.amount, m.currency) : null);
 
 // The merchant gateway's status view ({sessionId, offerId, status, method, orderTotal, expected,
@@ -29,18 +31,20 @@ export const isGatewayView = (data) => typeof data.sessionId === 'string';
 // { amount, currency } the payment asks for when a transaction leaves it out (a QR code's crypto
 // amount from its payment URI, or the payment's earlier answer); id, meta: the payment's (a status
 // answer may lack them). Returns { info, method, transaction, total, expected, received, remaining,
-// offerId }: info the core's row; total the order's amount in the shop's currency; expected,
+// offerId, reference }: info the core's row; total the order's amount in the shop's currency; expected,
 // received, remaining what the core computed (or the gateway did, with the core), in the currency
 // the shopper pays in, each { amount, currency } or null; offerId the shop's order id when the
-// answer names it (the gateway view), else null.
+// answer names it (the gateway view), else null; reference the payment's transaction id, or null.
 export function readStatus(core, data, { method = null, asks = null, id, meta } = {}) {
   if (!data || !Number.isInteger(data.status)) return null;
   const gateway = isGatewayView(data);
   const how = method || (gateway && METHODS.includes(data.method) && data.method) || null;
   const info = core.describeStatus(data.status, how || undefined);
+  const transaction = Object.assign({ id, meta }, data);
   const out = {
-    info, method: how, transaction: Object.assign({ id, meta }, data), total: null,
-    expected: null, received: null, remaining: null, offerId: gateway && typeof data.offerId === 'string' ? data.offerId : null,
+    info, method: how, transaction, total: null, expected: null, received: null, remaining: null,
+    offerId: gateway && typeof data.offerId === 'string' ? data.offerId : null,
+    reference: reference((gateway && data.transactionId) || transaction.id),
   };
   if (gateway) {
     out.total = moneyOf(data.orderTotal);
@@ -60,7 +64,8 @@ export function readAnswer(core, parsed, method) {
   const tx = parsed.transaction || {};
   if (typeof tx.status === 'number') return readStatus(core, tx, { method, id: tx.id, meta: tx.meta });
   const info = parsed.status;
-  return Object.assign({ info, method, transaction: tx, total: money(tx.nativeAmount, tx.nativeCurrency), offerId: null },
+  return Object.assign({ info, method, transaction: tx, total: money(tx.nativeAmount, tx.nativeCurrency), offerId: null,
+    reference: reference(tx.id) },
     owed(core, info, method, money(tx.amount, tx.currency), tx.receivedAmount));
 }
 

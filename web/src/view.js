@@ -1,94 +1,25 @@
-// The view of a checkout: render(c) draws the checkout's context (context.js: its state c.s and the
-// page's order, checked by flows.js) and does nothing else: no validation, no event, no request.
-// Its nodes are made once and then updated in place (c.view): the live region (role=status), the
-// error box and the form controls stay the same nodes from one draw to the next, so a screen
-// reader announces a change where it happens and a shopper who is typing keeps focus and caret.
-// Only the method cards and the QR panel's content are made again, when what they show changes.
+// The layout of a checkout: render(c) draws the checkout's context (context.js: its state c.s and the
+// page's order, checked by flows.js) and does nothing else: no validation, no event, no request, no
+// write to the state. Its nodes are made once and then updated in place (c.view, the view's own):
+// the live region (role=status), the error box and the form controls stay the same nodes from one
+// draw to the next, so a screen reader announces a change where it happens and a shopper who is
+// typing keeps focus and caret. Only the method cards and the QR panel's content are made again,
+// when what they show changes.
+// What a control does is declared on it, never called from here: `data-action="click:pay"` (with
+// `data-method`), and the element (element.js) runs the action. So the view imports no flow.
 // dom.js builds every node (no markup is ever parsed; the one SVG that is, the QR code, is drawn by
-// the core and parsed in flows.js). The buttons start the flows of flows.js.
-import { CSS_TEXT } from 'paywasm:build';
+// the core and parsed in flows.js); format.js writes the amounts, colours.js the brand colours.
 import { h, icon, withId } from './dom.js';
 import { EXCHANGE_NAMES, currency, exchangesOf, locale, methodsOf, qrAsks, t } from './context.js';
-import { pay, payAgain, refresh, requestQr } from './flows.js';
+import { aboveZero, clock, money, moneyOf } from './format.js';
+import { colours } from './colours.js';
 
 // The icon of each tone of the core's status table (the tone picks the colour; the words always
 // say the same as the colour and the icon).
 const TONE_ICON = { info: 'clock', success: 'check', warning: 'alert', error: 'cross' };
 
-let sharedSheet = null;
-export function styleSheet() {
-  if (!sharedSheet) {
-    sharedSheet = new CSSStyleSheet();
-    sharedSheet.replaceSync(CSS_TEXT);
-  }
-  return sharedSheet;
-}
-
-// Intl.NumberFormat objects, kept per locale and currency (null: crypto amounts, all their digits).
-// The first one of a page loads ICU data (10-30 ms): see connectedCallback. A symbol that several
-// currencies use ('$', '¥') is replaced by the ISO code outside the currency's own country (the
-// locale's likely region: "en" is en-US): German "25,80 USD", never "25,80 $"; English "$25.80".
-const numberFormats = new Map();
-function numberFormat(tag, currency) {
-  const key = `${tag} ${currency || ''}`;
-  let f = numberFormats.get(key);
-  if (!f) {
-    const style = { style: 'currency', currency };
-    f = currency ? new Intl.NumberFormat(tag, style) : new Intl.NumberFormat(tag, { maximumFractionDigits: 18 });
-    if (currency && /^[$¥]$/.test(f.formatToParts(1).find((p) => p.type === 'currency').value)
-        && new Intl.Locale(tag).maximize().region !== currency.slice(0, 2)) {
-      f = new Intl.NumberFormat(tag, Object.assign(style, { currencyDisplay: 'code' }));
-    }
-    numberFormats.set(key, f);
-  }
-  return f;
-}
-
-// Whether `currency` is money Intl can format as a currency (an ISO 4217 code: USD, EUR, ...), or a
-// crypto asset (BTC, ETH, ...). Without Intl.supportedValuesOf (before Safari 15.4), the shop's own
-// currency is the only fiat one.
-let isoCurrencies = null;
-function isFiat(c, code) {
-  if (!isoCurrencies) {
-    try { isoCurrencies = new Set(Intl.supportedValuesOf('currency')); } catch (e) { isoCurrencies = new Set(); }
-  }
-  return isoCurrencies.has(code) || code === currency(c);
-}
-
-// The colour of any CSS colour text as [r, g, b, a] (a 1x1 canvas reads it as sRGB), and its WCAG 2
-// relative luminance + 0.05 (the contrast of two colours is the ratio of these).
-let canvas = null;
-function rgba(color) {
-  canvas = canvas || document.createElement('canvas').getContext('2d', { willReadFrequently: true });
-  canvas.fillStyle = '#000';
-  canvas.fillStyle = color;
-  canvas.fillRect(0, 0, 1, 1);
-  return canvas.getImageData(0, 0, 1, 1).data;
-}
-const luminance = (c) => [0.2126, 0.7152, 0.0722].reduce((sum, w, i) => {
-  const x = c[i] / 255;
-  return sum + w * (x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
-}, 0.05);
-const contrast = (a, b) => { const x = luminance(a); const y = luminance(b); return x > y ? x / y : y / x; };
-
-// An amount as the shopper reads it, the same way wherever it is shown: fiat with Intl's currency
-// style ("$82.00", German "82,00 USD"), crypto with all its digits and the code ("0.00128126 BTC").
-// value: decimal text (a number is shown as JS writes it); never throws ('' for no value).
-export function money(c, value, code) {
-  if (value === null || value === undefined || value === '') return '';
-  const v = String(value);
-  const upper = String(code || '').toUpperCase();
-  try {
-    const tag = locale(c).tag;
-    if (upper && isFiat(c, upper)) return numberFormat(tag, upper).format(v);
-    return `${numberFormat(tag, null).format(v)} ${upper}`.trim();
-  } catch (e) {
-    return `${v} ${upper}`.trim();
-  }
-}
-const moneyOf = (c, m) => (m ? money(c, m.amount, m.currency) : '');
-// Whether a decimal text the core wrote is above zero (it writes no sign and no exponent).
-const aboveZero = (amount) => /[1-9]/.test(amount);
+// The QR code's time left is announced (politely) when it crosses these many seconds.
+const ANNOUNCE_AT = [60, 15];
 
 // ---- drawing ---------------------------------------------------------------------------------
 
@@ -125,13 +56,18 @@ function fill(box, key, content) {
 const message = (headline, lines) => h('div', { class: 'message' }, h('p', {}, h('strong', {}, headline)),
   lines.map((l) => l && h('p', {}, l)));
 
+// Label/value rows ([labelKey, text]; rows without text left out), every amount with its name.
+const facts = (c, rows) => {
+  const shown = rows.filter((r) => r && r[1]);
+  return shown.length ? h('dl', { class: 'facts' }, shown.map(([key, value]) =>
+    h('div', { class: 'fact' }, h('dt', {}, t(c, key)), h('dd', {}, value)))) : null;
+};
+
 // A Pay button (its text and whether it is armed come from render()).
-function payButton(c, method) {
-  return h('button', {
-    type: 'button', class: 'pay', part: 'button pay-button', 'data-key': `pay-${method}`,
-    onclick: () => (method === 'qr' ? requestQr(c) : pay(c, method)),
-  });
-}
+const payButton = (method) => h('button', {
+  type: 'button', class: 'pay', part: 'button pay-button', 'data-key': `pay-${method}`,
+  'data-action': 'click:pay', 'data-method': method,
+});
 
 // The nodes that stay: made once per shadow root and language (the words are drawn in).
 function build(c) {
@@ -146,85 +82,101 @@ function build(c) {
   v.error = h('div', { class: 'error', part: 'error', role: 'alert', tabindex: '-1' });
   v.cards = h('div', { class: 'methods' });
   v.methods = h('fieldset', { part: 'methods' }, h('legend', {}, t(c, 'payWith')), v.cards);
-  v.select = h('select', { id: 'exchange', part: 'select', 'data-key': 'exchange', onchange: (e) => { c.s.exchange = e.target.value; } });
+  v.select = h('select', { id: 'exchange', part: 'select', 'data-key': 'exchange', 'data-action': 'change:exchange' });
   v.code = h('input', {
     id: 'code2fa', type: 'text', part: 'input', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: '10',
-    'data-key': 'code2fa', oninput: (e) => { c.s.code2fa = e.target.value.trim(); },
+    'data-key': 'code2fa', 'data-action': 'input:code2fa',
   });
   v.codeError = h('p', { id: 'code2fa-error', class: 'field-error' }, t(c, 'field.code2fa'));
   v.save = h('input', {
-    id: 'savepassword', type: 'checkbox', part: 'checkbox', 'data-key': 'savepassword',
-    onchange: (e) => { c.s.savePassword = e.target.checked; },
+    id: 'savepassword', type: 'checkbox', part: 'checkbox', 'data-key': 'savepassword', 'data-action': 'change:savePassword',
   });
-  v.pay = { exchange: payButton(c, 'exchange'), bank: payButton(c, 'bank'), qr: payButton(c, 'qr') };
+  v.pay = { exchange: payButton('exchange'), bank: payButton('bank'), qr: payButton('qr') };
   v.qr = h('div', { class: 'panel qr', part: 'panel qr-panel' });
+  v.bankFrom = h('div', {});
   v.panels = {
     exchange: h('div', { class: 'panel', part: 'panel' },
       h('div', { class: 'field' }, label('exchange', 'exchange'), v.select),
       h('div', { class: 'field' }, label('code2fa', 'code2fa'), v.code, v.codeError),
       h('div', { class: 'check' }, v.save, label('savepassword', 'savePassword')),
       v.pay.exchange),
-    bank: h('div', { class: 'panel', part: 'panel' }, h('p', { class: 'muted' }, t(c, 'bankNote')), v.pay.bank),
+    bank: h('div', { class: 'panel', part: 'panel' }, v.bankFrom, h('p', { class: 'muted' }, t(c, 'bankNote')), v.pay.bank),
     qr: v.qr,
   };
   return v;
 }
 
-// Draws the context: until the core is there the loading message, else the form (an order the page
-// got wrong: its error alone, no total, nothing to pay; a paid order: the total and its status
-// alone), the status and the error; then the phase onto the Pay buttons (armed only when idle with
-// a valid order; the busy one says what it is doing), aria-busy, and the host's custom states and
-// `error` attribute.
+// Draws the context: until the form may be shown (c.shown: the element has what the form needs,
+// which is not the core) the loading message, else the form (an order the page got wrong: its
+// error alone, no total, nothing to pay; a payment under way or done: the total and its status,
+// without the form), the status and the error; then the phase onto the Pay buttons (armed when
+// idle with an order not known to be bad; the busy one says what it is doing), aria-busy, and the
+// host's custom states and `error` attribute.
 export function render(c) {
   const s = c.s;
-  const core = c.core;
   // (made again in another language, or when the language's texts arrived)
   if (!c.view || c.view.root.parentNode !== c.root || c.view.words !== `${locale(c).tag} ${t(c, 'loading')}`) {
-    if (c.view) c.view.root.remove();
+    if (c.view) {
+      clearInterval(c.view.tick);
+      c.view.root.remove();
+    }
     c.view = build(c);
   }
   const v = c.view;
   const focusKey = c.root.activeElement && c.root.activeElement.dataset.key;
   const err = s.bad || s.error;
   const bad = err && err.field === 'code2fa' && s.method === 'exchange';
-  const totalText = c.total && money(c, c.total, currency(c));
-  const lang = locale(c);
+  // The checked total, else the amount the merchant's server fixed for the session (until the core
+  // has checked the cart against it).
+  const total = c.total || (c.session && c.session.amount);
+  const totalText = total && money(c, total, currency(c));
   const methods = methodsOf(c);
-  // Paid, or money moved in a way only the shop can settle: no form any more, the status says it.
-  const done = s.phase === 'final';
-  const form = core && !s.bad && !done;
+  const shown = c.shown;
+  // The form, while nothing of this order is under way or done; a QR code stays while part of it
+  // is paid (the rest goes to the same address).
+  const open = shown && !c.broken && !s.bad && (s.phase === 'idle' || s.phase === 'sending');
+  const qrStays = shown && !c.broken && s.method === 'qr' && !!s.qr && s.phase === 'pending';
 
   v.greeting.hidden = !s.greeting;
   v.greeting.textContent = s.greeting ? t(c, 'greeting', { name: s.greeting }) : '';
   v.total.textContent = totalText || '';
   drawStatus(c);
   drawError(c, err, bad);
-  if (form) drawForm(c, methods, bad);
+  if (open || qrStays) drawForm(c, methods, bad);
   // (after the shadow root's <link>, when it has one: element.js)
   if (v.root.parentNode !== c.root) c.root.append(v.root);
-  place(v.root, core ? [
-    v.greeting,
-    !s.bad && totalText && v.summary,
+  // Nothing the shopper may be about to click moves when something arrives later: the total's row
+  // is there while the core works out the total of a cart it was given, and the greeting (which
+  // comes from the service after the core) goes last, under the controls. (A greeting above them
+  // moved the form down under a click on its way: the WPE engine suite's flaky "no element".)
+  place(v.root, shown ? [
+    !s.bad && (totalText || (c.cart !== null && !c.core)) && v.summary,
     v.status,
     v.error,
-    form && methods.length > 1 && v.methods,
-    form && s.method && v.panels[s.method],
+    open && methods.length > 1 && v.methods,
+    (open || qrStays) && s.method && v.panels[s.method],
+    v.greeting,
   ] : [v.loading, v.error]);
-  // Once per view with the core: the region, named in its language, and its colours.
-  if (core && !v.coloured) {
+  // A QR panel taken off the screen stops its countdown, and is drawn afresh when it comes back.
+  if (!v.qr.isConnected && v.qr.dataset.shown) {
+    clearInterval(v.tick);
+    fill(v.qr, '', []);
+  }
+  // Once per view with the form: the region, named in its language, and its colours.
+  if (shown && !v.coloured) {
     v.root.setAttribute('role', 'region');
     v.root.setAttribute('aria-label', t(c, 'region'));
-    v.root.setAttribute('lang', lang.tag);
+    v.root.setAttribute('lang', locale(c).tag);
     v.coloured = colours(c, v.root);
   }
 
   const busy = s.phase === 'sending';
   for (const [m, b] of Object.entries(v.pay)) {
-    b.disabled = s.phase !== 'idle' || !c.total;
-    b.textContent = busy && m === s.method ? t(c, m === 'qr' ? 'loadingQr' : 'paying')
+    b.disabled = s.phase !== 'idle' || !!s.bad || (!!c.core && !c.total);
+    b.textContent = busy && m === s.method ? t(c, !c.core ? 'loading' : m === 'qr' ? 'loadingQr' : 'paying')
       : m === 'qr' ? t(c, s.qr ? 'newCode' : 'showQr') : t(c, 'pay', { amount: totalText || '' }).trim();
   }
-  attr(v.root, 'aria-busy', String(busy || !core));
+  attr(v.root, 'aria-busy', String(busy || !shown));
   const host = c.host;
   if (err) host.setAttribute('error', err.code);
   else host.removeAttribute('error');
@@ -242,15 +194,18 @@ export function render(c) {
   }
 }
 
+// Stops what the view runs by itself (the QR countdown): when the element is disconnected.
+export function quiet(c) {
+  if (c.view) clearInterval(c.view.tick);
+}
+
 // The form's controls, in place: the method cards, each panel's labels and values, the Pay labels.
 function drawForm(c, methods, bad) {
   const s = c.s;
   const v = c.view;
   fill(v.cards, String(methods), methods.map((m) => h('label', { class: 'method', part: 'method', for: `method-${m}` },
-    h('input', {
-      type: 'radio', name: 'method', value: m, id: `method-${m}`, 'data-key': `method-${m}`,
-      onchange: () => { c.s.method = m; refresh(c); },
-    }), t(c, `method.${m}`))));
+    h('input', { type: 'radio', name: 'method', value: m, id: `method-${m}`, 'data-key': `method-${m}`, 'data-action': 'change:method' }),
+    t(c, `method.${m}`))));
   for (const radio of v.cards.querySelectorAll('input')) radio.checked = radio.value === s.method;
   if (s.method === 'exchange') {
     const exchanges = exchangesOf(c);
@@ -263,12 +218,29 @@ function drawForm(c, methods, bad) {
     v.codeError.hidden = !bad;
     v.save.checked = s.savePassword;
   }
+  if (s.method === 'bank') {
+    const account = c.host.bankAccount;
+    fill(v.bankFrom, account || '', facts(c, [['paidFrom', account]]));
+  }
   if (s.method === 'qr') drawQr(c);
 }
 
+// How a payment was made, in the shopper's words: the method, and the exchange (when this page made
+// the payment: a status of an earlier one names none) or the bank account.
+function how(c, st) {
+  const s = c.s;
+  if (!st.method) return '';
+  const way = t(c, `method.${st.method}`);
+  const made = s.madeWith && s.madeWith.method === st.method ? s.madeWith : null;
+  if (made && made.exchange) return `${way} (${EXCHANGE_NAMES[made.exchange] || made.exchange})`;
+  if (st.method === 'bank' && c.host.bankAccount) return `${way} (${c.host.bankAccount})`;
+  return way;
+}
+
 // The status, all from the core's row (status.js): words, the tone's colour and icon (which say
-// the same), the amounts, the next step, the shop's order id. The live region's content changes
-// only when what it says does.
+// the same), every amount with its name and currency, how it was paid and its reference once paid,
+// the next step, the shop's order id. The live region's content changes only when what it says
+// does.
 function drawStatus(c) {
   const s = c.s;
   const v = c.view;
@@ -277,28 +249,31 @@ function drawStatus(c) {
   if (s.status && c.core) {
     const st = s.status;
     const { info } = st;
-    const lines = [];
-    let headline = t(c, `status.${info.kind}`, { code: info.code });
-    // Part of the amount arrived: what arrived of what, and what is missing, in the currency the
-    // shopper pays in (the core's amounts; without them, only that part arrived).
     const partly = info.taken === 'some';
-    const amounts = partly && st.expected && st.received
-      && { received: moneyOf(c, st.received), amount: moneyOf(c, st.expected), missing: moneyOf(c, st.remaining) };
-    const missing = amounts && st.remaining;
-    if (info.kind === 'partial') headline = missing ? t(c, 'status.partial', amounts) : t(c, 'status.partial.noAmount');
-    if (amounts && !(info.kind === 'partial' && missing)) lines.push(t(c, 'arrived', amounts));
-    // Once something may have been paid: the order's total, and the amount asked in another
-    // currency than it (a fiat price's crypto amount), each once.
+    // Once something may have been paid: the order's total in the shop's currency, and the amount
+    // asked in the currency paid in when that is another (a fiat price's crypto amount); part of
+    // it arrived: what arrived and what is missing (the core's amounts).
+    const rows = [];
     if (info.next !== 'pay') {
-      if (st.total) lines.push(moneyOf(c, st.total));
-      if (st.expected && !partly && (!st.total || st.expected.currency !== st.total.currency)) lines.push(moneyOf(c, st.expected));
+      const asked = st.expected && (!st.total || st.expected.currency !== st.total.currency) ? st.expected : null;
+      if (info.success) {
+        rows.push(['amount.total', asked && moneyOf(c, st.total)], ['amount.paid', moneyOf(c, asked || st.total)],
+          ['paidWith', how(c, st)], ['reference', st.reference]);
+      } else {
+        rows.push(['amount.total', moneyOf(c, st.total)], ['amount.due', moneyOf(c, asked)]);
+        if (st.method === 'bank') rows.push(['paidFrom', c.host.bankAccount]);
+        if (partly) rows.push(['amount.arrived', moneyOf(c, st.received)], ['amount.missing', moneyOf(c, st.remaining)]);
+        if (info.next === 'wait') rows.push(['reference', st.reference]);
+      }
     }
-    lines.push(t(c, info.next === 'wait' && st.method ? `step.wait.${st.method}` : `step.${info.next}`));
+    const headline = t(c, `status.${info.kind}`, { code: info.code });
+    const step = t(c, info.next === 'wait' && st.method ? `step.wait.${st.method}` : `step.${info.next}`);
     // The shop's order id (never a QR code's own order name at the service).
     const offerId = c.host.offerId || st.offerId;
-    lines.push(offerId && withId(t(c, 'order', { id: offerId }), offerId));
     tone = info.tone;
-    content = [icon(TONE_ICON[info.tone] || 'alert'), message(headline, lines)];
+    content = [icon(TONE_ICON[info.tone] || 'alert'), h('div', { class: 'message' },
+      h('p', {}, h('strong', {}, headline)), facts(c, rows), h('p', {}, step),
+      offerId && h('p', {}, withId(t(c, 'order', { id: offerId }), offerId)))];
   }
   attr(v.status, 'data-tone', tone);
   const probe = h('div', {}, content);
@@ -307,8 +282,8 @@ function drawStatus(c) {
 
 // The error box: the error's message as the headline and its next step under it (the order id kept
 // in one piece); after an unclear outcome the merchant's status-url showed took nothing, the offer
-// to pay again (flows.js payAgain) in place of "contact the shop". A shopper's own field at
-// fault (the 2FA code) is marked at the field instead.
+// to pay again (the element's payAgain action) in place of "contact the shop". A shopper's own
+// field at fault (the 2FA code) is marked at the field instead.
 function drawError(c, err, bad) {
   const v = c.view;
   const retry = err && c.s.retry && c.s.phase === 'ambiguous';
@@ -320,7 +295,7 @@ function drawError(c, err, bad) {
   const next = retry ? t(c, 'payAgain.safe') : err.nextStep;
   fill(v.error, `${err.code} ${err.userMessage} ${next}`, [icon('alert'), message(err.userMessage, [
     next && withId(next, err.offerId),
-    retry && h('button', { type: 'button', class: 'again', part: 'button pay-again-button', 'data-key': 'pay-again', onclick: () => payAgain(c) },
+    retry && h('button', { type: 'button', class: 'again', part: 'button pay-again-button', 'data-key': 'pay-again', 'data-action': 'click:payAgain' },
       t(c, 'payAgain'))])]);
 }
 
@@ -336,8 +311,32 @@ function drawQr(c) {
   const rest = st && st.remaining;
   const key = qr ? `${qr.result.id} ${next} ${expired} ${rest && rest.amount}` : '-';
   if (v.qr.dataset.shown === key) return;
-  clearInterval(c.tick);
+  clearInterval(v.tick);
   fill(v.qr, key, qr ? qrView(c, next, expired) : v.pay.qr);
+}
+
+// The QR code's time left, ticking in place each second ("The code expires in 4:59", a timer that
+// is not read out each second), announced politely as it crosses a minute and 15 seconds; at the
+// end the view is drawn again (the code goes).
+function countdown(c, end) {
+  const v = c.view;
+  const shown = h('p', { class: 'muted', role: 'timer' });
+  const told = h('p', { class: 'sr-only', 'aria-live': 'polite' });
+  let last = Infinity;
+  const tick = () => {
+    const left = Math.ceil((end - Date.now()) / 1000);
+    if (left <= 0) {
+      render(c);
+      return;
+    }
+    shown.textContent = t(c, 'expires', { time: clock(left) });
+    const crossed = ANNOUNCE_AT.find((at) => left <= at && last > at);
+    if (crossed && last !== Infinity) told.textContent = t(c, 'expires', { time: clock(left) });
+    last = left;
+  };
+  tick();
+  v.tick = setInterval(tick, 1000);
+  return [shown, told];
 }
 
 // What a QR code shows for the next step of its status (the core's row): pay (the code can be
@@ -351,17 +350,17 @@ function qrView(c, next, expired) {
     type: 'button', class: 'secondary', part: 'button copy-button', 'aria-label': label, 'data-key': key,
     onclick: (e) => copy(c, value, e.currentTarget),
   }, t(c, 'copy'));
-  const details = (amountText, amount) => h('dl', { class: 'detail', part: 'address' },
+  const details = (amountKey, amountText, amount) => h('dl', { class: 'detail', part: 'address' },
     h('div', { class: 'row' }, h('dt', {}, t(c, 'address')),
       h('dd', {}, h('span', { class: 'value' }, uri.address), copyButton(t(c, 'copyAddress'), uri.address, 'copy-address'))),
-    h('div', { class: 'row' }, h('dt', {}, t(c, 'amount')),
+    h('div', { class: 'row' }, h('dt', {}, t(c, amountKey)),
       h('dd', {}, h('span', { class: 'value' }, amountText), copyButton(t(c, 'copyAmount'), amount, 'copy-amount'))));
   // Part of the amount arrived: the rest (the core's remaining, in the code's crypto) goes to the
   // same address, and is what the Copy button copies. The code and the wallet link ask for the
   // whole amount, so they are gone.
   if (next === 'pay_rest') {
     const rest = st.remaining;
-    return rest && aboveZero(rest.amount) ? details(moneyOf(c, rest), rest.amount) : null;
+    return rest && aboveZero(rest.amount) ? details('amount.missing', moneyOf(c, rest), rest.amount) : null;
   }
   // Nothing was taken and the code can no longer be paid (failed, timed out, canceled, or past its
   // expiry): nothing to scan any more; a new code instead.
@@ -372,47 +371,15 @@ function qrView(c, next, expired) {
   if (next !== 'pay') return null;
   const cryptoAmount = moneyOf(c, qrAsks(c));
   const fiatAmount = money(c, result.totalAmount, result.currency);
-  let countdown = null;
-  const end = s.qr.end;
-  if (end) {
-    countdown = h('p', { class: 'muted', role: 'timer' });
-    const tick = () => {
-      const left = Math.ceil((end - Date.now()) / 1000);
-      if (left <= 0) render(c);
-      else countdown.textContent = t(c, 'expires', { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}` });
-    };
-    tick();
-    c.tick = setInterval(tick, 1000);
-  }
   // The wallet link first: on the phone that would scan the code, it is the one useful action.
   // The URI passed the core's wallet-scheme allow-list, so it is never javascript: or data:.
   return [
     h('a', { class: 'link', part: 'link', href: result.meta.qrString, 'data-key': 'wallet-link' }, t(c, 'openWallet')),
     h('div', { class: 'qr-code', part: 'qr', role: 'img', 'aria-label': t(c, 'qrLabel') }, s.qr.svg.cloneNode(true)),
     h('p', { class: 'muted' }, t(c, 'scan')),
-    countdown,
-    details(fiatAmount ? `${cryptoAmount} (${fiatAmount})` : cryptoAmount, uri.amount),
+    s.qr.end ? countdown(c, s.qr.end) : null,
+    details('amount', fiatAmount ? `${cryptoAmount} (${fiatAmount})` : cryptoAmount, uri.amount),
   ];
-}
-
-// The text on the brand colour and the brand colour as text keep 4.5:1 (WCAG AA) whatever colours
-// the merchant gives: --paywasm-accent-fg is kept when it reaches it on the accent, else the text
-// is black or white, whichever contrasts more; the accent as text (links, copy buttons, the info
-// icon, the chosen method's border) is darkened on a light background, lightened on a dark one,
-// until it reaches it. The result goes into this element's own sheet, never a style attribute.
-// Returns true.
-export function colours(c, root) {
-  const style = getComputedStyle(root);
-  const bg = rgba(style.backgroundColor);
-  const accent = rgba(style.getPropertyValue('--_accent'));
-  // Black and white meet at luminance 0.179: one of them always reaches 4.58:1.
-  const on = contrast(rgba(style.getPropertyValue('--_accent-fg')), accent) > 4.6 ? 'var(--_accent-fg)'
-    : luminance(accent) > 0.229 ? '#000' : '#fff';
-  const to = luminance(bg) > 0.229 ? 0 : 255;
-  let text = accent;
-  for (let i = 0; i < 20 && contrast(text, bg) < 4.6; i++) text = text.map((v) => v + (to - v) / 5);
-  c.sheet.replaceSync(`.root{--_on:${on};--_text:rgb(${text.slice(0, 3)})}`);
-  return true;
 }
 
 // Copies; without clipboard access, selects the value beside the button to copy by hand.

@@ -19,10 +19,37 @@
 //   firefox   Firefox ESR through puppeteer-core 24 over WebDriver BiDi (firefox.mjs)
 //   webkit    WebKitGTK's MiniBrowser through WebKitWebDriver, on an Xvfb display it starts (webkit.mjs)
 //   wpe       WPE WebKit 2.38 (cog, headless) through WPEWebDriver (wpe.mjs)
+import { waitFor } from '../../support/node.mjs';
+
 export const ENGINES = ['chromium', 'firefox', 'webkit', 'wpe'];
 
 export async function launchEngine(name) {
   if (!ENGINES.includes(name)) throw new Error(`unknown engine ${name} (one of ${ENGINES.join(', ')})`);
   const { launch } = await import(`./${name}.mjs`);
-  return launch();
+  const engine = await launch();
+  const newPage = engine.newPage;
+  engine.newPage = async () => waitingClicks(await newPage());
+  return engine;
+}
+
+// A click waits for its target, as a shopper does: fn(arg) is asked again until it names an element
+// (10 s at most). What the page draws after an event (a panel after a radio, a button after an
+// answer) is there when the page has handled the event, which a driver's previous command does not
+// always wait for.
+function waitingClicks(page) {
+  const click = page.click;
+  page.click = async (fn, arg) => {
+    let failed = null;  // any other failure of the click is the test's, at once
+    await waitFor(async () => {
+      try {
+        await click(fn, arg);
+      } catch (e) {
+        if (/^click: no element/.test(e.message)) return false;
+        failed = e;
+      }
+      return true;
+    }, { timeout: 10000, interval: 50, what: `an element to click from ${String(fn).slice(0, 120)}` });
+    if (failed) throw failed;
+  };
+  return page;
 }

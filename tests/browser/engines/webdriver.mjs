@@ -2,19 +2,7 @@
 // WebKit engines need (WebKitWebDriver, WPEWebDriver). Used by webkit.mjs and wpe.mjs; each page is
 // a session of its own, so a fresh browser with nothing cached or stored.
 import { spawn } from 'node:child_process';
-import net from 'node:net';
-
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// A free TCP port on 127.0.0.1 (closed again before it is returned).
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { freePort, sleep } from '../../support/node.mjs';
 
 // Starts `command args` (its own process group) and resolves { proc, output(), stop() }; `ready`
 // polls until it is up (or fails after 15 s with what it printed).
@@ -84,9 +72,13 @@ export function driverPool(binary, env, capabilities) {
 }
 
 // One W3C command; resolves its `value`, throws with the driver's error and message.
+// No command takes more than COMMAND_TIMEOUT_MS: a driver that hangs (a session that never starts)
+// fails the command instead of the whole run.
+const COMMAND_TIMEOUT_MS = 90000;
 export async function command(base, method, path, body) {
   const res = await fetch(base + path, {
     method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(COMMAND_TIMEOUT_MS),
   });
   const json = await res.json().catch(() => ({ value: { error: `HTTP ${res.status}`, message: 'not JSON' } }));
   if (!res.ok) throw new Error(`WebDriver ${method} ${path}: ${json.value?.error}: ${json.value?.message}`);

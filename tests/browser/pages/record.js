@@ -1,13 +1,14 @@
-// Loaded first by the engine suite's page (served by the sandbox under its strict CSP): records,
-// the same way in every engine, what the tests look at: CSP violations, uncaught errors, console
-// messages, the widget's events, and the bodies of the payment POSTs the page sends.
+// Loaded first by every test page of the browser suites (tests/browser/pages, the engine suite's
+// site, the fault suite's pages): records, the same way in every engine, what the tests look at:
+// CSP violations, uncaught errors, console messages, the widget's events, and the bodies of the
+// POSTs the page sends. Plain ES5, no module: it runs first, under the pages' strict CSP.
 window.__violations = [];
 window.__errors = [];
 window.__console = [];
 window.__events = [];
 window.__posts = [];
 document.addEventListener('securitypolicyviolation', function (e) {
-  window.__violations.push({ directive: e.violatedDirective, blocked: e.blockedURI });
+  window.__violations.push({ directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample });
 });
 window.addEventListener('error', function (e) { window.__errors.push(String(e.message)); });
 window.addEventListener('unhandledrejection', function (e) { window.__errors.push('unhandled rejection: ' + String(e.reason)); });
@@ -23,19 +24,25 @@ window.fetch = function (url, init) {
   if (init && init.method === 'POST') window.__posts.push({ url: String(url), body: String(init.body) });
   return pageFetch.apply(this, arguments);
 };
-['paywasm-ready', 'paywasm-status', 'paywasm-error', 'paywasm-complete'].forEach(function (type) {
+['paywasm-usable', 'paywasm-ready', 'paywasm-status', 'paywasm-error', 'paywasm-complete'].forEach(function (type) {
   document.addEventListener(type, function (e) {
     var d = e.detail || {};
+    var err = d.error;
     window.__events.push({
       type: type,
+      at: performance.now(),
       status: d.status || null,
-      transaction: d.transaction || null,
       method: d.method || null,
-      error: d.error ? { code: d.error.code, message: d.error.message, field: d.error.field } : null,
+      transaction: d.transaction || null,
+      reference: d.reference || null,
+      offerId: d.offerId || null,
+      error: err ? { code: err.code, message: err.message, userMessage: err.userMessage, field: err.field,
+        mayHaveGoneThrough: err.mayHaveGoneThrough, notSent: err.notSent, method: err.method, nextStep: err.nextStep,
+        offerId: err.offerId, isPayWasmError: err instanceof Error && err.name === 'PayWasmError' } : null,
     });
   });
 });
-// The element `selector` names in the checkout's shadow root (the tests' page functions use it).
+// The element `selector` names in the (first) checkout's shadow root.
 window.__shadow = function (selector) {
   return document.querySelector('paywasm-checkout').shadowRoot.querySelector(selector);
 };
