@@ -40,7 +40,11 @@ struct SqlRow {
     bool is_null(std::size_t i) const { return !columns.at(i); }
     const std::string& text(std::size_t i) const;  // "" for NULL
     std::int64_t integer(std::size_t i) const;     // 0 for NULL; throws on a non-integer text
+    std::optional<std::string> optional_text(std::size_t i) const { return columns.at(i); }  // nullopt for NULL
 };
+
+// An optional text as a bound value: NULL when absent.
+inline SqlValue or_null(const std::optional<std::string>& v) { return v ? SqlValue(*v) : SqlValue(); }
 
 class Sql {
 public:
@@ -103,7 +107,7 @@ std::string sql_literal(std::string_view text);
 // StorageUnavailable when the database cannot be opened.
 std::unique_ptr<Sql> open_sql(const std::string& url);
 
-// Implementations (sql.cpp, postgres.cpp).
+// Implementations (sqlite.cpp, postgres.cpp).
 std::unique_ptr<Sql> open_sqlite(const std::string& path);
 std::unique_ptr<Sql> open_postgres(const std::string& conninfo);
 
