@@ -4,10 +4,15 @@
 // Contract:
 //   - Statements use `?` placeholders (never a literal `?` in the text); values are bound, never
 //     spliced. Every column comes back as text or NULL (integers as their decimal text).
-//   - Statements are standard SQL that every implementation runs as is (INSERT .. ON CONFLICT .. DO
-//     NOTHING/UPDATE .. WHERE, RETURNING, BIGINT, CASE). What a database does its own way is a named
-//     operation of this class (lock_schema, has_table, query_locked, guard_writers, mark_writer,
-//     notify/listen), so that another database is one more implementation, in one file.
+//   - Statements are written once, in the dialect SQLite (3.35 or newer) and PostgreSQL (9.5 or
+//     newer) share, which is not standard SQL: besides standard SELECT/INSERT/UPDATE/DELETE, BIGINT
+//     and CASE, the callers use INSERT .. ON CONFLICT (cols) DO NOTHING, INSERT .. ON CONFLICT (cols)
+//     DO UPDATE SET col = excluded.col [WHERE ..] (an upsert), INSERT/UPDATE .. RETURNING, LIMIT
+//     (also inside a subquery), count()/min()/max(). Every implementation must run these as is;
+//     a database without them (MySQL's ON DUPLICATE KEY, SQL Server's MERGE) needs its own
+//     statements, not only a new implementation of this class. What a database does its own way
+//     beyond that dialect is a named operation of this class (lock_schema, has_table,
+//     query_locked, guard_writers, mark_writer, notify/listen), never a branch in a caller.
 //   - One connection per Sql, serialized by a recursive mutex: `transaction()` holds it from BEGIN to
 //     COMMIT, so the statements of a transaction never interleave with another thread's.
 //   - When the database cannot be reached (PostgreSQL down, connection lost), every call throws
