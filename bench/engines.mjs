@@ -21,6 +21,7 @@ import { makeInputs } from './inputs.mjs';
 import { startServerProcess } from './server.mjs';
 import { summary } from './stats.mjs';
 import { ENGINES, launchEngine } from '../tests/browser/engines/index.mjs';
+import { sleep, tempDir } from '../tests/support/node.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(here, '..');
@@ -75,7 +76,7 @@ async function measureEngine(name, origin, inputs, work) {
       const page = await engine.newPage();
       await page.goto(`${origin}/pages/ready.html`);
       const t = await (async () => {
-        for (const end = Date.now() + 15000; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
+        for (const end = Date.now() + 15000; Date.now() < end; await sleep(20)) {
           const got = await page.run(() => (window.__benchReadyAt === undefined ? null : {
             fromNavigation: window.__benchReadyAt,
             fromScript: window.__benchReadyAt - performance.getEntriesByType('resource').find((e) => e.name.endsWith('/dist/paywasm.js')).startTime,
@@ -166,7 +167,7 @@ function markdown(results) {
 
 async function main() {
   const inputs = makeInputs();
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-bench-engines-'));
+  const work = tempDir('paywasm-bench-engines-');
   fs.writeFileSync(path.join(work, 'private.pem'), inputs.privateKeyPem, { mode: 0o600 });
   const server = await startServerProcess({
     distDir, vendor: VENDOR,

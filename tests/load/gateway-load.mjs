@@ -44,7 +44,7 @@ import { performance } from 'node:perf_hooks';
 
 import { api, encrypt, exchangePayload, getJson } from '../server/harness.mjs';
 import {
-  gw, sleep, sse, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, webhookBody, webhookEventId,
+  gw, sleep, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, webhookBody, webhookEventId,
   webhookPrivateKey,
 } from '../gateway/harness.mjs';
 
@@ -240,7 +240,7 @@ function sql(mode, db, query) {
 
 // The processes of one mode, stopped whatever happens to the run.
 async function runMode(mode, sb, key) {
-  const ctx = { mode, sb, key, gateways: [], agents: [], dirs: [tmpdir('pwm-load-a-'), tmpdir('pwm-load-b-')] };
+  const ctx = { mode, sb, key, gateways: [], agents: [], dirs: [tempDir('pwm-load-a-'), tempDir('pwm-load-b-')] };
   try {
     ctx.app = await startShopApp();
     if (mode === 'postgres') {
