@@ -445,7 +445,7 @@ const detail::MontgomeryModulus& prepared_modulus(const std::string& n) {
 // `random_per_block`: the random bytes read up front per block, for all blocks in one read (OAEP:
 // its seed; PKCS#1 v1.5: k, more than its padding string, with room for the redraws of zero bytes).
 template <void (*Encode)(const CryptoPP::byte*, std::size_t, CryptoPP::byte*, std::size_t, PrefetchedRandom&)>
-std::string encrypt_with(const PublicKey::Impl& key, std::string_view plaintext, std::size_t piece,
+std::string encrypt_with(const detail::KeyAccess::PublicImpl& key, std::string_view plaintext, std::size_t piece,
                          std::size_t overhead, std::size_t random_per_block) {
     const std::size_t padded_bits = detail::bit_length(key.n) - 1;
     const std::size_t em_len = padded_bits / 8;
@@ -558,11 +558,11 @@ std::string encrypt(const PublicKey& key, std::string_view plaintext, Padding pa
     const std::size_t piece = max_piece(key, padding);
     switch (padding) {
         case Padding::oaep_sha1:
-            return encrypt_with<oaep_encode<detail::ShaKind::sha1>>(key.impl(), plaintext, piece, 2 * 20 + 1, 20);
+            return encrypt_with<oaep_encode<detail::ShaKind::sha1>>(detail::KeyAccess::of(key), plaintext, piece, 2 * 20 + 1, 20);
         case Padding::oaep_sha256:
-            return encrypt_with<oaep_encode<detail::ShaKind::sha256>>(key.impl(), plaintext, piece, 2 * 32 + 1, 32);
+            return encrypt_with<oaep_encode<detail::ShaKind::sha256>>(detail::KeyAccess::of(key), plaintext, piece, 2 * 32 + 1, 32);
         case Padding::pkcs1v15:
-            return encrypt_with<pkcs1v15_encode>(key.impl(), plaintext, piece, 10, key.modulus_bytes());
+            return encrypt_with<pkcs1v15_encode>(detail::KeyAccess::of(key), plaintext, piece, 10, key.modulus_bytes());
     }
     throw Error(ErrorCode::crypto, "encryption failed: unknown padding");
 }

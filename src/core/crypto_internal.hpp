@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,13 @@ struct PublicKey::Impl {
 };
 
 namespace detail {
+// The core's access to a key's numbers (crypto.cpp, crypto_private.cpp); the public API has none.
+struct KeyAccess {
+    using PublicImpl = PublicKey::Impl;
+    static const PublicKey::Impl& of(const PublicKey& key) { return *key.impl_; }
+    static const PrivateKey::Impl& of(const PrivateKey& key) { return *key.impl_; }
+};
+
 // The random bytes of encryption's padding (OAEP seeds, PKCS#1 v1.5 padding strings): fills `out`
 // with n bytes, or throws Error(crypto) like random_bytes(). The library's definition
 // (padding_random.cpp, an object file of its own) is random_bytes(), the platform CSPRNG, and is
