@@ -1,4 +1,4 @@
-// ledger.hpp — transactions and subscriptions: how a payment becomes a Transaction object, how its
+// ledger.hpp — transactions and subscriptions (ledger.cpp, subscriptions.cpp): how a payment becomes a Transaction object, how its
 // status moves over time, and subscription debit/cancel. All state is in the database.
 //
 // Status clock (durations at --speed 1; each is divided by the speed, bank days use --bank-day):
