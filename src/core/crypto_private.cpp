@@ -1,7 +1,7 @@
 // src/core/crypto_private.cpp — private keys (parse, generate, PEM), decryption, and RSA
 // signatures (sign and verify), with Crypto++'s Integer and RSA key objects. Native code (the CLI,
 // the sandbox, the tests) uses it; the widget's wasm module never references anything here, so
-// Crypto++'s big-integer code stays out of it (see crypto.cpp's header comment).
+// Crypto++'s big-integer code stays out of it (see crypto_keys.cpp's header comment).
 #include <algorithm>
 #include <cstring>
 #include <vector>
