@@ -1,6 +1,8 @@
 // Load test and benchmark of paywasm-merchant (the merchant gateway), driven by real processes: a
 // paywasm-sandbox (for its keys), a shop app (tests/gateway/harness.mjs startShopApp: checks each
 // forwarded event's HMAC with Node's crypto), the gateway(s), and PostgreSQL for the second mode.
+// Over 600 lines: one run (load, restart mid-run, the accounting of every webhook, the figures of
+// docs/bench.md) whose phases share their counters; split, they would pass them around.
 //
 //   PAYWASM_SANDBOX=<paywasm-sandbox> PAYWASM_CLI=<paywasm> PAYWASM_MERCHANT=<paywasm-merchant> \
 //     node tests/load/gateway-load.mjs [--bench] [--mode sqlite|postgres|sqlite,postgres] [--out DIR]
