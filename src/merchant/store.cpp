@@ -1,8 +1,7 @@
 // The store's sessions, QR codes, subscription debits and key fingerprints (store.hpp). SQL in the
-// dialect sql.hpp names, the same text on every database; what a database does its own
-// way (the schema lock, row locks, the writer guard) is one of Sql's named operations, never a
-// branch here. Times are epoch milliseconds; JSON columns hold the exact text that was received or
-// sent.
+// dialect sql.hpp names, the same text on every database; what a database does its own way (the
+// schema lock, row locks, the writer guard) is one of Sql's named operations, never a branch here.
+// Times are epoch milliseconds; JSON columns hold the exact text that was received or sent.
 #include "store.hpp"
 
 #include "schema.hpp"
