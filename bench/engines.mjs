@@ -23,6 +23,7 @@ import { startServerProcess } from './server.mjs';
 import { summary } from './stats.mjs';
 import { coldLoad } from './cold.mjs';
 import { ENGINES, launchEngine } from '../tests/browser/engines/index.mjs';
+import { tempDir } from '../tests/support/node.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(here, '..');
@@ -166,7 +167,7 @@ function markdown(results) {
 
 async function main() {
   const inputs = makeInputs();
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-bench-engines-'));
+  const work = tempDir('paywasm-bench-engines-');
   fs.writeFileSync(path.join(work, 'private.pem'), inputs.privateKeyPem, { mode: 0o600 });
   const server = await startServerProcess({
     distDir, vendor: VENDOR,

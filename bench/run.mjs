@@ -25,6 +25,7 @@ import { profileCalls, readSymbolNames } from './profile.mjs';
 import { renderMarkdown, renderChart } from './report.mjs';
 import { throttledColdLoads, throttleFigures } from './throttle.mjs';
 import { coldParts } from './cold.mjs';
+import { tempDir } from '../tests/support/node.mjs';
 
 const require = createRequire(import.meta.url);
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -106,7 +107,7 @@ function decrypt(b64, padding, keyFile, work) {
 }
 
 function checkOutputs(outputs, inputs) {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-bench-'));
+  const work = tempDir('paywasm-bench-');
   const keyFile = path.join(work, 'private.pem');
   fs.writeFileSync(keyFile, inputs.privateKeyPem, { mode: 0o600 });
   const checks = [];
@@ -227,7 +228,7 @@ async function noSimdRun(browser, origin, inputs) {
     name: `${k} page ran ${file.slice(6)}`, ok: pages[k].wasm.join() === file, detail: `fetched ${pages[k].wasm.join(', ') || 'no wasm'}`,
   }));
   const outputs = await pages.nosimd.page.evaluate(() => window.bench.outputs());
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-bench-'));
+  const work = tempDir('paywasm-bench-');
   try {
     const keyFile = path.join(work, 'private.pem');
     fs.writeFileSync(keyFile, inputs.privateKeyPem, { mode: 0o600 });

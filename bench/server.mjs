@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startPageServer, API_ORIGIN, TYPES } from '../tests/support/page-server.mjs';
 import { gzipRoute } from './throttle.mjs';
+import { tempDir } from '../tests/support/node.mjs';
 
 export { API_ORIGIN };
 
@@ -43,7 +44,7 @@ export function startServer({ distDir, vendor, inputs }) {
 export async function startServerProcess(config) {
   const { spawn } = await import('node:child_process');
   const os = await import('node:os');
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-bench-server-'));
+  const dir = tempDir('paywasm-bench-server-');
   const configFile = path.join(dir, 'config.json');
   fs.writeFileSync(configFile, JSON.stringify(config));
   const child = spawn(process.execPath, [new URL(import.meta.url).pathname, configFile], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -7,7 +7,9 @@ set(PAYWASM_CORE_SOURCE_NAMES
   src/core/codec_json.cpp
   src/core/codec_read.cpp
   src/core/codec_write.cpp
-  src/core/crypto.cpp
+  src/core/crypto_encoding.cpp
+  src/core/crypto_encrypt.cpp
+  src/core/crypto_keys.cpp
   src/core/crypto_private.cpp
   src/core/decimal.cpp
   src/core/error.cpp

@@ -147,7 +147,7 @@ void register_api(Router& server, Sandbox& sb) {
     const std::size_t limit = sb.config.max_body;
 
     // ---- 1. POST /purchase/qr/generate (merchant token + x-transaction-source) ----
-    route(server, "POST", "/api/purchase/qr/generate", limit,
+    server.route("POST", "/api/purchase/qr/generate", limit,
           [&sb](const Request& req, Response& res, const std::string& body) {
               with_faults(sb, "qr-generate", res, [&] {
                   require_merchant_token(sb, req);
@@ -189,7 +189,7 @@ void register_api(Router& server, Sandbox& sb) {
           });
 
     // ---- 2. POST /exchanges/payments/{exchange_name} (shopper token, encrypted data) ----
-    route(server, "POST", R"(/api/exchanges/payments/([^/]*))", limit,
+    server.route("POST", R"(/api/exchanges/payments/([^/]*))", limit,
           [&sb](const Request& req, Response& res, const std::string& body) {
               with_faults(sb, "exchange-pay", res, [&] {
                   require_shopper(sb, req);
@@ -231,7 +231,7 @@ void register_api(Router& server, Sandbox& sb) {
           });
 
     // ---- 3. POST /purchases (shopper token, encrypted data; DEPRECATED) ----
-    route(server, "POST", "/api/purchases", limit,
+    server.route("POST", "/api/purchases", limit,
           [&sb](const Request& req, Response& res, const std::string& body) {
               with_faults(sb, "bank-pay", res, [&] {
                   require_shopper(sb, req);
@@ -265,7 +265,7 @@ void register_api(Router& server, Sandbox& sb) {
           });
 
     // ---- 4. GET /users/me (shopper token) ----
-    route(server, "GET", "/api/users/me", limit,
+    server.route("GET", "/api/users/me", limit,
           [&sb](const Request& req, Response& res, const std::string&) {
               with_faults(sb, "users-me", res, [&] {
                   require_shopper(sb, req);
@@ -275,7 +275,7 @@ void register_api(Router& server, Sandbox& sb) {
           });
 
     // ---- 5. POST /subscription/debit (merchantAuth + merchantId) ----
-    route(server, "POST", "/api/subscription/debit", limit,
+    server.route("POST", "/api/subscription/debit", limit,
           [&sb](const Request& req, Response& res, const std::string& body) {
               with_faults(sb, "subscription-debit", res, [&] {
                   const JsonDocument outer = parse_object(req, body);
@@ -288,7 +288,7 @@ void register_api(Router& server, Sandbox& sb) {
           });
 
     // ---- 6. POST /subscription/cancel (merchantAuth + merchantId) ----
-    route(server, "POST", "/api/subscription/cancel", limit,
+    server.route("POST", "/api/subscription/cancel", limit,
           [&sb](const Request& req, Response& res, const std::string& body) {
               with_faults(sb, "subscription-cancel", res, [&] {
                   const JsonDocument outer = parse_object(req, body);
@@ -307,11 +307,11 @@ void register_api(Router& server, Sandbox& sb) {
 
     // ---- Anything else under /api, and CORS preflight ----
     for (const char* method : {"GET", "POST", "PUT", "DELETE"}) {
-        route(server, method, "/api/.*", limit, [](const Request& req, Response& res, const std::string&) {
+        server.route(method, "/api/.*", limit, [](const Request& req, Response& res, const std::string&) {
             send_error(res, 404, "not_found", "no endpoint " + req.method + " " + req.path.substr(0, 200));
         });
     }
-    server.Options(R"(/api/.*)", [](const Request&, Response& res) {
+    server.route("OPTIONS", R"(/api/.*)", limit, [](const Request&, Response& res, const std::string&) {
         res.status = 204;
         res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
         res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type, x-transaction-source");

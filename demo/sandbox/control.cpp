@@ -93,50 +93,50 @@ void register_control(Router& server, Sandbox& sb) {
     using Body = const std::string&;
 
     // ---- Merchant -------------------------------------------------------------------------------
-    route(server, "GET", "/__sandbox/merchant", limit, [&sb](Req, Res res, Body) { send_json(res, 200, merchant(sb)); });
-    route(server, "PUT", "/__sandbox/merchant", limit, [&sb](Req req, Res res, Body body) {
+    server.route("GET", "/__sandbox/merchant", limit, [&sb](Req, Res res, Body) { send_json(res, 200, merchant(sb)); });
+    server.route("PUT", "/__sandbox/merchant", limit, [&sb](Req req, Res res, Body body) {
         const JsonDocument patch = parse_object(req, body);
         if (auto padding = opt_string(patch.root(), "padding")) sb.set_padding(*padding);
         send_json(res, 200, merchant(sb));
     });
 
     // ---- Transactions ---------------------------------------------------------------------------
-    route(server, "GET", "/__sandbox/transactions", limit, [&sb](Req, Res res, Body) { send_json(res, 200, sb.ledger.list()); });
-    route(server, "GET", R"(/__sandbox/transactions/([^/]+))", limit, [&sb](Req req, Res res, Body) {
+    server.route("GET", "/__sandbox/transactions", limit, [&sb](Req, Res res, Body) { send_json(res, 200, sb.ledger.list()); });
+    server.route("GET", R"(/__sandbox/transactions/([^/]+))", limit, [&sb](Req req, Res res, Body) {
         auto entry = sb.ledger.get(req.matches[1]);
         if (!entry) throw HttpError(404, "not_found", "no transaction with this id");
         send_json(res, 200, *entry);
     });
-    route(server, "POST", R"(/__sandbox/transactions/([^/]+)/advance)", limit, [&sb](Req req, Res res, Body body) {
+    server.route("POST", R"(/__sandbox/transactions/([^/]+)/advance)", limit, [&sb](Req req, Res res, Body body) {
         const JsonDocument opts = optional_object(req, body);
         send_json(res, 200,
                   sb.ledger.advance(req.matches[1], opt_int(opts.root(), "status"), opt_int(opts.root(), "outcome")));
     });
 
     // ---- Subscriptions --------------------------------------------------------------------------
-    route(server, "GET", "/__sandbox/subscriptions", limit,
+    server.route("GET", "/__sandbox/subscriptions", limit,
           [&sb](Req, Res res, Body) { send_json(res, 200, sb.ledger.subscriptions()); });
 
     // ---- Shopper --------------------------------------------------------------------------------
-    route(server, "GET", "/__sandbox/shopper", limit,
+    server.route("GET", "/__sandbox/shopper", limit,
           [&sb](Req, Res res, Body) { send_json(res, 200, sb.shopper.state(sb.identity.shopper_id)); });
-    route(server, "PUT", "/__sandbox/shopper", limit, [&sb](Req req, Res res, Body body) {
+    server.route("PUT", "/__sandbox/shopper", limit, [&sb](Req req, Res res, Body body) {
         const JsonDocument patch = parse_object(req, body);
         send_json(res, 200, sb.shopper.update(patch.root(), sb.identity.shopper_id));
     });
 
     // ---- Faults ---------------------------------------------------------------------------------
-    route(server, "POST", "/__sandbox/faults", limit,
+    server.route("POST", "/__sandbox/faults", limit,
           [&sb](Req req, Res res, Body body) { send_json(res, 201, sb.faults.add(parse_object(req, body).root())); });
-    route(server, "GET", "/__sandbox/faults", limit, [&sb](Req, Res res, Body) { send_json(res, 200, sb.faults.list()); });
-    route(server, "DELETE", "/__sandbox/faults", limit, [&sb](Req, Res res, Body) {
+    server.route("GET", "/__sandbox/faults", limit, [&sb](Req, Res res, Body) { send_json(res, 200, sb.faults.list()); });
+    server.route("DELETE", "/__sandbox/faults", limit, [&sb](Req, Res res, Body) {
         sb.faults.clear();
         send_json(res, 200, "[]");
     });
 
     // ---- Webhooks -------------------------------------------------------------------------------
-    route(server, "GET", "/__sandbox/webhook", limit, [&sb](Req, Res res, Body) { send_json(res, 200, webhook_url(sb)); });
-    route(server, "PUT", "/__sandbox/webhook", limit, [&sb](Req req, Res res, Body body) {
+    server.route("GET", "/__sandbox/webhook", limit, [&sb](Req, Res res, Body) { send_json(res, 200, webhook_url(sb)); });
+    server.route("PUT", "/__sandbox/webhook", limit, [&sb](Req req, Res res, Body body) {
         const JsonDocument in = parse_object(req, body);
         if (!in.root().member("url").valid()) {
             throw HttpError(400, "validation", "url: is required (a URL, or null to stop)", "url");
@@ -145,13 +145,13 @@ void register_control(Router& server, Sandbox& sb) {
         sb.webhooks.set_url(url && !url->empty() ? url : std::nullopt);
         send_json(res, 200, webhook_url(sb));
     });
-    route(server, "GET", "/__sandbox/webhooks", limit, [&sb](Req req, Res res, Body) {
+    server.route("GET", "/__sandbox/webhooks", limit, [&sb](Req req, Res res, Body) {
         send_json(res, 200, sb.webhooks.log(query_int(req, "since", 0), static_cast<int>(query_int(req, "limit", 500))));
     });
 
     // ---- Anything else under /__sandbox ---------------------------------------------------------
     for (const char* method : {"GET", "POST", "PUT", "DELETE"}) {
-        route(server, method, "/__sandbox/.*", limit, [](Req req, Res res, Body) {
+        server.route(method, "/__sandbox/.*", limit, [](Req req, Res res, Body) {
             send_error(res, 404, "not_found", "no control endpoint " + req.method + " " + req.path.substr(0, 200));
         });
     }

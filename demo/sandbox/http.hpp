@@ -5,5 +5,5 @@
 #include "server/util.hpp"
 
 namespace sandbox {
-using namespace paywasm::server;  // HttpError, route, send_json, now_ms, ... (one namespace of plumbing)
+using namespace paywasm::server;  // HttpError, Router, send_json, now_ms, ... (one namespace of plumbing)
 }  // namespace sandbox

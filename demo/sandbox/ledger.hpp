@@ -1,5 +1,6 @@
 // ledger.hpp — transactions and subscriptions: how a payment becomes a Transaction object, how its
-// status moves over time, and subscription debit/cancel. All state is in the database.
+// status moves over time (ledger.cpp), and subscription debit/cancel (subscriptions.cpp). All
+// state is in the database.
 //
 // Status clock (durations at --speed 1; each is divided by the speed, bank days use --bank-day):
 //   qr        10 --60 s--> 0 --300 s--> outcome     (outcome 19: 10 --900 s--> 19)

@@ -22,8 +22,10 @@
 #include <vector>
 
 #include "sandbox.hpp"
-#include "server/options.hpp"
+#include "options/options.hpp"
+#include "paywasm/error.hpp"
 #include "server/server.hpp"
+#include "server/signals.hpp"
 #include "http.hpp"
 
 namespace {
@@ -65,68 +67,58 @@ constexpr const char* kUsage =
     std::exit(2);
 }
 
-double parse_number(const std::string& name, const std::string& value, double min, double max) {
-    char* end = nullptr;
-    double v = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || !(v >= min && v <= max)) {
-        usage_error("--" + name + " must be a number from " + std::to_string(min) + " to " + std::to_string(max));
+const paywasm::options::Spec kOptions{{"port", "host", "data", "speed", "bank-day", "padding", "control-token",
+                                        "allow-webhook-host", "site", "dist", "connect-src", "max-body", "exchanges"},
+                                       {"quiet", "strict", "insecure-any-padding"}};
+
+// Each option of the command line into `c`, in the order given.
+void apply_option(sandbox::Config& c, const std::string& name, const std::string& value) {
+    using paywasm::options::number;
+    if (name == "help") {
+        std::fputs(kUsage, stdout);
+        std::exit(0);
     }
-    return v;
+    if (name == "quiet") c.quiet = true;
+    else if (name == "strict") c.strict = true;
+    else if (name == "insecure-any-padding") c.insecure_any_padding = true;
+    else if (name == "port") c.port = static_cast<int>(number(name, value, 0, 65535));
+    else if (name == "host") c.host = value;
+    else if (name == "data") c.data_dir = value;
+    else if (name == "speed") c.speed = number(name, value, 0.001, 1e9);
+    else if (name == "bank-day") c.bank_day_seconds = number(name, value, 0.001, 1e9);
+    else if (name == "padding") c.padding = value;
+    else if (name == "control-token") {
+        if (value.size() < 16) usage_error("--control-token must have at least 16 characters");
+        c.control_token = value;
+    } else if (name == "allow-webhook-host") {
+        if (value.empty() || value.find_first_of("/:@ ") != std::string::npos) {
+            usage_error("--allow-webhook-host takes a host name or IPv4 address, without scheme, port or path");
+        }
+        c.webhook_hosts.push_back(value);
+    } else if (name == "site") c.site_dir = value;
+    else if (name == "dist") c.dist_dir = value;
+    else if (name == "connect-src") {
+        if (value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0) usage_error("--connect-src takes an origin: http(s)://host[:port]");
+        if (value.find_first_of(" ;'\"") != std::string::npos) usage_error("--connect-src: one origin, no spaces or quotes");
+        c.connect_src.push_back(value);
+    } else if (name == "max-body") c.max_body = static_cast<std::size_t>(number(name, value, 1024, 64.0 * 1024 * 1024));
+    else if (name == "exchanges") {
+        c.exchanges.clear();
+        for (auto& e : paywasm::options::split_commas(value)) {
+            if (!e.empty()) c.exchanges.push_back(std::move(e));
+        }
+        if (c.exchanges.empty()) usage_error("--exchanges needs at least one name");
+    }
 }
 
 sandbox::Config parse_args(int argc, char** argv) {
     sandbox::Config c;
     c.site_dir = PAYWASM_SANDBOX_SITE_DIR;
     c.dist_dir = PAYWASM_SANDBOX_DIST_DIR;
-    const auto on_option = [&c](const std::string& name, const std::string& value) {
-        if (name == "help") {
-            std::fputs(kUsage, stdout);
-            std::exit(0);
-        }
-        if (name == "quiet") c.quiet = true;
-        else if (name == "strict") c.strict = true;
-        else if (name == "insecure-any-padding") c.insecure_any_padding = true;
-        else if (name == "port") c.port = static_cast<int>(parse_number(name, value, 0, 65535));
-        else if (name == "host") c.host = value;
-        else if (name == "data") c.data_dir = value;
-        else if (name == "speed") c.speed = parse_number(name, value, 0.001, 1e9);
-        else if (name == "bank-day") c.bank_day_seconds = parse_number(name, value, 0.001, 1e9);
-        else if (name == "padding") c.padding = value;
-        else if (name == "control-token") {
-            if (value.size() < 16) usage_error("--control-token must have at least 16 characters");
-            c.control_token = value;
-        } else if (name == "allow-webhook-host") {
-            if (value.empty() || value.find_first_of("/:@ ") != std::string::npos) {
-                usage_error("--allow-webhook-host takes a host name or IPv4 address, without scheme, port or path");
-            }
-            c.webhook_hosts.push_back(value);
-        }
-        else if (name == "site") c.site_dir = value;
-        else if (name == "dist") c.dist_dir = value;
-        else if (name == "connect-src") {
-            if (value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0) usage_error("--connect-src takes an origin: http(s)://host[:port]");
-            if (value.find_first_of(" ;'\"") != std::string::npos) usage_error("--connect-src: one origin, no spaces or quotes");
-            c.connect_src.push_back(value);
-        }
-        else if (name == "max-body") c.max_body = static_cast<std::size_t>(parse_number(name, value, 1024, 64.0 * 1024 * 1024));
-        else if (name == "exchanges") {
-            c.exchanges.clear();
-            std::size_t start = 0;
-            while (start <= value.size()) {
-                std::size_t comma = value.find(',', start);
-                std::string e = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-                if (!e.empty()) c.exchanges.push_back(e);
-                if (comma == std::string::npos) break;
-                start = comma + 1;
-            }
-            if (c.exchanges.empty()) usage_error("--exchanges needs at least one name");
-        } else {
-            usage_error("unknown option --" + name);
-        }
-    };
     try {
-        paywasm::server::for_each_option(argc, argv, {"help", "quiet", "strict", "insecure-any-padding"}, on_option);
-    } catch (const std::invalid_argument& e) {
+        const paywasm::options::Args args(argc, argv, kOptions);
+        for (const auto& [name, value] : args.given()) apply_option(c, name, value);
+    } catch (const paywasm::Error& e) {
         usage_error(e.what());
     }
     if (c.padding == "any" && !c.insecure_any_padding) {

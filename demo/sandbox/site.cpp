@@ -123,14 +123,16 @@ void serve_index(Sandbox& sb, Response& res) {
 }  // namespace
 
 void register_site(Router& server, Sandbox& sb) {
-    server.Get("/", [&sb](const Request&, Response& res) { serve_index(sb, res); });
-    server.Get("/index.html", [&sb](const Request&, Response& res) { serve_index(sb, res); });
-    server.Get(R"(/dist/(.+))", [&sb](const Request& req, Response& res) {
+    const std::size_t limit = sb.config.max_body;
+    for (const char* page : {"/", "/index.html"}) {
+        server.route("GET", page, limit, [&sb](const Request&, Response& res, const std::string&) { serve_index(sb, res); });
+    }
+    server.route("GET", R"(/dist/(.+))", limit, [&sb](const Request& req, Response& res, const std::string&) {
         if (!serve_file(res, sb.config.dist_dir, req.matches[1])) {
             send_error(res, 404, "not_found", "no such file in dist/ (run `make dist` to build the widget)");
         }
     });
-    server.Get(R"(/(.+))", [&sb](const Request& req, Response& res) {
+    server.route("GET", R"(/(.+))", limit, [&sb](const Request& req, Response& res, const std::string&) {
         if (!serve_file(res, sb.config.site_dir, req.matches[1])) send_error(res, 404, "not_found", "no such page");
     });
 }

@@ -7,10 +7,12 @@
 
 #include "paywasm/crypto.hpp"
 #include "http.hpp"
-#include "server/transport.hpp"
-#include "server/url.hpp"
+#include "client/transport.hpp"
+#include "client/url.hpp"
 
 namespace sandbox {
+
+using paywasm::client::split_url;
 
 // Loopback always; other hosts only when named by --allow-webhook-host (exact, case-insensitive).
 // Without this the control API could make the sandbox POST to any host and port it can reach.

@@ -16,6 +16,10 @@
 
 namespace paywasm {
 
+namespace detail {
+struct KeyAccess;  // the core's own access to a key's numbers (src/core/crypto_internal.hpp)
+}  // namespace detail
+
 enum class Padding {
     oaep_sha1,    // default: RSA-OAEP, SHA-1, MGF1-SHA-1 (what the service's clients use)
     oaep_sha256,  // RSA-OAEP, SHA-256, MGF1-SHA-256
@@ -56,13 +60,12 @@ public:
     // ("AB:CD:..." as openssl's -c output prints it). The one normalisation of a pin.
     bool matches_fingerprint(std::string_view pin) const;
 
-    struct Impl;
-    const Impl& impl() const { return *impl_; }
-
 private:
+    struct Impl;  // src/core/crypto_internal.hpp
     explicit PublicKey(std::unique_ptr<Impl>);
     std::unique_ptr<Impl> impl_;
     friend class PrivateKey;
+    friend struct detail::KeyAccess;
 };
 
 // An RSA private key: PEM "PRIVATE KEY" (PKCS#8) or "RSA PRIVATE KEY" (PKCS#1), or their DER.
@@ -79,12 +82,11 @@ public:
     PublicKey public_key() const;
     std::string to_pem() const;  // PEM "PRIVATE KEY" (PKCS#8)
 
-    struct Impl;
-    const Impl& impl() const { return *impl_; }
-
 private:
+    struct Impl;  // src/core/crypto_private.cpp
     explicit PrivateKey(std::unique_ptr<Impl>);
     std::unique_ptr<Impl> impl_;
+    friend struct detail::KeyAccess;
 };
 
 // Largest plaintext piece per block: k - 2*hLen - 2 for OAEP (214 for 2048-bit SHA-1, 190 for

@@ -71,6 +71,26 @@ std::string_view to_string(PayMethod);
 // "exchange" | "bank" | "qr"; nullopt for anything else.
 std::optional<PayMethod> pay_method_from(std::string_view name);
 
+// ---- A checkout's payment ------------------------------------------------------------------------
+
+// Whether a payment paid its order's total: `paid_amount` and `paid_currency` (the transaction's
+// nativeAmount and nativeCurrency) present, equal as decimals to `order_amount` (the checkout's
+// total, fixed when it was made) and in the same currency (letters compared case-insensitively).
+// Anything else (missing, unreadable, another amount or currency) is an amount mismatch.
+bool pays_order_total(std::string_view order_amount, std::string_view order_currency,
+                      const std::optional<std::string>& paid_amount, const std::optional<std::string>& paid_currency);
+
+// The state word a checkout's status is stored and shown under ("state" of the gateway's status
+// JSON): the kind's name (to_string(StatusKind)), or "amount_mismatch" for a payment that did not
+// pay its order's total. is_amount_mismatch_state() reads it back.
+std::string_view checkout_state(StatusKind kind, bool amount_mismatch);
+bool is_amount_mismatch_state(std::string_view state);
+
+// What a checkout payment's status means. `method`: the payment's, when known; none is an exchange
+// or bank payment of a checkout that offers both, read as exchange (the two read alike).
+// `amount_mismatch`: never a success, tone warning, next contact_shop (the shop settles it).
+StatusInfo describe_checkout_status(int code, std::optional<PayMethod> method, bool amount_mismatch);
+
 // ---- Money owed ----------------------------------------------------------------------------------
 
 // An amount with its currency: no amount crosses a boundary without one.

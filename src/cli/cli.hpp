@@ -1,5 +1,5 @@
-// src/cli/cli.hpp — what every `paywasm` subcommand shares: argument parsing, I/O helpers and the
-// command registry. A command lives in its own cmd_<name>.cpp and registers itself with
+// src/cli/cli.hpp — what every `paywasm` subcommand shares: its arguments (src/options), I/O helpers
+// and the command registry. A command lives in its own cmd_<name>.cpp and registers itself with
 // PAYWASM_COMMAND; main.cpp dispatches by name.
 //
 // Exit codes: 0 success, 1 a typed failure (printed as "error[<code>]: <message>" on stderr, or as
@@ -11,25 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "options/options.hpp"
+
 namespace paywasm::cli {
 
-// Parsed command line: `--name value`, `--name=value`, bare switches, and positionals. `--` ends
-// options. Which options take a value is declared by the command (value_options).
-class Args {
-public:
-    Args(const std::vector<std::string>& argv, const std::vector<std::string>& value_options,
-         const std::vector<std::string>& switches);
-    bool has(std::string_view name) const;
-    // The option's value, or `fallback` when absent.
-    std::string get(std::string_view name, std::string_view fallback = {}) const;
-    // The option's value; throws Error(usage) when absent.
-    std::string require(std::string_view name) const;
-    const std::vector<std::string>& positional() const { return positional_; }
-
-private:
-    std::map<std::string, std::string, std::less<>> options_;
-    std::vector<std::string> positional_;
-};
+// A command's parsed command line (src/options: `--name value`, `--name=value`, switches,
+// positionals; `--` ends options); which options take a value is declared by the command.
+using Args = paywasm::options::Args;
 
 struct Command {
     std::string_view name;

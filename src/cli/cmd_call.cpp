@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "cli/cli.hpp"
-#include "server/transport.hpp"
+#include "client/transport.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
@@ -16,8 +16,8 @@
 namespace paywasm::cli {
 namespace {
 
-using server::send;
-using server::TransportOptions;
+using client::TransportOptions;
+using client::send;
 
 constexpr int kExitRefused = 3;
 

@@ -34,53 +34,6 @@ const std::vector<Command>& commands() {
     return r;
 }
 
-Args::Args(const std::vector<std::string>& argv, const std::vector<std::string>& value_options,
-           const std::vector<std::string>& switches) {
-    auto takes_value = [&](const std::string& n) {
-        return std::find(value_options.begin(), value_options.end(), n) != value_options.end();
-    };
-    auto is_switch = [&](const std::string& n) {
-        return n == "help" || std::find(switches.begin(), switches.end(), n) != switches.end();
-    };
-    bool options_done = false;
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-        const std::string& a = argv[i];
-        if (options_done || a.size() < 3 || a.compare(0, 2, "--") != 0) {
-            if (a == "--") { options_done = true; continue; }
-            positional_.push_back(a);
-            continue;
-        }
-        std::string name = a.substr(2), value;
-        auto eq = name.find('=');
-        bool inline_value = eq != std::string::npos;
-        if (inline_value) { value = name.substr(eq + 1); name.resize(eq); }
-        if (takes_value(name)) {
-            if (!inline_value) {
-                if (i + 1 >= argv.size()) throw Error(ErrorCode::usage, "--" + name + " needs a value");
-                value = argv[++i];
-            }
-        } else if (is_switch(name)) {
-            if (inline_value) throw Error(ErrorCode::usage, "--" + name + " takes no value");
-        } else {
-            throw Error(ErrorCode::usage, "unknown option --" + name);
-        }
-        options_[name] = value;
-    }
-}
-
-bool Args::has(std::string_view name) const { return options_.find(name) != options_.end(); }
-
-std::string Args::get(std::string_view name, std::string_view fallback) const {
-    auto it = options_.find(name);
-    return it == options_.end() ? std::string(fallback) : it->second;
-}
-
-std::string Args::require(std::string_view name) const {
-    auto it = options_.find(name);
-    if (it == options_.end()) throw Error(ErrorCode::usage, "--" + std::string(name) + " is required");
-    return it->second;
-}
-
 std::string read_input(const std::string& path) {
     if (path.empty() || path == "-") {
         return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
@@ -145,7 +98,7 @@ int main(int argc, char** argv) {
     }
     const cli::Command& cmd = *it;
     try {
-        cli::Args parsed({args.begin() + 1, args.end()}, cmd.value_options, cmd.switches);
+        cli::Args parsed({args.begin() + 1, args.end()}, options::Spec{cmd.value_options, cmd.switches, true});
         if (parsed.has("help")) {
             std::fwrite(cmd.usage.data(), 1, cmd.usage.size(), stdout);
             return 0;

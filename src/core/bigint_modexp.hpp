@@ -1,5 +1,5 @@
 // src/core/bigint_modexp.hpp — b^e mod n for the RSA *public* operation, without Crypto++'s Integer.
-// Internal to crypto.cpp (and its unit test). Numbers cross this interface as big-endian unsigned
+// Internal to crypto_encrypt.cpp (and its unit test). Numbers cross this interface as big-endian unsigned
 // byte strings, the way DER and RSA blocks hold them.
 //
 // Why it exists: Crypto++'s Integer is about 84 KB of the widget's wasm code, and the widget only

@@ -1,6 +1,6 @@
 // src/core/crypto_der.hpp — the little DER that RSA keys need: a strict reader that says exactly
 // what is wrong (truncated, trailing data, indefinite length), and a writer for SPKI and PKCS#8.
-// Internal to crypto.cpp; kept apart so the key logic reads without byte fiddling.
+// Internal to crypto_keys.cpp and crypto_private.cpp; kept apart so the key logic reads without byte fiddling.
 #pragma once
 
 #include <cstddef>

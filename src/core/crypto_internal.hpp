@@ -1,12 +1,15 @@
-// src/core/crypto_internal.hpp — what crypto.cpp (public keys, encryption) and crypto_private.cpp
-// (private keys, decryption, signatures) share: PEM/DER unwrapping, the checks every key passes,
-// the RNG adapter and the padding types. Internal; not part of the public API.
+// src/core/crypto_internal.hpp — what the public-key files (crypto_keys.cpp, crypto_encrypt.cpp,
+// crypto_encoding.cpp) and crypto_private.cpp (private keys, decryption, signatures) share:
+// PEM/DER unwrapping, the checks every key passes, the RNG adapter and the padding types.
+// Internal; not part of the public API.
 //
-// The two files are apart so that the widget's wasm, which only encrypts, links no Crypto++
-// Integer: crypto.cpp must never name CryptoPP::Integer (see its header comment).
+// The private half is apart so that the widget's wasm, which only encrypts, links no Crypto++
+// Integer: the public-key files must never name CryptoPP::Integer (see crypto_keys.cpp's header
+// comment).
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -18,7 +21,7 @@
 namespace paywasm {
 
 // A public key is just (n, e), as big-endian magnitudes without leading zero bytes: encryption pads
-// with crypto.cpp's own OAEP and PKCS#1 v1.5 encoders (hashing with core/sha.hpp, over Crypto++'s
+// with crypto_encrypt.cpp's own OAEP and PKCS#1 v1.5 encoders (hashing with core/sha.hpp, over Crypto++'s
 // SHA compression functions) and exponentiates with detail::MontgomeryModulus, so the wasm module
 // carries none of Crypto++'s Integer, key-object, hash-object, ASN.1 and filter machinery.
 struct PublicKey::Impl {
@@ -26,6 +29,13 @@ struct PublicKey::Impl {
 };
 
 namespace detail {
+// The core's access to a key's numbers (the crypto_*.cpp files); the public API has none.
+struct KeyAccess {
+    using PublicImpl = PublicKey::Impl;
+    static const PublicKey::Impl& of(const PublicKey& key) { return *key.impl_; }
+    static const PrivateKey::Impl& of(const PrivateKey& key) { return *key.impl_; }
+};
+
 // The random bytes of encryption's padding (OAEP seeds, PKCS#1 v1.5 padding strings): fills `out`
 // with n bytes, or throws Error(crypto) like random_bytes(). The library's definition
 // (padding_random.cpp, an object file of its own) is random_bytes(), the platform CSPRNG, and is
@@ -52,7 +62,7 @@ void wipe(std::string& s);
 // A PEM label (untrusted text) as an error message shows it: control bytes become '?', at most 40
 // bytes.
 std::string shown_label(std::string_view label);
-// Strict base64 (see crypto.cpp); false with `why` set instead of throwing.
+// Strict base64 (see crypto_encoding.cpp); false with `why` set instead of throwing.
 bool base64_decode_into(std::string_view text, bool skip_blanks, std::string& out, std::string& why);
 
 struct Pem {

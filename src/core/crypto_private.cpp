@@ -1,7 +1,7 @@
 // src/core/crypto_private.cpp — private keys (parse, generate, PEM), decryption, and RSA
 // signatures (sign and verify), with Crypto++'s Integer and RSA key objects. Native code (the CLI,
 // the sandbox, the tests) uses it; the widget's wasm module never references anything here, so
-// Crypto++'s big-integer code stays out of it (see crypto.cpp's header comment).
+// Crypto++'s big-integer code stays out of it (see crypto_keys.cpp's header comment).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -399,9 +399,9 @@ std::string decrypt(const PrivateKey& key, std::string_view base64, Padding padd
     if (!base64_decode_into(base64, false, ciphertext, why)) throw Error(ErrorCode::crypto, kDecryptionFailed);
     try {
         switch (padding) {
-            case Padding::oaep_sha1: return decrypt_with<OaepSha1>(key.impl().key, ciphertext);
-            case Padding::oaep_sha256: return decrypt_with<OaepSha256>(key.impl().key, ciphertext);
-            case Padding::pkcs1v15: return decrypt_pkcs1v15(key.impl().key, ciphertext);
+            case Padding::oaep_sha1: return decrypt_with<OaepSha1>(detail::KeyAccess::of(key).key, ciphertext);
+            case Padding::oaep_sha256: return decrypt_with<OaepSha256>(detail::KeyAccess::of(key).key, ciphertext);
+            case Padding::pkcs1v15: return decrypt_pkcs1v15(detail::KeyAccess::of(key).key, ciphertext);
         }
     } catch (const Error&) {
         throw;
@@ -414,7 +414,7 @@ std::string decrypt_pkcs1v15_implicit(const PrivateKey& key, std::string_view ba
     std::string ciphertext, why;
     if (!base64_decode_into(base64, false, ciphertext, why)) throw Error(ErrorCode::crypto, kDecryptionFailed);
     try {
-        return decrypt_pkcs1v15_implicit_raw(key.impl().key, ciphertext);
+        return decrypt_pkcs1v15_implicit_raw(detail::KeyAccess::of(key).key, ciphertext);
     } catch (const Error&) {
         throw;
     } catch (...) {  // Crypto++'s check of its own private operation (a fault, not the padding)
@@ -427,7 +427,7 @@ std::string decrypt_pkcs1v15_implicit(const PrivateKey& key, std::string_view ba
 using SignatureScheme = CryptoPP::RSASS<CryptoPP::PKCS1v15, CryptoPP::SHA256>;
 
 std::string sign_sha256(const PrivateKey& key, std::string_view message) {
-    SignatureScheme::Signer signer(key.impl().key);
+    SignatureScheme::Signer signer(detail::KeyAccess::of(key).key);
     std::string sig(signer.MaxSignatureLength(), '\0');
     PlatformRng rng;
     try {
@@ -444,7 +444,7 @@ bool verify_sha256(const PublicKey& key, std::string_view message, std::string_v
     std::string sig, why;
     if (!base64_decode_into(signature_base64, false, sig, why)) return false;
     CryptoPP::RSA::PublicKey rsa;
-    rsa.Initialize(to_integer(key.impl().n), to_integer(key.impl().e));
+    rsa.Initialize(to_integer(detail::KeyAccess::of(key).n), to_integer(detail::KeyAccess::of(key).e));
     SignatureScheme::Verifier verifier(rsa);
     if (sig.size() != verifier.SignatureLength()) return false;
     try {

@@ -133,6 +133,34 @@ std::optional<PayMethod> pay_method_from(std::string_view name) {
     return std::nullopt;
 }
 
+bool pays_order_total(std::string_view order_amount, std::string_view order_currency,
+                      const std::optional<std::string>& paid_amount, const std::optional<std::string>& paid_currency) {
+    const auto upper = [](std::string_view text) {
+        std::string out(text);
+        for (char& c : out) c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c;
+        return out;
+    };
+    Decimal want, paid;
+    return paid_amount && paid_currency && Decimal::try_parse(order_amount, want) &&
+           Decimal::try_parse(*paid_amount, paid) && paid == want && upper(*paid_currency) == upper(order_currency);
+}
+
+std::string_view checkout_state(StatusKind kind, bool amount_mismatch) {
+    return amount_mismatch ? std::string_view("amount_mismatch") : to_string(kind);
+}
+
+bool is_amount_mismatch_state(std::string_view state) { return state == "amount_mismatch"; }
+
+StatusInfo describe_checkout_status(int code, std::optional<PayMethod> method, bool amount_mismatch) {
+    StatusInfo info = describe_status(code, method.value_or(PayMethod::exchange));
+    if (amount_mismatch) {
+        info.success = false;
+        info.tone = T::warning;
+        info.next = N::contact_shop;
+    }
+    return info;
+}
+
 std::string amount_text(const Money& m) {
     if (is_fiat_currency(m.currency) && m.amount.scale() <= 2) return m.amount.to_fixed(2);
     return m.amount.to_string();

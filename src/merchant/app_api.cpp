@@ -1,6 +1,8 @@
 // The app API: the shop's own server creates checkout sessions and runs subscription debit and
 // cancel. Every route needs `Authorization: Bearer $PAYWASM_APP_SECRET` (401 otherwise).
+#include "events.hpp"
 #include "gateway.hpp"
+#include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/protocol.hpp"
@@ -54,13 +56,13 @@ std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
     JsonWriter w;
     w.begin_object().str("id", s.id).str("offerId", s.offer_id).str("amount", s.amount).str("currency", s.currency);
     w.key("methods");
-    s.write_methods(w);
+    write_methods(w, s);
     w.str("createdAt", iso8601(s.created_at)).str("expiresAt", iso8601(s.expires_at));
     w.str("status", s.status.state);
     if (with_detail) {
         w.raw("checkout", s.checkout_json);
         w.raw("latestStatus", status_json(s));
-        w.raw("transactions", gw.store.transactions_json(s.id));
+        w.raw("transactions", transactions_json(gw.store.transactions(s.id)));
     }
     w.end_object();
     return w.take();
@@ -72,7 +74,7 @@ void register_app_api(Router& server, Gateway& gw) {
     const std::size_t limit = gw.config.max_body;
 
     // POST /v1/sessions {offerId, currency, cart, shippingAddress?, customerInfo?, methods?}
-    route(server, "POST", "/v1/sessions", limit, [&gw](Req req, Res res, Body body) {
+    server.route("POST", "/v1/sessions", limit, [&gw](Req req, Res res, Body body) {
         require_app(gw, req);
         gw.rate_limit("session:app", gw.config.session_rate, res, "sessions a minute (--session-rate)");
         const JsonDocument doc = parse_object(req, body);
@@ -109,7 +111,7 @@ void register_app_api(Router& server, Gateway& gw) {
         send_json(res, created ? 201 : 200, session_json(gw, stored, false));
     });
 
-    route(server, "GET", R"(/v1/sessions/([^/]+))", limit, [&gw](Req req, Res res, Body) {
+    server.route("GET", R"(/v1/sessions/([^/]+))", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
         auto s = gw.store.session(req.matches[1]);
         if (!s) throw HttpError(404, "not_found", "no session with this id");
@@ -122,7 +124,7 @@ void register_app_api(Router& server, Gateway& gw) {
     // the same debit at the service), else a fresh "debit-<random>". items are required: a debit
     // without them would ask the service for nothing. 200 only when the service's answer charged
     // something (data not empty); 422 debit_not_charged, with the service's errors, otherwise.
-    route(server, "POST", R"(/v1/subscriptions/([^/]+)/debit)", limit, [&gw](Req req, Res res, Body body) {
+    server.route("POST", R"(/v1/subscriptions/([^/]+)/debit)", limit, [&gw](Req req, Res res, Body body) {
         require_app(gw, req);
         const std::string id = req.matches[1];
         paywasm::SubscriptionDebitRequest debit;
@@ -179,7 +181,7 @@ void register_app_api(Router& server, Gateway& gw) {
         send_json(res, 200, paywasm::to_json(result));
     });
 
-    route(server, "POST", R"(/v1/subscriptions/([^/]+)/cancel)", limit, [&gw](Req req, Res res, Body) {
+    server.route("POST", R"(/v1/subscriptions/([^/]+)/cancel)", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
         paywasm::SubscriptionCancelRequest cancel;
         cancel.merchant_id = gw.config.merchant_id;
@@ -191,9 +193,9 @@ void register_app_api(Router& server, Gateway& gw) {
     });
 
     // The forwarding outbox, newest first: what was delivered to --app-callback and what waits.
-    route(server, "GET", "/v1/events", limit, [&gw](Req req, Res res, Body) {
+    server.route("GET", "/v1/events", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
-        send_json(res, 200, gw.store.outbox_json(200));
+        send_json(res, 200, outbox_json(gw.store.outbox(200)));
     });
 }
 

@@ -5,9 +5,12 @@
 #include <chrono>
 #include <regex>
 
+#include "events.hpp"
 #include "gateway.hpp"
+#include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/protocol.hpp"
+#include "server/client_address.hpp"
 #include "server/event_stream.hpp"
 #include "server/server.hpp"
 #include "server/util.hpp"
@@ -48,7 +51,7 @@ std::string checkout_view(const Gateway& gw, const Session& s) {
     w.key("cart").value(checkout.root().member("cart"));
     if (JsonValue address = checkout.root().member("shippingAddress"); address.valid()) w.key("shippingAddress").value(address);
     w.key("methods");
-    s.write_methods(w);
+    write_methods(w, s);
     w.str("merchantId", gw.config.merchant_id)
         .str("publicKey", gw.config.merchant_public_pem)
         .str("keyFingerprint", gw.merchant_fingerprint)
@@ -74,11 +77,11 @@ boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared
     const auto ends_at = steady_clock::now() + seconds(gw.config.stream_max_seconds);
     std::int64_t sent_version = -1, expires_at = 0;
     std::uint64_t unpushed = gw.hub.latest(id).unpushed;  // taken before the read that covers it
-    bool ok = co_await out->write("retry: 2000\n\n");
+    bool ok = co_await out->write(kSseRetry);
     bool read = true;  // the first pass sends the current status
     const auto send = [&](std::int64_t version, const std::string& json) {
         sent_version = version;
-        return out->write("id: " + std::to_string(version) + "\ndata: " + json + "\n\n");
+        return out->write(sse_event(version, json));
     };
     bool done = false;
     while (!done && ok && out->open() && !gw.hub.stopping()) {
@@ -91,7 +94,7 @@ boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared
                 unavailable = true;
             }
             if (unavailable) {
-                ok = co_await out->write(": storage unavailable, retrying\n\n");
+                ok = co_await out->write(kSseStorageUnavailable);
             } else if (!s) {
                 break;
             } else {
@@ -104,7 +107,7 @@ boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared
             }
             read = unavailable;  // (retried at the next heartbeat)
         } else {
-            ok = co_await out->write(": ping\n\n");
+            ok = co_await out->write(kSsePing);
         }
         if (!ok) break;
         // Waits for a change, the next heartbeat, the expiry or the end; sends what a wake brought.
@@ -151,7 +154,7 @@ void register_browser_api(Router& server, Gateway& gw) {
     const std::size_t limit = gw.config.max_body;
 
     // CORS preflight (the widget POSTs JSON): the shop's origin only.
-    server.Options(R"(/v1/checkout/.*)", [&gw](Req req, Res res) {
+    server.route("OPTIONS", R"(/v1/checkout/.*)", limit, [&gw](Req req, Res res, Body) {
         cors(gw, req, res);
         if (req.get_header_value("Origin") == gw.config.shop_origin) {
             res.set_header("Access-Control-Allow-Methods", "GET, POST");
@@ -161,7 +164,7 @@ void register_browser_api(Router& server, Gateway& gw) {
         res.status = 204;
     });
 
-    route(server, "GET", R"(/v1/checkout/([A-Za-z0-9_-]+))", limit, [&gw](Req req, Res res, Body) {
+    server.route("GET", R"(/v1/checkout/([A-Za-z0-9_-]+))", limit, [&gw](Req req, Res res, Body) {
         const Session s = load(gw, req, res);
         if (expired(s) && !s.status.status) {
             throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
@@ -175,7 +178,7 @@ void register_browser_api(Router& server, Gateway& gw) {
     // (failed, canceled or timed out, no money seen); any other "replaces" gets the current code (a
     // second click, or a code that is still good). Only the session's own order is used (the page's
     // amount or cart, if sent, are ignored).
-    route(server, "POST", R"(/v1/checkout/([A-Za-z0-9_-]+)/qr)", limit, [&gw](Req req, Res res, Body body) {
+    server.route("POST", R"(/v1/checkout/([A-Za-z0-9_-]+)/qr)", limit, [&gw](Req req, Res res, Body body) {
         const Session s = load(gw, req, res);
         if (!s.offers("qr")) throw HttpError(400, "method_not_offered", "this session does not offer the QR method", "methods");
         std::string asset = "BTC";
@@ -246,7 +249,7 @@ void register_browser_api(Router& server, Gateway& gw) {
 
     // GET /v1/checkout/{id}/status: the latest verified status as JSON, or with
     // Accept: text/event-stream one SSE event per change (data: the same JSON), closed when final.
-    route(server, "GET", R"(/v1/checkout/([A-Za-z0-9_-]+)/status)", limit, [&gw](Req req, Res res, Body) {
+    server.route("GET", R"(/v1/checkout/([A-Za-z0-9_-]+)/status)", limit, [&gw](Req req, Res res, Body) {
         const Session s = load(gw, req, res);
         if (req.get_header_value("Accept").find("text/event-stream") == std::string::npos) {
             return send_json(res, 200, status_json(s));

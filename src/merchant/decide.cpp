@@ -35,19 +35,27 @@ int rank(int status) {
     return info.kind == paywasm::StatusKind::awaiting_payment ? 0 : 1;
 }
 
-std::string upper(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    return s;
-}
-
-bool amount_matches(const SessionFacts& s, const IncomingTx& tx) {
-    paywasm::Decimal want, paid;
-    return tx.native_amount && tx.native_currency && paywasm::Decimal::try_parse(s.amount, want) &&
-           paywasm::Decimal::try_parse(*tx.native_amount, paid) && paid == want &&
-           upper(*tx.native_currency) == upper(s.currency);
-}
-
 }  // namespace
+
+IncomingTx incoming_tx(const paywasm::Transaction& tx) {
+    IncomingTx in;
+    in.id = tx.id;
+    in.status = tx.status;
+    in.merchant_id = tx.merchant_id;
+    if (tx.meta) in.order_id = tx.meta->offer_id;
+    if (tx.native_amount) {
+        in.native_amount = tx.native_currency ? paywasm::amount_text({*tx.native_amount, *tx.native_currency})
+                                              : tx.native_amount->to_string();
+    }
+    in.native_currency = tx.native_currency;
+    if (tx.received_amount) in.received = tx.received_amount->to_string();
+    if (tx.amount && tx.currency) {
+        in.amount = tx.amount->to_string();
+        in.currency = *tx.currency;
+        std::transform(in.currency->begin(), in.currency->end(), in.currency->begin(), ::toupper);
+    }
+    return in;
+}
 
 std::string_view to_string(Outcome o) {
     switch (o) {
@@ -116,10 +124,10 @@ Decision decide_webhook(std::string_view our_merchant_id, const std::optional<Se
         d.reason = "the session takes no payment of this kind under this order id";
         return d;
     }
-    // Exchange and bank read the table alike; without a known method, read it as theirs.
-    d.info = describe_status(tx.status, d.method.value_or(PayMethod::exchange));
+    // Without a known method: an exchange or bank payment, read as the core reads it.
+    d.info = paywasm::describe_checkout_status(tx.status, d.method, false);
 
-    const bool mismatch = !amount_matches(*session, tx);
+    const bool mismatch = !paywasm::pays_order_total(session->amount, session->currency, tx.native_amount, tx.native_currency);
     const HeldStatus next{tx.status, tx.id, mismatch, tx.received};
     d.store_transaction = !stored || supersedes(*stored, next);
 

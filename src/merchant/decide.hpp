@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "paywasm/models.hpp"
 #include "paywasm/status.hpp"
 
 namespace merchant {
@@ -56,7 +57,14 @@ struct IncomingTx {
     std::optional<std::string> merchant_id, order_id;
     std::optional<std::string> native_amount, native_currency;  // the order total it paid
     std::optional<std::string> received;                        // receivedAmount as text
+    // The transaction's own amount and currency (upper case): what the shopper pays in (crypto for
+    // a QR code). Not read by the rules; kept with the status (the amounts owed).
+    std::optional<std::string> amount, currency;
 };
+
+// The rules' view of a verified transaction: nativeAmount in the core's amount_text() form (so that
+// "82" and "82.00" are one amount), meta.offerId as the order id.
+IncomingTx incoming_tx(const paywasm::Transaction& tx);
 
 struct Decision {
     Outcome outcome = Outcome::unknown_offer;
@@ -75,8 +83,8 @@ struct Decision {
 //   2. the order id names one of our QR codes (method qr; the code's transaction id must match, or
 //      be unknown yet), else the session's own offerId (an exchange or bank payment, only for a
 //      session that offers one of them), else unknown_offer / unknown_transaction;
-//   3. nativeAmount/nativeCurrency must equal the session's total (else amount_mismatch: shown to
-//      the shopper as "contact the shop", never a success);
+//   3. nativeAmount/nativeCurrency must pay the session's total (the core's pays_order_total(); else
+//      amount_mismatch: shown to the shopper as "contact the shop", never a success);
 //   4. a status never regresses (supersedes() below), a success is replaced only by a refund of the
 //      same transaction (forwarded as checkout.refunded), and a replaced
 //      QR code moves its session only when its status shows money (a late payment);

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "gateway.hpp"
+#include "paywasm/checkout.hpp"
 #include "paywasm/crypto.hpp"
 #include "server/outbox.hpp"
 #include "server/util.hpp"

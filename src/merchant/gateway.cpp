@@ -1,19 +1,17 @@
-// The shared object: keys, the service client, the status hub and the forwarding outbox.
+// The Gateway object (gateway.hpp): the keys, the store and the status hub it owns, the service
+// client, the rate limits. The forwarder, the pruner and the routes are in their own files.
 #include "gateway.hpp"
 
 #include <chrono>
 #include <cstdio>
 
+#include "events.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/protocol.hpp"
-#include "server/transport.hpp"
+#include "client/transport.hpp"
 #include "server/util.hpp"
 
 namespace merchant {
-
-
-
-// ---- Gateway --------------------------------------------------------------------------------------------
 
 Gateway::Gateway(Config config_, std::unique_ptr<Sql> sql)
     : config(std::move(config_)),
@@ -44,9 +42,9 @@ void Gateway::rate_limit(const std::string& key, int per_minute, Response& res, 
 }
 
 paywasm::HttpResponse Gateway::call_service(const paywasm::HttpRequest& request) {
-    TransportOptions options;
+    paywasm::client::TransportOptions options;
     options.timeout_seconds = config.service_timeout_s;
-    return send(request, config.service_url, options);
+    return paywasm::client::send(request, config.service_url, options);
 }
 
 // The answer names what happened, never how: the service's internal URL, a TLS or resolver error
@@ -68,72 +66,6 @@ HttpError Gateway::service_error(const paywasm::Error& e) {
     std::string message = "the payment service refused or could not read the request";
     if (e.http_status()) message += " (HTTP " + std::to_string(e.http_status()) + ")";
     return HttpError(502, std::string(paywasm::to_string(e.code())), message, e.field());
-}
-
-void write_amounts(paywasm::JsonWriter& w, const Session& s) {
-    const StatusView& v = s.status;
-    w.key("orderTotal").begin_object().str("amount", s.amount).str("currency", s.currency).end_object();
-    std::optional<paywasm::Owed> owed;
-    paywasm::Decimal amount;
-    if (v.status && v.tx_amount && v.tx_currency && paywasm::Decimal::try_parse(*v.tx_amount, amount)) {
-        std::optional<paywasm::Decimal> received;
-        paywasm::Decimal r;
-        if (v.received_amount && paywasm::Decimal::try_parse(*v.received_amount, r)) received = r;
-        const auto method = v.method ? paywasm::pay_method_from(*v.method) : std::nullopt;
-        try {
-            owed = paywasm::amounts_owed(paywasm::describe_status(*v.status, method), {amount, *v.tx_currency}, received);
-        } catch (const paywasm::Error&) {
-            // A negative amount from the service: no amounts rather than wrong ones.
-        }
-    }
-    for (auto [name, m] : {std::pair<const char*, const paywasm::Money*>{"expected", owed ? &owed->expected : nullptr},
-                           {"received", owed ? &owed->received : nullptr},
-                           {"remaining", owed ? &owed->remaining : nullptr}}) {
-        w.key(name);
-        if (m) w.begin_object().str("amount", paywasm::amount_text(*m)).str("currency", m->currency).end_object();
-        else w.null();
-    }
-}
-
-// What the status means is the core's row for the code and the payment's method; the gateway adds
-// only amount_mismatch (never a success, the shopper contacts the shop).
-std::string status_json(const Session& s) {
-    const StatusView& v = s.status;
-    paywasm::JsonWriter w;
-    w.begin_object().str("sessionId", s.id).str("offerId", s.offer_id);
-    w.key("status");
-    v.status ? w.number(*v.status) : w.null();
-    std::optional<paywasm::StatusInfo> info;
-    if (v.status) {
-        const auto method = v.method ? paywasm::pay_method_from(*v.method) : std::nullopt;
-        // No method: an exchange or bank payment of a session that offers both (they read alike).
-        info = paywasm::describe_status(*v.status, method.value_or(paywasm::PayMethod::exchange));
-        if (v.state == "amount_mismatch") {
-            info->success = false;
-            info->tone = paywasm::Tone::warning;
-            info->next = paywasm::NextStep::contact_shop;
-        }
-    }
-    w.key("kind");
-    info ? w.string(paywasm::to_string(info->kind)) : w.null();
-    w.str("state", v.state).flag("final", v.final).flag("success", v.success);
-    w.key("taken");
-    info ? w.string(paywasm::to_string(info->taken)) : w.string("none");
-    w.key("tone");
-    info ? w.string(paywasm::to_string(info->tone)) : w.null();
-    w.key("next");
-    info ? w.string(paywasm::to_string(info->next)) : w.string("pay");
-    if (info) w.str("label", info->label);
-    w.key("method");
-    v.method ? w.string(*v.method) : w.null();
-    w.key("transactionId");
-    v.transaction_id ? w.string(*v.transaction_id) : w.null();
-    write_amounts(w, s);
-    w.num("version", v.version);
-    w.key("updatedAt");
-    v.updated_at ? w.string(iso8601(v.updated_at)) : w.null();
-    w.end_object();
-    return w.take();
 }
 
 }  // namespace merchant

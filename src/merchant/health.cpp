@@ -81,9 +81,10 @@ void register_health(Router& server, Gateway& gw, std::atomic<const paywasm::ser
         ++outcomes->counts[outcome];
     });
 
-    server.Get("/healthz", [](const Request&, Response& res) { send_json(res, 200, R"({"ok":true})"); });
+    server.route("GET", "/healthz", gw.config.max_body,
+                 [](const Request&, Response& res, const std::string&) { send_json(res, 200, R"({"ok":true})"); });
 
-    route(server, "GET", "/readyz", gw.config.max_body, [&gw](const Request&, Response& res, const std::string&) {
+    server.route("GET", "/readyz", gw.config.max_body, [&gw](const Request&, Response& res, const std::string&) {
         const double db = ping(gw);
         std::string outbox = "ok";
         if (db >= 0) {
@@ -100,7 +101,7 @@ void register_health(Router& server, Gateway& gw, std::atomic<const paywasm::ser
         send_json(res, ready ? 200 : 503, w.text());
     });
 
-    route(server, "GET", "/metrics", gw.config.max_body, [&gw, &server, &http, outcomes](const Request& req, Response& res, const std::string&) {
+    server.route("GET", "/metrics", gw.config.max_body, [&gw, &server, &http, outcomes](const Request& req, Response& res, const std::string&) {
         const std::string token = bearer_token(req);
         if (token.empty() || !paywasm::constant_time_equal(token, gw.config.app_secret)) {
             throw HttpError(401, "unauthorized", "/metrics needs Authorization: Bearer <PAYWASM_APP_SECRET>");

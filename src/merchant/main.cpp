@@ -6,12 +6,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "client/url.hpp"
 #include "gateway.hpp"
 #include "health.hpp"
+#include "options/options.hpp"
 #include "paywasm/error.hpp"
-#include "server/options.hpp"
+#include "server/client_address.hpp"
 #include "server/server.hpp"
-#include "server/url.hpp"
+#include "server/signals.hpp"
 
 namespace {
 
@@ -62,15 +64,6 @@ const char* kUsage =
     std::exit(2);
 }
 
-long long parse_int(const std::string& name, const std::string& value, long long min, long long max) {
-    char* end = nullptr;
-    long long v = std::strtoll(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || v < min || v > max) {
-        usage_error("--" + name + " must be a whole number from " + std::to_string(min) + " to " + std::to_string(max));
-    }
-    return v;
-}
-
 std::string read_file(const std::string& option, const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) usage_error("--" + option + ": cannot read " + path);
@@ -79,80 +72,79 @@ std::string read_file(const std::string& option, const std::string& path) {
     return s.str();
 }
 
-// A comma-separated option value, entry by entry ("" entries included: the caller refuses them).
-std::vector<std::string> split_commas(const std::string& value) {
-    std::vector<std::string> out;
-    for (std::size_t start = 0;;) {
-        const std::size_t comma = value.find(',', start);
-        out.push_back(value.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) return out;
-        start = comma + 1;
-    }
-}
-
 std::vector<std::string> split_methods(const std::string& value) {
-    std::vector<std::string> out = split_commas(value);
+    std::vector<std::string> out = paywasm::options::split_commas(value);
     for (const auto& m : out) {
         if (m != "exchange" && m != "bank" && m != "qr") usage_error("--methods takes a list of exchange, bank, qr");
     }
     return out;
 }
 
+const paywasm::options::Spec kOptions{
+    {"listen", "service-url", "public-service-url", "merchant-id", "merchant-public-key", "webhook-public-key",
+     "shop-origin", "db", "app-callback", "methods", "padding", "session-ttl", "retry-base-ms", "max-streams",
+     "max-streams-per-session", "max-streams-per-client", "stream-max-seconds", "session-rate", "qr-rate-per-session",
+     "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout"},
+    {"verbose"}};
+
+// Each option of the command line into `c`, in the order given.
+void apply_option(merchant::Config& c, bool& db_given, const std::string& name, const std::string& value) {
+    using paywasm::options::whole_number;
+    const auto small = [&](long long min, long long max) { return static_cast<int>(whole_number(name, value, min, max)); };
+    if (name == "help") {
+        std::fputs(kUsage, stdout);
+        std::exit(0);
+    }
+    if (name == "verbose") c.verbose = true;
+    else if (name == "listen") {
+        auto colon = value.rfind(':');
+        if (colon == std::string::npos || colon == 0) usage_error("--listen takes HOST:PORT");
+        c.host = value.substr(0, colon);
+        if (c.host.size() > 2 && c.host.front() == '[' && c.host.back() == ']') c.host = c.host.substr(1, c.host.size() - 2);
+        c.port = static_cast<int>(whole_number(name, value.substr(colon + 1), 0, 65535));
+    } else if (name == "service-url") c.service_url = value;
+    else if (name == "public-service-url") c.public_service_url = value;
+    else if (name == "merchant-id") c.merchant_id = value;
+    else if (name == "merchant-public-key") c.merchant_public_pem = read_file(name, value);
+    else if (name == "webhook-public-key") c.webhook_public_pem = read_file(name, value);
+    else if (name == "shop-origin") c.shop_origin = value;
+    else if (name == "db") {
+        c.db = value;
+        db_given = true;
+    } else if (name == "app-callback") c.app_callback = value;
+    else if (name == "methods") c.methods = split_methods(value);
+    else if (name == "padding") {
+        try {
+            c.padding = paywasm::parse_padding(value);
+        } catch (const paywasm::Error& e) {
+            usage_error(std::string("--padding: ") + e.what());
+        }
+    } else if (name == "session-ttl") c.session_ttl_ms = whole_number(name, value, 60, 30LL * 24 * 3600) * 1000;
+    else if (name == "retry-base-ms") c.retry_base_ms = whole_number(name, value, 1, 600000);
+    else if (name == "max-streams") c.max_streams = small(1, 100000);
+    else if (name == "max-streams-per-session") c.max_streams_per_session = small(1, 100000);
+    else if (name == "max-streams-per-client") c.max_streams_per_client = small(1, 100000);
+    else if (name == "stream-max-seconds") c.stream_max_seconds = small(1, 7 * 24 * 3600);
+    else if (name == "session-rate") c.session_rate = small(0, 1000000);
+    else if (name == "qr-rate-per-session") c.qr_rate_per_session = small(0, 1000000);
+    else if (name == "qr-rate-per-client") c.qr_rate_per_client = small(0, 1000000);
+    else if (name == "trusted-proxy") {
+        for (const auto& entry : paywasm::options::split_commas(value)) {
+            const std::string address = paywasm::server::canonical_address(entry);
+            if (address.empty()) usage_error("--trusted-proxy takes IP addresses, comma-separated (got '" + value + "')");
+            c.trusted_proxies.push_back(address);
+        }
+    } else if (name == "retain-days") c.retain_ms = whole_number(name, value, 0, 36500) * 86400000LL;
+    else if (name == "service-timeout") c.service_timeout_s = small(1, 600);
+}
+
 merchant::Config parse_args(int argc, char** argv) {
     merchant::Config c;
     bool db_given = false;
-    const auto on_option = [&c, &db_given](const std::string& name, const std::string& value) {
-        if (name == "help") {
-            std::fputs(kUsage, stdout);
-            std::exit(0);
-        }
-        if (name == "verbose") c.verbose = true;
-        else if (name == "listen") {
-            auto colon = value.rfind(':');
-            if (colon == std::string::npos || colon == 0) usage_error("--listen takes HOST:PORT");
-            c.host = value.substr(0, colon);
-            if (c.host.size() > 2 && c.host.front() == '[' && c.host.back() == ']') c.host = c.host.substr(1, c.host.size() - 2);
-            c.port = static_cast<int>(parse_int(name, value.substr(colon + 1), 0, 65535));
-        } else if (name == "service-url") c.service_url = value;
-        else if (name == "public-service-url") c.public_service_url = value;
-        else if (name == "merchant-id") c.merchant_id = value;
-        else if (name == "merchant-public-key") c.merchant_public_pem = read_file(name, value);
-        else if (name == "webhook-public-key") c.webhook_public_pem = read_file(name, value);
-        else if (name == "shop-origin") c.shop_origin = value;
-        else if (name == "db") {
-            c.db = value;
-            db_given = true;
-        }
-        else if (name == "app-callback") c.app_callback = value;
-        else if (name == "methods") c.methods = split_methods(value);
-        else if (name == "padding") {
-            try {
-                c.padding = paywasm::parse_padding(value);
-            } catch (const paywasm::Error& e) {
-                usage_error(std::string("--padding: ") + e.what());
-            }
-        } else if (name == "session-ttl") c.session_ttl_ms = parse_int(name, value, 60, 30LL * 24 * 3600) * 1000;
-        else if (name == "retry-base-ms") c.retry_base_ms = parse_int(name, value, 1, 600000);
-        else if (name == "max-streams") c.max_streams = static_cast<int>(parse_int(name, value, 1, 100000));
-        else if (name == "max-streams-per-session") c.max_streams_per_session = static_cast<int>(parse_int(name, value, 1, 100000));
-        else if (name == "max-streams-per-client") c.max_streams_per_client = static_cast<int>(parse_int(name, value, 1, 100000));
-        else if (name == "stream-max-seconds") c.stream_max_seconds = static_cast<int>(parse_int(name, value, 1, 7 * 24 * 3600));
-        else if (name == "session-rate") c.session_rate = static_cast<int>(parse_int(name, value, 0, 1000000));
-        else if (name == "qr-rate-per-session") c.qr_rate_per_session = static_cast<int>(parse_int(name, value, 0, 1000000));
-        else if (name == "qr-rate-per-client") c.qr_rate_per_client = static_cast<int>(parse_int(name, value, 0, 1000000));
-        else if (name == "trusted-proxy") {
-            for (const auto& entry : split_commas(value)) {
-                const std::string address = paywasm::server::canonical_address(entry);
-                if (address.empty()) usage_error("--trusted-proxy takes IP addresses, comma-separated (got '" + value + "')");
-                c.trusted_proxies.push_back(address);
-            }
-        } else if (name == "retain-days") c.retain_ms = parse_int(name, value, 0, 36500) * 86400000LL;
-        else if (name == "service-timeout") c.service_timeout_s = static_cast<int>(parse_int(name, value, 1, 600));
-        else usage_error("unknown option --" + name);
-    };
     try {
-        paywasm::server::for_each_option(argc, argv, {"help", "verbose"}, on_option);
-    } catch (const std::invalid_argument& e) {
+        const paywasm::options::Args args(argc, argv, kOptions);
+        for (const auto& [name, value] : args.given()) apply_option(c, db_given, name, value);
+    } catch (const paywasm::Error& e) {
         usage_error(e.what());
     }
     auto need = [](const std::string& v, const char* option) {
@@ -168,12 +160,12 @@ merchant::Config parse_args(int argc, char** argv) {
     }
     // The service's base URLs by the transport's own rules (the first call would refuse them too).
     try {
-        paywasm::server::split_base_url(c.service_url, "service-url");
-        if (!c.public_service_url.empty()) paywasm::server::split_base_url(c.public_service_url, "public-service-url");
+        paywasm::client::split_base_url(c.service_url, "service-url");
+        if (!c.public_service_url.empty()) paywasm::client::split_base_url(c.public_service_url, "public-service-url");
     } catch (const paywasm::Error& e) {
         usage_error(std::string("--") + e.what());
     }
-    if (!c.app_callback.empty() && !paywasm::server::split_url(c.app_callback)) {
+    if (!c.app_callback.empty() && !paywasm::client::split_url(c.app_callback)) {
         usage_error("--app-callback must start with http:// or https://");
     }
     // The database URL from the environment when --db is not given: a PostgreSQL URL may carry a

@@ -1,7 +1,7 @@
-// The status hub: which SSE streams a session's change wakes, and the stream caps.
+// The status hub (status_hub.hpp): which SSE streams a session's change wakes, and the stream caps.
 #include <algorithm>
 
-#include "gateway.hpp"
+#include "status_hub.hpp"
 
 namespace merchant {
 
@@ -73,29 +73,6 @@ StatusHub::Latest StatusHub::latest(const std::string& session_id) const {
     if (auto it = latest_.find(session_id); it != latest_.end()) out = it->second;
     out.unpushed += unpushed_all_;
     return out;
-}
-
-std::string push_payload(const std::string& session_id, const PushedStatus& p) {
-    return session_id + "\n" + std::to_string(p.version) + "\n" + (p.final ? "1" : "0") + "\n" + p.json;
-}
-
-void read_push_payload(const std::string& payload, std::string& session_id, std::optional<PushedStatus>& pushed) {
-    pushed.reset();
-    const auto a = payload.find('\n');
-    session_id = payload.substr(0, a);
-    if (a == std::string::npos) return;
-    const auto b = payload.find('\n', a + 1);
-    const auto c = b == std::string::npos ? b : payload.find('\n', b + 1);
-    if (c == std::string::npos) return;  // not ours: read the session
-    PushedStatus p;
-    try {
-        p.version = std::stoll(payload.substr(a + 1, b - a - 1));
-    } catch (const std::exception&) {
-        return;
-    }
-    p.final = payload.compare(b + 1, c - b - 1, "1") == 0;
-    p.json = payload.substr(c + 1);
-    pushed = std::move(p);
 }
 
 void StatusHub::shutdown() {

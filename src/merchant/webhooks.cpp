@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "gateway.hpp"
+#include "paywasm/checkout.hpp"
 #include "paywasm/error.hpp"
 #include "server/util.hpp"
 
@@ -34,11 +35,11 @@ void log_refusal(const std::string& what, const std::string& transaction_id) {
 
 void register_webhooks(Router& server, Gateway& gw) {
     // The service checks the URL with a GET before using it.
-    route(server, "GET", "/v1/webhooks", gw.config.max_body, [](const Request&, Response& res, const std::string&) {
+    server.route("GET", "/v1/webhooks", gw.config.max_body, [](const Request&, Response& res, const std::string&) {
         send_json(res, 200, R"({"ok":true})");
     });
 
-    route(server, "POST", "/v1/webhooks", gw.config.max_body,
+    server.route("POST", "/v1/webhooks", gw.config.max_body,
           [&gw](const Request&, Response& res, const std::string& body) {
               paywasm::VerifiedWebhook hook;
               try {
@@ -51,22 +52,30 @@ void register_webhooks(Router& server, Gateway& gw) {
               }
               // The database unreachable: StorageUnavailable, which the route's guard answers 503 (the
               // service retries) and logs.
-              const Store::Applied applied =
-                  gw.store.apply_webhook(hook, gw.config.merchant_id, !gw.config.app_callback.empty(), now_ms());
-              if (applied.outcome == "foreign_merchant") {
-                  log_refusal(applied.reason, hook.transaction.id);
-                  throw HttpError(403, "foreign_merchant", applied.reason + "; this gateway serves merchant " +
-                                                               gw.config.merchant_id + " only", "merchantId");
-              }
-              if (applied.outcome == "unknown_offer" || applied.outcome == "unknown_transaction" ||
-                  applied.outcome == "amount_mismatch") {
-                  log_refusal(applied.outcome + ": " + applied.reason + ", kept as " + applied.event_id,
-                              hook.transaction.id);
+              const Store::Applied applied = gw.store.apply_webhook(
+                  incoming_tx(hook.transaction), hook.signed_json, gw.config.merchant_id, !gw.config.app_callback.empty(),
+                  now_ms());
+              switch (applied.outcome) {
+                  case Outcome::foreign_merchant:
+                      log_refusal(applied.reason, hook.transaction.id);
+                      throw HttpError(403, "foreign_merchant", applied.reason + "; this gateway serves merchant " +
+                                                                   gw.config.merchant_id + " only", "merchantId");
+                  case Outcome::unknown_offer:
+                  case Outcome::unknown_transaction:
+                  case Outcome::amount_mismatch:
+                      log_refusal(std::string(to_string(applied.outcome)) + ": " + applied.reason + ", kept as " +
+                                      applied.event_id,
+                                  hook.transaction.id);
+                      break;
+                  case Outcome::applied:
+                  case Outcome::duplicate:
+                  case Outcome::stale:
+                      break;
               }
               if (!applied.session_id.empty()) gw.hub.notify(applied.session_id, applied.pushed);
-              if (applied.outcome != "duplicate") gw.wake_forwarder();
+              if (applied.outcome != Outcome::duplicate) gw.wake_forwarder();
               JsonWriter w;
-              w.begin_object().str("id", applied.event_id).str("outcome", applied.outcome).end_object();
+              w.begin_object().str("id", applied.event_id).str("outcome", to_string(applied.outcome)).end_object();
               send_json(res, 200, w.text());
           });
 }

@@ -1,6 +1,7 @@
 // src/server/event_stream.hpp — a server-sent-events answer on the server's event loop: the
 // program's stream coroutine (Response::stream) writes events and waits between them without a
-// thread of its own; blocking work (the database) goes to the worker threads through blocking().
+// thread of its own; blocking work (the database) goes to a thread pool of the program's through
+// on_pool() (the gateway's stream reads), never onto the loop.
 #pragma once
 
 #include <utility>  // before Boost.Asio: Boost 1.74's awaitable.hpp uses std::exchange
@@ -62,20 +63,11 @@ public:
     virtual boost::asio::awaitable<bool> wait(std::chrono::milliseconds timeout) = 0;
     // False once the client closed its side or the server drains: the coroutine should return.
     virtual bool open() const = 0;
-    // Runs `f` (blocking work) on a worker thread; resumes here with its result.
-    template <class F>
-    boost::asio::awaitable<std::invoke_result_t<F>> blocking(F f) {
-        return on_pool(workers(), std::move(f));
-    }
-
     // ---- any thread ----
     // Ends the current wait() early, or the next one if none is under way.
     virtual void wake() = 0;
     // The client's address ("127.0.0.1"), for caps per client.
     virtual const std::string& client() const = 0;
-
-protected:
-    virtual boost::asio::thread_pool& workers() = 0;
 };
 
 // What Response::stream holds: the coroutine that writes the stream.

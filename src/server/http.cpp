@@ -129,15 +129,4 @@ void guard(Response& res, const std::function<void()>& body) {
     }
 }
 
-void route(Router& server, std::string_view method, const std::string& pattern, std::size_t max_body, Handler handler) {
-    server.add(method, pattern, [handler = std::move(handler), max_body](const Request& req, Response& res) {
-        if (req.body.size() > max_body) {
-            send_error(res, 413, "payload_too_large",
-                       "the body is larger than " + server_name() + "'s limit of " + std::to_string(max_body) + " bytes");
-            return;
-        }
-        guard(res, [&] { handler(req, res, req.body); });
-    });
-}
-
 }  // namespace paywasm::server

@@ -83,10 +83,4 @@ inline void close_after_answer(const Request&, Response& res) { res.close = true
 // paywasm::Error as 400 with its code and field, StorageUnavailable as 503, anything else as 500).
 void guard(Response& res, const std::function<void()>& body);
 
-// Registers a route whose handler gets the body (the server read it whole, within its own limit):
-// a body over `max_body` is answered 413 and the handler does not run.
-using Handler = std::function<void(const Request&, Response&, const std::string& body)>;
-void route(Router& server, std::string_view method, const std::string& pattern, std::size_t max_body,
-           Handler handler);
-
 }  // namespace paywasm::server

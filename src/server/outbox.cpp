@@ -5,7 +5,7 @@
 #include <map>
 #include <memory>
 
-#include "server/url.hpp"
+#include "client/url.hpp"
 #include "server/util.hpp"
 
 namespace paywasm::server {
@@ -41,7 +41,7 @@ void Outbox::stop() {
 // One worker: claim, deliver, record; wait for wake() (or idle_ms) when nothing is due. Each
 // worker keeps one kept-alive client per origin it delivered to.
 void Outbox::work() {
-    std::map<std::string, std::unique_ptr<Poster>> clients;
+    std::map<std::string, std::unique_ptr<client::Poster>> clients;
     for (;;) {
         {
             std::lock_guard<std::mutex> lock(mutex_);
@@ -61,7 +61,7 @@ void Outbox::work() {
         }
         OutboxStore::Attempt attempt;
         attempt.started = now_ms();
-        const auto url = split_url(item->url);
+        const auto url = client::split_url(item->url);
         if (!item->refuse.empty()) {
             attempt.error = item->refuse;
         } else if (!url || url->user_info) {
@@ -70,7 +70,7 @@ void Outbox::work() {
             auto client = clients.find(url->origin);
             if (client == clients.end()) {
                 if (clients.size() >= 8) clients.clear();  // URLs changed: drop the old connections
-                client = clients.emplace(url->origin, std::make_unique<Poster>(url->origin, options_.timeouts)).first;
+                client = clients.emplace(url->origin, std::make_unique<client::Poster>(url->origin, options_.timeouts)).first;
             }
             const auto result = client->second->post(url->path, item->headers, item->body, "application/json");
             attempt.http_status = result.status;

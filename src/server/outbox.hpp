@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "server/transport.hpp"
+#include "client/transport.hpp"
 
 namespace paywasm::server {
 
@@ -46,7 +46,7 @@ public:
 struct OutboxOptions {
     std::string name = "outbox";  // in log lines
     int workers = 1;
-    Poster::Timeouts timeouts;
+    client::Poster::Timeouts timeouts;
     // Milliseconds until the next attempt after `failures` failed ones (1, 2, ...).
     std::function<std::int64_t(std::int64_t failures)> backoff_ms = [](std::int64_t) { return 1000; };
     int idle_ms = 500;   // how long a worker waits for wake() when nothing is due

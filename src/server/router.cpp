@@ -1,12 +1,14 @@
 #include "server/router.hpp"
 
+#include "server/http.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <exception>
 
 namespace paywasm::server {
 
-Router& Router::add(std::string_view method, const std::string& pattern, Handler handler) {
+Router& Router::route(std::string_view method, const std::string& pattern, std::size_t max_body, Handler handler) {
     // The literal start: up to the first special character, without the character a quantifier
     // after it makes optional; none when the pattern has an alternative (a|b).
     const std::size_t special = pattern.find_first_of("\\^$.|?*+()[]{}");
@@ -15,7 +17,7 @@ Router& Router::add(std::string_view method, const std::string& pattern, Handler
         prefix.pop_back();
     }
     if (pattern.find('|') != std::string::npos) prefix.clear();
-    routes_.push_back(Route{std::string(method), pattern, prefix, std::regex(pattern), std::move(handler)});
+    routes_.push_back(Route{std::string(method), pattern, prefix, std::regex(pattern), max_body, std::move(handler)});
     return *this;
 }
 
@@ -55,7 +57,13 @@ void Router::handle(Request& req, Response& res) const {
         if (!(pre_ && pre_(req, res))) {
             if (const Route* r = find(req, &req.matches)) {
                 route = r;
-                r->handler(req, res);
+                if (req.body.size() > r->max_body) {
+                    send_error(res, 413, "payload_too_large",
+                               "the body is larger than " + server_name() + "'s limit of " + std::to_string(r->max_body) +
+                                   " bytes");
+                } else {
+                    guard(res, [&] { r->handler(req, res, req.body); });
+                }
             } else {
                 res.status = 404;
             }

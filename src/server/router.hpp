@@ -1,7 +1,8 @@
 // src/server/router.hpp — which handler answers a request: routes by method and a whole-path
 // regular expression, tried in the order registered (the first match wins), with the hooks the
 // programs use around them. Handlers run on the server's worker threads (server.hpp), so they may
-// block (the database, the payment service); several run at once.
+// block (the database, the payment service); several run at once. route() is the one way to
+// register one.
 #pragma once
 
 #include <cstdint>
@@ -20,15 +21,14 @@ namespace paywasm::server {
 
 class Router {
 public:
-    using Handler = std::function<void(const Request&, Response&)>;
+    // A route's handler: the request, the answer to fill in, and the body (read whole by the server).
+    using Handler = std::function<void(const Request&, Response&, const std::string& body)>;
 
-    // `pattern` must match the whole path; its groups become req.matches[1..]. HEAD uses GET's routes.
-    Router& Get(const std::string& pattern, Handler handler) { return add("GET", pattern, std::move(handler)); }
-    Router& Post(const std::string& pattern, Handler handler) { return add("POST", pattern, std::move(handler)); }
-    Router& Put(const std::string& pattern, Handler handler) { return add("PUT", pattern, std::move(handler)); }
-    Router& Delete(const std::string& pattern, Handler handler) { return add("DELETE", pattern, std::move(handler)); }
-    Router& Options(const std::string& pattern, Handler handler) { return add("OPTIONS", pattern, std::move(handler)); }
-    Router& add(std::string_view method, const std::string& pattern, Handler handler);
+    // Registers `handler` for `method` ("GET", "POST", ...; HEAD uses GET's routes) and `pattern`,
+    // which must match the whole path (its groups become req.matches[1..]). A body over `max_body`
+    // is answered 413 payload_too_large and the handler does not run; what the handler throws
+    // becomes a JSON error answer (http.hpp's guard()).
+    Router& route(std::string_view method, const std::string& pattern, std::size_t max_body, Handler handler);
 
     // Runs before routing; returning true means `res` is the answer and no route runs.
     void set_pre_routing_handler(std::function<bool(const Request&, Response&)> hook) { pre_ = std::move(hook); }
@@ -58,6 +58,7 @@ private:
         std::string method, pattern;
         std::string prefix;  // the pattern's literal start: a path without it cannot match
         std::regex re;
+        std::size_t max_body = 0;
         Handler handler;
     };
     const Route* find(const Request& req, std::vector<std::string>* matches) const;

@@ -2,8 +2,6 @@
 
 #include <utility>  // before Boost.Asio (Boost 1.74's awaitable.hpp uses std::exchange)
 
-#include <pthread.h>
-#include <signal.h>
 #include <sys/resource.h>
 
 #include <boost/asio.hpp>
@@ -14,9 +12,10 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
-#include <thread>
 
+#include "server/client_address.hpp"
 #include "server/event_stream.hpp"
+#include "server/response_head.hpp"
 
 namespace paywasm::server {
 
@@ -42,31 +41,6 @@ std::size_t raise_open_files(std::size_t needed) {
     return lim.rlim_cur == RLIM_INFINITY ? needed : static_cast<std::size_t>(lim.rlim_cur);
 }
 
-std::string reason(int status) {
-    const auto r = http::obsolete_reason(static_cast<http::status>(status));
-    return r.empty() ? "Status" : std::string(r.data(), r.size());
-}
-
-// A header line's value with CR and LF taken out (no answer can be split by what a handler echoes).
-std::string clean(std::string_view v) {
-    std::string out;
-    out.reserve(v.size());
-    for (char c : v) {
-        if (c != '\r' && c != '\n') out += c;
-    }
-    return out;
-}
-
-std::string error_text(int status, std::string_view message) {
-    std::string body = R"({"code":)" + std::to_string(status) + R"(,"error":"bad_request","message":")";
-    for (char c : message) {
-        if (c == '"' || c == '\\') body += '\\';
-        body += c;
-    }
-    body += "\"}";
-    return body;
-}
-
 }  // namespace
 
 struct Connection;
@@ -86,9 +60,6 @@ public:
         timer_.cancel();
     }
 
-protected:
-    asio::thread_pool& workers() override;
-
 private:
     Server::Impl& server_;
     Connection& c_;
@@ -96,35 +67,6 @@ private:
     std::atomic<bool> woken_{false};
     bool gone_ = false;
 };
-
-// ---- the client's address ------------------------------------------------------------------------
-
-// ServerOptions::trusted_proxies: the peer, or the rightmost X-Forwarded-For address (all such
-// headers, in order) that is no trusted proxy. An entry that is not an address (a port, a name,
-// "unknown") ends the walk with the peer's own address: nothing a client wrote is taken unchecked.
-static std::string client_address(const std::string& peer, const Headers& headers, const std::vector<std::string>& trusted) {
-    const auto is_trusted = [&](const std::string& a) { return std::find(trusted.begin(), trusted.end(), a) != trusted.end(); };
-    if (trusted.empty() || !is_trusted(peer)) return peer;
-    std::vector<std::string_view> hops;
-    for (const auto& [name, value] : headers) {
-        if (!same_name(name, "X-Forwarded-For")) continue;
-        std::string_view rest(value);
-        while (!rest.empty()) {
-            const auto comma = rest.find(',');
-            std::string_view hop = rest.substr(0, comma);
-            while (!hop.empty() && (hop.front() == ' ' || hop.front() == '\t')) hop.remove_prefix(1);
-            while (!hop.empty() && (hop.back() == ' ' || hop.back() == '\t')) hop.remove_suffix(1);
-            hops.push_back(hop);
-            rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-        }
-    }
-    for (auto it = hops.rbegin(); it != hops.rend(); ++it) {
-        const std::string address = canonical_address(*it);
-        if (address.empty()) return peer;
-        if (!is_trusted(address)) return address;
-    }
-    return peer;
-}
 
 // ---- one connection -----------------------------------------------------------------------------
 
@@ -146,21 +88,6 @@ struct Connection {
     bool idle = true;              // waiting for a request's first byte (drain closes it)
     StreamImpl* streaming = nullptr;
 };
-
-std::string canonical_address(std::string_view text) {
-    boost::system::error_code ec;
-    const auto address = asio::ip::make_address(std::string(text), ec);
-    return ec ? std::string() : address.to_string();
-}
-
-std::string client_key(const std::string& address) {
-    boost::system::error_code ec;
-    const auto a = asio::ip::make_address(address, ec);
-    if (ec || !a.is_v6() || a.to_v6().is_v4_mapped()) return address;
-    auto bytes = a.to_v6().to_bytes();
-    for (std::size_t i = 8; i < bytes.size(); ++i) bytes[i] = 0;
-    return asio::ip::address_v6(bytes).to_string() + "/64";
-}
 
 struct Server::Impl {
     Impl(ServerOptions o, const Router& r)
@@ -226,7 +153,6 @@ void StreamImpl::wake() {
 }
 
 const std::string& StreamImpl::client() const { return c_.client_addr; }
-asio::thread_pool& StreamImpl::workers() { return server_.workers; }
 
 // ---- the loop -----------------------------------------------------------------------------------
 
@@ -242,12 +168,10 @@ awaitable<void> Server::Impl::accept_loop() {
             continue;
         }
         if (connections.size() >= options.max_connections) {
-            static const char kFull[] =
-                "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 81\r\n"
-                "Retry-After: 2\r\nConnection: close\r\n\r\n"
-                R"({"code":503,"error":"too_many_connections","message":"too many open connections"})";
+            static const std::string kFull =
+                error_answer(503, "too_many_connections", "too many open connections", {{"Retry-After", "2"}});
             socket.non_blocking(true, ec);
-            socket.write_some(asio::buffer(kFull, sizeof kFull - 1), ec);
+            socket.write_some(asio::buffer(kFull), ec);
             socket.close(ec);
             continue;
         }
@@ -302,13 +226,11 @@ awaitable<void> Server::Impl::lingering_close(Connection& c) {
 }
 
 awaitable<void> Server::Impl::refuse(Connection& c, int status, std::string_view message) {
-    std::string body = status == 413
-                           ? R"({"code":413,"error":"payload_too_large","message":")" + clean(message) + "\"}"
-                           : error_text(status, message);
-    std::string text = "HTTP/1.1 " + std::to_string(status) + " " + reason(status) +
-                       "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
-                       "\r\nConnection: close\r\n\r\n" + body;
-    if (co_await send(c, std::move(text))) co_await lingering_close(c);
+    // Named locals, not temporaries inside the co_await of a condition: GCC 12 miscompiles those
+    // (the loop thread spun in here).
+    std::string text = error_answer(status, status == 413 ? "payload_too_large" : "bad_request", message);
+    const bool sent = co_await send(c, std::move(text));
+    if (sent) co_await lingering_close(c);
 }
 
 // A chunked body, through Beast's parser (its own frame: only chunked requests pay for it). Trailer
@@ -403,7 +325,8 @@ awaitable<void> Server::Impl::serve(Connection& c) {
             co_return;
         }
         if (expects_continue && h.body != RequestHead::Body::none) {
-            if (!co_await send(c, "HTTP/1.1 100 Continue\r\n\r\n")) co_return;
+            std::string interim = response_head(100, {}, {});
+            if (!co_await send(c, std::move(interim))) co_return;
         }
         if (h.body == RequestHead::Body::length) {
             c.stream.expires_after(options.body_timeout);
@@ -446,22 +369,18 @@ awaitable<void> Server::Impl::serve(Connection& c) {
             co_await run_stream(c, req, res);
             co_return;
         }
-        std::string text = "HTTP/1.1 " + std::to_string(res.status) + " " + reason(res.status) + "\r\n";
-        for (const auto& [name, value] : res.headers) {
-            if (same_name(name, "Content-Length") || same_name(name, "Connection") || same_name(name, "Transfer-Encoding")) continue;
-            text += clean(name) + ": " + clean(value) + "\r\n";
-        }
         const bool no_body = res.status == 204 || res.status == 304 || (res.status >= 100 && res.status < 200);
-        if (!no_body) text += "Content-Length: " + std::to_string(res.body.size()) + "\r\n";
+        HeadFraming framing;
+        if (!no_body) framing.content_length = res.body.size();
         if (!keep) {
-            text += "Connection: close\r\n";
+            framing.connection = "close";
         } else {
             // Clients (undici, browsers) close an idle connection before this, so that a request is
             // never sent on one the server is closing.
-            if (req.version == 10) text += "Connection: keep-alive\r\n";
-            text += "Keep-Alive: timeout=" + std::to_string(std::max<long long>(1, options.idle_timeout.count() / 1000)) + "\r\n";
+            if (req.version == 10) framing.connection = "keep-alive";
+            framing.keep_alive_seconds = std::max<long long>(1, options.idle_timeout.count() / 1000);
         }
-        text += "\r\n";
+        std::string text = response_head(res.status, res.headers, framing);
         if (!no_body && req.method != "HEAD") text += res.body;
         const bool sent = co_await send(c, std::move(text));
         log(req, res.status);
@@ -474,15 +393,7 @@ awaitable<void> Server::Impl::serve(Connection& c) {
 }
 
 awaitable<void> Server::Impl::run_stream(Connection& c, const Request& req, Response& res) {
-    std::string text = "HTTP/1.1 " + std::to_string(res.status) + " " + reason(res.status) + "\r\n";
-    for (const auto& [name, value] : res.headers) {
-        if (same_name(name, "Content-Length") || same_name(name, "Connection") || same_name(name, "Transfer-Encoding") ||
-            same_name(name, "Content-Type")) {
-            continue;
-        }
-        text += clean(name) + ": " + clean(value) + "\r\n";
-    }
-    text += "Content-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+    std::string text = response_head(res.status, res.headers, {"text/event-stream", std::nullopt, true, "close", std::nullopt});
     log(req, res.status);
     if (!co_await send(c, std::move(text))) co_return;
     c.buffer.clear();
@@ -615,40 +526,6 @@ std::string loggable_path(const std::string& path) {
         }
     }
     return safe;
-}
-
-namespace {
-sigset_t stop_set() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    return set;
-}
-}  // namespace
-
-void block_stop_signals() {
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_IGN);
-    const sigset_t set = stop_set();
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
-void serve_until_signal(Server& server, const std::function<void()>& on_signal) {
-    std::atomic<bool> done{false};
-    std::thread waiter([&] {
-        const sigset_t set = stop_set();
-        int sig = 0;
-        sigwait(&set, &sig);
-        if (done) return;
-        if (on_signal) on_signal();
-        server.drain();
-    });
-    server.run();
-    done = true;
-    pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter if no signal came
-    waiter.join();
 }
 
 }  // namespace paywasm::server

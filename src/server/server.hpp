@@ -38,16 +38,10 @@ struct ServerOptions {
     // Peers whose X-Forwarded-For is believed (your reverse proxies), as IP addresses. A request
     // from one of them has, as Request::remote_addr and EventStream::client(), the rightmost
     // address of X-Forwarded-For that is not itself a trusted proxy (what the outermost proxy of
-    // yours saw); from any other peer the header is ignored. Empty: the peer's address always.
+    // yours saw: client_address.hpp); from any other peer the header is ignored. Empty: the peer's
+    // address always.
     std::vector<std::string> trusted_proxies;
 };
-
-// An IP address in its canonical text ("::ffff:10.0.0.1" stays as given), or "" when `text` is not one.
-std::string canonical_address(std::string_view text);
-// What a per-client limit counts for `address` (a Request::remote_addr): an IPv4 address itself; an
-// IPv6 address its /64 ("2001:db8:1:2::/64"), the block one subscriber gets, so that a client
-// cannot take a fresh bucket per address of its own block; anything else as it is.
-std::string client_key(const std::string& address);
 
 // Over this a body is not even read (and dropped): the answer is 413 and the connection closed.
 constexpr std::size_t drain_limit(std::size_t max_body) { return max_body + 16 * 1024 * 1024; }
@@ -86,13 +80,5 @@ std::string http_origin(const std::string& host, int port);
 // A path as the access log shows it: at most 200 characters, a checkout session id ("/cs_...") cut
 // to its first 6 characters (it is the shopper's capability).
 std::string loggable_path(const std::string& path);
-
-// Call first in main: SIGINT and SIGTERM blocked in this thread and every thread started later
-// (serve_until_signal takes them), their dispositions the default (a shell starts background jobs
-// with SIGINT ignored), SIGPIPE ignored.
-void block_stop_signals();
-// Runs `server` until SIGINT or SIGTERM (also one that came before), then `on_signal` and
-// server.drain(); returns once the server stopped.
-void serve_until_signal(Server& server, const std::function<void()>& on_signal = {});
 
 }  // namespace paywasm::server

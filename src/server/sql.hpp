@@ -4,10 +4,15 @@
 // Contract:
 //   - Statements use `?` placeholders (never a literal `?` in the text); values are bound, never
 //     spliced. Every column comes back as text or NULL (integers as their decimal text).
-//   - Statements are standard SQL that every implementation runs as is (INSERT .. ON CONFLICT .. DO
-//     NOTHING/UPDATE .. WHERE, RETURNING, BIGINT, CASE). What a database does its own way is a named
-//     operation of this class (lock_schema, has_table, query_locked, guard_writers, mark_writer,
-//     notify/listen), so that another database is one more implementation, in one file.
+//   - Statements are written once, in the dialect SQLite (3.35 or newer) and PostgreSQL (9.5 or
+//     newer) share, which is not standard SQL: besides standard SELECT/INSERT/UPDATE/DELETE, BIGINT
+//     and CASE, the callers use INSERT .. ON CONFLICT (cols) DO NOTHING, INSERT .. ON CONFLICT (cols)
+//     DO UPDATE SET col = excluded.col [WHERE ..] (an upsert), INSERT/UPDATE .. RETURNING, LIMIT
+//     (also inside a subquery), count()/min()/max(). Every implementation must run these as is;
+//     a database without them (MySQL's ON DUPLICATE KEY, SQL Server's MERGE) needs its own
+//     statements, not only a new implementation of this class. What a database does its own way
+//     beyond that dialect is a named operation of this class (lock_schema, has_table,
+//     query_locked, guard_writers, mark_writer, notify/listen), never a branch in a caller.
 //   - One connection per Sql, serialized by a recursive mutex: `transaction()` holds it from BEGIN to
 //     COMMIT, so the statements of a transaction never interleave with another thread's.
 //   - When the database cannot be reached (PostgreSQL down, connection lost), every call throws
@@ -40,7 +45,11 @@ struct SqlRow {
     bool is_null(std::size_t i) const { return !columns.at(i); }
     const std::string& text(std::size_t i) const;  // "" for NULL
     std::int64_t integer(std::size_t i) const;     // 0 for NULL; throws on a non-integer text
+    std::optional<std::string> optional_text(std::size_t i) const { return columns.at(i); }  // nullopt for NULL
 };
+
+// An optional text as a bound value: NULL when absent.
+inline SqlValue or_null(const std::optional<std::string>& v) { return v ? SqlValue(*v) : SqlValue(); }
 
 class Sql {
 public:
@@ -103,7 +112,7 @@ std::string sql_literal(std::string_view text);
 // StorageUnavailable when the database cannot be opened.
 std::unique_ptr<Sql> open_sql(const std::string& url);
 
-// Implementations (sql.cpp, postgres.cpp).
+// Implementations (sqlite.cpp, postgres.cpp).
 std::unique_ptr<Sql> open_sqlite(const std::string& path);
 std::unique_ptr<Sql> open_postgres(const std::string& conninfo);
 

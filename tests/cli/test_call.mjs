@@ -5,11 +5,11 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
+import { tempDir } from '../support/node.mjs';
 
 const cli = process.argv[2];
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-cli-'));
+const dir = tempDir('paywasm-cli-');
 const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
 const pubPath = path.join(dir, 'pub.pem');
 fs.writeFileSync(pubPath, publicKey.export({ type: 'spki', format: 'pem' }));

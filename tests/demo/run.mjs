@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { useBrowser, waitEvent as waitEvents } from '../browser/lib.mjs';
 import { startDemo } from './start.mjs';
+import { sleep } from '../support/node.mjs';
 
 const LIMIT = { timeout: 60000 };  // each test's time limit
 const chromium = useBrowser();
@@ -75,7 +76,7 @@ for (const method of ['exchange', 'bank', 'qr']) {
     let paid;
     for (let i = 0; i < 50 && !paid; i++) {
       paid = (await shopJson('GET', '/shop/events?since=0')).find((e) => e.offerId === offerId && e.success);
-      if (!paid) await new Promise((r) => setTimeout(r, 100));
+      if (!paid) await sleep(100);
     }
     assert.ok(paid, `the shop app has a paid event for ${offerId}`);
     // The merchant panel says what each event is (issue 35: before, "· undefined" on every event

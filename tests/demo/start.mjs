@@ -4,8 +4,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
+import { tempDir } from '../support/node.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
@@ -23,7 +23,7 @@ async function freeTriple() {
 
 // Resolves once the demo says it is running (90 s at most); `env` is added to the script's.
 export async function startDemo(env = {}) {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'paywasm-demo-'));
+  const tmp = tempDir('paywasm-demo-');
   const port = await freeTriple();
   const proc = spawn('bash', [path.join(root, 'scripts/demo.sh')], {
     env: { ...process.env, PORT: String(port), SPEED: '30', BANK_DAY: '1',

@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string raw, why;
     bool public_ok = keyio::base64_decode_into(text, false, raw, why) && !raw.empty() && raw.size() % k == 0;
     for (std::size_t off = 0; public_ok && off < raw.size(); off += k) {
-        public_ok = raw.compare(off, k, pub.impl().n) < 0;  // char_traits<char> compares as unsigned
+        public_ok = raw.compare(off, k, detail::KeyAccess::of(pub).n) < 0;  // char_traits<char> compares as unsigned
     }
     try {
         const std::string implicit = decrypt_pkcs1v15_implicit(key, text);

@@ -5,13 +5,14 @@ import { spawn, execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 
-import { startSandbox, sleep, waitFor } from '../server/harness.mjs';
+import { startSandbox } from '../server/harness.mjs';
+import { freePort, holdPort, sleep, tempDir, waitFor } from '../support/node.mjs';
 
-export { startSandbox, sleep, waitFor };
+// The shared helpers (tests/support/node.mjs), for the suites that import them from here; `tmpdir`
+// is tempDir's older name, still imported by the browser and faults suites.
+export { freePort, holdPort, sleep, startSandbox, tempDir, tempDir as tmpdir, waitFor };
 export const GATEWAY = process.env.PAYWASM_MERCHANT;
 if (!GATEWAY) throw new Error('set PAYWASM_MERCHANT to the built paywasm-merchant');
 
@@ -20,9 +21,6 @@ export const APP_SECRET = 'app-secret-' + crypto.randomBytes(16).toString('hex')
 // Forwarded events are signed with their own key, never the app API's bearer.
 export const EVENT_SECRET = 'event-secret-' + crypto.randomBytes(16).toString('hex');
 
-export function tmpdir(prefix) {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
 
 // Key files of a sandbox for the gateway's --merchant-public-key / --webhook-public-key.
 export function keyFiles(sb, dir) {
@@ -35,7 +33,7 @@ export function keyFiles(sb, dir) {
 
 // Starts paywasm-merchant on a free port against `sb`; resolves once it printed its address.
 // `noDb`: no --db at all (the URL comes from PAYWASM_DB in `env`).
-export async function startGateway(sb, { db, dir = tmpdir('pwm-'), appCallback, extra = [], env = {}, port = 0,
+export async function startGateway(sb, { db, dir = tempDir('pwm-'), appCallback, extra = [], env = {}, port = 0,
   shopOrigin = SHOP_ORIGIN, serviceUrl = sb.base + '/api', noDb = false } = {}) {
   const keys = keyFiles(sb, dir);
   const args = [
@@ -164,20 +162,6 @@ export function sse(url, { origin, until = () => false, timeoutMs = 15000, onEve
   return { opened, done, close: () => request.destroy() };
 }
 
-export async function freePort() {
-  const held = await holdPort();
-  await held.release();
-  return held.port;
-}
-
-// A free port kept listening until release(): other servers started meanwhile with port 0 cannot
-// be given it (a port freed at once can be, to the next bind of this process tree).
-export async function holdPort() {
-  const s = net.createServer();
-  await new Promise((resolve) => s.listen(0, '127.0.0.1', resolve));
-  return { port: s.address().port, release: () => new Promise((resolve) => s.close(resolve)) };
-}
-
 // A throw-away PostgreSQL 15 server: initdb in a fresh directory owned by the `postgres` user
 // (the server refuses to run as root), listening on 127.0.0.1 and a free port. stop()/start()
 // let a test take it down and bring it back with the same data.
@@ -186,7 +170,7 @@ export async function startPostgres() {
     .find((d) => fs.existsSync(`${d}/initdb`));
   if (!bin) throw new Error('PostgreSQL is not installed (scripts/deps.sh installs it)');
   const root = process.getuid && process.getuid() === 0;
-  const dir = tmpdir('pwm-pg-');
+  const dir = tempDir('pwm-pg-');
   fs.chmodSync(dir, 0o755);
   const data = path.join(dir, 'data');
   const asPg = (cmd, args) => (root ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args]);

@@ -15,7 +15,7 @@ import crypto from 'node:crypto';
 
 import { sendJson } from '../server/harness.mjs';
 import {
-  SHOP_ORIGIN, gw, sse, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, waitFor, webhookBody,
+  SHOP_ORIGIN, gw, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
   webhookPrivateKey,
 } from './harness.mjs';
 
@@ -249,15 +249,17 @@ async function runModel(instances, sb, app, seed) {
       if (e.body.success && e.body.type !== 'checkout.succeeded') failures.push(`${m.offerId}: success on ${e.body.type}`);
     }
   }
-  // The status streams: the last event each one carried is the stored status.
-  await new Promise((r) => setTimeout(r, 300));
-  // (A stream ends at a final status; a later move, money on a timed-out code, is not on it.)
-  for (const { m, streamed } of results) {
+  // The status streams: the last event each one carried is the stored status (once they caught up;
+  // after the wait, the loop below names every one that did not).
+  const behind = ({ m, streamed }) => {
     const last = streamed.at(-1);
-    const want = m.current;
-    if (want && last && !last.final && (last.status !== want.status || last.transactionId !== want.id)) {
-      failures.push(`${m.offerId}: the stream's last event ${JSON.stringify({ status: last.status, tx: last.transactionId })}, model ${want.status} ${want.id}`);
-    }
+    return m.current && last && !last.final && (last.status !== m.current.status || last.transactionId !== m.current.id);
+  };
+  await waitFor(() => !results.some(behind), { timeout: 5000, what: 'the streams to carry the stored status' }).catch(() => {});
+  // (A stream ends at a final status; a later move, money on a timed-out code, is not on it.)
+  for (const r of results.filter(behind)) {
+    const last = r.streamed.at(-1);
+    failures.push(`${r.m.offerId}: the stream's last event ${JSON.stringify({ status: last.status, tx: last.transactionId })}, model ${r.m.current.status} ${r.m.current.id}`);
   }
   assert.deepEqual(failures, [], `seed ${seed}: the gateway disagrees with the model (repeat with PAYWASM_MODEL_SEED=${seed})`);
 }
@@ -284,8 +286,8 @@ test(`one instance on SQLite agrees with the model (seed ${SEED})`, { timeout: 2
 test(`two instances on one PostgreSQL agree with the model (seed ${SEED + 1})`, { timeout: 240000 }, async () => {
   pg = await startPostgres();
   const app = await startShopApp();
-  const a = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-ma-'), appCallback: app.url });
-  const b = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-mb-'), appCallback: app.url });
+  const a = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-ma-'), appCallback: app.url });
+  const b = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-mb-'), appCallback: app.url });
   stops.push(() => app.close(), () => a.stop(), () => b.stop());
   await runModel([a, b], sb, app, SEED + 1);
 });

@@ -13,7 +13,7 @@ import path from 'node:path';
 
 import { api, encrypt, exchangePayload, getJson, sendJson } from '../server/harness.mjs';
 import {
-  APP_SECRET, EVENT_SECRET, SHOP_ORIGIN, gw, sleep, startGateway, startPostgres, startSandbox, startShopApp, tmpdir,
+  APP_SECRET, EVENT_SECRET, SHOP_ORIGIN, gw, sleep, startGateway, startPostgres, startSandbox, startShopApp, tempDir,
   verifyEvent, waitFor, webhookBody, webhookPrivateKey,
 } from './harness.mjs';
 
@@ -133,19 +133,19 @@ describe('start-up', () => {
   // 0.2.0 started with the keys swapped and failed later, silently (exchange payments "not valid",
   // QR payers waiting forever).
   test('the same key twice, or the two keys swapped against the last start, is refused', async () => {
-    const dir = tmpdir('pwm-keys-');
+    const dir = tempDir('pwm-keys-');
     const db = 'sqlite:' + dir + '/g.db';
     const first = await startGateway(sb, { db, dir });
     await first.stop();
     const same = path.join(dir, 'same.pem');
     fs.writeFileSync(same, sb.merchant.publicKey);
-    await assert.rejects(startGateway(sb, { db, dir: tmpdir('pwm-k1-'), extra: ['--webhook-public-key', same] }), /the same key/);
-    const swapped = tmpdir('pwm-k2-');
+    await assert.rejects(startGateway(sb, { db, dir: tempDir('pwm-k1-'), extra: ['--webhook-public-key', same] }), /the same key/);
+    const swapped = tempDir('pwm-k2-');
     fs.writeFileSync(path.join(swapped, 'm.pem'), sb.merchant.webhookPublicKey);
     fs.writeFileSync(path.join(swapped, 'w.pem'), sb.merchant.publicKey);
     await assert.rejects(startGateway(sb, { db, dir: swapped,
       extra: ['--merchant-public-key', path.join(swapped, 'm.pem'), '--webhook-public-key', path.join(swapped, 'w.pem')] }), /look swapped/);
-    const again = await startGateway(sb, { db, dir: tmpdir('pwm-k3-') });
+    const again = await startGateway(sb, { db, dir: tempDir('pwm-k3-') });
     await again.stop();
   });
 });
@@ -203,7 +203,7 @@ describe('rate limits', () => {
   }
 
   test('sessions per app secret and new QR codes per session and per client address: 429 with Retry-After', async () => {
-    const dir = tmpdir('pwm-rl-');
+    const dir = tempDir('pwm-rl-');
     const limited = await startGateway(sb, { dir, extra: LIMITS });
     try {
       await limitsHold([limited], 'rl1-');
@@ -379,8 +379,8 @@ describe('subscription debits', () => {
 // 37 of 60 sessions ended unpaid. With the session's row locked they take turns.
 test('two instances racing "paid" against a late "pending": every session ends paid', { timeout: 120000 }, async () => {
   const pg = await startPostgres();
-  const a = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-ra-') });
-  const b = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-rb-') });
+  const a = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-ra-') });
+  const b = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-rb-') });
   try {
     const sessions = [];
     for (let i = 0; i < 60; i++) sessions.push(await session(a));

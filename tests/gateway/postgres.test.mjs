@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 
 import { api, encrypt, exchangePayload, getJson, sendJson } from '../server/harness.mjs';
-import { SHOP_ORIGIN, gw, sleep, sse, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, waitFor } from './harness.mjs';
+import { SHOP_ORIGIN, gw, sleep, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor } from './harness.mjs';
 
 const ADDRESS = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', country: 'GB', city: 'London',
   address1: '12 St James Sq', zipcode: 'SW1Y 4JH', state: 'LND', phoneNo: '2025550100', address2: '', landmark: '' };
@@ -19,8 +19,8 @@ before(async () => {
   // --speed 20: the sandbox retries an unanswered webhook after 50 ms, 100 ms, ... (not 1 s, 2 s).
   sb = await startSandbox(['--speed', '20']);
   app = await startShopApp();
-  a = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-a-'), appCallback: app.url });
-  b = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-b-'), appCallback: app.url });
+  a = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-a-'), appCallback: app.url });
+  b = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-b-'), appCallback: app.url });
   await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: a.base + '/v1/webhooks' });
 });
 after(async () => {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { sendJson } from '../server/harness.mjs';
-import { GATEWAY, gw, keyFiles, sleep, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, waitFor, webhookBody,
+import { GATEWAY, gw, keyFiles, sleep, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
   webhookPrivateKey } from './harness.mjs';
 
 const DAY = 86400000;
@@ -68,7 +68,7 @@ async function monthThenPrune(db, dir, dump) {
 }
 
 test('SQLite: --retain-days prunes what is done with, 40 days later, and keeps money in flight', async () => {
-  const dir = tmpdir('pwm-ret-');
+  const dir = tempDir('pwm-ret-');
   const file = path.join(dir, 'gateway.db');
   await monthThenPrune('sqlite:' + file, dir, () => execFileSync('sqlite3', [file, '.dump'], { encoding: 'utf8' }));
 });
@@ -76,7 +76,7 @@ test('SQLite: --retain-days prunes what is done with, 40 days later, and keeps m
 test('PostgreSQL: --retain-days the same', { timeout: 120000 }, async () => {
   const pg = await startPostgres();
   try {
-    await monthThenPrune(pg.url, tmpdir('pwm-retpg-'), () => execFileSync('pg_dump', ['--data-only', pg.url], { encoding: 'utf8' }));
+    await monthThenPrune(pg.url, tempDir('pwm-retpg-'), () => execFileSync('pg_dump', ['--data-only', pg.url], { encoding: 'utf8' }));
   } finally {
     await pg.destroy();
   }
@@ -84,7 +84,7 @@ test('PostgreSQL: --retain-days the same', { timeout: 120000 }, async () => {
 
 test('a backup restored into a fresh gateway serves the old sessions (SQLite .backup online; pg_dump)', { timeout: 120000 }, async () => {
   // SQLite: the online backup of docs/merchant.md, taken while the gateway runs.
-  const dir = tmpdir('pwm-bak-');
+  const dir = tempDir('pwm-bak-');
   const file = path.join(dir, 'gateway.db');
   const g = await startGateway(sb, { db: 'sqlite:' + file, dir });
   const s = await session(g, 'bak-' + crypto.randomUUID());
@@ -92,7 +92,7 @@ test('a backup restored into a fresh gateway serves the old sessions (SQLite .ba
   const backup = path.join(dir, 'backup.db');
   execFileSync('sqlite3', [file, `.backup '${backup}'`]);
   await g.stop();
-  const restored = await startGateway(sb, { db: 'sqlite:' + backup, dir: tmpdir('pwm-bak2-') });
+  const restored = await startGateway(sb, { db: 'sqlite:' + backup, dir: tempDir('pwm-bak2-') });
   try {
     const got = (await gw(restored, 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
     assert.equal(got.latestStatus.success, true);
@@ -102,7 +102,7 @@ test('a backup restored into a fresh gateway serves the old sessions (SQLite .ba
   // PostgreSQL: pg_dump, restored into another database, served by a fresh gateway.
   const pg = await startPostgres();
   try {
-    const a = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-bakpg-') });
+    const a = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-bakpg-') });
     const p = await session(a, 'bakpg-' + crypto.randomUUID());
     assert.equal((await hook(a, p.offerId, crypto.randomUUID(), 1)).json.outcome, 'applied');
     const dumpFile = path.join(dir, 'gateway.sql');
@@ -112,7 +112,7 @@ test('a backup restored into a fresh gateway serves the old sessions (SQLite .ba
     const restoredUrl = pg.url.replace(/\/postgres$/, '/restored');
     execFileSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', restoredUrl, '-f', dumpFile], { stdio: ['ignore', 'ignore', 'pipe'] });
     // The URL from the environment, not the command line (the process list shows arguments).
-    const b = await startGateway(sb, { db: null, dir: tmpdir('pwm-bakpg2-'), env: { PAYWASM_DB: restoredUrl }, noDb: true });
+    const b = await startGateway(sb, { db: null, dir: tempDir('pwm-bakpg2-'), env: { PAYWASM_DB: restoredUrl }, noDb: true });
     try {
       assert.ok(!b.args.some((x) => x.includes('postgresql://')), 'no database URL among the arguments');
       const got = (await gw(b, 'GET', `/v1/sessions/${p.id}`, { app: true })).json;
@@ -126,7 +126,7 @@ test('a backup restored into a fresh gateway serves the old sessions (SQLite .ba
 });
 
 test('a mistyped database URL is refused without its password', () => {
-  const dir = tmpdir('pwm-url-');
+  const dir = tempDir('pwm-url-');
   const keys = keyFiles(sb, dir);
   const r = spawnSync(GATEWAY, ['--db', 'postgresq://shop:hunter2-secret@db.internal/paywasm', '--service-url', sb.base + '/api',
     '--merchant-id', sb.merchant.merchantId, '--merchant-public-key', keys.merchant, '--webhook-public-key', keys.webhook,

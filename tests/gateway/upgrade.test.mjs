@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { gw, startGateway, startPostgres, startSandbox, tmpdir, webhookBody, webhookPrivateKey } from './harness.mjs';
+import { gw, startGateway, startPostgres, startSandbox, tempDir, webhookBody, webhookPrivateKey } from './harness.mjs';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const SCHEMA_VERSION = 4;  // src/merchant/store.cpp kSchemaVersion
@@ -97,7 +97,7 @@ function oldWritesRefused(run, query, refusal) {
 }
 
 test('SQLite: a 0.2.0 database is migrated at start and its sessions in mid-payment complete', async () => {
-  const dir = tmpdir('pwm-up-');
+  const dir = tempDir('pwm-up-');
   const file = path.join(dir, 'gateway.db');
   fs.copyFileSync(path.join(FIXTURES, 'gateway-0.2.0.sqlite'), file);
   const query = (sql) => execFileSync('sqlite3', ['-separator', '\t', file, sql], { encoding: 'utf8' })
@@ -138,7 +138,7 @@ test('PostgreSQL: a 0.2.0 dump, two instances starting at once: migrated once, b
     const query = (sql) => execFileSync('psql', ['-At', '-F', '\t', '-d', pg.url, '-c', sql], { encoding: 'utf8' })
       .split('\n').filter(Boolean).map((l) => l.split('\t'));
     const [a, b] = await Promise.all([
-      startGateway(sb, { db: pg.url, dir: tmpdir('pwm-upa-') }), startGateway(sb, { db: pg.url, dir: tmpdir('pwm-upb-') }),
+      startGateway(sb, { db: pg.url, dir: tempDir('pwm-upa-') }), startGateway(sb, { db: pg.url, dir: tempDir('pwm-upb-') }),
     ]);
     try {
       await checkUpgraded([a, b], query);
@@ -156,7 +156,7 @@ test('PostgreSQL: a 0.2.0 dump, two instances starting at once: migrated once, b
     // A database of a newer release (written by its marked connection) is refused at start.
     psql(`SET paywasm.writer_schema = '${SCHEMA_VERSION + 1}'`)(
       `INSERT INTO paywasm_schema (version, applied_at) VALUES (${SCHEMA_VERSION + 1}, 0)`);
-    await assert.rejects(startGateway(sb, { db: pg.url, dir: tmpdir('pwm-upc-') }), /newer than this paywasm-merchant/);
+    await assert.rejects(startGateway(sb, { db: pg.url, dir: tempDir('pwm-upc-') }), /newer than this paywasm-merchant/);
   } finally {
     await pg.destroy();
   }

@@ -12,7 +12,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { Checks, run, tempDir, tool } from './kat_lib.mjs';
+import { tempDir } from '../support/node.mjs';
+import { Checks, run, tool } from './kat_lib.mjs';
 import { PADDINGS, blocksOf, maxPiece, nodeDecrypt, opensslDecrypt } from './rsa_oracles.mjs';
 
 const cli = process.argv[2];

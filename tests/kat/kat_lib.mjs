@@ -1,7 +1,6 @@
 // Shared helpers of the known-answer suites: find tools, run programs, count checks loudly.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
 // The path of a required program: $ENV_VAR if set, else the first match on PATH. Exits with a
@@ -30,10 +29,6 @@ export function run(file, args, input) {
     throw err;
   }
   return r.stdout;
-}
-
-export function tempDir(prefix) {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
 // Prints one line per check and a closing "N passed, M failed" line; exit code 1 on any failure.

@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { Checks, run, tempDir, tool } from './kat_lib.mjs';
+import { tempDir } from '../support/node.mjs';
+import { Checks, run, tool } from './kat_lib.mjs';
 
 const cli = process.argv[2];
 if (!cli || !fs.existsSync(cli)) {

@@ -23,7 +23,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { Checks, run, tempDir, tool } from './kat_lib.mjs';
+import { tempDir } from '../support/node.mjs';
+import { Checks, run, tool } from './kat_lib.mjs';
 import { loadWasmModule } from '../support/wasm_module.mjs';
 import { PADDINGS, blocksOf, maxPiece, nodeDecrypt, opensslDecrypt } from './rsa_oracles.mjs';
 

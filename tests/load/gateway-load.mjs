@@ -1,6 +1,8 @@
 // Load test and benchmark of paywasm-merchant (the merchant gateway), driven by real processes: a
 // paywasm-sandbox (for its keys), a shop app (tests/gateway/harness.mjs startShopApp: checks each
 // forwarded event's HMAC with Node's crypto), the gateway(s), and PostgreSQL for the second mode.
+// Over 600 lines: one run (load, restart mid-run, the accounting of every webhook, the figures of
+// docs/bench.md) whose phases share their counters; split, they would pass them around.
 //
 //   PAYWASM_SANDBOX=<paywasm-sandbox> PAYWASM_CLI=<paywasm> PAYWASM_MERCHANT=<paywasm-merchant> \
 //     node tests/load/gateway-load.mjs [--bench] [--mode sqlite|postgres|sqlite,postgres] [--out DIR]
@@ -44,7 +46,7 @@ import { performance } from 'node:perf_hooks';
 
 import { api, encrypt, exchangePayload, getJson } from '../server/harness.mjs';
 import {
-  gw, sleep, sse, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, webhookBody, webhookEventId,
+  gw, sleep, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, webhookBody, webhookEventId,
   webhookPrivateKey,
 } from '../gateway/harness.mjs';
 
@@ -240,7 +242,7 @@ function sql(mode, db, query) {
 
 // The processes of one mode, stopped whatever happens to the run.
 async function runMode(mode, sb, key) {
-  const ctx = { mode, sb, key, gateways: [], agents: [], dirs: [tmpdir('pwm-load-a-'), tmpdir('pwm-load-b-')] };
+  const ctx = { mode, sb, key, gateways: [], agents: [], dirs: [tempDir('pwm-load-a-'), tempDir('pwm-load-b-')] };
   try {
     ctx.app = await startShopApp();
     if (mode === 'postgres') {

@@ -17,6 +17,7 @@ import net from 'node:net';
 import path from 'node:path';
 
 import { gw, startGateway, startPostgres, startSandbox, webhookBody, webhookPrivateKey } from '../gateway/harness.mjs';
+import { sleep } from '../support/node.mjs';
 
 const argv = process.argv.slice(2);
 const BENCH = argv.includes('--bench');
@@ -147,7 +148,7 @@ try {
     sock.on('close', () => { clearInterval(timer); slowSockets.delete(sock); slowClosed++; setTimeout(() => slowOne(i), 10); });
   };
   for (let i = 0; i < SLOW; i++) slowOne(i);
-  await new Promise((r) => setTimeout(r, 2000));
+  await sleep(2000);
   figures.heldMb = memoryAll();
   log(`RSS: ${figures.idleMb.rssMb} MB with ${STREAMS} sessions, ${figures.streamsMb.rssMb} MB with the streams, ` +
       `${figures.heldMb.rssMb} MB with ${slowSockets.size} slow-header connections too`);
@@ -179,7 +180,7 @@ try {
   const started = now();
   await Promise.all(bodies.map(async ({ s, body }, i) => {
     const due = started + (i * 1000) / RATE;
-    if (due > now()) await new Promise((r) => setTimeout(r, due - now()));
+    if (due > now()) await sleep(due - now());
     const sent = now();
     const pushed = new Promise((resolve) => waiting.set(s.id, { sent, resolve }));
     const a = await post(body, webhookTo(s.index));
@@ -215,7 +216,7 @@ try {
   stopSlow = true;
   for (const s of slowSockets) s.destroy();
   for (const s of sockets) s.destroy();
-  await new Promise((r) => setTimeout(r, 500));
+  await sleep(500);
   figures.ramp = [];
   let next = 0;
   for (const rate of RAMP) {
@@ -231,7 +232,7 @@ try {
     const t0 = now();
     const results = await Promise.all(batch.map(async (body, i) => {
       const due = t0 + (i * 1000) / rate;
-      if (due > now()) await new Promise((r) => setTimeout(r, due - now()));
+      if (due > now()) await sleep(due - now());
       return post(body, urls[i % urls.length]);
     }));
     const secs = (now() - t0) / 1000;

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 
 import { gw, sse, startGateway, startSandbox } from '../gateway/harness.mjs';
+import { sleep, waitFor } from '../support/node.mjs';
 
 const checkout = () => ({
   offerId: 'order-' + crypto.randomUUID(), currency: 'USD',
@@ -141,7 +142,7 @@ for (const [name, base, okPath] of [['paywasm-sandbox', () => sb.base, '/__sandb
       }
       const trickle = setInterval(() => { for (const s of sockets) if (!s.destroyed) s.write('x'); }, 300);
       try {
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);  // the slow heads are in flight (pacing, not a wait for a state)
         for (let i = 0; i < 5; i++) {
           const started = Date.now();
           const r = await fetch(base() + okPath);
@@ -193,8 +194,13 @@ describe('paywasm-merchant: stream caps', () => {
     const sixth = await gw(g, 'GET', `/v1/checkout/${c}/status`, { headers: { accept: 'text/event-stream' } });
     assert.equal(sixth.status, 429, 'the client cap (5) comes first: ' + sixth.text);
     held[0].stream.close();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const again = await open(a);
+    // The slot comes back once the server saw the close: open again until one is let in.
+    const again = await waitFor(async () => {
+      const o = await open(a);
+      if (o.opened.status === 200) return o;
+      o.stream.close();
+      return null;
+    }, { timeout: 5000, what: 'the closed stream to give its slot back' });
     assert.equal(again.opened.status, 200, 'the closed stream gave its slot back');
     held.push(again);
     // Another client address (127.0.0.2) takes the sixth and last slot; then the total cap answers.
@@ -235,9 +241,9 @@ describe('graceful drain on SIGTERM', () => {
       assert.equal(slow.status, 201);
       const started = Date.now();
       const pending = fetch(own.base + '/api/users/me', { headers: { authorization: 'Bearer ' + own.merchant.shopperToken } });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(200);  // the answer is under way (its latency fault is 800 ms)
       exited = own.stop();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
       const u = new URL(own.base);
       const refused = await new Promise((resolve) => {
         const s = net.connect(Number(u.port), u.hostname);

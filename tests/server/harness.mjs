@@ -2,16 +2,17 @@
 // payloads with Node's own crypto (independent of our C++), and runs a webhook receiver.
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
+
+import { sleep, tempDir, waitFor } from '../support/node.mjs';
+
+// The shared helpers (tests/support/node.mjs), for the suites that import them from here.
+export { sleep, tempDir, waitFor };
 
 export const SANDBOX = process.env.PAYWASM_SANDBOX;
 export const CLI = process.env.PAYWASM_CLI;
 if (!SANDBOX || !CLI) throw new Error('set PAYWASM_SANDBOX and PAYWASM_CLI to the built binaries');
 
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Starts a sandbox with `--port 0` and resolves once it printed its address.
 export async function startSandbox(args = []) {
@@ -182,17 +183,6 @@ export async function transactionCount(sb) {
   return (await getJson(sb.base + '/__sandbox/transactions')).length;
 }
 
-// Polls `probe` until it returns something truthy or `ms` pass.
-export async function waitFor(probe, ms = 5000, what = 'condition') {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('timed out waiting for ' + what);
-    await sleep(25);
-  }
-}
-
 // A merchant webhook endpoint: records every POST and answers 200, or 500 while `failing` is set.
 export async function startReceiver() {
   const received = [];
@@ -213,6 +203,3 @@ export async function startReceiver() {
   return receiver;
 }
 
-export function tempDir(prefix) {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}

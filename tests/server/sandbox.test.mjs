@@ -1,5 +1,7 @@
 // Server-level tests of paywasm-sandbox: real processes on free ports, bodies encrypted with Node's
-// crypto, webhooks checked with Node's crypto.verify and with `paywasm verify-webhook`.
+// crypto, webhooks checked with Node's crypto.verify and with `paywasm verify-webhook`. Over 600
+// lines: one describe() per endpoint and per control-API area, all sharing one started sandbox and
+// its keys (a file per area would start a sandbox each).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';

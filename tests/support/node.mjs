@@ -31,8 +31,11 @@ export async function freePort() {
 }
 
 // Polls `condition` (sync or async) every `interval` ms until it returns a truthy value, which is
-// resolved; rejects with `what` and the last error after `timeout` ms.
-export async function waitFor(condition, { timeout = 10000, interval = 25, what = 'condition' } = {}) {
+// resolved; rejects with `what` and the last error after `timeout` ms. Also waitFor(condition,
+// timeoutMs, what), the older suites' form.
+export async function waitFor(condition, options = {}, whatArg = undefined) {
+  const { timeout = 10000, interval = 25, what = whatArg ?? 'condition' } =
+    typeof options === 'number' ? { timeout: options } : options;
   const deadline = Date.now() + timeout;
   let last;
   for (;;) {

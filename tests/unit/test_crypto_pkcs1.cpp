@@ -21,7 +21,7 @@ namespace {
 // base64 of EM^e mod n for the 2048-bit test key (EM must be k = 256 bytes, below n).
 std::string raw_encrypt(const std::string& em) {
     const PublicKey pub = PublicKey::parse(keys::kPublic2048);
-    const auto& impl = pub.impl();
+    const auto& impl = detail::KeyAccess::of(pub);
     REQUIRE(em.size() == pub.modulus_bytes());
     detail::MontgomeryModulus mod(impl.n);
     return base64_encode(mod.power(em, impl.e, pub.modulus_bytes()));

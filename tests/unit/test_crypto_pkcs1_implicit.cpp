@@ -429,8 +429,8 @@ void check_vectors(const char* pem, const Vector (&vectors)[N]) {
 std::string raw_encrypt(const std::string& em) {
     const PublicKey pub = PublicKey::parse(test_keys::kPublic2048);
     REQUIRE(em.size() == pub.modulus_bytes());
-    detail::MontgomeryModulus mod(pub.impl().n);
-    return base64_encode(mod.power(em, pub.impl().e, pub.modulus_bytes()));
+    detail::MontgomeryModulus mod(detail::KeyAccess::of(pub).n);
+    return base64_encode(mod.power(em, detail::KeyAccess::of(pub).e, pub.modulus_bytes()));
 }
 
 }  // namespace
@@ -464,7 +464,7 @@ TEST_CASE("PKCS#1 v1.5 implicit rejection: each block of a multi-block ciphertex
 TEST_CASE("PKCS#1 v1.5 implicit rejection: only public facts fail") {
     const PrivateKey key = PrivateKey::parse(kDraftKey2048);
     const std::string good = from_hex(kB1[0].ciphertext);
-    const std::string n = key.public_key().impl().n;  // 256 bytes, big-endian
+    const std::string n = detail::KeyAccess::of(key.public_key()).n;  // 256 bytes, big-endian
     REQUIRE(n.size() == 256);
     const std::vector<std::pair<const char*, std::string>> refused = {
         {"not base64", "not base64!"},

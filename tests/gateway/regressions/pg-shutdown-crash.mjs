@@ -5,14 +5,14 @@
 //   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/gateway/regressions/pg-shutdown-crash.mjs [stops]
 // Prints each stop's exit; exits 1 when any stop crashed.
 import {
-  sessionThenWebhook, sleep, startGateway, startPostgres, startSandbox, tmpdir, webhookPrivateKey,
+  sessionThenWebhook, sleep, startGateway, startPostgres, startSandbox, tempDir, webhookPrivateKey,
 } from '../../gateway/harness.mjs';
 
 const stops = Number(process.argv[2] || 12);
 const pg = await startPostgres();
 const sb = await startSandbox();
 const key = webhookPrivateKey(sb);
-const b = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-repro-b-') });
+const b = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-repro-b-') });
 let stop = false;
 // Instance B: a session and a verified webhook after another (each NOTIFYs every instance).
 const busy = (async () => {
@@ -20,7 +20,7 @@ const busy = (async () => {
 })();
 const exits = [];
 for (let i = 0; i < stops; i++) {
-  const a = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-repro-a-') });
+  const a = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-repro-a-') });
   await sleep(300 + Math.random() * 300);
   const exit = await a.stop('SIGTERM');
   exits.push(exit.signal || `exit ${exit.code}`);

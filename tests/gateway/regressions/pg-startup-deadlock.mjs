@@ -6,7 +6,7 @@
 //   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/gateway/regressions/pg-startup-deadlock.mjs [starts] [clients]
 // Exits 1 when a start failed with a deadlock or a webhook got a 500.
 import {
-  sessionThenWebhook, sleep, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, webhookPrivateKey,
+  sessionThenWebhook, sleep, startGateway, startPostgres, startSandbox, startShopApp, tempDir, webhookPrivateKey,
 } from '../../gateway/harness.mjs';
 
 const starts = Number(process.argv[2] || 30);
@@ -15,7 +15,7 @@ const pg = await startPostgres();
 const sb = await startSandbox();
 const app = await startShopApp();
 const key = webhookPrivateKey(sb);
-const b = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-repro-b-'), appCallback: app.url });
+const b = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-repro-b-'), appCallback: app.url });
 let stop = false;
 const refused = [];
 // `clients` loops on instance B: a session, then its webhook (webhook_events, transactions,
@@ -30,7 +30,7 @@ await sleep(1000);
 const results = [];
 for (let i = 0; i < starts; i++) {
   try {
-    const a = await startGateway(sb, { db: pg.url, dir: tmpdir('pwm-repro-a-'), appCallback: app.url });
+    const a = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-repro-a-'), appCallback: app.url });
     results.push('started');
     await sleep(200);  // a SIGTERM right after "listening" can be lost (sigterm-after-start.mjs)
     await a.stop('SIGTERM');

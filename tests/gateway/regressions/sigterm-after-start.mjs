@@ -4,13 +4,13 @@
 // blocked in every thread (only SIGKILL ends it). The window is short; a busy machine widens it.
 //   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/gateway/regressions/sigterm-after-start.mjs [tries]
 // Exits 1 when a gateway did not exit within 5 s of its SIGTERM.
-import { sleep, startGateway, startSandbox, tmpdir } from '../../gateway/harness.mjs';
+import { sleep, startGateway, startSandbox, tempDir } from '../../gateway/harness.mjs';
 
 const tries = Number(process.argv[2] || 100);
 const sb = await startSandbox();
 let hung = 0;
 for (let i = 0; i < tries; i++) {
-  const g = await startGateway(sb, { dir: tmpdir('pwm-repro-t-') });
+  const g = await startGateway(sb, { dir: tempDir('pwm-repro-t-') });
   g.proc.kill('SIGTERM');  // as soon as the "listening" line was read
   const exited = await Promise.race([g.stop('SIGTERM').then(() => true), sleep(5000).then(() => false)]);
   if (!exited) {

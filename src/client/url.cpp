@@ -1,8 +1,8 @@
-#include "server/url.hpp"
+#include "client/url.hpp"
 
 #include "paywasm/error.hpp"
 
-namespace paywasm::server {
+namespace paywasm::client {
 
 std::optional<Url> split_url(std::string_view url) {
     const auto scheme_end = url.find("://");
@@ -66,4 +66,4 @@ std::string redact_url(std::string_view url) {
     return out;
 }
 
-}  // namespace paywasm::server
+}  // namespace paywasm::client

@@ -1,4 +1,4 @@
-#include "server/transport.hpp"
+#include "client/transport.hpp"
 
 #include <httplib.h>
 
@@ -7,7 +7,7 @@
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
 
-namespace paywasm::server {
+namespace paywasm::client {
 
 HttpResponse send(const HttpRequest& request, std::string_view base_url, const TransportOptions& options) {
     BaseUrl base = split_base_url(base_url);
@@ -86,4 +86,4 @@ Poster::Result Poster::post(const std::string& path, const std::vector<std::pair
     return {res->status, {}};
 }
 
-}  // namespace paywasm::server
+}  // namespace paywasm::client

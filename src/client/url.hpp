@@ -1,4 +1,4 @@
-// src/server/url.hpp — the one URL splitter of the native programs (the CLI's and the gateway's
+// src/client/url.hpp — the one URL splitter of the native programs (the CLI's and the gateway's
 // service URL, the gateway's --app-callback, the sandbox's webhook URL). No I/O.
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace paywasm::server {
+namespace paywasm::client {
 
 // An http(s) URL cut into its parts. `origin` is "scheme://host[:port]", `host` keeps an IPv6
 // address's brackets, `path` starts with '/' ("/" when the URL has none) and keeps the query.
@@ -31,4 +31,4 @@ BaseUrl split_base_url(std::string_view url, const std::string& field = "base-ur
 // value of a libpq "password=..." pair become "***"; control bytes become '?'; at most 200 bytes.
 std::string redact_url(std::string_view url);
 
-}  // namespace paywasm::server
+}  // namespace paywasm::client

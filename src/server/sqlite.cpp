@@ -1,6 +1,6 @@
 // The SQL interface (sql.hpp) on SQLite; open_sql() picks the backend from the URL.
 #include "server/sql.hpp"
-#include "server/url.hpp"
+#include "client/url.hpp"
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -258,7 +258,7 @@ std::unique_ptr<Sql> open_sql(const std::string& url) {
         return open_sqlite(path);
     }
     if (url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0) return open_postgres(url);
-    throw std::invalid_argument("--db must be sqlite:PATH or postgresql://... (got '" + redact_url(url) + "')");
+    throw std::invalid_argument("--db must be sqlite:PATH or postgresql://... (got '" + client::redact_url(url) + "')");
 }
 
 }  // namespace paywasm::server

@@ -1,4 +1,4 @@
-// src/server/transport.hpp — the outbound HTTP client (library paywasm_http_client: no server, no
+// src/client/transport.hpp — the outbound HTTP client (library paywasm_http_client: no server, no
 // database, so the CLI links only this): a core HttpRequest sent to the service (the CLI, the
 // gateway), and a kept-alive POST for the outboxes (the sandbox's webhooks, the gateway's
 // forwarding). cpp-httplib stays inside transport.cpp. TLS certificates are verified against the
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "paywasm/protocol.hpp"
-#include "server/url.hpp"
+#include "client/url.hpp"
 
-namespace paywasm::server {
+namespace paywasm::client {
 
 struct TransportOptions {
     int timeout_seconds = 30;  // connect, read and write each
@@ -50,4 +50,4 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace paywasm::server
+}  // namespace paywasm::client

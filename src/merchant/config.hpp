@@ -1,0 +1,48 @@
+// paywasm-merchant's settings: what main.cpp read from the command line and the environment
+// (docs/merchant.md lists each option). Plain data; read by every part of the gateway.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "paywasm/crypto.hpp"
+
+namespace merchant {
+
+struct Config {
+    std::string host = "127.0.0.1";
+    int port = 8090;                    // 0: a free port (printed on the first stdout line)
+    std::string service_url;            // the service's {base_url}, e.g. http://127.0.0.1:8080/api
+    std::string public_service_url;     // what the shopper's browser calls; default: service_url
+    std::string merchant_id;
+    std::string merchant_public_pem;    // --merchant-public-key (file contents)
+    std::string webhook_public_pem;     // --webhook-public-key (file contents)
+    std::string shop_origin;            // the only origin that gets CORS headers
+    std::vector<std::string> trusted_proxies;  // --trusted-proxy: peers whose X-Forwarded-For names the client
+    std::string db = "sqlite:paywasm-merchant.db";
+    std::string app_callback;           // where verified changes are forwarded; empty: not forwarded
+    std::vector<std::string> methods = {"exchange", "qr"};
+    paywasm::Padding padding = paywasm::Padding::oaep_sha1;
+    std::int64_t session_ttl_ms = 60LL * 60 * 1000;
+    std::int64_t retry_base_ms = 1000;  // forwarding back-off: base * 2^(attempt-1), at most 10 min
+    int max_streams = 10000;            // concurrent SSE streams; more get 503
+    int max_streams_per_session = 8;    // per session id; more get 429
+    int max_streams_per_client = 1000;  // per client address; more get 429
+    int stream_max_seconds = 1800;      // a stream ends after this (the client reconnects after `retry:`)
+    int service_timeout_s = 30;
+    std::size_t max_body = 64 * 1024;
+    bool verbose = false;               // access log on stderr
+    // From the environment, never from the command line (ps would show them).
+    std::string merchant_token;         // PAYWASM_MERCHANT_TOKEN
+    std::string app_secret;             // PAYWASM_APP_SECRET: the app API's bearer
+    std::string event_secret;           // PAYWASM_EVENT_SECRET: signs forwarded events (not the bearer)
+    std::int64_t retain_ms = 0;         // --retain-days: 0 keeps everything (Store::prune)
+    int session_rate = 600;             // --session-rate: sessions a minute per app secret (0: no limit)
+    int qr_rate_per_session = 5;        // --qr-rate-per-session: QR creations a minute per session
+    int qr_rate_per_client = 30;        // --qr-rate-per-client: QR creations a minute per client address
+    std::int64_t prune_interval_ms = 60 * 1000;
+};
+
+}  // namespace merchant

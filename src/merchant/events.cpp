@@ -1,0 +1,191 @@
+// The gateway's wire shapes (events.hpp), written from typed values.
+#include "events.hpp"
+
+#include "paywasm/decimal.hpp"
+#include "paywasm/error.hpp"
+#include "paywasm/status.hpp"
+#include "server/util.hpp"
+
+namespace merchant {
+
+using paywasm::JsonWriter;
+using paywasm::server::iso8601;
+
+namespace {
+
+// A text member that may be absent: the text, or null.
+void opt_str(JsonWriter& w, const char* name, const std::optional<std::string>& v) {
+    w.key(name);
+    v ? w.string(*v) : w.null();
+}
+
+// The money members of a session's status (status_json, forwarded events): "orderTotal" (the
+// session's fiat total) and "expected", "received", "remaining" (the core's amounts_owed in the
+// transaction's own currency, or null), each {amount, currency}.
+void write_amounts(JsonWriter& w, const Session& s) {
+    const StatusView& v = s.status;
+    w.key("orderTotal").begin_object().str("amount", s.amount).str("currency", s.currency).end_object();
+    std::optional<paywasm::Owed> owed;
+    paywasm::Decimal amount;
+    if (v.status && v.tx_amount && v.tx_currency && paywasm::Decimal::try_parse(*v.tx_amount, amount)) {
+        std::optional<paywasm::Decimal> received;
+        paywasm::Decimal r;
+        if (v.received_amount && paywasm::Decimal::try_parse(*v.received_amount, r)) received = r;
+        const auto method = v.method ? paywasm::pay_method_from(*v.method) : std::nullopt;
+        try {
+            owed = paywasm::amounts_owed(paywasm::describe_status(*v.status, method), {amount, *v.tx_currency}, received);
+        } catch (const paywasm::Error&) {
+            // A negative amount from the service: no amounts rather than wrong ones.
+        }
+    }
+    for (auto [name, m] : {std::pair<const char*, const paywasm::Money*>{"expected", owed ? &owed->expected : nullptr},
+                           {"received", owed ? &owed->received : nullptr},
+                           {"remaining", owed ? &owed->remaining : nullptr}}) {
+        w.key(name);
+        if (m) w.begin_object().str("amount", paywasm::amount_text(*m)).str("currency", m->currency).end_object();
+        else w.null();
+    }
+}
+
+std::string debit_event_type(const paywasm::StatusInfo& info) {
+    using K = paywasm::StatusKind;
+    if (info.success) return "subscription.debit.succeeded";
+    switch (info.kind) {
+        case K::failed: case K::canceled: case K::timed_out: return "subscription.debit.failed";
+        case K::pending: case K::processing: case K::awaiting_payment: return "subscription.debit.pending";
+        case K::partial: case K::partial_closed: return "subscription.debit.partially_paid";
+        case K::refund: return "subscription.debit.refunded";
+        default: return "subscription.debit.status_unknown";
+    }
+}
+
+}  // namespace
+
+std::string status_json(const Session& s) {
+    const StatusView& v = s.status;
+    JsonWriter w;
+    w.begin_object().str("sessionId", s.id).str("offerId", s.offer_id);
+    w.key("status");
+    v.status ? w.number(*v.status) : w.null();
+    std::optional<paywasm::StatusInfo> info;
+    if (v.status) {
+        const auto method = v.method ? paywasm::pay_method_from(*v.method) : std::nullopt;
+        info = paywasm::describe_checkout_status(*v.status, method, paywasm::is_amount_mismatch_state(v.state));
+    }
+    w.key("kind");
+    info ? w.string(paywasm::to_string(info->kind)) : w.null();
+    w.str("state", v.state).flag("final", v.final).flag("success", v.success);
+    w.key("taken");
+    info ? w.string(paywasm::to_string(info->taken)) : w.string("none");
+    w.key("tone");
+    info ? w.string(paywasm::to_string(info->tone)) : w.null();
+    w.key("next");
+    info ? w.string(paywasm::to_string(info->next)) : w.string("pay");
+    if (info) w.str("label", info->label);
+    opt_str(w, "method", v.method);
+    opt_str(w, "transactionId", v.transaction_id);
+    write_amounts(w, s);
+    w.num("version", v.version);
+    w.key("updatedAt");
+    v.updated_at ? w.string(iso8601(v.updated_at)) : w.null();
+    w.end_object();
+    return w.take();
+}
+
+void write_methods(JsonWriter& w, const Session& s) {
+    w.begin_array();
+    for (const char* m : {"exchange", "bank", "qr"}) {
+        if (s.offers(m)) w.string(m);
+    }
+    w.end_array();
+}
+
+std::string sse_event(std::int64_t version, const std::string& json) {
+    return "id: " + std::to_string(version) + "\ndata: " + json + "\n\n";
+}
+
+std::string push_payload(const std::string& session_id, const PushedStatus& p) {
+    std::string payload = session_id + "\n" + std::to_string(p.version) + "\n" + (p.final ? "1" : "0") + "\n" + p.json;
+    return payload.size() > 7900 ? session_id : payload;
+}
+
+void read_push_payload(const std::string& payload, std::string& session_id, std::optional<PushedStatus>& pushed) {
+    pushed.reset();
+    const auto a = payload.find('\n');
+    session_id = payload.substr(0, a);
+    if (a == std::string::npos) return;
+    const auto b = payload.find('\n', a + 1);
+    const auto c = b == std::string::npos ? b : payload.find('\n', b + 1);
+    if (c == std::string::npos) return;  // not ours: read the session
+    PushedStatus p;
+    try {
+        p.version = std::stoll(payload.substr(a + 1, b - a - 1));
+    } catch (const std::exception&) {
+        return;
+    }
+    p.final = payload.compare(b + 1, c - b - 1, "1") == 0;
+    p.json = payload.substr(c + 1);
+    pushed = std::move(p);
+}
+
+std::string forwarded_event_json(const std::string& event_id, std::int64_t now, const Decision& d, const IncomingTx& in,
+                                 const std::string& signed_json, const Session* session, const DebitRef* debit) {
+    JsonWriter w;
+    w.begin_object().str("id", event_id);
+    if (session) {
+        w.str("type", event_type(d)).str("createdAt", iso8601(now));
+        w.str("sessionId", session->id).str("offerId", session->offer_id);
+        w.key("method");
+        d.method ? w.string(paywasm::to_string(*d.method)) : w.null();
+    } else if (debit) {
+        w.str("type", debit_event_type(d.info)).str("createdAt", iso8601(now));
+        w.str("subscriptionId", debit->subscription_id);
+        opt_str(w, "merchantSubscriptionId", debit->merchant_subscription_id);
+        w.str("debitOrderId", debit->order_id);
+    }
+    w.str("transactionId", in.id).num("status", in.status).str("kind", paywasm::to_string(d.info.kind));
+    w.flag("final", d.info.final).flag("success", d.success);
+    w.str("taken", paywasm::to_string(d.info.taken));
+    if (session) write_amounts(w, *session);
+    w.key("paid");
+    if (in.native_amount && in.native_currency) {
+        w.begin_object().str("amount", *in.native_amount).str("currency", *in.native_currency).end_object();
+    } else {
+        w.null();
+    }
+    w.str("transaction", signed_json);  // the signed text, for an app that re-checks it
+    w.end_object();
+    return w.take();
+}
+
+std::string transactions_json(const std::vector<Store::TransactionRow>& rows) {
+    JsonWriter w;
+    w.begin_array();
+    for (const auto& r : rows) {
+        w.begin_object().str("id", r.id).num("status", r.status).str("state", r.state);
+        opt_str(w, "paidAmount", r.native_amount);
+        opt_str(w, "paidCurrency", r.native_currency);
+        opt_str(w, "receivedAmount", r.received_amount);
+        w.str("updatedAt", iso8601(r.updated_at)).end_object();
+    }
+    w.end_array();
+    return w.take();
+}
+
+std::string outbox_json(const std::vector<Store::OutboxRow>& rows) {
+    JsonWriter w;
+    w.begin_array();
+    for (const auto& r : rows) {
+        w.begin_object().str("id", r.id).str("state", r.state).num("attempts", r.attempts);
+        w.str("nextAttemptAt", iso8601(r.next_attempt_at));
+        opt_str(w, "lastError", r.last_error);
+        w.str("createdAt", iso8601(r.created_at));
+        w.key("deliveredAt");
+        r.delivered_at ? w.string(iso8601(*r.delivered_at)) : w.null();
+        w.end_object();
+    }
+    w.end_array();
+    return w.take();
+}
+
+}  // namespace merchant

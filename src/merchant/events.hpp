@@ -1,0 +1,67 @@
+// Every wire shape the gateway writes from its typed values, in one place (docs/merchant.md):
+//   status_json()            a session's status: GET /v1/checkout/{id}/status, the SSE events' data,
+//                            the checkout view's and the app API's "status"/"latestStatus"
+//   sse_event(), kSse*       the lines of a status stream (text/event-stream)
+//   forwarded_event_json()   the event POSTed to --app-callback (one per webhook that moved a
+//                            session, and a subscription debit's statuses)
+//   push_payload()           a change's NOTIFY payload between instances (read_push_payload())
+//   transactions_json(), outbox_json()   the app API's lists
+// Pure: no database, no clock, no I/O.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "decide.hpp"
+#include "paywasm/json.hpp"
+#include "session.hpp"
+#include "status_hub.hpp"
+#include "store.hpp"
+
+namespace merchant {
+
+// {"sessionId", "offerId", "status", "kind", "state", "final", "success", "taken", "tone", "next",
+// "label"?, "method", "transactionId", "orderTotal", "expected", "received", "remaining", "version",
+// "updatedAt"}: what the status means is the core's (describe_checkout_status(): the code, the
+// payment's method, an amount mismatch), the amounts owed the core's amounts_owed() in the
+// transaction's own currency (null when unknown).
+std::string status_json(const Session& s);
+
+// ["exchange", "bank", "qr"]: the methods `s` offers, in that order.
+void write_methods(paywasm::JsonWriter& w, const Session& s);
+
+// A status stream's lines: the reconnection delay first, then one event per status (its version
+// as the event id, status_json() as data), a comment as heartbeat, and a comment while the
+// database is unavailable.
+inline constexpr const char* kSseRetry = "retry: 2000\n\n";
+inline constexpr const char* kSsePing = ": ping\n\n";
+inline constexpr const char* kSseStorageUnavailable = ": storage unavailable, retrying\n\n";
+std::string sse_event(std::int64_t version, const std::string& status_json);
+
+// "<sessionId>\n<version>\n<final 0|1>\n<status JSON>": the NOTIFY payload of a change. A payload
+// over what NOTIFY carries (7900 bytes here, under PostgreSQL's 8000) is the bare session id.
+std::string push_payload(const std::string& session_id, const PushedStatus& pushed);
+// Reads push_payload's text into `session_id` and `pushed`; a bare session id (a change whose
+// status was not sent) gives no `pushed`.
+void read_push_payload(const std::string& payload, std::string& session_id, std::optional<PushedStatus>& pushed);
+
+// The subscription debit a webhook's order id named (Store::record_debit).
+struct DebitRef {
+    std::string order_id, subscription_id;
+    std::optional<std::string> merchant_subscription_id;
+};
+
+// The event forwarded for webhook `in` (signed text `signed_json`, event id `event_id`, received at
+// `now`) that `d` decided: for a session's payment, `session` is the session after the change
+// (type from event_type(d), the session's ids and amounts); for a debit, `debit` (type
+// subscription.debit.*). Then the transaction's id, status, the core's kind, final, success, taken,
+// what it paid ("paid"), and the signed text.
+std::string forwarded_event_json(const std::string& event_id, std::int64_t now, const Decision& d, const IncomingTx& in,
+                                 const std::string& signed_json, const Session* session, const DebitRef* debit);
+
+std::string transactions_json(const std::vector<Store::TransactionRow>& rows);
+std::string outbox_json(const std::vector<Store::OutboxRow>& rows);
+
+}  // namespace merchant

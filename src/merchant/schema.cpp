@@ -1,0 +1,172 @@
+// The gateway's tables (schema.hpp): version 1 is 0.2.0's schema, each later version one migration.
+#include "schema.hpp"
+
+#include <iterator>
+#include <stdexcept>
+
+#include "server/util.hpp"
+
+namespace merchant {
+
+using paywasm::server::now_ms;
+
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS sessions (
+  id              TEXT PRIMARY KEY,      -- the widget's capability: 256 random bits
+  offer_id        TEXT NOT NULL UNIQUE,
+  checkout        TEXT NOT NULL,         -- the Checkout as the core wrote it (to_json)
+  checkout_hash   TEXT NOT NULL,         -- SHA-256 of it: the same offerId with another cart is a conflict
+  amount          TEXT NOT NULL,         -- cart_total, fixed here and nowhere else
+  currency        TEXT NOT NULL,
+  methods         TEXT NOT NULL,         -- comma-separated subset of exchange,bank,qr
+  created_at      BIGINT NOT NULL,
+  expires_at      BIGINT NOT NULL,
+  qr_state        TEXT,                  -- NULL | creating | done
+  qr_started_at   BIGINT,
+  qr_response     TEXT,                  -- the service's QR answer, as the core wrote it
+  status          BIGINT,                -- the latest verified status (NULL: none yet)
+  state           TEXT NOT NULL DEFAULT 'open',
+  final           BIGINT NOT NULL DEFAULT 0,
+  success         BIGINT NOT NULL DEFAULT 0,
+  transaction_id  TEXT,
+  received_amount TEXT,
+  status_at       BIGINT NOT NULL DEFAULT 0,
+  version         BIGINT NOT NULL DEFAULT 0  -- +1 on every status change (SSE event id)
+);
+CREATE TABLE IF NOT EXISTS transactions (
+  id              TEXT PRIMARY KEY,
+  session_id      TEXT,
+  offer_id        TEXT,
+  status          BIGINT NOT NULL,
+  state           TEXT NOT NULL,
+  native_amount   TEXT,
+  native_currency TEXT,
+  received_amount TEXT,
+  body            TEXT NOT NULL,         -- the signed transaction text (data.data)
+  updated_at      BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS webhook_events (
+  id              TEXT PRIMARY KEY,      -- evt_ + SHA-256 of data.data: a repeated delivery is a no-op
+  received_at     BIGINT NOT NULL,
+  transaction_id  TEXT NOT NULL,
+  offer_id        TEXT,
+  status          BIGINT NOT NULL,
+  session_id      TEXT,
+  outcome         TEXT NOT NULL,         -- to_string(Outcome) (decide.hpp), duplicate excepted
+  body            TEXT NOT NULL          -- data.data as signed
+);
+CREATE TABLE IF NOT EXISTS outbox (
+  id              TEXT PRIMARY KEY,      -- the event id (one forwarded event per webhook event)
+  created_at      BIGINT NOT NULL,
+  body            TEXT NOT NULL,         -- the exact JSON POSTed to --app-callback
+  state           TEXT NOT NULL,         -- pending | delivered
+  attempts        BIGINT NOT NULL DEFAULT 0,
+  next_attempt_at BIGINT NOT NULL,
+  lease_until     BIGINT,                -- an instance is delivering it until then
+  last_error      TEXT,
+  delivered_at    BIGINT
+);
+CREATE TABLE IF NOT EXISTS qr_codes (
+  order_id        TEXT PRIMARY KEY,      -- the orderId sent to the service (its webhooks' meta.offerId)
+  session_id      TEXT NOT NULL,
+  transaction_id  TEXT,                  -- the service's id, once it answered
+  replaced        BIGINT NOT NULL DEFAULT 0,  -- 1: a new code of the session took its place
+  created_at      BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox (state, next_attempt_at);
+CREATE INDEX IF NOT EXISTS qr_codes_session ON qr_codes (session_id);
+CREATE INDEX IF NOT EXISTS transactions_session ON transactions (session_id);
+)sql";
+
+// Schema version 2: the status's method and the transaction's own amount and currency (what a
+// shopper owes is in it, not in the order's fiat total), and the debits the gateway asked for.
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE sessions ADD COLUMN method TEXT;
+ALTER TABLE sessions ADD COLUMN tx_amount TEXT;
+ALTER TABLE sessions ADD COLUMN tx_currency TEXT;
+ALTER TABLE transactions ADD COLUMN amount TEXT;
+ALTER TABLE transactions ADD COLUMN currency TEXT;
+ALTER TABLE transactions ADD COLUMN mismatch BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE IF NOT EXISTS debits (
+  order_id        TEXT PRIMARY KEY,      -- the debit's orderId (its webhooks' meta.offerId)
+  subscription_id TEXT NOT NULL,         -- the service's subscription id
+  merchant_subscription_id TEXT,         -- the shop's own id, when it gave one
+  created_at      BIGINT NOT NULL
+);
+)sql";
+
+// Schema version 3: the key fingerprints of the last start (Store::check_keys: swapped keys).
+constexpr const char* kSchemaV3 = R"sql(
+CREATE TABLE IF NOT EXISTS gateway_keys (
+  role            TEXT PRIMARY KEY,      -- merchant | webhook
+  fingerprint     TEXT NOT NULL,         -- SHA-256 of the key's DER, as the last start had it
+  updated_at      BIGINT NOT NULL
+);
+)sql";
+
+// Schema version 4: the rate limits' buckets, shared by every instance (Store::take_token), and the
+// writer guard (Sql::guard_writers, in the Store's constructor).
+constexpr const char* kSchemaV4 = R"sql(
+CREATE TABLE IF NOT EXISTS rate_buckets (
+  key             TEXT PRIMARY KEY,      -- limit:subject (session:app, qr-session:<id>, qr-client:<address>)
+  units           BIGINT NOT NULL,       -- what is left, in 1/60000 of a token (a minute's refill is exact)
+  updated_at      BIGINT NOT NULL        -- when it was last taken from
+);
+)sql";
+
+// The schema versions in order; the database records the last one applied (paywasm_schema).
+constexpr int kSchemaVersion = 4;
+
+// Every table of the gateway: the writer guard covers each.
+constexpr const char* kTables[] = {"sessions", "transactions", "webhook_events", "outbox", "qr_codes",
+                                   "debits", "gateway_keys", "rate_buckets", "paywasm_schema"};
+
+// The writer guard's error (Sql::guard_writers): once a database is at a version, a write by a
+// connection not marked as a writer of it (an older binary still running, or 0.2.0, which checks no
+// version) fails with these words and changes nothing.
+std::string writer_refusal(int version) {
+    return "paywasm: this database is at schema " + std::to_string(version) +
+           "; it refuses writes from an older paywasm-merchant (upgrade that instance)";
+}
+
+}  // namespace
+
+// Brings the database to kSchemaVersion, once, in one transaction: version 1 is the schema of 0.2.0
+// (kSchema; a database without paywasm_schema but with sessions is at 1), then each migration in
+// order. Several instances starting at once on PostgreSQL: the advisory lock lets one migrate and
+// the others find it done; a running instance is never blocked by DDL unless a migration is due.
+// A database newer than this binary is refused at start, and the writer guard refuses the writes of
+// an older binary that is already running (or checks no version).
+void migrate(paywasm::server::Sql& sql) {
+    sql.mark_writer(kSchemaVersion);
+    sql.transaction([&] {
+        sql.lock_schema();
+        int version = 0;
+        if (sql.has_table("paywasm_schema")) {
+            auto rows = sql.query("SELECT max(version) FROM paywasm_schema");
+            version = rows.empty() ? 0 : static_cast<int>(rows[0].integer(0));
+        } else if (sql.has_table("sessions")) {
+            version = 1;
+        }
+        if (version > kSchemaVersion) {
+            throw std::runtime_error("the database's schema is version " + std::to_string(version) +
+                                     ", newer than this paywasm-merchant's (" + std::to_string(kSchemaVersion) +
+                                     "): run the newer release");
+        }
+        if (version == kSchemaVersion) return;
+        sql.exec_script(kSchema);  // version 1; IF NOT EXISTS also completes a 0.2.0 without qr_codes
+        if (version < 2) sql.exec_script(kSchemaV2);
+        if (version < 3) sql.exec_script(kSchemaV3);
+        if (version < 4) sql.exec_script(kSchemaV4);
+        sql.exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
+        // Every migration: the guard at the new version, on every table.
+        sql.guard_writers(std::vector<std::string>(std::begin(kTables), std::end(kTables)), kSchemaVersion,
+                           writer_refusal(kSchemaVersion));
+        sql.execute("INSERT INTO paywasm_schema (version, applied_at) VALUES (?, ?)",
+                    {std::int64_t(kSchemaVersion), now_ms()});
+    });
+}
+
+}  // namespace merchant

@@ -1,0 +1,14 @@
+// The gateway's schema: its tables, their migrations, and the writer guard. Only the store calls it.
+#pragma once
+
+#include "server/sql.hpp"
+
+namespace merchant {
+
+// Brings the database behind `sql` to this binary's schema version, once, in one transaction (see
+// schema.cpp): marks the connection as a writer of that version, refuses (std::runtime_error) a
+// database newer than this binary, migrates an older one (a database without paywasm_schema but
+// with sessions is 0.2.0's, version 1) and installs the writer guard at the new version.
+void migrate(paywasm::server::Sql& sql);
+
+}  // namespace merchant

@@ -1,0 +1,43 @@
+// A checkout session as the gateway keeps it: the order fixed at creation and its latest status.
+// Plain data: the store (store.hpp) reads and writes it, events.hpp writes it to the wire.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "decide.hpp"
+
+namespace merchant {
+
+// A session's latest status as stored; what it means is the core's (describe_checkout_status(),
+// written by events.hpp's status_json()).
+struct StatusView {
+    std::optional<int> status;          // the service's code; nullopt before any transaction
+    std::string state;                  // open | paywasm::checkout_state(): a kind's name | amount_mismatch
+    bool final = false, success = false;
+    std::optional<std::string> transaction_id, received_amount;
+    std::optional<std::string> method;  // qr | exchange | bank; nullopt when unknown
+    // The transaction's own amount and currency (crypto for a QR code): what the shopper owes in.
+    std::optional<std::string> tx_amount, tx_currency;
+    std::int64_t version = 0, updated_at = 0;
+};
+
+struct Session {
+    std::string id, offer_id, checkout_json, amount, currency, methods_csv;
+    std::int64_t created_at = 0, expires_at = 0;
+    std::optional<std::string> qr_state, qr_response;
+    StatusView status;
+    bool offers(std::string_view method) const;  // `method` is in methods_csv
+};
+
+// The held status the money rules read (decide.hpp): nullopt before any transaction.
+std::optional<HeldStatus> held_of(const Session& s);
+
+// The session's status once `d` (which moved it: d.moves_session) applied `in` at `now`: the
+// status, its state word and method, the transaction's own amount, version + 1. The store
+// persists exactly this; the pushed status JSON is written from it.
+StatusView status_after(const StatusView& before, const Decision& d, const IncomingTx& in, std::int64_t now);
+
+}  // namespace merchant

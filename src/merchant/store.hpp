@@ -1,0 +1,125 @@
+// The gateway's database: every query on its tables, over one Sql (SQLite or PostgreSQL,
+// src/server/sql.hpp). The schema and its migrations are schema.cpp's; the money rules decide.cpp's
+// (the store reads their inputs and persists what they decided); the wire shapes events.cpp's (the
+// store builds no JSON: it stores and returns typed rows, and the texts it is given).
+//   store.cpp          sessions, QR codes, debits, key fingerprints
+//   store_webhook.cpp  apply_webhook: read -> decide -> persist
+//   store_upkeep.cpp   the forwarding outbox, retention, the rate limits' buckets
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "decide.hpp"
+#include "server/sql.hpp"
+#include "session.hpp"
+#include "status_hub.hpp"
+
+namespace merchant {
+
+using paywasm::server::Sql;
+
+class Store {
+public:
+    // Brings the database to the schema of this binary (schema.hpp's migrate()).
+    explicit Store(std::unique_ptr<Sql> sql);
+    Sql& sql() { return *sql_; }
+
+    // Inserts the session, or returns the existing one for the same offerId: `created` says which;
+    // HttpError(409, offer_conflict) when that one's checkout differs.
+    Session create_session(Session s, const std::string& checkout_hash, bool& created);
+    std::optional<Session> session(const std::string& id);
+    std::optional<Session> session_by_offer(const std::string& offer_id);
+    // The session's transactions, oldest change first (events.hpp writes them).
+    struct TransactionRow {
+        std::string id, state;
+        std::int64_t status = 0, updated_at = 0;
+        std::optional<std::string> native_amount, native_currency, received_amount;
+    };
+    std::vector<TransactionRow> transactions(const std::string& session_id);
+
+    // QR creation, once per code: claim() is true for the one caller that may call the service,
+    // with the orderId current_qr_order() names ("<offerId>~qr<n>": QR codes have their own
+    // namespace, and an offerId may not contain '~'). renew_qr() is claim() for a new code in place
+    // of the answer `current_response` (transaction `current_tx`), decided under the session's row
+    // lock (qr_code_dead): lost when another request renewed it, not_dead when the code can still be
+    // paid or shows money by now, expired when the session has (and the code is dead).
+    // release() after a failed call lets the next caller try again with the same orderId.
+    bool claim_qr(const Session& s, std::int64_t now, std::int64_t stale_before);
+    enum class Renewal { renewed, lost, not_dead, expired };
+    Renewal renew_qr(const Session& s, const std::string& current_response, const std::string& current_tx,
+                     std::int64_t now);
+    std::string current_qr_order(const Session& s);
+
+    // A subscription debit the gateway asked the service for: later webhooks with its orderId are
+    // forwarded as subscription events.
+    void record_debit(const std::string& order_id, const std::string& subscription_id,
+                      const std::optional<std::string>& merchant_subscription_id, std::int64_t now);
+    void finish_qr(const std::string& session_id, const std::string& response_json, const std::string& order_id,
+                   const std::string& transaction_id, std::int64_t now);
+    void release_qr(const std::string& session_id);
+
+    // One verified webhook (`in`, read from the signed text `signed_json` by incoming_tx()): what it
+    // names read, decided (decide_webhook), persisted, in one transaction with the session's row
+    // locked so that instances sharing a PostgreSQL apply one webhook of a session at a time. The
+    // event id is "evt_" + SHA-256 of `signed_json` (a repeated delivery: Outcome::duplicate, nothing
+    // changed). `forward`: an outbox row for the shop app when the decision forwards. Returns the
+    // outcome, why, and the session id whose status changed (empty when none).
+    struct Applied {
+        Outcome outcome = Outcome::unknown_offer;
+        std::string session_id, event_id, reason;
+        std::optional<PushedStatus> pushed;  // the session's new status, when it moved
+    };
+    Applied apply_webhook(const IncomingTx& in, const std::string& signed_json, const std::string& merchant_id,
+                          bool forward, std::int64_t now);
+
+    // The outbox (forwarder.cpp). claim_due() leases one due event to this caller for `lease_ms`.
+    struct OutboxEvent {
+        std::string id, body;
+        std::int64_t attempts = 0;
+    };
+    std::optional<OutboxEvent> claim_due(std::int64_t now, std::int64_t lease_ms);
+    void delivered(const std::string& id, std::int64_t now);
+    void failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error);
+    // The `limit` newest events with their delivery state (GET /v1/events; events.hpp writes them).
+    struct OutboxRow {
+        std::string id, state;
+        std::int64_t attempts = 0, next_attempt_at = 0, created_at = 0;
+        std::optional<std::string> last_error;
+        std::optional<std::int64_t> delivered_at;
+    };
+    std::vector<OutboxRow> outbox(int limit);
+
+    // Retention (--retain-days): deletes, in one transaction, at most `batch` sessions last changed
+    // before `cutoff` that are done with (expired, and final or with no money of the shopper's in
+    // them) with everything about them (webhook events, transactions, QR codes: the shopper's
+    // name, e-mail and address are in those), and as many delivered outbox rows, unmatched webhook
+    // events and debits older than `cutoff`. An undelivered event and a session still holding money
+    // in flight are never deleted. Returns how many rows went (0: nothing left to prune).
+    std::int64_t prune(std::int64_t cutoff, int batch);
+
+    // The rate limits, shared by every instance on the database: a token bucket per `key` holding
+    // `per_minute` tokens, refilled at `per_minute` a minute. Takes one at `now`: 0 when there was
+    // one, else the milliseconds until there will be (Retry-After). per_minute 0: no limit, no query.
+    std::int64_t take_token(const std::string& key, int per_minute, std::int64_t now);
+    // Deletes the buckets full again (untouched for a minute); returns how many.
+    std::int64_t prune_buckets(std::int64_t now);
+
+    // At start: refuses (std::runtime_error saying which) the same key given twice, and the two keys
+    // exactly swapped against what this database was last served with; then records both
+    // fingerprints. A key that changed to a new one (a rotation) is accepted. On a first start
+    // there is nothing to compare a swap with: docs/merchant.md says which file is which.
+    void check_keys(const std::string& merchant_fp, const std::string& webhook_fp, std::int64_t now);
+
+private:
+    // Shared by the store's files: a session read by id (`locked`: its row held until the
+    // transaction ends, Sql::query_locked), and the session's QR codes as the rules read them.
+    std::optional<Session> read_session(const std::string& id, bool locked);
+    std::vector<QrCodeRow> qr_codes(const std::string& session_id);
+    std::unique_ptr<Sql> sql_;
+};
+
+}  // namespace merchant

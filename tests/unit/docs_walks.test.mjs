@@ -1,0 +1,99 @@
+// docs/contributing.md is a map a newcomer follows, so it must not drift from the code: every
+// function its "Follow a payment" and "Follow a webhook" walks name is defined somewhere in the
+// tree, every file they name exists, and the #includes of src/ and demo/sandbox/ keep to the
+// "may include" column of its layout table (which also rules out an include cycle between
+// folders). Reads the sources only.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const doc = fs.readFileSync(path.join(root, 'docs/contributing.md'), 'utf8');
+
+// The text of the section headed `## title`, up to the next `## `.
+function section(title) {
+  const start = doc.indexOf(`\n## ${title}\n`);
+  assert.ok(start >= 0, `docs/contributing.md has no section "${title}"`);
+  const end = doc.indexOf('\n## ', start + 1);
+  return doc.slice(start, end < 0 ? undefined : end);
+}
+
+function filesUnder(dir, exts) {
+  const out = [];
+  for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+    const rel = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(rel, exts));
+    else if (exts.some((e) => entry.name.endsWith(e))) out.push(rel);
+  }
+  return out;
+}
+
+const sources = ['include', 'src', 'demo/sandbox', 'web/src']
+  .flatMap((d) => filesUnder(d, ['.cpp', '.hpp', '.js', '.mjs']))
+  .map((file) => ({ file, text: fs.readFileSync(path.join(root, file), 'utf8') }));
+
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// Whether `name` ("f", "Class::f") has a definition or declaration: a C++ function (a return type
+// or a class qualifier before it, or a declaration in its class), a JS function or method.
+function defined(name) {
+  const parts = name.split('::');
+  const fn = escape(parts.at(-1));
+  const cls = parts.length > 1 ? escape(parts.slice(0, -1).join('::')) : null;
+  // C++: a return type, then the (qualified) name, its parameters (over several lines too), then a
+  // body or a ';' (a declaration in its class or header).
+  const cxx = (qualifier) => new RegExp(
+    `(?:^|\\n)[ \\t]*(?:(?:static|inline|constexpr|virtual|explicit|friend)\\s+)*[\\w:<>,]+(?:\\s*[*&])?\\s+[*&]?` +
+    `${qualifier}${fn}\\s*\\([^;{]*\\)[^;{]*[{;]`);
+  // A member: defined as Class::f, or declared inside `class Class` / `struct Class`.
+  const inClass = cls && new RegExp(`\\b(?:class|struct)\\s+${escape(parts.at(-2))}\\b`);
+  const patterns = [
+    cxx(cls ? `${cls}::` : '(?:\\w+::)?'),
+    // JS: a function, or a method of an object or class.
+    new RegExp(`function\\*?\\s+${fn}\\s*\\(`),
+    new RegExp(`(?:^|\\n)\\s*(?:async\\s+)?${fn}\\s*\\([^)]*\\)\\s*\\{`),
+  ];
+  return sources.some(({ text }) => patterns.some((p) => p.test(text)) || (inClass && inClass.test(text) && cxx('').test(text)));
+}
+
+for (const title of ['Follow a payment', 'Follow a webhook']) {
+  const text = section(title);
+
+  test(`${title}: every function it names exists`, () => {
+    const names = [...new Set([...text.matchAll(/`(?:[\w.]+\.)?((?:\w+::)*\w+)\(\)`/g)].map((m) => m[1]))];
+    assert.ok(names.length >= 10, `few functions named: ${names}`);
+    const missing = names.filter((n) => !defined(n));
+    assert.deepEqual(missing, [], `${title} names functions that do not exist`);
+  });
+
+  test(`${title}: every file it names exists`, () => {
+    const files = [...new Set([...text.matchAll(/`((?:src|web|include|demo|tests)\/[\w./-]+\.\w+)`/g)].map((m) => m[1]))];
+    const missing = files.filter((f) => !fs.existsSync(path.join(root, f)));
+    assert.deepEqual(missing, [], `${title} names files that do not exist`);
+  });
+}
+
+test('the includes of src/ and demo/sandbox/ keep to the layout table', () => {
+  // | `folder` | what | `a`, `b` |  ->  folder -> [a, b]
+  const allowed = new Map();
+  for (const m of section('Layout').matchAll(/^\| `([\w/]+)\/` \|[^|\n]*\| ([^|\n]*)\|$/gm)) {
+    allowed.set(m[1], [...m[2].matchAll(/`([\w/]+)`/g)].map((x) => x[1]));
+  }
+  const folders = ['src/core', 'src/wasm', 'src/options', 'src/client', 'src/server', 'src/cli', 'src/merchant', 'demo/sandbox'];
+  const wrong = [];
+  for (const folder of folders) {
+    const may = allowed.get(folder);
+    assert.ok(may, `the layout table has no row for ${folder}/`);
+    for (const file of filesUnder(folder, ['.cpp', '.hpp'])) {
+      const text = fs.readFileSync(path.join(root, file), 'utf8');
+      for (const [, target] of text.matchAll(/^#include "([^"]+)"/gm)) {
+        // "x/y.hpp" from the include roots (include/, src/), or a file of the same folder (always allowed).
+        const home = target.startsWith('paywasm/') ? 'include/paywasm'
+          : target.includes('/') ? 'src/' + target.slice(0, target.indexOf('/')) : folder;
+        if (home !== folder && !may.includes(home)) wrong.push(`${file} includes ${target} (${home}/)`);
+      }
+    }
+  }
+  assert.deepEqual(wrong, [], 'includes outside the layout table');
+});
