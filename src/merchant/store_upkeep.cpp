@@ -30,6 +30,8 @@ std::int64_t Store::prune(std::int64_t cutoff, int batch) {
             removed += sql_->execute("DELETE FROM webhook_events WHERE session_id = ?", {id});
             removed += sql_->execute("DELETE FROM transactions WHERE session_id = ?", {id});
             removed += sql_->execute("DELETE FROM qr_codes WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM attempts WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM resolutions WHERE session_id = ?", {id});
             removed += sql_->execute("DELETE FROM sessions WHERE id = ?", {id});
         }
         const std::int64_t limit = batch;
@@ -88,7 +90,9 @@ std::optional<Store::OutboxEvent> Store::claim_due(std::int64_t now, std::int64_
     for (int tries = 0; tries < 4; ++tries) {
         auto rows = sql_->query(
             "SELECT id FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? AND "
-            "(lease_until IS NULL OR lease_until < ?) ORDER BY next_attempt_at, id LIMIT 1",
+            "(lease_until IS NULL OR lease_until < ?) AND (chain IS NULL OR NOT EXISTS (SELECT 1 FROM outbox AS e "
+            "WHERE e.chain = outbox.chain AND e.state = 'pending' AND e.seq < outbox.seq)) "
+            "ORDER BY next_attempt_at, id LIMIT 1",
             {now, now});
         if (rows.empty()) return std::nullopt;
         const std::string id = rows[0].text(0);
