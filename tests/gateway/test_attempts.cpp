@@ -108,7 +108,7 @@ TEST_CASE("Pay: a paid or expired session is never armed; one blocking attempt a
 
 TEST_CASE("A verified status that may hold money blocks Pay unless the merchant resolved its attempt") {
     PayableSession s;
-    s.held = HeldStatus{1, "tx-9", false, std::nullopt};  // pending
+    s.held = HeldStatus{0, "tx-9", false, std::nullopt};  // pending
     s.held_method = "bank";
     CHECK_FALSE(payable(s, {}).armed);
     CHECK(payable(s, {}).transaction_id == std::optional<std::string>("tx-9"));
