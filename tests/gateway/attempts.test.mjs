@@ -124,10 +124,12 @@ describe('registration, reports and Pay (SQLite)', () => {
 // late webhook (the sandbox's URL set, the transaction advanced) applies and ships the order once.
 for (const method of ['exchange', 'bank']) {
   test(`a lost ${method} webhook: one attention event, release arms Pay, the late webhook ships once`, { timeout: 60000 }, async () => {
-    const app = await startShopApp();
+    const app = await startShopApp({ toleranceS: 8 * 86400 });  // the gateway's clock is moved on
     const dir = tempDir('pwm-lost-');
     await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: '' });
-    let g = await startGateway(sb, { dir, appCallback: app.url });
+    // Sessions that outlive the thresholds (with the default hour, release finds the session expired).
+    const extra = ['--session-ttl', '86400'];
+    let g = await startGateway(sb, { dir, appCallback: app.url, extra });
     try {
       const price = method === 'bank' ? 49 : 64;
       const s = await session(g, { price });
@@ -144,8 +146,9 @@ for (const method of ['exchange', 'bank']) {
       assert.equal((await register(g, s, method)).status, 409, 'no second payment');
       await g.stop();
       const threshold = method === 'bank' ? 61 : 181;
-      g = await startGateway(sb, { dir, appCallback: app.url, env: { PAYWASM_CLOCK_OFFSET_MS: String(threshold * MINUTE) } });
-      const attention = await waitFor(() => app.events.find((e) => e.body.type === 'checkout.attention_needed'), 10000, 'attention');
+      g = await startGateway(sb, { dir, appCallback: app.url, extra, env: { PAYWASM_CLOCK_OFFSET_MS: String(threshold * MINUTE) } });
+      const attention = await waitFor(() => app.events.find((e) => e.body.type === 'checkout.attention_needed'), 10000, 'attention')
+        .catch((e) => { throw new Error(e.message + ': ' + g.stderr()); });
       assert.equal(attention.body.attemptId, a.attemptId);
       assert.equal(attention.body.transactionId, paid.json.id);
       assert.equal(attention.body.success, false);
@@ -153,7 +156,7 @@ for (const method of ['exchange', 'bank']) {
       assert.ok(listed.some((x) => x.id === s.id));
       // A second instance's pass (a restart) sends nothing more.
       await g.stop();
-      g = await startGateway(sb, { dir, appCallback: app.url, env: { PAYWASM_CLOCK_OFFSET_MS: String(threshold * MINUTE + 1000) } });
+      g = await startGateway(sb, { dir, appCallback: app.url, extra, env: { PAYWASM_CLOCK_OFFSET_MS: String(threshold * MINUTE + 1000) } });
       const resolved = await gw(g, 'POST', `/v1/sessions/${s.id}/resolve`, { app: true,
         body: { attemptId: a.attemptId, resolution: 'release', note: 'portal shows nothing yet' } });
       assert.equal(resolved.status, 200, resolved.text);

@@ -94,7 +94,9 @@ export function verifyEvent(secret, body, header, toleranceS = 300) {
 
 // The shop app's event endpoint: verifies each signature, records events, answers 500 while
 // `failing` > 0 (counting down). `app.onEvent(event)`, when set, is called for each recorded event.
-export async function startShopApp() {
+// `toleranceS`: how far the signature's time may be from ours (a gateway with a moved clock signs
+// with its own time).
+export async function startShopApp({ toleranceS = 300 } = {}) {
   const app = { events: [], bad: 0, failing: 0, deliveries: 0 };
   const server = http.createServer((req, res) => {
     let body = '';
@@ -106,7 +108,7 @@ export async function startShopApp() {
         res.writeHead(500).end('not now');
         return;
       }
-      if (!verifyEvent(EVENT_SECRET, body, String(req.headers['paywasm-signature'] || ''))) {
+      if (!verifyEvent(EVENT_SECRET, body, String(req.headers['paywasm-signature'] || ''), toleranceS)) {
         app.bad++;
         res.writeHead(400).end('bad signature');
         return;
