@@ -136,7 +136,7 @@ public:
     // them) with everything about them (webhook events, transactions, QR codes: the shopper's
     // name, e-mail and address are in those), and as many delivered outbox rows, unmatched webhook
     // events and debits older than `cutoff`. An undelivered event and a session still holding money
-    // in flight are never deleted. Returns how many rows went (0: nothing left to prune).
+    // in flight, or an attempt with no verified outcome and no resolution, are never deleted. Returns how many rows went (0: nothing left to prune).
     std::int64_t prune(std::int64_t cutoff, int batch);
 
     // The rate limits, shared by every instance on the database: a token bucket per `key` holding

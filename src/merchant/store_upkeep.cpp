@@ -12,11 +12,14 @@ std::int64_t Store::prune(std::int64_t cutoff, int batch) {
     std::int64_t removed = 0;
     sql_->transaction([&] {
         // Sessions done with: expired before the cutoff, last changed before it, and final or
-        // showing no money (taken none: nothing to settle). Pending or partly paid ones are kept.
+        // showing no money (taken none: nothing to settle). Pending or partly paid ones are kept,
+        // and so are those with an attempt nobody settled (no verified outcome, no resolution: the
+        // merchant was told, and may still need it).
         std::vector<std::string> ids;
         for (const auto& r : sql_->query(
-                 "SELECT id, status, received_amount FROM sessions WHERE expires_at < ? AND status_at < ? "
-                 "ORDER BY expires_at LIMIT ?",
+                 "SELECT id, status, received_amount FROM sessions WHERE expires_at < ? AND status_at < ? AND NOT "
+                 "EXISTS (SELECT 1 FROM attempts WHERE attempts.session_id = sessions.id AND attempts.resolution IS NULL "
+                 "AND attempts.verified IN ('none', 'open')) ORDER BY expires_at LIMIT ?",
                  {cutoff, cutoff, std::int64_t(batch)})) {
             if (!r.is_null(1)) {
                 const HeldStatus held{static_cast<int>(r.integer(1)), "", false,

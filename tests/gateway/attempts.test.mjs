@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 
 import { api, bankPayload, encrypt, exchangePayload, payExchange, sendJson } from '../server/harness.mjs';
 import {
-  SHOP_ORIGIN, gw, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
+  SHOP_ORIGIN, gw, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
   webhookPrivateKey,
 } from './harness.mjs';
 
@@ -107,6 +107,21 @@ describe('registration, reports and Pay (SQLite)', () => {
     const statuses = [];
     for (let i = 0; i < 14; i++) statuses.push((await register(g, s2)).status);
     assert.ok(statuses.includes(429), statuses.join(','));
+  });
+
+  test('the status stream carries payable: a registration turns it off, a verified failure arms it again', async () => {
+    const s = await session(g);
+    const stream = sse(`${g.base}/v1/checkout/${s.id}/status`, { until: (ev) => ev.length >= 3 });
+    await stream.opened;
+    const a = (await register(g, s)).json;
+    await report(g, s, a.attemptId, { transactionId: 'tx-' + crypto.randomUUID(), status: 0 });
+    const tx = (await view(g, s)).attempts[0].transactionId;
+    assert.equal((await gw(g, 'POST', '/v1/webhooks', { raw: signed(s.offerId, { id: tx, status: -1 }) })).status, 200);
+    const events = await stream.done;
+    assert.deepEqual(events.map((e) => [e.payable.armed, e.payable.reason]), [[true, 'none'], [false, 'registered'], [false, 'in_progress']]
+      .slice(0, events.length));
+    assert.equal((await view(g, s)).payable.armed, true, 'a verified failure took nothing: Pay armed');
+    assert.equal((await view(g, s)).attempts[0].state, 'no_money');
   });
 
   test('a paid session registers nothing', async () => {
