@@ -149,7 +149,8 @@ void register_app_api(Router& server, Gateway& gw) {
             case C::not_found: throw HttpError(404, "not_found", "no session with this id");
             case C::attempt_not_found: throw HttpError(404, "not_found", "no attempt with this id in this session", "attemptId");
             case C::settled: throw HttpError(409, "attempt_settled", "the service's verified status decided this attempt already", "attemptId");
-            default: throw HttpError(409, "already_resolved", "this attempt was resolved already", "attemptId");
+            case C::already_resolved: throw HttpError(409, "already_resolved", "this attempt was resolved already", "attemptId");
+            default: throw std::logic_error("resolve_attempt: an answer it does not give");
         }
         gw.hub.notify(req.matches[1], change.pushed);
         gw.wake_forwarder();

@@ -84,7 +84,7 @@ public:
     // version + 1, with `payable`) to its streams: `pushed` for StatusHub::notify.
     struct AttemptChange {
         enum Result { done, not_found, attempt_not_found, in_flight, already_paid, expired, closed, already_reported,
-                      settled } result = not_found;
+                      already_resolved, settled } result = not_found;
         AttemptFacts attempt;
         Payable payable;
         std::optional<PushedStatus> pushed;

@@ -181,7 +181,7 @@ Store::AttemptChange Store::resolve_attempt(const std::string& session_id, const
             return;
         }
         if (a->resolution && !a->conflict_at) {
-            out.result = AttemptChange::already_reported;  // (the route answers already_resolved)
+            out.result = AttemptChange::already_resolved;
             return;
         }
         const std::string record = random_token("res_");
