@@ -105,7 +105,8 @@ Store::Report read_report(Req req, Body body) {
     if (!std::regex_match(*r.transaction_id, kTx)) throw HttpError(400, "validation", "transactionId is not a transaction id", "transactionId");
     JsonValue status = doc.root().member("status");
     const std::string text = has_kind(status, paywasm::JsonKind::number) ? std::string(status.text()) : "";
-    if (text.empty() || text.size() > 4 || text.find_first_not_of("0123456789") != std::string::npos) {
+    const std::string digits = text.rfind('-', 0) == 0 ? text.substr(1) : text;  // the service's codes include -1
+    if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos) {
         throw HttpError(400, "validation", "status must be the service's status code", "status");
     }
     r.status = std::stoi(text);

@@ -94,7 +94,7 @@ describe('registration, reports and Pay (SQLite)', () => {
     const a = (await register(g, s1)).json;
     assert.equal((await report(g, s2, a.attemptId, { transactionId: 't', status: 0 })).status, 404);
     for (const body of [{}, { transactionId: 'x y', status: 0 }, { transactionId: 't', status: '1' },
-      { error: { code: 'server', httpStatus: 99 } }, { error: 'x' }, { transactionId: 't', status: 0, error: { code: 'server' } }]) {
+      { error: { code: 'server', httpStatus: 99 } }, { transactionId: 't', status: 1.5 }, { transactionId: 't', status: '-' }, { error: 'x' }, { transactionId: 't', status: 0, error: { code: 'server' } }]) {
       assert.equal((await report(g, s1, a.attemptId, body)).status, 400, JSON.stringify(body));
     }
     const form = await gw(g, 'POST', `/v1/checkout/${s1.id}/attempts`, { raw: 'method=exchange',
