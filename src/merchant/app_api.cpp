@@ -63,6 +63,8 @@ std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
         w.raw("checkout", s.checkout_json);
         w.raw("latestStatus", status_json(s));
         w.raw("transactions", transactions_json(gw.store.transactions(s.id)));
+        w.raw("attempts", attempts_json(s.attempts, true));
+        w.raw("payable", payable_json(payable_of(s)));
     }
     w.end_object();
     return w.take();
@@ -109,6 +111,51 @@ void register_app_api(Router& server, Gateway& gw) {
         bool created = false;
         const Session stored = gw.store.create_session(s, paywasm::sha256_hex(s.checkout_json), created);
         send_json(res, created ? 201 : 200, session_json(gw, stored, false));
+    });
+
+    // GET /v1/sessions?state=attention: the sessions that need the merchant (a stuck attempt not
+    // yet resolved, or a resolution a verified outcome contradicted), newest first, with detail.
+    server.route("GET", "/v1/sessions", limit, [&gw](Req req, Res res, Body) {
+        require_app(gw, req);
+        if (req.get_param_value("state") != "attention") {
+            throw HttpError(400, "validation", "list sessions with ?state=attention", "state");
+        }
+        JsonWriter w;
+        w.begin_object().key("sessions").begin_array();
+        for (const auto& s : gw.store.attention_sessions(200)) w.raw(session_json(gw, s, true));
+        w.end_array().end_object();
+        send_json(res, 200, w.take());
+    });
+
+    // POST /v1/sessions/{id}/resolve {"attemptId", "resolution": "release" | "paid_elsewhere" |
+    // "not_paid", "note"}: the merchant's word on an attempt (after checking the service's portal),
+    // recorded with who and when, and sent back as its own event. A verified webhook arriving later
+    // still applies by the money rules; one that contradicts this is flagged (resolution_conflict).
+    server.route("POST", R"(/v1/sessions/([^/]+)/resolve)", limit, [&gw](Req req, Res res, Body body) {
+        require_app(gw, req);
+        const JsonDocument doc = parse_object(req, body);
+        const std::string attempt_id = need_string(doc.root(), "attemptId");
+        const std::string resolution = need_string(doc.root(), "resolution");
+        if (resolution != "release" && resolution != "paid_elsewhere" && resolution != "not_paid") {
+            throw HttpError(400, "validation", "resolution must be release, paid_elsewhere or not_paid", "resolution");
+        }
+        const std::string note = need_string(doc.root(), "note");
+        if (note.empty() || note.size() > 2000) throw HttpError(400, "validation", "note must be 1 to 2000 characters", "note");
+        const auto change = gw.store.resolve_attempt(req.matches[1], attempt_id, resolution, note, "app",
+                                                     !gw.config.app_callback.empty(), now_ms());
+        using C = Store::AttemptChange;
+        switch (change.result) {
+            case C::done: break;
+            case C::not_found: throw HttpError(404, "not_found", "no session with this id");
+            case C::attempt_not_found: throw HttpError(404, "not_found", "no attempt with this id in this session", "attemptId");
+            case C::settled: throw HttpError(409, "attempt_settled", "the service's verified status decided this attempt already", "attemptId");
+            case C::already_resolved: throw HttpError(409, "already_resolved", "this attempt was resolved already", "attemptId");
+            default: throw std::logic_error("resolve_attempt: an answer it does not give");
+        }
+        gw.hub.notify(req.matches[1], change.pushed);
+        gw.wake_forwarder();
+        auto s = gw.store.session(req.matches[1]);
+        send_json(res, 200, session_json(gw, *s, true));
     });
 
     server.route("GET", R"(/v1/sessions/([^/]+))", limit, [&gw](Req req, Res res, Body) {

@@ -59,8 +59,58 @@ std::string checkout_view(const Gateway& gw, const Session& s) {
         .str("serviceUrl", gw.config.public_service_url.empty() ? gw.config.service_url : gw.config.public_service_url)
         .str("expiresAt", iso8601(s.expires_at));
     w.raw("status", status_json(s));
+    w.raw("attempts", attempts_json(s.attempts, false));
+    w.raw("payable", payable_json(payable_of(s)));
     w.end_object();
     return w.take();
+}
+
+// A POST that may change something must say Content-Type: application/json: a cross-site
+// "simple" POST (a form's content type, no preflight) is refused.
+void need_json_type(Req req) {
+    if (req.get_header_value("Content-Type").rfind("application/json", 0) != 0) {
+        throw HttpError(415, "unsupported_media_type", "POST this with Content-Type: application/json");
+    }
+}
+
+// The answer to a refused registration: the error and what Pay waits for.
+void refuse_attempt(Res res, int status, const char* code, const char* message, const Payable& p) {
+    JsonWriter w;
+    w.begin_object().key("error").begin_object().str("code", code).str("message", message).end_object();
+    w.raw("payable", payable_json(p)).end_object();
+    send_json(res, status, w.take());
+}
+
+// The browser's report, read strictly: {"transactionId": text, "status": integer} or
+// {"error": {"code": text, "httpStatus": integer | null}}. Stored as the browser's word.
+Store::Report read_report(Req req, Body body) {
+    const JsonDocument doc = parse_object(req, body);
+    Store::Report r;
+    static const std::regex kTx("^[A-Za-z0-9._:-]{1,128}$"), kCode("^[a-z_]{1,40}$");
+    if (auto error = opt_member(doc.root(), "error")) {
+        if (!error->is_object()) throw HttpError(400, "validation", "error must be an object", "error");
+        r.error_code = need_string(*error, "code", "error");
+        if (!std::regex_match(*r.error_code, kCode)) throw HttpError(400, "validation", "error.code must be a core error code", "error.code");
+        if (auto http = opt_member(*error, "httpStatus")) {
+            const long long v = has_kind(*http, paywasm::JsonKind::number) ? std::atoll(std::string(http->text()).c_str()) : 0;
+            if (v < 100 || v > 599 || std::to_string(v) != http->text()) {
+                throw HttpError(400, "validation", "error.httpStatus must be an HTTP status or null", "error.httpStatus");
+            }
+            r.error_http = static_cast<int>(v);
+        }
+        if (opt_member(doc.root(), "transactionId")) throw HttpError(400, "validation", "a report has an error or a transactionId, not both", "transactionId");
+        return r;
+    }
+    r.transaction_id = need_string(doc.root(), "transactionId");
+    if (!std::regex_match(*r.transaction_id, kTx)) throw HttpError(400, "validation", "transactionId is not a transaction id", "transactionId");
+    JsonValue status = doc.root().member("status");
+    const std::string text = has_kind(status, paywasm::JsonKind::number) ? std::string(status.text()) : "";
+    const std::string digits = text.rfind('-', 0) == 0 ? text.substr(1) : text;  // the service's codes include -1
+    if (digits.empty() || digits.size() > 4 || digits.find_first_not_of("0123456789") != std::string::npos) {
+        throw HttpError(400, "validation", "status must be the service's status code", "status");
+    }
+    r.status = std::stoi(text);
+    return r;
 }
 
 // One SSE stream, on the server's event loop: the current status first, then one event per change;
@@ -245,6 +295,62 @@ void register_browser_api(Router& server, Gateway& gw) {
             gw.store.release_qr(s.id);
             throw;
         }
+    });
+
+    // POST /v1/checkout/{id}/attempts {"method": "exchange" | "bank"}: registers a payment attempt
+    // before the widget sends it to the service (docs/merchant.md "Attempts"), under the session's
+    // row lock: of two tabs (or instances) at once, one gets 201; while an attempt may have taken
+    // money, 409 attempt_in_flight with `payable`. Rate-limited per session with its reports.
+    server.route("POST", R"(/v1/checkout/([A-Za-z0-9_-]+)/attempts)", limit, [&gw](Req req, Res res, Body body) {
+        const Session s = load(gw, req, res);
+        need_json_type(req);
+        const JsonDocument doc = parse_object(req, body);
+        const std::string method = need_string(doc.root(), "method");
+        if (method != "exchange" && method != "bank") throw HttpError(400, "validation", "method must be exchange or bank", "method");
+        if (!s.offers(method)) throw HttpError(400, "method_not_offered", "this session does not offer " + method, "method");
+        gw.rate_limit("attempt-session:" + s.id, gw.config.attempt_rate_per_session, res, "payment attempts for this session a minute");
+        const std::int64_t now = now_ms();
+        const auto change = gw.store.register_attempt(s.id, method, "at_" + random_hex(16), now);
+        using C = Store::AttemptChange;
+        switch (change.result) {
+            case C::done: break;
+            case C::already_paid: return refuse_attempt(res, 409, "already_paid", "this session is paid", change.payable);
+            case C::expired: return refuse_attempt(res, 410, "expired", "this checkout session has expired", change.payable);
+            case C::closed: return refuse_attempt(res, 409, "closed", "the shop closed this checkout as not paid", change.payable);
+            case C::not_found: throw HttpError(404, "not_found", "no checkout session with this id");
+            default:
+                return refuse_attempt(res, 409, "attempt_in_flight",
+                                      "an earlier payment attempt of this session may have taken money; it must be "
+                                      "settled by the service's verified status or by the shop first",
+                                      change.payable);
+        }
+        gw.hub.notify(s.id, change.pushed);
+        JsonWriter w;
+        w.begin_object().str("attemptId", change.attempt.id).str("method", method).str("createdAt", iso8601(now));
+        w.str("state", "registered").raw("payable", payable_json(change.payable)).end_object();
+        send_json(res, 201, w.take());
+    });
+
+    // POST /v1/checkout/{id}/attempts/{attemptId}: the browser's one report of what the service
+    // answered. Stored as the browser's word: it never makes the session successful and never
+    // reaches the shop's app; a documented refusal lets the attempt stop blocking Pay.
+    server.route("POST", R"(/v1/checkout/([A-Za-z0-9_-]+)/attempts/([A-Za-z0-9_]+))", limit, [&gw](Req req, Res res, Body body) {
+        const Session s = load(gw, req, res);
+        need_json_type(req);
+        const Store::Report report = read_report(req, body);
+        gw.rate_limit("attempt-session:" + s.id, gw.config.attempt_rate_per_session, res, "payment attempts for this session a minute");
+        // The attempt is looked up within this session only: another session's attempt id is unknown here.
+        const auto change = gw.store.report_attempt(s.id, req.matches[2], report, now_ms());
+        using C = Store::AttemptChange;
+        if (change.result == C::attempt_not_found || change.result == C::not_found) {
+            throw HttpError(404, "not_found", "no attempt with this id in this session");
+        }
+        if (change.result == C::already_reported) throw HttpError(409, "already_reported", "this attempt was reported already");
+        gw.hub.notify(s.id, change.pushed);
+        JsonWriter w;
+        w.begin_object().str("attemptId", change.attempt.id).str("state", to_string(attempt_state(change.attempt)));
+        w.raw("payable", payable_json(change.payable)).end_object();
+        send_json(res, 200, w.take());
     });
 
     // GET /v1/checkout/{id}/status: the latest verified status as JSON, or with

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attempts.hpp"
 #include "paywasm/crypto.hpp"
 
 namespace merchant {
@@ -43,6 +44,8 @@ struct Config {
     int qr_rate_per_session = 5;        // --qr-rate-per-session: QR creations a minute per session
     int qr_rate_per_client = 30;        // --qr-rate-per-client: QR creations a minute per client address
     std::int64_t prune_interval_ms = 60 * 1000;
+    int attempt_rate_per_session = 20;  // --attempt-rate-per-session: registrations + reports a minute
+    AttentionThresholds attention;      // --attention-*: when an attempt is stuck (attempts.hpp)
 };
 
 }  // namespace merchant

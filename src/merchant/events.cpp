@@ -88,6 +88,78 @@ std::string status_json(const Session& s) {
     w.num("version", v.version);
     w.key("updatedAt");
     v.updated_at ? w.string(iso8601(v.updated_at)) : w.null();
+    w.raw("payable", payable_json(payable_of(s)));
+    w.end_object();
+    return w.take();
+}
+
+std::string payable_json(const Payable& p) {
+    JsonWriter w;
+    w.begin_object().flag("armed", p.armed).str("reason", p.reason);
+    opt_str(w, "attemptId", p.attempt_id);
+    opt_str(w, "transactionId", p.transaction_id);
+    w.end_object();
+    return w.take();
+}
+
+std::string attempts_json(const std::vector<AttemptFacts>& attempts, bool detail) {
+    const auto opt_time = [](JsonWriter& w, const char* name, const std::optional<std::int64_t>& t) {
+        w.key(name);
+        t ? w.string(iso8601(*t)) : w.null();
+    };
+    JsonWriter w;
+    w.begin_array();
+    for (const auto& a : attempts) {
+        w.begin_object().str("attemptId", a.id).str("method", a.method).str("createdAt", iso8601(a.created_at));
+        w.str("state", to_string(attempt_state(a)));
+        opt_str(w, "transactionId", a.transaction_id);
+        w.key("error");
+        if (a.error_code || a.error_http) {
+            w.begin_object();
+            opt_str(w, "code", a.error_code);
+            w.key("httpStatus");
+            a.error_http ? w.number(*a.error_http) : w.null();
+            w.end_object();
+        } else {
+            w.null();
+        }
+        if (detail) {
+            w.flag("reported", a.reported);  // the browser's word only
+            w.key("reportedStatus");
+            a.reported_status ? w.number(*a.reported_status) : w.null();
+            const char* verified = a.verified == Verified::paid       ? "paid"
+                                   : a.verified == Verified::no_money ? "no_money"
+                                   : a.verified == Verified::open     ? "open"
+                                                                      : "none";
+            w.str("verified", verified);
+            opt_str(w, "resolution", a.resolution);
+            opt_time(w, "attentionAt", a.attention_at);
+            opt_time(w, "conflictAt", a.conflict_at);
+        }
+        w.end_object();
+    }
+    w.end_array();
+    return w.take();
+}
+
+std::string_view resolution_event_type(std::string_view resolution) {
+    if (resolution == "release") return "checkout.released";
+    if (resolution == "paid_elsewhere") return "checkout.paid_elsewhere";
+    return "checkout.marked_unpaid";
+}
+
+std::string attempt_event_json(const std::string& id, std::string_view type, std::int64_t now, const Session& s,
+                               const AttemptFacts& a, const std::optional<std::string>& note) {
+    JsonWriter w;
+    w.begin_object().str("id", id).str("type", type).str("createdAt", iso8601(now));
+    w.str("sessionId", s.id).str("offerId", s.offer_id).str("attemptId", a.id).str("method", a.method);
+    w.str("reason", stuck_reason(a));
+    opt_str(w, "transactionId", a.transaction_id);
+    const bool pending = a.method == "bank" && a.verified_open_at;  // stuck since its verified pending
+    w.str("since", iso8601(pending ? *a.verified_open_at : a.created_at)).str("state", to_string(attempt_state(a)));
+    opt_str(w, "resolution", a.resolution);
+    if (note) w.str("note", *note);
+    w.flag("success", false);  // an attempt's event never says a payment succeeded
     w.end_object();
     return w.take();
 }

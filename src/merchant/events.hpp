@@ -6,6 +6,7 @@
 //                            session, and a subscription debit's statuses)
 //   push_payload()           a change's NOTIFY payload between instances (read_push_payload())
 //   transactions_json(), outbox_json()   the app API's lists
+//   attempts_json(), payable_json(), attempt_event_json()   payment attempts (attempts.hpp)
 // Pure: no database, no clock, no I/O.
 #pragma once
 
@@ -24,7 +25,7 @@ namespace merchant {
 
 // {"sessionId", "offerId", "status", "kind", "state", "final", "success", "taken", "tone", "next",
 // "label"?, "method", "transactionId", "orderTotal", "expected", "received", "remaining", "version",
-// "updatedAt"}: what the status means is the core's (describe_checkout_status(): the code, the
+// "updatedAt", "payable"}: what the status means is the core's (describe_checkout_status(): the code, the
 // payment's method, an amount mismatch), the amounts owed the core's amounts_owed() in the
 // transaction's own currency (null when unknown).
 std::string status_json(const Session& s);
@@ -60,6 +61,20 @@ struct DebitRef {
 // what it paid ("paid"), and the signed text.
 std::string forwarded_event_json(const std::string& event_id, std::int64_t now, const Decision& d, const IncomingTx& in,
                                  const std::string& signed_json, const Session* session, const DebitRef* debit);
+
+// The attempts, oldest first: [{"attemptId", "method", "createdAt", "state", "transactionId",
+// "error": {"code", "httpStatus"} | null}], and with `detail` (the app API) what the browser
+// reported ("reported": {"at"?, "status"}), "verified", "resolution", "attentionAt", "conflictAt".
+std::string attempts_json(const std::vector<AttemptFacts>& attempts, bool detail);
+// {"armed", "reason", "attemptId", "transactionId"} (attempts.hpp's Payable).
+std::string payable_json(const Payable& p);
+// An attempt's own event for the shop app: {"id", "type", "createdAt", "sessionId", "offerId",
+// "attemptId", "method", "reason", "transactionId", "since", "state", "resolution", "note"?}.
+// Never a success: `paid_elsewhere` is the merchant's own word, sent back to it.
+std::string attempt_event_json(const std::string& id, std::string_view type, std::int64_t now, const Session& s,
+                               const AttemptFacts& a, const std::optional<std::string>& note);
+// checkout.released | checkout.paid_elsewhere | checkout.marked_unpaid
+std::string_view resolution_event_type(std::string_view resolution);
 
 std::string transactions_json(const std::vector<Store::TransactionRow>& rows);
 std::string outbox_json(const std::vector<Store::OutboxRow>& rows);

@@ -69,3 +69,13 @@ HttpError Gateway::service_error(const paywasm::Error& e) {
 }
 
 }  // namespace merchant
+
+namespace merchant {
+
+void Gateway::attention_pass() {
+    const auto changed = store.attention_pass(config.attention, !config.app_callback.empty(), now_ms());
+    for (const auto& id : changed) hub.notify(id);
+    if (!changed.empty()) wake_forwarder();
+}
+
+}  // namespace merchant

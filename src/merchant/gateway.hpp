@@ -77,6 +77,9 @@ struct Gateway {
     void start_forwarder();
     void wake_forwarder();
     void start_pruner();  // retention.cpp; with retain_ms 0 it prunes the rate buckets only
+    // The attention pass (Store::attention_pass), on the pruner thread: stuck attempts -> one
+    // checkout.attention_needed event each; their sessions' streams woken, the forwarder too.
+    void attention_pass();
     void stop_pruner();
     void stop();
 

@@ -33,6 +33,12 @@ const char* kUsage =
     "  --qr-rate-per-session N   QR creations a minute per session (default 5), and\n"
     "  --qr-rate-per-client N    per client address (default 30); over a limit: 429 with Retry-After; the\n"
     "                            limits are kept in the database, shared by every instance on it\n"
+    "  --attempt-rate-per-session N  payment attempts registered and reported a minute per session (default 20)\n"
+    "  --attention-exchange-minutes N  an exchange attempt with no verified outcome after N minutes is stuck:\n"
+    "                            one checkout.attention_needed event (default 180; crypto completes within 2 h)\n"
+    "  --attention-bank-minutes N  a bank attempt with no verified status after N minutes (default 60)\n"
+    "  --attention-bank-pending-days N  a bank payment verified pending with no final status after N days\n"
+    "                            (default 7)\n"
     "  --trusted-proxy LIST      your reverse proxies' addresses (comma-separated): from them, the client is\n"
     "                            the rightmost X-Forwarded-For address not in LIST (rate limits, stream caps);\n"
     "                            from any other peer the header is ignored (default: none)\n"
@@ -84,7 +90,8 @@ const paywasm::options::Spec kOptions{
     {"listen", "service-url", "public-service-url", "merchant-id", "merchant-public-key", "webhook-public-key",
      "shop-origin", "db", "app-callback", "methods", "padding", "session-ttl", "retry-base-ms", "max-streams",
      "max-streams-per-session", "max-streams-per-client", "stream-max-seconds", "session-rate", "qr-rate-per-session",
-     "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout"},
+     "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout", "attempt-rate-per-session",
+     "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days"},
     {"verbose"}};
 
 // Each option of the command line into `c`, in the order given.
@@ -128,6 +135,10 @@ void apply_option(merchant::Config& c, bool& db_given, const std::string& name, 
     else if (name == "session-rate") c.session_rate = small(0, 1000000);
     else if (name == "qr-rate-per-session") c.qr_rate_per_session = small(0, 1000000);
     else if (name == "qr-rate-per-client") c.qr_rate_per_client = small(0, 1000000);
+    else if (name == "attempt-rate-per-session") c.attempt_rate_per_session = small(0, 1000000);
+    else if (name == "attention-exchange-minutes") c.attention.exchange_ms = whole_number(name, value, 1, 525600) * 60000;
+    else if (name == "attention-bank-minutes") c.attention.bank_ms = whole_number(name, value, 1, 525600) * 60000;
+    else if (name == "attention-bank-pending-days") c.attention.bank_pending_ms = whole_number(name, value, 1, 3650) * 86400000LL;
     else if (name == "trusted-proxy") {
         for (const auto& entry : paywasm::options::split_commas(value)) {
             const std::string address = paywasm::server::canonical_address(entry);

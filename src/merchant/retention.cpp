@@ -17,6 +17,7 @@ void Gateway::start_pruner() {
             std::int64_t removed = 0;
             try {
                 store.prune_buckets(now_ms());
+                attention_pass();
                 // Batches of 200 rows' owners, a pause between them; until nothing is left.
                 for (std::int64_t n = config.retain_ms > 0 ? 1 : 0; n > 0 && !prune_stop_;) {
                     n = store.prune(now_ms() - config.retain_ms, 200);

@@ -116,12 +116,48 @@ CREATE TABLE IF NOT EXISTS rate_buckets (
 );
 )sql";
 
+// Schema version 5 (issue 32): payment attempts as the browser reported them, with what verified
+// webhooks and the merchant said since (attempts.hpp), the merchant's resolutions as an audit
+// record, and the debits' event order (a debit's events leave the outbox one after the other).
+constexpr const char* kSchemaV5 = R"sql(
+CREATE TABLE IF NOT EXISTS attempts (
+  id              TEXT PRIMARY KEY,      -- at_ + 128 random bits, the widget keeps it
+  session_id      TEXT NOT NULL,
+  method          TEXT NOT NULL,         -- exchange | bank
+  created_at      BIGINT NOT NULL,
+  reported_at     BIGINT,                -- the browser's one report (NULL: none yet)
+  transaction_id  TEXT,                  -- reported by the browser, or attached by a verified webhook
+  reported_status BIGINT,                -- the service's immediate status, as the browser said
+  error_code      TEXT,                  -- the browser's error report: the core's code
+  error_http      BIGINT,                --   and the HTTP status it saw
+  verified        TEXT NOT NULL DEFAULT 'none',  -- none | open | no_money | paid (verified webhooks only)
+  verified_open_at BIGINT,               -- the first verified status without a final outcome
+  resolution      TEXT,                  -- release | paid_elsewhere | not_paid (the merchant's word)
+  attention_at    BIGINT,                -- checkout.attention_needed was queued (once: compare-and-set)
+  conflict_at     BIGINT                 -- a verified outcome contradicted the resolution
+);
+CREATE INDEX IF NOT EXISTS attempts_session ON attempts (session_id, created_at);
+CREATE TABLE IF NOT EXISTS resolutions (
+  id              TEXT PRIMARY KEY,      -- res_ + random
+  session_id      TEXT NOT NULL,
+  attempt_id      TEXT NOT NULL,
+  resolution      TEXT NOT NULL,
+  note            TEXT NOT NULL,
+  actor           TEXT NOT NULL,         -- who: the app API (the only caller allowed to resolve)
+  created_at      BIGINT NOT NULL
+);
+ALTER TABLE debits ADD COLUMN event_seq BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE outbox ADD COLUMN chain TEXT;   -- events of one chain (a debit) are delivered in seq order
+ALTER TABLE outbox ADD COLUMN seq BIGINT;
+)sql";
+
 // The schema versions in order; the database records the last one applied (paywasm_schema).
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 // Every table of the gateway: the writer guard covers each.
 constexpr const char* kTables[] = {"sessions", "transactions", "webhook_events", "outbox", "qr_codes",
-                                   "debits", "gateway_keys", "rate_buckets", "paywasm_schema"};
+                                   "debits", "gateway_keys", "rate_buckets", "attempts", "resolutions",
+                                   "paywasm_schema"};
 
 // The writer guard's error (Sql::guard_writers): once a database is at a version, a write by a
 // connection not marked as a writer of it (an older binary still running, or 0.2.0, which checks no
@@ -160,6 +196,7 @@ void migrate(paywasm::server::Sql& sql) {
         if (version < 2) sql.exec_script(kSchemaV2);
         if (version < 3) sql.exec_script(kSchemaV3);
         if (version < 4) sql.exec_script(kSchemaV4);
+        if (version < 5) sql.exec_script(kSchemaV5);
         sql.exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
         // Every migration: the guard at the new version, on every table.
         sql.guard_writers(std::vector<std::string>(std::begin(kTables), std::end(kTables)), kSchemaVersion,

@@ -15,6 +15,10 @@ bool Session::offers(std::string_view method) const {
     return false;
 }
 
+Payable payable_of(const Session& s) {
+    return payable(PayableSession{s.as_of >= s.expires_at, s.status.success, held_of(s), s.status.method}, s.attempts);
+}
+
 std::optional<HeldStatus> held_of(const Session& s) {
     if (!s.status.status || !s.status.transaction_id) return std::nullopt;
     return HeldStatus{*s.status.status, *s.status.transaction_id, paywasm::is_amount_mismatch_state(s.status.state),

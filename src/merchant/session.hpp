@@ -7,6 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
+#include "attempts.hpp"
 #include "decide.hpp"
 
 namespace merchant {
@@ -29,11 +32,18 @@ struct Session {
     std::int64_t created_at = 0, expires_at = 0;
     std::optional<std::string> qr_state, qr_response;
     StatusView status;
+    // The session's payment attempts, oldest first (read with the session), and the clock when it
+    // was read: what `payable` counts the expiry against (payable_of()).
+    std::vector<AttemptFacts> attempts;
+    std::int64_t as_of = 0;
     bool offers(std::string_view method) const;  // `method` is in methods_csv
 };
 
 // The held status the money rules read (decide.hpp): nullopt before any transaction.
 std::optional<HeldStatus> held_of(const Session& s);
+
+// Whether Pay may be pressed for `s` as read (attempts.hpp's payable()).
+Payable payable_of(const Session& s);
 
 // The session's status once `d` (which moved it: d.moves_session) applied `in` at `now`: the
 // status, its state word and method, the transaction's own amount, version + 1. The store

@@ -80,13 +80,16 @@ std::optional<Session> Store::read_session(const std::string& id, bool locked) {
     const std::string select = std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?";
     auto rows = locked ? sql_->query_locked(select, {id}) : sql_->query(select, {id});
     if (rows.empty()) return std::nullopt;
-    return session_from_row(rows[0]);
+    Session s = session_from_row(rows[0]);
+    s.attempts = attempts(s.id);
+    s.as_of = now_ms();
+    return s;
 }
 
 std::optional<Session> Store::session_by_offer(const std::string& offer_id) {
-    auto rows = sql_->query(std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE offer_id = ?", {offer_id});
+    auto rows = sql_->query("SELECT id FROM sessions WHERE offer_id = ?", {offer_id});
     if (rows.empty()) return std::nullopt;
-    return session_from_row(rows[0]);
+    return read_session(rows[0].text(0), false);
 }
 
 std::vector<Store::TransactionRow> Store::transactions(const std::string& session_id) {

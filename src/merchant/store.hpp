@@ -5,6 +5,8 @@
 //   store.cpp          sessions, QR codes, debits, key fingerprints
 //   store_webhook.cpp  apply_webhook: read -> decide -> persist
 //   store_upkeep.cpp   the forwarding outbox, retention, the rate limits' buckets
+//   store_attempts.cpp payment attempts: registration, reports, the merchant's resolutions, the
+//                      attention pass, a verified webhook's transaction attached to its attempt
 #pragma once
 
 #include <cstdint>
@@ -76,7 +78,43 @@ public:
     Applied apply_webhook(const IncomingTx& in, const std::string& signed_json, const std::string& merchant_id,
                           bool forward, std::int64_t now);
 
-    // The outbox (forwarder.cpp). claim_due() leases one due event to this caller for `lease_ms`.
+    // ---- payment attempts (attempts.hpp; store_attempts.cpp) ----
+    // Each runs in one transaction with the session's row locked (two tabs, two instances: one at a
+    // time, each seeing what the other committed), and a change pushes the session's status (its
+    // version + 1, with `payable`) to its streams: `pushed` for StatusHub::notify.
+    struct AttemptChange {
+        enum Result { done, not_found, attempt_not_found, in_flight, already_paid, expired, closed, already_reported,
+                      already_resolved, settled } result = not_found;
+        AttemptFacts attempt;
+        Payable payable;
+        std::optional<PushedStatus> pushed;
+    };
+    // Registers attempt `attempt_id` of `method` when Pay is armed (payable()); else says why not.
+    AttemptChange register_attempt(const std::string& session_id, const std::string& method, const std::string& attempt_id,
+                                   std::int64_t now);
+    // The browser's one report of an attempt: `transaction_id` + `status`, or `error_code` + `error_http`.
+    struct Report {
+        std::optional<std::string> transaction_id, error_code;
+        std::optional<int> status, error_http;
+    };
+    AttemptChange report_attempt(const std::string& session_id, const std::string& attempt_id, const Report& report,
+                                 std::int64_t now);
+    // The merchant's resolution of an attempt (release | paid_elsewhere | not_paid): the audited
+    // record (resolutions), the attempt's resolution, its own event in the outbox (`forward`).
+    // settled: a verified outcome already decided the attempt. A conflicted attempt may be resolved again.
+    AttemptChange resolve_attempt(const std::string& session_id, const std::string& attempt_id,
+                                  const std::string& resolution, const std::string& note, const std::string& actor,
+                                  bool forward, std::int64_t now);
+    // The attention pass (the pruner thread): each attempt stuck by `t` (stuck_since() <= now) and
+    // not yet signalled gets attention_at by compare-and-set and, in the same transaction, ONE
+    // checkout.attention_needed outbox row. Returns the sessions whose attempts changed.
+    std::vector<std::string> attention_pass(const AttentionThresholds& t, bool forward, std::int64_t now);
+    // GET /v1/sessions?state=attention: the sessions with a stuck, unresolved attempt or a
+    // resolution contradicted by a verified outcome, newest first, at most `limit`.
+    std::vector<Session> attention_sessions(int limit);
+
+    // The outbox (forwarder.cpp). claim_due() leases one due event to this caller for `lease_ms`;
+    // an event of a chain (a debit's) only once the chain's earlier events are delivered.
     struct OutboxEvent {
         std::string id, body;
         std::int64_t attempts = 0;
@@ -98,7 +136,7 @@ public:
     // them) with everything about them (webhook events, transactions, QR codes: the shopper's
     // name, e-mail and address are in those), and as many delivered outbox rows, unmatched webhook
     // events and debits older than `cutoff`. An undelivered event and a session still holding money
-    // in flight are never deleted. Returns how many rows went (0: nothing left to prune).
+    // in flight, or an attempt with no verified outcome and no resolution, are never deleted. Returns how many rows went (0: nothing left to prune).
     std::int64_t prune(std::int64_t cutoff, int batch);
 
     // The rate limits, shared by every instance on the database: a token bucket per `key` holding
@@ -119,6 +157,16 @@ private:
     // transaction ends, Sql::query_locked), and the session's QR codes as the rules read them.
     std::optional<Session> read_session(const std::string& id, bool locked);
     std::vector<QrCodeRow> qr_codes(const std::string& session_id);
+    std::vector<AttemptFacts> attempts(const std::string& session_id);
+    // Inside apply_webhook: attaches the verified transaction to its attempt (attempt_for_transaction)
+    // and records what it said (verified_of); a contradicted resolution queues
+    // checkout.resolution_conflict. True when an attempt changed.
+    bool settle_attempt(Session& s, const Decision& d, const IncomingTx& in, bool forward, std::int64_t now);
+    // The session's version + 1 and its status pushed (NOTIFY at commit): a change of its attempts.
+    PushedStatus push_change(Session& s, std::int64_t now);
+    // One outbox row (ON CONFLICT DO NOTHING); `chain`/`seq`: delivered after the chain's earlier rows.
+    void queue_event(const std::string& id, const std::string& body, std::int64_t now,
+                     const std::optional<std::string>& chain = std::nullopt, std::optional<std::int64_t> seq = std::nullopt);
     std::unique_ptr<Sql> sql_;
 };
 

@@ -12,11 +12,14 @@ std::int64_t Store::prune(std::int64_t cutoff, int batch) {
     std::int64_t removed = 0;
     sql_->transaction([&] {
         // Sessions done with: expired before the cutoff, last changed before it, and final or
-        // showing no money (taken none: nothing to settle). Pending or partly paid ones are kept.
+        // showing no money (taken none: nothing to settle). Pending or partly paid ones are kept,
+        // and so are those with an attempt nobody settled (no verified outcome, no resolution: the
+        // merchant was told, and may still need it).
         std::vector<std::string> ids;
         for (const auto& r : sql_->query(
-                 "SELECT id, status, received_amount FROM sessions WHERE expires_at < ? AND status_at < ? "
-                 "ORDER BY expires_at LIMIT ?",
+                 "SELECT id, status, received_amount FROM sessions WHERE expires_at < ? AND status_at < ? AND NOT "
+                 "EXISTS (SELECT 1 FROM attempts WHERE attempts.session_id = sessions.id AND attempts.resolution IS NULL "
+                 "AND attempts.verified IN ('none', 'open')) ORDER BY expires_at LIMIT ?",
                  {cutoff, cutoff, std::int64_t(batch)})) {
             if (!r.is_null(1)) {
                 const HeldStatus held{static_cast<int>(r.integer(1)), "", false,
@@ -30,6 +33,8 @@ std::int64_t Store::prune(std::int64_t cutoff, int batch) {
             removed += sql_->execute("DELETE FROM webhook_events WHERE session_id = ?", {id});
             removed += sql_->execute("DELETE FROM transactions WHERE session_id = ?", {id});
             removed += sql_->execute("DELETE FROM qr_codes WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM attempts WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM resolutions WHERE session_id = ?", {id});
             removed += sql_->execute("DELETE FROM sessions WHERE id = ?", {id});
         }
         const std::int64_t limit = batch;
@@ -88,7 +93,9 @@ std::optional<Store::OutboxEvent> Store::claim_due(std::int64_t now, std::int64_
     for (int tries = 0; tries < 4; ++tries) {
         auto rows = sql_->query(
             "SELECT id FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? AND "
-            "(lease_until IS NULL OR lease_until < ?) ORDER BY next_attempt_at, id LIMIT 1",
+            "(lease_until IS NULL OR lease_until < ?) AND (chain IS NULL OR NOT EXISTS (SELECT 1 FROM outbox AS e "
+            "WHERE e.chain = outbox.chain AND e.state = 'pending' AND e.seq < outbox.seq)) "
+            "ORDER BY next_attempt_at, id LIMIT 1",
             {now, now});
         if (rows.empty()) return std::nullopt;
         const std::string id = rows[0].text(0);

@@ -17,6 +17,7 @@ struct WebhookFacts {
     std::optional<DebitRef> debit;
     std::vector<QrCodeRow> codes;
     std::optional<HeldStatus> stored;
+    std::int64_t debit_seq = 0;  // the debit's events queued so far
 };
 
 }  // namespace
@@ -43,10 +44,16 @@ Store::Applied Store::apply_webhook(const IncomingTx& in, const std::string& sig
                 session_id = code[0].text(0);
             else if (auto by_offer = sql_->query("SELECT id FROM sessions WHERE offer_id = ?", {*in.order_id}); !by_offer.empty())
                 session_id = by_offer[0].text(0);
-            else if (auto d = sql_->query("SELECT subscription_id, merchant_subscription_id FROM debits WHERE order_id = ?",
-                                          {*in.order_id});
-                     !d.empty())
+            // A debit's row is locked like a session's before anything of it is read: two
+            // instances deciding on one debit take turns (a late "pending" never overwrites the
+            // success another committed), and its events get their order (event_seq) under the lock.
+            else if (auto d = sql_->query_locked(
+                         "SELECT subscription_id, merchant_subscription_id, event_seq FROM debits WHERE order_id = ?",
+                         {*in.order_id});
+                     !d.empty()) {
                 f.debit = DebitRef{*in.order_id, d[0].text(0), d[0].optional_text(1)};
+                f.debit_seq = d[0].integer(2);
+            }
             if (session_id) f.session = read_session(*session_id, true);
         }
         if (f.session) f.codes = qr_codes(f.session->id);
@@ -99,6 +106,8 @@ Store::Applied Store::apply_webhook(const IncomingTx& in, const std::string& sig
             sql_->execute("UPDATE qr_codes SET transaction_id = ? WHERE order_id = ? AND transaction_id IS NULL",
                           {in.id, *in.order_id});
         }
+        // The attempt this transaction belongs to learns what the service signed (attempts.hpp).
+        const bool attempt_changed = f.session && settle_attempt(*f.session, d, in, forward, now);
         if (f.session && d.moves_session) {
             Session& s = *f.session;
             // The row is locked: what is written here is what it holds (the event's amounts read it).
@@ -116,15 +125,23 @@ Store::Applied Store::apply_webhook(const IncomingTx& in, const std::string& sig
             // without reading the session.
             out.pushed = PushedStatus{v.version, v.final, status_json(s)};
             sql_->notify("paywasm_status", push_payload(s.id, *out.pushed));
+        } else if (attempt_changed) {
+            // Only an attempt changed (its status did not move the session): Pay may be armed again.
+            out.session_id = f.session->id;
+            out.pushed = push_change(*f.session, now);
         }
         if (!forward || !d.forward) return;
-        sql_->execute(
-            "INSERT INTO outbox (id, created_at, body, state, next_attempt_at) VALUES (?, ?, ?, 'pending', ?) "
-            "ON CONFLICT (id) DO NOTHING",
-            {out.event_id, now,
-             forwarded_event_json(out.event_id, now, d, in, signed_json, f.session ? &*f.session : nullptr,
-                                  f.debit ? &*f.debit : nullptr),
-             now});
+        std::optional<std::string> chain;
+        std::optional<std::int64_t> seq;
+        if (f.debit) {
+            chain = "debit:" + f.debit->order_id;
+            seq = f.debit_seq + 1;
+            sql_->execute("UPDATE debits SET event_seq = ? WHERE order_id = ?", {*seq, f.debit->order_id});
+        }
+        queue_event(out.event_id,
+                    forwarded_event_json(out.event_id, now, d, in, signed_json, f.session ? &*f.session : nullptr,
+                                         f.debit ? &*f.debit : nullptr),
+                    now, chain, seq);
     });
     return out;
 }

@@ -377,7 +377,7 @@ describe('statuses end to end', () => {
     // address or cart travels in it (issue 15's rule for status answers, applied to the gateway).
     assert.deepEqual(Object.keys(json), ['sessionId', 'offerId', 'status', 'kind', 'state', 'final', 'success', 'taken',
       'tone', 'next', 'label', 'method', 'transactionId', 'orderTotal', 'expected', 'received', 'remaining', 'version',
-      'updatedAt']);
+      'updatedAt', 'payable']);
     // Failed on 0.2.0 ("0.00064063 BTC of 82 BTC arrived"): the status gave the fiat total as `amount`
     // beside a crypto receivedAmount. Every amount now carries its currency; what is owed is in the
     // QR code's crypto, computed here again with BigInt from the signed transaction (not our C++).

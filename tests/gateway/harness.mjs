@@ -42,7 +42,7 @@ export async function startGateway(sb, { db, dir = tempDir('pwm-'), appCallback,
     ...(noDb ? [] : ['--db', db ?? 'sqlite:' + path.join(dir, 'gateway.db')]), '--retry-base-ms', '50',
     // Every test talks from 127.0.0.1 and makes many sessions and codes a minute: the rate limits
     // are lifted unless a test sets them (money.test.mjs tests them).
-    '--session-rate', '0', '--qr-rate-per-client', '0', '--qr-rate-per-session', '0',
+    '--session-rate', '0', '--qr-rate-per-client', '0', '--qr-rate-per-session', '0', '--attempt-rate-per-session', '0',
     ...(appCallback ? ['--app-callback', appCallback] : []), ...extra,
   ];
   const proc = spawn(GATEWAY, args, {
@@ -94,7 +94,9 @@ export function verifyEvent(secret, body, header, toleranceS = 300) {
 
 // The shop app's event endpoint: verifies each signature, records events, answers 500 while
 // `failing` > 0 (counting down). `app.onEvent(event)`, when set, is called for each recorded event.
-export async function startShopApp() {
+// `toleranceS`: how far the signature's time may be from ours (a gateway with a moved clock signs
+// with its own time).
+export async function startShopApp({ toleranceS = 300 } = {}) {
   const app = { events: [], bad: 0, failing: 0, deliveries: 0 };
   const server = http.createServer((req, res) => {
     let body = '';
@@ -106,7 +108,7 @@ export async function startShopApp() {
         res.writeHead(500).end('not now');
         return;
       }
-      if (!verifyEvent(EVENT_SECRET, body, String(req.headers['paywasm-signature'] || ''))) {
+      if (!verifyEvent(EVENT_SECRET, body, String(req.headers['paywasm-signature'] || ''), toleranceS)) {
         app.bad++;
         res.writeHead(400).end('bad signature');
         return;

@@ -5,6 +5,14 @@
 // here from docs/merchant.md's rules (not from the C++): every webhook's answer, every session's
 // final status, every stored transaction and the multiset of forwarded events must agree.
 //
+// Payment attempts (issue 32) ride along on the exchange sessions: tabs registering at once, tabs
+// closed mid-request (no report), true and false browser reports (a "success" the service never
+// signed, a refusal, a 502), lost webhooks, the merchant's resolutions and late webhooks after
+// them. Invariants checked after every step: no success without a verified webhook or a merchant's
+// resolution; Pay never armed while an attempt may have taken money; at most one 201 of two tabs.
+// At the end the instances restart with the clock past the threshold: each stuck attempt gives
+// exactly one checkout.attention_needed, and no other attempt any.
+//
 // Sessions run concurrently (their webhooks interleave on the instances); within a session the
 // script's order is kept, so the model knows the order the gateway saw.
 //   PAYWASM_MODEL_SEED=<n>       the first seed (default: random, printed)
@@ -64,7 +72,8 @@ function eventType(status, mismatch) {
 // One session as the model sees it.
 class ModelSession {
   constructor(offerId, methods) {
-    Object.assign(this, { offerId, methods, codes: [], current: null, txs: new Map(), events: [], seen: new Set() });
+    Object.assign(this, { offerId, methods, codes: [], current: null, txs: new Map(), events: [], seen: new Set(),
+      attempts: [], conflicts: 0, resolved: 0 });
   }
 
   // The outcome the gateway must answer for a webhook of transaction `tx` (and what it changes).
@@ -95,6 +104,34 @@ class ModelSession {
     return mismatch ? 'amount_mismatch' : moves ? 'applied' : 'stale';
   }
 
+  // A verified webhook of an exchange transaction reaches its attempt (the one that reported it,
+  // else the oldest with no transaction): what it says is kept when the transaction row moved.
+  settle(tx, outcome, storedBefore) {
+    if (!['applied', 'stale', 'amount_mismatch'].includes(outcome) || tx.meta.offerId !== this.offerId) return;
+    const a = this.attempts.find((x) => x.tx === tx.id) ?? this.attempts.find((x) => !x.tx && x.verified === 'none');
+    if (!a) return;
+    a.tx = tx.id;
+    const next = this.txs.get(tx.id);
+    if (next === storedBefore) return;  // not stored: the attempt learns nothing new
+    const r = row(tx.status);
+    const v = outcome === 'applied' && paid(next) ? 'paid'
+      : r.final && r.taken === 'none' && outcome !== 'amount_mismatch' ? 'no_money' : 'open';
+    if (v !== a.verified && a.resolution && (a.resolution === 'paid_elsewhere' ? v === 'no_money' : v === 'paid')) {
+      a.conflict = true;
+      this.conflicts++;
+    }
+    a.verified = v;
+  }
+
+  // Whether an attempt may have taken money with nothing settled about it (Pay must stay off).
+  static blocks(a) {
+    if (a.verified === 'paid' || a.verified === 'no_money' || a.resolution) return false;
+    if (a.verified === 'open' || !a.reported || !a.error) return true;
+    const refused = a.error.httpStatus != null ? a.error.httpStatus >= 418 && a.error.httpStatus <= 422
+      : ['authentication_failed', 'insufficient_balance', 'whitelist_pending', 'wallet_unsupported', 'below_minimum'].includes(a.error.code);
+    return !refused;
+  }
+
   // A new QR code in place of code `txId`: only when that code is the session's status, final, with
   // no money and no mismatch; then the session's status starts again.
   renews(txId) {
@@ -119,7 +156,9 @@ const STATUSES = [10, 0, 0, 1, 2, -1, 101, 1011, 19, 19, 20, 22, 7];
 
 // ---- the run -------------------------------------------------------------------------------------------
 
-async function runModel(instances, sb, app, seed) {
+// `restart(offsetMs)` stops every instance and starts it again on its database with the clock moved.
+async function runModel(instances, sb, app, seed, restart) {
+  const webhookEvents = (s) => app.events.filter((e) => e.body.sessionId === s.id && !ATTEMPT_EVENTS.includes(e.body.type));
   const rand = rng(seed);
   const pick = (list) => list[Math.floor(rand() * list.length)];
   const key = webhookPrivateKey(sb);
@@ -156,8 +195,11 @@ async function runModel(instances, sb, app, seed) {
         // The same signed delivery again.
         const again = pick(sent);
         const answer = await gw(gwOf(), 'POST', '/v1/webhooks', { raw: again.body });
+        const storedBefore = m.txs.get(again.tx.id);
         const want = m.webhook(again.tx, again.body, merchantId);
+        m.settle(again.tx, want, storedBefore);
         check(answer, want, again.tx, 'resent');
+        await invariants('resent webhook');
         continue;
       }
       if (r < 0.2 && qrTx) {
@@ -173,6 +215,10 @@ async function runModel(instances, sb, app, seed) {
           m.current = null;
           qrTx = id;
         }
+        continue;
+      }
+      if (r < 0.45 && methods.includes('exchange')) {
+        await attemptStep();
         continue;
       }
       // A fresh webhook: which transaction, which status, which amounts, which merchant.
@@ -196,9 +242,15 @@ async function runModel(instances, sb, app, seed) {
       };
       const text = JSON.stringify(tx);
       const body = webhookBody(text, key);
+      // A lost webhook: the service's delivery never arrives (it may be sent again later).
+      if (rand() < 0.1) { sent.push({ tx, body }); continue; }
       sent.push({ tx, body });
       const answer = await gw(gwOf(), 'POST', '/v1/webhooks', { raw: body });
-      check(answer, m.webhook(tx, body, merchantId), tx, 'fresh');
+      const storedBefore = m.txs.get(tx.id);
+      const want = m.webhook(tx, body, merchantId);
+      m.settle(tx, want, storedBefore);
+      check(answer, want, tx, 'fresh');
+      await invariants('webhook');
     }
     // The stored session against the model.
     const detail = (await gw(gwOf(), 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
@@ -215,6 +267,62 @@ async function runModel(instances, sb, app, seed) {
     }
     if (detail.transactions.length !== m.txs.size) failures.push(`${offerId}: ${detail.transactions.length} transactions stored, model ${m.txs.size}`);
     return { s, m, streamed };
+
+    // One attempt step: two tabs register at once, or a report (true or false), or the merchant resolves.
+    async function attemptStep() {
+      const r = rand();
+      const open = m.attempts.filter((a) => !a.reported);
+      if (r < 0.4 || (!open.length && r < 0.75) || !m.attempts.length) {
+        const before = (await gw(gwOf(), 'GET', `/v1/checkout/${s.id}`)).json.payable;
+        const tabs = await Promise.all([0, 1].map(() => gw(gwOf(), 'POST', `/v1/checkout/${s.id}/attempts`, { origin: SHOP_ORIGIN, body: { method: 'exchange' } })));
+        const made = tabs.filter((t) => t.status === 201);
+        if (made.length > 1) failures.push(`${offerId}: two tabs both registered`);
+        if (before.armed !== (made.length === 1)) failures.push(`${offerId}: payable ${JSON.stringify(before)} but ${made.length} registered`);
+        for (const t of made) m.attempts.push({ id: t.json.attemptId, reported: false, tx: null, error: null, verified: 'none', resolution: null });
+        return;  // (the tab may close now: no report)
+      }
+      if (r < 0.75 && open.length) {
+        const a = pick(open);
+        const lie = rand();
+        const report = lie < 0.35 ? { transactionId: pick(exchangeTxs), status: pick([0, 1]) }  // true, or a "success" nobody signed
+          : lie < 0.5 ? { transactionId: crypto.randomUUID(), status: 1 }                      // a transaction that does not exist
+            : { error: pick([{ code: 'insufficient_balance', httpStatus: 419 }, { code: 'server', httpStatus: 502 },
+              { code: 'network', httpStatus: null }, { code: 'below_minimum', httpStatus: null }, { code: 'server', httpStatus: 504 }]) };
+        const answer = await gw(gwOf(), 'POST', `/v1/checkout/${s.id}/attempts/${a.id}`, { origin: SHOP_ORIGIN, body: report });
+        if (answer.status !== 200) { failures.push(`${offerId}: report answered ${answer.status} ${answer.text}`); return; }
+        a.reported = true;
+        if (report.error) a.error = report.error;
+        else a.tx ??= report.transactionId;
+        await invariants('report');
+        return;
+      }
+      const a = pick(m.attempts);
+      const resolution = pick(['release', 'paid_elsewhere', 'not_paid']);
+      const answer = await gw(gwOf(), 'POST', `/v1/sessions/${s.id}/resolve`, { app: true, body: { attemptId: a.id, resolution, note: 'model' } });
+      const settled = (a.verified === 'paid' || a.verified === 'no_money') && !a.conflict;
+      const want = settled ? 409 : a.resolution && !a.conflict ? 409 : 200;
+      if (answer.status !== want) failures.push(`${offerId}: resolve ${resolution} of ${JSON.stringify(a)} answered ${answer.status}, model ${want}`);
+      if (answer.status === 200) {
+        a.resolution = resolution;
+        a.conflict = false;
+        m.resolved++;
+      }
+      await invariants('resolve');
+    }
+
+    // The issue's invariants, against what the gateway shows now.
+    async function invariants(after) {
+      if (!methods.includes('exchange')) return;
+      const v = (await gw(gwOf(), 'GET', `/v1/checkout/${s.id}`)).json;
+      const blocking = m.attempts.filter(ModelSession.blocks);
+      if (v.payable.armed && blocking.length) failures.push(`${offerId} after ${after}: Pay armed while ${JSON.stringify(blocking)} may have taken money`);
+      const verifiedSuccess = !!m.current && paid(m.current);
+      if (v.status.success !== verifiedSuccess) failures.push(`${offerId} after ${after}: success ${v.status.success}, verified ${verifiedSuccess}`);
+      const byMerchant = m.attempts.some((a) => a.resolution === 'paid_elsewhere');
+      if (v.payable.reason === 'paid' && !verifiedSuccess && !byMerchant && !m.attempts.some((a) => a.verified === 'paid')) {
+        failures.push(`${offerId} after ${after}: paid with no verified success and no merchant's word`);
+      }
+    }
 
     function check(answer, want, tx, how) {
       const outcome = answer.status === 403 ? answer.json?.error : answer.json?.outcome;
@@ -235,13 +343,18 @@ async function runModel(instances, sb, app, seed) {
     let got;
     try {
       got = await waitFor(() => {
-        const list = app.events.filter((e) => e.body.sessionId === s.id)
-          .map((e) => `${e.body.type}:${e.body.transactionId}:${e.body.status}`).sort();
+        const list = webhookEvents(s).map((e) => `${e.body.type}:${e.body.transactionId}:${e.body.status}`).sort();
         return list.length >= want.length && list;
       }, 10000, 'forwarded events');
     } catch {
-      got = app.events.filter((e) => e.body.sessionId === s.id).map((e) => `${e.body.type}:${e.body.transactionId}:${e.body.status}`).sort();
+      got = webhookEvents(s).map((e) => `${e.body.type}:${e.body.transactionId}:${e.body.status}`).sort();
     }
+    const count = (type) => app.events.filter((e) => e.body.sessionId === s.id && e.body.type === type).length;
+    await waitFor(() => count('checkout.resolution_conflict') >= m.conflicts && count('checkout.released') + count('checkout.paid_elsewhere')
+      + count('checkout.marked_unpaid') >= m.resolved, 10000, 'attempt events').catch(() => {});
+    const resolvedEvents = count('checkout.released') + count('checkout.paid_elsewhere') + count('checkout.marked_unpaid');
+    if (resolvedEvents !== m.resolved) failures.push(`${m.offerId}: ${resolvedEvents} resolution events, model ${m.resolved}`);
+    if (count('checkout.resolution_conflict') !== m.conflicts) failures.push(`${m.offerId}: ${count('checkout.resolution_conflict')} conflicts, model ${m.conflicts}`);
     if (JSON.stringify(got) !== JSON.stringify(want)) failures.push(`${m.offerId}: forwarded ${JSON.stringify(got)}, model ${JSON.stringify(want)}`);
     // Each forwarded event is for this shop's offerId, never a QR code's orderId.
     for (const e of app.events.filter((x) => x.body.sessionId === s.id)) {
@@ -261,8 +374,24 @@ async function runModel(instances, sb, app, seed) {
     const last = r.streamed.at(-1);
     failures.push(`${r.m.offerId}: the stream's last event ${JSON.stringify({ status: last.status, tx: last.transactionId })}, model ${r.m.current.status} ${r.m.current.id}`);
   }
+  // The clock moved past the exchange threshold (every instance restarted): each stuck attempt
+  // gives exactly one attention event, whichever instance's pass finds it first.
+  await restart(181 * 60000);
+  const stuck = results.flatMap(({ m }) => m.attempts.filter(ModelSession.blocks).map((a) => a.id)).sort();
+  const attention = () => app.events.filter((e) => e.body.type === 'checkout.attention_needed').map((e) => e.body.attemptId).sort();
+  await waitFor(() => attention().length >= stuck.length, 15000, 'attention events').catch(() => {});
+  await restart(182 * 60000);  // another pass of every instance: nothing more
+  const sum = (f) => results.reduce((n, { m }) => n + f(m), 0);
+  console.log(`model: ${sum((m) => m.attempts.length)} attempts, ${stuck.length} stuck, ${sum((m) => m.resolved)} resolved, ` +
+    `${sum((m) => m.conflicts)} conflicts`);
+  if (JSON.stringify(attention()) !== JSON.stringify(stuck)) {
+    failures.push(`attention events for ${JSON.stringify(attention())}, model ${JSON.stringify(stuck)}`);
+  }
   assert.deepEqual(failures, [], `seed ${seed}: the gateway disagrees with the model (repeat with PAYWASM_MODEL_SEED=${seed})`);
 }
+
+const ATTEMPT_EVENTS = ['checkout.attention_needed', 'checkout.released', 'checkout.paid_elsewhere', 'checkout.marked_unpaid',
+  'checkout.resolution_conflict'];
 
 let sb;
 let pg;
@@ -276,20 +405,31 @@ after(async () => {
   await pg?.destroy();
 });
 
+// Instances that can be restarted on their databases with the clock moved (the attention pass).
+async function instances(app, dbs) {
+  const start = (db, offset) => startGateway(sb, { ...db, appCallback: app.url, env: offset ? { PAYWASM_CLOCK_OFFSET_MS: String(offset) } : {} });
+  const list = await Promise.all(dbs.map((db) => start(db)));
+  const restart = async (offset) => {
+    await Promise.all(list.map((g) => g.stop()));
+    list.splice(0, list.length, ...await Promise.all(dbs.map((db) => start(db, offset))));
+  };
+  stops.push(() => Promise.all(list.map((g) => g.stop())));
+  return { list, restart };
+}
+
 test(`one instance on SQLite agrees with the model (seed ${SEED})`, { timeout: 240000 }, async () => {
-  const app = await startShopApp();
-  const g = await startGateway(sb, { appCallback: app.url });
-  stops.push(() => app.close(), () => g.stop());
-  await runModel([g], sb, app, SEED);
+  const app = await startShopApp({ toleranceS: 86400 });  // the restarted gateway's clock is moved on
+  stops.push(() => app.close());
+  const { list, restart } = await instances(app, [{ dir: tempDir('pwm-ms-') }]);
+  await runModel(list, sb, app, SEED, restart);
 });
 
 test(`two instances on one PostgreSQL agree with the model (seed ${SEED + 1})`, { timeout: 240000 }, async () => {
   pg = await startPostgres();
-  const app = await startShopApp();
-  const a = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-ma-'), appCallback: app.url });
-  const b = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-mb-'), appCallback: app.url });
-  stops.push(() => app.close(), () => a.stop(), () => b.stop());
-  await runModel([a, b], sb, app, SEED + 1);
+  const app = await startShopApp({ toleranceS: 86400 });
+  stops.push(() => app.close());
+  const { list, restart } = await instances(app, [{ db: pg.url, dir: tempDir('pwm-ma-') }, { db: pg.url, dir: tempDir('pwm-mb-') }]);
+  await runModel(list, sb, app, SEED + 1, restart);
 });
 
 export { sendJson };

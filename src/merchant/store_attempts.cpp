@@ -1,0 +1,280 @@
+// Payment attempts in the store (store.hpp, attempts.hpp): registration, the browser's reports,
+// the merchant's resolutions, the attention pass, and a verified webhook's transaction attached to
+// its attempt. Every change runs with the session's row locked (Sql::query_locked: FOR UPDATE on
+// PostgreSQL, BEGIN IMMEDIATE's write lock on SQLite), reads the attempts again under it, and
+// decides with the pure rules of attempts.hpp; what the browser said is stored as its word only.
+#include "events.hpp"
+#include "store.hpp"
+
+#include "server/util.hpp"
+
+namespace merchant {
+
+using namespace paywasm::server;  // Sql, SqlRow, SqlValue, or_null, now_ms
+
+namespace {
+
+constexpr const char* kAttemptColumns =
+    "id, method, created_at, reported_at, transaction_id, reported_status, error_code, error_http, verified, "
+    "verified_open_at, resolution, attention_at, conflict_at";
+
+Verified verified_from(const std::string& v) {
+    if (v == "open") return Verified::open;
+    if (v == "no_money") return Verified::no_money;
+    if (v == "paid") return Verified::paid;
+    return Verified::none;
+}
+
+const char* verified_text(Verified v) {
+    switch (v) {
+        case Verified::open: return "open";
+        case Verified::no_money: return "no_money";
+        case Verified::paid: return "paid";
+        case Verified::none: break;
+    }
+    return "none";
+}
+
+std::optional<int> opt_int(const SqlRow& r, std::size_t i) {
+    return r.is_null(i) ? std::nullopt : std::optional<int>(static_cast<int>(r.integer(i)));
+}
+std::optional<std::int64_t> opt_i64(const SqlRow& r, std::size_t i) {
+    return r.is_null(i) ? std::nullopt : std::optional<std::int64_t>(r.integer(i));
+}
+
+AttemptFacts attempt_from_row(const SqlRow& r) {
+    AttemptFacts a;
+    a.id = r.text(0);
+    a.method = r.text(1);
+    a.created_at = r.integer(2);
+    a.reported = !r.is_null(3);
+    a.transaction_id = r.optional_text(4);
+    a.reported_status = opt_int(r, 5);
+    a.error_code = r.optional_text(6);
+    a.error_http = opt_int(r, 7);
+    a.verified = verified_from(r.text(8));
+    a.verified_open_at = opt_i64(r, 9);
+    a.resolution = r.optional_text(10);
+    a.attention_at = opt_i64(r, 11);
+    a.conflict_at = opt_i64(r, 12);
+    return a;
+}
+
+AttemptFacts* find(Session& s, const std::string& attempt_id) {
+    for (auto& a : s.attempts) {
+        if (a.id == attempt_id) return &a;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+std::vector<AttemptFacts> Store::attempts(const std::string& session_id) {
+    std::vector<AttemptFacts> out;
+    for (const auto& r : sql_->query(std::string("SELECT ") + kAttemptColumns +
+                                         " FROM attempts WHERE session_id = ? ORDER BY created_at, id",
+                                     {session_id})) {
+        out.push_back(attempt_from_row(r));
+    }
+    return out;
+}
+
+PushedStatus Store::push_change(Session& s, std::int64_t now) {
+    sql_->execute("UPDATE sessions SET version = version + 1 WHERE id = ?", {s.id});
+    s.status.version += 1;
+    s.as_of = now;
+    PushedStatus pushed{s.status.version, s.status.final, status_json(s)};
+    sql_->notify("paywasm_status", push_payload(s.id, pushed));
+    return pushed;
+}
+
+void Store::queue_event(const std::string& id, const std::string& body, std::int64_t now,
+                        const std::optional<std::string>& chain, std::optional<std::int64_t> seq) {
+    sql_->execute("INSERT INTO outbox (id, created_at, body, state, next_attempt_at, chain, seq) VALUES (?, ?, ?, "
+                  "'pending', ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                  {id, now, body, now, or_null(chain), seq ? SqlValue(*seq) : SqlValue()});
+}
+
+Store::AttemptChange Store::register_attempt(const std::string& session_id, const std::string& method,
+                                             const std::string& attempt_id, std::int64_t now) {
+    AttemptChange out;
+    sql_->transaction([&] {
+        auto s = read_session(session_id, true);
+        if (!s) return;
+        s->as_of = now;
+        out.payable = payable_of(*s);
+        if (!out.payable.armed) {
+            const std::string& why = out.payable.reason;
+            out.result = why == "paid" ? AttemptChange::already_paid
+                         : why == "expired" ? AttemptChange::expired
+                         : why == "closed" ? AttemptChange::closed
+                                           : AttemptChange::in_flight;
+            return;
+        }
+        sql_->execute("INSERT INTO attempts (id, session_id, method, created_at) VALUES (?, ?, ?, ?)",
+                      {attempt_id, s->id, method, now});
+        out.attempt = AttemptFacts{};
+        out.attempt.id = attempt_id;
+        out.attempt.method = method;
+        out.attempt.created_at = now;
+        s->attempts.push_back(out.attempt);
+        out.payable = payable_of(*s);
+        out.pushed = push_change(*s, now);
+        out.result = AttemptChange::done;
+    });
+    return out;
+}
+
+Store::AttemptChange Store::report_attempt(const std::string& session_id, const std::string& attempt_id,
+                                           const Report& report, std::int64_t now) {
+    AttemptChange out;
+    sql_->transaction([&] {
+        auto s = read_session(session_id, true);
+        if (!s) return;
+        AttemptFacts* a = find(*s, attempt_id);
+        if (!a) {
+            out.result = AttemptChange::attempt_not_found;
+            return;
+        }
+        if (a->reported) {
+            out.attempt = *a;
+            out.result = AttemptChange::already_reported;
+            return;
+        }
+        // A transaction id already attached by a verified webhook is kept: the browser's word does
+        // not replace what the service signed.
+        const auto tx = a->transaction_id ? a->transaction_id : report.transaction_id;
+        sql_->execute("UPDATE attempts SET reported_at = ?, transaction_id = ?, reported_status = ?, error_code = ?, "
+                      "error_http = ? WHERE id = ? AND session_id = ?",
+                      {now, or_null(tx), report.status ? SqlValue(std::int64_t(*report.status)) : SqlValue(),
+                       or_null(report.error_code),
+                       report.error_http ? SqlValue(std::int64_t(*report.error_http)) : SqlValue(), a->id, s->id});
+        a->reported = true;
+        a->transaction_id = tx;
+        a->reported_status = report.status;
+        a->error_code = report.error_code;
+        a->error_http = report.error_http;
+        out.attempt = *a;
+        out.pushed = push_change(*s, now);
+        out.payable = payable_of(*s);
+        out.result = AttemptChange::done;
+    });
+    return out;
+}
+
+Store::AttemptChange Store::resolve_attempt(const std::string& session_id, const std::string& attempt_id,
+                                            const std::string& resolution, const std::string& note,
+                                            const std::string& actor, bool forward, std::int64_t now) {
+    AttemptChange out;
+    sql_->transaction([&] {
+        auto s = read_session(session_id, true);
+        if (!s) return;
+        AttemptFacts* a = find(*s, attempt_id);
+        if (!a) {
+            out.result = AttemptChange::attempt_not_found;
+            return;
+        }
+        out.attempt = *a;
+        // Decided by the service's signed word already (and not contradicted): nothing to resolve.
+        if ((a->verified == Verified::paid || a->verified == Verified::no_money) && !a->conflict_at) {
+            out.result = AttemptChange::settled;
+            return;
+        }
+        if (a->resolution && !a->conflict_at) {
+            out.result = AttemptChange::already_resolved;
+            return;
+        }
+        const std::string record = random_token("res_");
+        sql_->execute("INSERT INTO resolutions (id, session_id, attempt_id, resolution, note, actor, created_at) VALUES "
+                      "(?, ?, ?, ?, ?, ?, ?)",
+                      {record, s->id, a->id, resolution, note, actor, now});
+        sql_->execute("UPDATE attempts SET resolution = ?, conflict_at = NULL WHERE id = ?", {resolution, a->id});
+        a->resolution = resolution;
+        a->conflict_at.reset();
+        out.attempt = *a;
+        out.pushed = push_change(*s, now);
+        out.payable = payable_of(*s);
+        if (forward) {
+            const std::string id = "evt_" + record;
+            queue_event(id, attempt_event_json(id, resolution_event_type(resolution), now, *s, *a, note), now);
+        }
+        out.result = AttemptChange::done;
+    });
+    return out;
+}
+
+std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, bool forward, std::int64_t now) {
+    std::vector<std::string> changed;
+    // Candidates, read without a lock; each is decided again under its session's lock.
+    std::vector<std::pair<std::string, std::string>> due;  // session, attempt
+    for (const auto& r : sql_->query(std::string("SELECT session_id, ") + kAttemptColumns +
+                                         " FROM attempts WHERE attention_at IS NULL AND resolution IS NULL AND "
+                                         "verified IN ('none', 'open') ORDER BY created_at LIMIT 500")) {
+        SqlRow facts;
+        facts.columns.assign(r.columns.begin() + 1, r.columns.end());
+        const AttemptFacts a = attempt_from_row(facts);
+        if (const auto at = stuck_since(a, t); at && *at <= now) due.emplace_back(r.text(0), a.id);
+    }
+    for (const auto& [session_id, attempt_id] : due) {
+        sql_->transaction([&] {
+            auto s = read_session(session_id, true);
+            if (!s) return;
+            AttemptFacts* a = find(*s, attempt_id);
+            const auto at = a ? stuck_since(*a, t) : std::nullopt;
+            if (!at || *at > now || a->attention_at) return;
+            // The compare-and-set: of two instances' passes, one changes the row, one finds it set.
+            if (sql_->execute("UPDATE attempts SET attention_at = ? WHERE id = ? AND attention_at IS NULL", {now, a->id}) != 1) {
+                return;
+            }
+            a->attention_at = now;
+            if (forward) {
+                const std::string id = "evt_attention_" + a->id.substr(a->id.find('_') + 1);
+                queue_event(id, attempt_event_json(id, "checkout.attention_needed", now, *s, *a, std::nullopt), now);
+            }
+            changed.push_back(s->id);
+        });
+    }
+    return changed;
+}
+
+std::vector<Session> Store::attention_sessions(int limit) {
+    std::vector<Session> out;
+    for (const auto& r : sql_->query(
+             "SELECT session_id, max(created_at) FROM attempts WHERE (attention_at IS NOT NULL AND resolution IS NULL) "
+             "OR conflict_at IS NOT NULL GROUP BY session_id ORDER BY max(created_at) DESC LIMIT ?",
+             {std::int64_t(limit)})) {
+        if (auto s = read_session(r.text(0), false)) out.push_back(std::move(*s));
+    }
+    return out;
+}
+
+bool Store::settle_attempt(Session& s, const Decision& d, const IncomingTx& in, bool forward, std::int64_t now) {
+    if (d.method == paywasm::PayMethod::qr) return false;  // QR codes are the gateway's own, not attempts
+    if (d.outcome != Outcome::applied && d.outcome != Outcome::stale && d.outcome != Outcome::amount_mismatch) return false;
+    std::optional<std::string> method;
+    if (d.method) method = std::string(paywasm::to_string(*d.method));
+    const auto index = attempt_for_transaction(s.attempts, in.id, method);
+    if (!index) return false;
+    AttemptFacts& a = s.attempts[*index];
+    const Verified before = a.verified;
+    // What the service signed, kept only when it was stored (a status that superseded the held one).
+    const Verified now_verified = d.store_transaction ? verified_of(d) : before;
+    const bool attach = !a.transaction_id;
+    if (!attach && now_verified == before) return false;
+    a.transaction_id = in.id;
+    a.verified = now_verified;
+    if (now_verified == Verified::open && !a.verified_open_at) a.verified_open_at = now;
+    const bool conflict = now_verified != before && contradicts_resolution(a.resolution, now_verified);
+    if (conflict) a.conflict_at = now;
+    sql_->execute("UPDATE attempts SET transaction_id = ?, verified = ?, verified_open_at = ?, conflict_at = ? WHERE id = ?",
+                  {in.id, std::string(verified_text(a.verified)),
+                   a.verified_open_at ? SqlValue(*a.verified_open_at) : SqlValue(),
+                   a.conflict_at ? SqlValue(*a.conflict_at) : SqlValue(), a.id});
+    if (conflict && forward) {
+        const std::string id = "evt_conflict_" + paywasm::server::random_hex(12);
+        queue_event(id, attempt_event_json(id, "checkout.resolution_conflict", now, s, a, std::nullopt), now);
+    }
+    return true;
+}
+
+}  // namespace merchant

@@ -1,0 +1,252 @@
+// Payment attempts (issue 32; docs/merchant.md "Attempts"): the browser registers an attempt before
+// it sends a payment and reports what came back; the gateway keeps Pay off while an attempt may
+// have taken money, tells the shop once about each stuck one, takes the merchant's resolution, and
+// still applies a late verified webhook by the money rules. Each test fails on the gateway before
+// issue 32 (no attempts routes; debits unlocked and forwarded in no fixed order).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+
+import { api, bankPayload, encrypt, exchangePayload, payExchange, sendJson } from '../server/harness.mjs';
+import {
+  SHOP_ORIGIN, gw, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
+  webhookPrivateKey,
+} from './harness.mjs';
+
+const ADDRESS = { firstname: 'Grace', lastname: 'Hopper', email: 'grace@example.com', country: 'US' };
+const MINUTE = 60000;
+
+let sb, key;
+before(async () => {
+  sb = await startSandbox();
+  key = webhookPrivateKey(sb);
+});
+after(async () => { await sb?.stop(); });
+
+// A session whose total is `price` USD, offering `methods`.
+async function session(g, { price = 64, methods = ['exchange', 'bank'], offerId = 'at-' + crypto.randomUUID() } = {}) {
+  const r = await gw(g, 'POST', '/v1/sessions', { app: true, body: { offerId, currency: 'USD',
+    cart: [{ id: 'x', name: 'X', price, quantity: 1 }], shippingAddress: ADDRESS, methods } });
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+}
+const register = (g, s, method = 'exchange') =>
+  gw(g, 'POST', `/v1/checkout/${s.id}/attempts`, { origin: SHOP_ORIGIN, body: { method } });
+const report = (g, s, attemptId, body) =>
+  gw(g, 'POST', `/v1/checkout/${s.id}/attempts/${attemptId}`, { origin: SHOP_ORIGIN, body });
+const view = async (g, s) => (await gw(g, 'GET', `/v1/checkout/${s.id}`)).json;
+const signed = (offerId, over) => webhookBody(JSON.stringify({ id: crypto.randomUUID(), status: 1,
+  merchantId: sb.merchant.merchantId, nativeAmount: '64.00', nativeCurrency: 'USD', meta: { offerId }, ...over }), key);
+
+describe('registration, reports and Pay (SQLite)', () => {
+  let g;
+  before(async () => { g = await startGateway(sb, { extra: ['--attempt-rate-per-session', '12'] }); });
+  after(async () => { await g?.stop(); });
+
+  test('an attempt blocks Pay until the service said what happened; only a documented refusal arms it again', async () => {
+    const s = await session(g);
+    assert.deepEqual((await view(g, s)).payable, { armed: true, reason: 'none', attemptId: null, transactionId: null });
+    const first = await register(g, s);
+    assert.equal(first.status, 201, first.text);
+    assert.match(first.json.attemptId, /^at_[0-9a-f]{32}$/);
+    assert.equal(first.json.state, 'registered');
+    // The tab closed mid-request (no report): a second tab may not pay.
+    const second = await register(g, s);
+    assert.equal(second.status, 409);
+    assert.equal(second.json.error.code, 'attempt_in_flight');
+    assert.equal(second.json.payable.reason, 'registered');
+    // A documented refusal (419) stores nothing: Pay armed again.
+    const refused = await report(g, s, first.json.attemptId, { error: { code: 'insufficient_balance', httpStatus: 419 } });
+    assert.equal(refused.status, 200, refused.text);
+    assert.equal(refused.json.state, 'refused');
+    assert.equal((await report(g, s, first.json.attemptId, { transactionId: 'tx-x', status: 1 })).status, 409, 'one report');
+    // A proxy's 502 after the service may have stored the payment: unknown, Pay stays off.
+    const again = await register(g, s);
+    assert.equal(again.status, 201);
+    assert.equal((await report(g, s, again.json.attemptId, { error: { code: 'server', httpStatus: 502 } })).json.state, 'unknown');
+    const blocked = await register(g, s);
+    assert.equal(blocked.status, 409);
+    assert.equal(blocked.json.payable.reason, 'unknown');
+    const v = await view(g, s);
+    assert.deepEqual(v.attempts.map((a) => a.state), ['refused', 'unknown']);
+    assert.equal(v.status.payable.armed, false, 'the status carries payable too');
+  });
+
+  test('a browser that says "success" is only in progress; nothing reaches the session or the app as a success', async () => {
+    const s = await session(g);
+    const a = (await register(g, s)).json;
+    const r = await report(g, s, a.attemptId, { transactionId: 'tx-' + crypto.randomUUID(), status: 1 });
+    assert.equal(r.json.state, 'answered');
+    const v = await view(g, s);
+    assert.equal(v.status.success, false);
+    assert.equal(v.status.status, null);
+    assert.equal(v.payable.reason, 'in_progress');
+    assert.equal(v.payable.transactionId, v.attempts[0].transactionId);
+    const detail = (await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
+    assert.equal(detail.attempts[0].reported, true);
+    assert.equal(detail.attempts[0].verified, 'none');
+    assert.equal(detail.latestStatus.success, false);
+  });
+
+  test("another session's attempt id, bad reports and floods are refused", async () => {
+    const s1 = await session(g);
+    const s2 = await session(g);
+    const a = (await register(g, s1)).json;
+    assert.equal((await report(g, s2, a.attemptId, { transactionId: 't', status: 0 })).status, 404);
+    for (const body of [{}, { transactionId: 'x y', status: 0 }, { transactionId: 't', status: '1' },
+      { error: { code: 'server', httpStatus: 99 } }, { transactionId: 't', status: 1.5 }, { transactionId: 't', status: '-' }, { error: 'x' }, { transactionId: 't', status: 0, error: { code: 'server' } }]) {
+      assert.equal((await report(g, s1, a.attemptId, body)).status, 400, JSON.stringify(body));
+    }
+    const form = await gw(g, 'POST', `/v1/checkout/${s1.id}/attempts`, { raw: 'method=exchange',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assert.equal(form.status, 415);
+    assert.equal((await gw(g, 'POST', '/v1/checkout/cs_nope/attempts', { body: { method: 'exchange' } })).status, 404);
+    const qrOnly = await session(g, { methods: ['exchange'] });
+    assert.equal((await register(g, qrOnly, 'bank')).status, 400);
+    // The limit (12 a minute here) counts registrations and reports of one session.
+    const statuses = [];
+    for (let i = 0; i < 14; i++) statuses.push((await register(g, s2)).status);
+    assert.ok(statuses.includes(429), statuses.join(','));
+  });
+
+  test('the status stream carries payable: a registration turns it off, a verified failure arms it again', async () => {
+    const s = await session(g);
+    const stream = sse(`${g.base}/v1/checkout/${s.id}/status`, { until: (ev) => ev.length >= 3 });
+    await stream.opened;
+    const a = (await register(g, s)).json;
+    await report(g, s, a.attemptId, { transactionId: 'tx-' + crypto.randomUUID(), status: 0 });
+    const tx = (await view(g, s)).attempts[0].transactionId;
+    assert.equal((await gw(g, 'POST', '/v1/webhooks', { raw: signed(s.offerId, { id: tx, status: -1 }) })).status, 200);
+    const events = await stream.done;
+    assert.deepEqual(events.map((e) => [e.payable.armed, e.payable.reason]), [[true, 'none'], [false, 'registered'], [false, 'in_progress']]
+      .slice(0, events.length));
+    assert.equal((await view(g, s)).payable.armed, true, 'a verified failure took nothing: Pay armed');
+    assert.equal((await view(g, s)).attempts[0].state, 'no_money');
+  });
+
+  test('a paid session registers nothing', async () => {
+    const s = await session(g);
+    assert.equal((await gw(g, 'POST', '/v1/webhooks', { raw: signed(s.offerId, {}) })).status, 200);
+    const r = await register(g, s);
+    assert.equal(r.status, 409);
+    assert.equal(r.json.error.code, 'already_paid');
+  });
+});
+
+// The lost webhook, end to end against the real sandbox: the payment reaches the service, its
+// webhook does not (the sandbox's webhook URL unset). The clock is moved past the threshold
+// (a restart with PAYWASM_CLOCK_OFFSET_MS): one attention event; the merchant releases it; then the
+// late webhook (the sandbox's URL set, the transaction advanced) applies and ships the order once.
+for (const method of ['exchange', 'bank']) {
+  test(`a lost ${method} webhook: one attention event, release arms Pay, the late webhook ships once`, { timeout: 60000 }, async () => {
+    const app = await startShopApp({ toleranceS: 8 * 86400 });  // the gateway's clock is moved on
+    const dir = tempDir('pwm-lost-');
+    await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: '' });
+    // Sessions that outlive the thresholds (with the default hour, release finds the session expired).
+    const extra = ['--session-ttl', '86400'];
+    let g = await startGateway(sb, { dir, appCallback: app.url, extra });
+    try {
+      const price = method === 'bank' ? 49 : 64;
+      const s = await session(g, { price });
+      const a = (await register(g, s, method)).json;
+      const payload = method === 'bank' ? bankPayload(sb.merchant, { offerId: s.offerId })
+        : exchangePayload(sb.merchant, { offerId: s.offerId });
+      const paid = method === 'bank'
+        ? await api(sb, '/purchases', { token: sb.merchant.shopperToken, body: { data: encrypt(sb.merchant.publicKey, JSON.stringify(payload)) } })
+        : await payExchange(sb, payload);
+      assert.equal(paid.status, 200, paid.text);
+      assert.equal((await report(g, s, a.attemptId, { transactionId: paid.json.id, status: paid.json.status })).status, 200);
+      // A reload: Pay stays off, "payment in progress" with the transaction id.
+      assert.deepEqual((await view(g, s)).payable, { armed: false, reason: 'in_progress', attemptId: a.attemptId, transactionId: paid.json.id });
+      assert.equal((await register(g, s, method)).status, 409, 'no second payment');
+      await g.stop();
+      const threshold = method === 'bank' ? 61 : 181;
+      g = await startGateway(sb, { dir, appCallback: app.url, extra, env: { PAYWASM_CLOCK_OFFSET_MS: String(threshold * MINUTE) } });
+      const attention = await waitFor(() => app.events.find((e) => e.body.type === 'checkout.attention_needed'), 10000, 'attention')
+        .catch((e) => { throw new Error(e.message + ': ' + g.stderr()); });
+      assert.equal(attention.body.attemptId, a.attemptId);
+      assert.equal(attention.body.transactionId, paid.json.id);
+      assert.equal(attention.body.success, false);
+      const listed = (await gw(g, 'GET', '/v1/sessions?state=attention', { app: true })).json.sessions;
+      assert.ok(listed.some((x) => x.id === s.id));
+      // A second instance's pass (a restart) sends nothing more.
+      await g.stop();
+      g = await startGateway(sb, { dir, appCallback: app.url, extra, env: { PAYWASM_CLOCK_OFFSET_MS: String(threshold * MINUTE + 1000) } });
+      const resolved = await gw(g, 'POST', `/v1/sessions/${s.id}/resolve`, { app: true,
+        body: { attemptId: a.attemptId, resolution: 'release', note: 'portal shows nothing yet' } });
+      assert.equal(resolved.status, 200, resolved.text);
+      assert.equal(resolved.json.payable.armed, true, 'Pay armed');
+      assert.equal(resolved.json.attempts[0].resolution, 'release');
+      await waitFor(() => app.events.find((e) => e.body.type === 'checkout.released'), 10000, 'the release event');
+      assert.equal(app.events.filter((e) => e.body.type === 'checkout.attention_needed').length, 1, 'one attention event');
+      // The late webhook, from the service itself.
+      await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: g.base + '/v1/webhooks' });
+      assert.equal((await sendJson('POST', `${sb.base}/__sandbox/transactions/${paid.json.id}/advance`, { status: 1 })).status, 200);
+      await waitFor(() => app.events.find((e) => e.body.type === 'checkout.succeeded'), 10000, 'the success');
+      await waitFor(() => app.events.find((e) => e.body.type === 'checkout.resolution_conflict'), 10000, 'the conflict flagged');
+      const v = await view(g, s);
+      assert.equal(v.status.success, true);
+      assert.equal(v.payable.reason, 'paid');
+      assert.equal((await register(g, s, method)).status, 409);
+      assert.equal(app.events.filter((e) => e.body.type === 'checkout.succeeded').length, 1, 'shipped once');
+      assert.ok((await gw(g, 'GET', '/v1/sessions?state=attention', { app: true })).json.sessions.some((x) => x.id === s.id),
+        'the conflict is listed');
+    } finally {
+      await g.stop();
+      await app.close();
+      await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: '' });
+    }
+  });
+}
+
+describe('two instances on one PostgreSQL', () => {
+  let pg, a, b, app;
+  before(async () => {
+    pg = await startPostgres();
+    app = await startShopApp();
+    a = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-aa-'), appCallback: app.url });
+    b = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-ab-'), appCallback: app.url });
+  });
+  after(async () => {
+    await a?.stop();
+    await b?.stop();
+    await app?.close();
+    await pg?.destroy();
+  });
+
+  test('two tabs registering at once through two instances: exactly one 201, 20 times', { timeout: 60000 }, async () => {
+    for (let i = 0; i < 20; i++) {
+      const s = await session(a);
+      const answers = await Promise.all([register(a, s), register(b, s), register(a, s), register(b, s)]);
+      assert.deepEqual(answers.map((r) => r.status).sort(), [201, 409, 409, 409], answers.map((r) => r.text).join('\n'));
+    }
+  });
+
+  test('a debit raced "succeeded" against "pending" on two instances, 40 rounds: 40 final successes, events in order', { timeout: 120000 }, async () => {
+    const payload = exchangePayload(sb.merchant);
+    const pay = await payExchange(sb, payload, { exchange: 'coinbase' });
+    assert.equal(pay.status, 200, pay.text);
+    assert.equal((await sendJson('POST', `${sb.base}/__sandbox/transactions/${pay.json.id}/advance`, { status: 1 })).status, 200);
+    const subs = await waitFor(async () => (await (await fetch(`${sb.base}/__sandbox/subscriptions`)).json())
+      .find((x) => x.transactionId === pay.json.id && x.status === 'active'), 5000, 'an active subscription');
+    const lost = [];
+    for (let round = 0; round < 40; round++) {
+      const orderId = `race-${round}-${crypto.randomUUID()}`;
+      const d = await gw(a, 'POST', `/v1/subscriptions/${subs.id}/debit`, { app: true, body: { items: [{ amount: 15, currency: 'USD' }], orderId } });
+      assert.equal(d.status, 200, d.text);
+      const id = crypto.randomUUID();
+      const tx = (status) => webhookBody(JSON.stringify({ id, status, merchantId: sb.merchant.merchantId,
+        nativeAmount: '15.00', nativeCurrency: 'USD', meta: { offerId: orderId } }), key);
+      const [x, y] = round % 2 ? [a, b] : [b, a];
+      const answers = await Promise.all([gw(x, 'POST', '/v1/webhooks', { raw: tx(1) }), gw(y, 'POST', '/v1/webhooks', { raw: tx(0) })]);
+      for (const r of answers) assert.equal(r.status, 200, r.text);
+      const events = await waitFor(() => {
+        const mine = app.events.filter((e) => e.body.transactionId === id);
+        return mine.some((e) => e.body.type === 'subscription.debit.succeeded') && mine;
+      }, 10000, 'the debit\'s success forwarded');
+      // What arrived last is the success: a pending, if forwarded, came first.
+      if (events.at(-1).body.type !== 'subscription.debit.succeeded') lost.push(round);
+    }
+    assert.deepEqual(lost, [], `${lost.length} of 40 debits ended on a late "pending"`);
+  });
+});

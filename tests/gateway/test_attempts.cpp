@@ -1,0 +1,151 @@
+// The attempt rules (src/merchant/attempts.hpp), without a database: what each report is worth,
+// when Pay is armed, when an attempt is stuck, which attempt a verified transaction belongs to.
+#include <doctest/doctest.h>
+
+#include "attempts.hpp"
+
+using namespace merchant;
+
+namespace {
+
+AttemptFacts attempt(std::string method = "exchange", std::int64_t at = 1000) {
+    AttemptFacts a;
+    a.id = "at_" + method + std::to_string(at);
+    a.method = std::move(method);
+    a.created_at = at;
+    return a;
+}
+
+AttemptFacts reported_error(std::string method, std::optional<std::string> code, std::optional<int> http) {
+    AttemptFacts a = attempt(std::move(method));
+    a.reported = true;
+    a.error_code = std::move(code);
+    a.error_http = http;
+    return a;
+}
+
+PayableSession open_session() { return PayableSession{}; }
+
+}  // namespace
+
+TEST_CASE("A registered attempt with no report blocks Pay: the tab may have closed after sending") {
+    const Payable p = payable(open_session(), {attempt()});
+    CHECK_FALSE(p.armed);
+    CHECK(p.reason == "registered");
+    CHECK(p.attempt_id == attempt().id);
+}
+
+TEST_CASE("A reported transaction is in progress until a verified webhook says what happened") {
+    AttemptFacts a = attempt();
+    a.reported = true;
+    a.transaction_id = "tx-1";
+    a.reported_status = 2;  // even a browser that says "success": the browser's word
+    CHECK(attempt_state(a) == AttemptState::answered);
+    const Payable p = payable(open_session(), {a});
+    CHECK_FALSE(p.armed);
+    CHECK(p.reason == "in_progress");
+    CHECK(p.transaction_id == std::optional<std::string>("tx-1"));
+    a.verified = Verified::no_money;
+    CHECK(attempt_state(a) == AttemptState::no_money);
+    CHECK(payable(open_session(), {a}).armed);
+    a.verified = Verified::paid;
+    CHECK(payable(open_session(), {a}).reason == "paid");
+}
+
+TEST_CASE("Only the service's documented refusals of an exchange payment (418-422) arm Pay again") {
+    for (int code : {418, 419, 420, 421, 422}) {
+        CHECK(attempt_state(reported_error("exchange", "insufficient_balance", code)) == AttemptState::refused);
+    }
+    CHECK(attempt_state(reported_error("exchange", "below_minimum", std::nullopt)) == AttemptState::refused);
+    CHECK(payable(open_session(), {reported_error("exchange", "wallet_unsupported", 421)}).armed);
+    // Anything that does not prove nothing was stored: unknown, blocks.
+    for (auto [code, http] : {std::pair<const char*, std::optional<int>>{"server", 500}, {"server", 502}, {"server", 504},
+                              {"network", std::nullopt}, {"timeout", std::nullopt}, {"bad_response", 200},
+                              {"unauthorized", 401}, {"server", 417}, {"server", 423}}) {
+        const AttemptFacts a = reported_error("exchange", code, http);
+        CHECK(attempt_state(a) == AttemptState::unknown);
+        CHECK(payable(open_session(), {a}).reason == "unknown");
+    }
+    // A code the core names for 419, but an HTTP status of 502: the status is what was seen.
+    CHECK(attempt_state(reported_error("exchange", "insufficient_balance", 502)) == AttemptState::unknown);
+    // Bank payments have no documented refusal that stores nothing.
+    CHECK(attempt_state(reported_error("bank", "insufficient_balance", 419)) == AttemptState::unknown);
+}
+
+TEST_CASE("The merchant's resolution: release and not_paid stop blocking, paid_elsewhere pays, not_paid closes") {
+    AttemptFacts a = attempt();
+    a.resolution = "release";
+    CHECK(attempt_state(a) == AttemptState::released);
+    CHECK(payable(open_session(), {a}).armed);
+    a.resolution = "not_paid";
+    CHECK(payable(open_session(), {a}).reason == "closed");
+    a.resolution = "paid_elsewhere";
+    CHECK(payable(open_session(), {a}).reason == "paid");
+    // A verified outcome still applies after a resolution (and contradicts release with a success).
+    a.resolution = "release";
+    a.verified = Verified::paid;
+    CHECK(attempt_state(a) == AttemptState::paid);
+    CHECK(contradicts_resolution(a.resolution, Verified::paid));
+    CHECK_FALSE(contradicts_resolution(a.resolution, Verified::no_money));
+    CHECK(contradicts_resolution(std::string("paid_elsewhere"), Verified::no_money));
+    CHECK_FALSE(contradicts_resolution(std::nullopt, Verified::paid));
+}
+
+TEST_CASE("Pay: a paid or expired session is never armed; one blocking attempt among settled ones blocks") {
+    PayableSession s;
+    s.success = true;
+    CHECK(payable(s, {}).reason == "paid");
+    s = PayableSession{};
+    s.expired = true;
+    CHECK(payable(s, {}).reason == "expired");
+    AttemptFacts refused = reported_error("exchange", "insufficient_balance", 419);
+    AttemptFacts unknown = reported_error("exchange", "server", 502);
+    unknown.id = "at_2";
+    CHECK(payable(open_session(), {refused, unknown}).attempt_id == std::optional<std::string>("at_2"));
+    CHECK(payable(open_session(), {}).armed);
+    CHECK(payable(open_session(), {}).reason == "none");
+}
+
+TEST_CASE("A verified status that may hold money blocks Pay unless the merchant resolved its attempt") {
+    PayableSession s;
+    s.held = HeldStatus{0, "tx-9", false, std::nullopt};  // pending
+    s.held_method = "bank";
+    CHECK_FALSE(payable(s, {}).armed);
+    CHECK(payable(s, {}).transaction_id == std::optional<std::string>("tx-9"));
+    AttemptFacts a = attempt("bank");
+    a.transaction_id = "tx-9";
+    a.verified = Verified::open;
+    CHECK(payable(s, {a}).reason == "in_progress");
+    a.resolution = "release";
+    CHECK(payable(s, {a}).armed);
+}
+
+TEST_CASE("Stuck: per method from creation, a bank payment verified pending from then; resolved or settled never") {
+    const AttentionThresholds t{};
+    AttemptFacts ex = attempt("exchange", 0);
+    CHECK(stuck_since(ex, t) == std::optional<std::int64_t>(180LL * 60000));
+    CHECK(stuck_reason(ex) == "registered");
+    AttemptFacts bank = attempt("bank", 0);
+    CHECK(stuck_since(bank, t) == std::optional<std::int64_t>(60LL * 60000));
+    bank.verified = Verified::open;
+    bank.verified_open_at = 5000;
+    CHECK(stuck_since(bank, t) == std::optional<std::int64_t>(5000 + 7LL * 86400000));
+    CHECK(stuck_reason(bank) == "bank_pending");
+    bank.resolution = "release";
+    CHECK_FALSE(stuck_since(bank, t));
+    CHECK_FALSE(stuck_since(reported_error("exchange", "insufficient_balance", 419), t));
+    ex.verified = Verified::no_money;
+    CHECK_FALSE(stuck_since(ex, t));
+}
+
+TEST_CASE("A verified transaction finds its attempt by id, else the oldest of its method with none") {
+    AttemptFacts a1 = attempt("exchange", 1), a2 = attempt("exchange", 2), b = attempt("bank", 3);
+    a2.transaction_id = "tx-2";
+    const std::vector<AttemptFacts> all{a1, a2, b};
+    CHECK(attempt_for_transaction(all, "tx-2", std::string("exchange")) == std::optional<std::size_t>(1));
+    CHECK(attempt_for_transaction(all, "tx-2", std::nullopt) == std::optional<std::size_t>(1));
+    CHECK(attempt_for_transaction(all, "tx-new", std::string("exchange")) == std::optional<std::size_t>(0));
+    CHECK(attempt_for_transaction(all, "tx-new", std::string("bank")) == std::optional<std::size_t>(2));
+    CHECK_FALSE(attempt_for_transaction(all, "tx-new", std::nullopt));
+    CHECK_FALSE(attempt_for_transaction({a2}, "tx-new", std::string("exchange")));
+}
