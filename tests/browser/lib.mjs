@@ -446,14 +446,16 @@ export async function fakeSession(page, view = {}, { status = null } = {}) {
 // there; POST {session}/attempts answers `gw.register(call)` ({ status, json }; default 201 with a
 // new attemptId), POST {session}/attempts/{id} (a report) 200; the status stream answers
 // `gw.stream` (the gateway's status view, `payable` included) as one server-sent event with
-// `retry: 50`, so each reconnection brings its current value (JSON to a poll). `gw.log` records
+// `retry: 50`, so each reconnection brings its current value (JSON to a poll; gw.streams counts
+// the answers). `gw.log` records
 // 'register', 'report' here and whatever the test pushes (its payment handler: 'pay'), in order;
 // gw.calls the gateway's POSTs ({ path, json }). Returns gw with gw.url, the session-url.
 export async function fakeGateway(page, view = {}, { status = null } = {}) {
-  const gw = { log: [], calls: [], stream: null, register: () => ({ status: 201, json: { attemptId: `at_${'a1'.repeat(16)}`, method: 'exchange', createdAt: new Date().toISOString(), state: 'registered' } }) };
+  const gw = { log: [], calls: [], stream: null, streams: 0, register: () => ({ status: 201, json: { attemptId: `at_${'a1'.repeat(16)}`, method: 'exchange', createdAt: new Date().toISOString(), state: 'registered' } }) };
   gw.url = await fakeSession(page, view, { status });
   await page.route(`${gw.url}/status`, (route) => {
     const sse = (route.request().headers().accept || '').includes('text/event-stream');
+    gw.streams += 1;
     if (!gw.stream) return route.fulfill({ status: 404, contentType: 'application/json', body: '{"error":"none"}' });
     return route.fulfill(sse ? { status: 200, contentType: 'text/event-stream', body: `retry: 50\ndata: ${JSON.stringify(gw.stream)}\n\n` }
       : { status: 200, contentType: 'application/json', body: JSON.stringify(gw.stream) });

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { waitFor } from '../support/node.mjs';
-import { API_ORIGIN, ADDRESS, CART, LIMIT, OFFER, PHONE, TOKEN, chromium, countWasmCalls, events, fakeGateway, fakeSession, gatewayView, keys, mount, openPage, opensslDecrypt, payState, server, showState, text, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
+import { API_ORIGIN, ADDRESS, CART, LIMIT, OFFER, PHONE, TOKEN, chromium, countWasmCalls, events, fakeGateway, gatewayView, keys, mount, openPage, opensslDecrypt, payState, server, showState, text, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
 
 useWidgetSuite();
 
@@ -81,7 +81,7 @@ if (process.env.PAYWASM_SANDBOX) {
 // mounts the element on session-url alone with the shopper's token.
 async function openSession(view, options = {}) {
   const opened = await openPage('checkout.html', { count: true });
-  const url = await fakeSession(opened.page, view);
+  const { url } = await fakeGateway(opened.page, view);
   await opened.page.evaluate(([u, token, o]) => {
     window.__ctl = PayWasm.mount('#app', { sessionUrl: u, getShopperToken: async () => token, ...o });
   }, [url, TOKEN, options]);
@@ -126,7 +126,7 @@ test('session mode: a page cart that does not add up to the session\'s amount is
 
 test('usable before the module: with a session, the form, the total and Pay are drawn while the wasm is still on its way', LIMIT, async () => {
   const { page, api, done, releaseWasm } = await openPage('checkout.html', { count: true, holdWasm: true });
-  const url = await fakeSession(page);
+  const { url } = await fakeGateway(page);
   await page.evaluate(([u, token]) => {
     window.__ctl = PayWasm.mount('#app', { sessionUrl: u, getShopperToken: async () => token });
   }, [url, TOKEN]);
@@ -263,8 +263,7 @@ test('session mode: Pay is armed again only when the gateway\'s stream says so; 
   const held = { armed: false, reason: 'unknown', attemptId: 'at_3', transactionId: null };
   const { page, api, gw, done } = await openGateway({ payable: held }, { stream: gatewayView(held) });
   await waitEvent(page, 'paywasm-ready');
-  await waitFor(() => page.evaluate(() => performance.getEntriesByType('resource').filter((r) => r.name.endsWith('/status')).length >= 2),
-    { what: 'the stream, twice' });
+  await waitFor(() => gw.streams >= 2, { what: 'the stream, twice' });
   assert.equal((await payState(page)).label, null, 'held while the stream says so');
   gw.stream = gatewayView({ armed: true, reason: 'none', attemptId: null, transactionId: null });
   await page.locator('paywasm-checkout button.pay').waitFor();
