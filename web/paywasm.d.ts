@@ -10,7 +10,7 @@ export type PayWasmErrorCode =
   | 'authentication_failed' | 'insufficient_balance' | 'whitelist_pending'
   | 'wallet_unsupported' | 'below_minimum'
   | 'network' | 'timeout' | 'usage' | 'unsupported' | 'internal' | 'amount_mismatch'
-  /** Session mode: the gateway could not register the payment's attempt (no answer, or an answer
+  /** Session mode: the gateway could not register the attempt of the payment (no answer, or an answer
    *  other than 201/409/410), or refused it as too many (429): the payment was not sent (notSent). */
   | 'gateway' | 'rate_limited';
 
