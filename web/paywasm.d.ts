@@ -2,13 +2,17 @@
 
 /** Stable error codes: the core's (paywasm/error.hpp ErrorCode, but `io`, the CLI's files) and the
  *  browser's own: unsupported (the loader), internal, amount_mismatch (the merchant's status-url, the
- *  gateway, reports another amount paid than the order's). tests/browser/run.mjs compares them. */
+ *  gateway, reports another amount paid than the order's), gateway and rate_limited (session mode: an
+ *  attempt not registered). tests/browser/run.mjs compares them. */
 export type PayWasmErrorCode =
   | 'validation' | 'invalid_key' | 'key_mismatch' | 'crypto' | 'invalid_qr'
   | 'bad_response' | 'unauthorized' | 'not_found' | 'server'
   | 'authentication_failed' | 'insufficient_balance' | 'whitelist_pending'
   | 'wallet_unsupported' | 'below_minimum'
-  | 'network' | 'timeout' | 'usage' | 'unsupported' | 'internal' | 'amount_mismatch';
+  | 'network' | 'timeout' | 'usage' | 'unsupported' | 'internal' | 'amount_mismatch'
+  /** Session mode: the gateway could not register the attempt of the payment (no answer, or an answer
+   *  other than 201/409/410), or refused it as too many (429): the payment was not sent (notSent). */
+  | 'gateway' | 'rate_limited';
 
 /** Every failure of the API and the element. Never a raw string. */
 export class PayWasmError extends Error {
@@ -291,13 +295,57 @@ export interface CheckoutOptions {
 
 export type Theme = 'light' | 'dark' | 'auto';
 
+/** One payment attempt of a gateway session, as its checkout view lists them (`attempts`): the
+ *  browser's word, stored as such (docs/merchant.md). */
+export interface CheckoutAttempt {
+  attemptId: string;
+  method: 'exchange' | 'bank';
+  /** ISO 8601. */
+  createdAt: string;
+  /** registered: no report yet; answered: a transaction, no verified outcome; unknown: a failure that
+   *  does not prove nothing was stored; refused: a documented refusal (418-422); no_money, paid: a
+   *  verified webhook's; released, not_paid, paid_elsewhere: the merchant's resolution. */
+  state: 'registered' | 'answered' | 'unknown' | 'refused' | 'no_money' | 'paid' | 'released' | 'not_paid' | 'paid_elsewhere';
+  transactionId: string | null;
+  error: { code: string; httpStatus: number | null } | null;
+}
+
+/** Whether a gateway session may be paid (`payable` of its checkout view and of its status events):
+ *  the widget arms Pay only while `armed` is true; otherwise it shows the reason (in_progress: with
+ *  the transaction; unknown, registered: not known whether the payment reached the service). */
+export interface Payable {
+  armed: boolean;
+  reason: 'none' | 'in_progress' | 'unknown' | 'registered' | 'paid' | 'expired' | 'closed';
+  attemptId: string | null;
+  transactionId: string | null;
+}
+
+/** What the widget reads of a gateway session (`GET /v1/checkout/{id}`, session-url). */
+export interface CheckoutSessionView {
+  offerId: string;
+  amount: string;
+  currency: string;
+  cart: CartItem[];
+  shippingAddress?: Record<string, string>;
+  methods: Method[];
+  merchantId: string;
+  publicKey: string;
+  keyFingerprint: string;
+  padding: string;
+  serviceUrl: string;
+  /** The gateway's status view so far, or null. */
+  status: Record<string, unknown> | null;
+  attempts: CheckoutAttempt[];
+  payable: Payable;
+}
+
 /**
  * The order's state machine, also the element's custom states (:state(idle), ...; plus
  * :state(error) while an error is shown, with the host attribute error="<code>").
  * idle: Pay is armed; sending: a request is in flight; pending: a payment was taken, not final;
  * final: paid, or money moved (every method locked for the order; the form gives way to the
- * status); ambiguous: a payment may have gone through (locked; when the merchant's status-url shows
- * nothing was taken, the error offers "Pay again": the same payment of the same order).
+ * status); ambiguous: a payment may have gone through (locked until reset(); in session mode,
+ * also while the gateway's `payable` is not armed, until it is).
  */
 export type Phase = 'idle' | 'sending' | 'pending' | 'final' | 'ambiguous';
 

@@ -442,6 +442,41 @@ export async function fakeSession(page, view = {}, { status = null } = {}) {
   return url;
 }
 
+// A gateway session with its attempts (issue 32), on fakeSession's routes: `view` and `status` as
+// there; POST {session}/attempts answers `gw.register(call)` ({ status, json }; default 201 with a
+// new attemptId), POST {session}/attempts/{id} (a report) 200; the status stream answers
+// `gw.stream` (the gateway's status view, `payable` included) as one server-sent event with
+// `retry: 50`, so each reconnection brings its current value (JSON to a poll; gw.streams counts
+// the answers). `gw.log` records
+// 'register', 'report' here and whatever the test pushes (its payment handler: 'pay'), in order;
+// gw.calls the gateway's POSTs ({ path, json }). Returns gw with gw.url, the session-url.
+export async function fakeGateway(page, view = {}, { status = null } = {}) {
+  const gw = { log: [], calls: [], stream: null, streams: 0, register: () => ({ status: 201, json: { attemptId: `at_${'a1'.repeat(16)}`, method: 'exchange', createdAt: new Date().toISOString(), state: 'registered' } }) };
+  gw.url = await fakeSession(page, view, { status });
+  await page.route(`${gw.url}/status`, (route) => {
+    const sse = (route.request().headers().accept || '').includes('text/event-stream');
+    gw.streams += 1;
+    if (!gw.stream) return route.fulfill({ status: 404, contentType: 'application/json', body: '{"error":"none"}' });
+    return route.fulfill(sse ? { status: 200, contentType: 'text/event-stream', body: `retry: 50\ndata: ${JSON.stringify(gw.stream)}\n\n` }
+      : { status: 200, contentType: 'application/json', body: JSON.stringify(gw.stream) });
+  });
+  await page.route(`${gw.url}/attempts**`, async (route) => {
+    const req = route.request();
+    const call = { path: new URL(req.url()).pathname, json: JSON.parse(req.postData() || 'null') };
+    const reporting = call.path.endsWith('/attempts') ? null : call;
+    gw.calls.push(call);
+    gw.log.push(reporting ? 'report' : 'register');
+    const answer = reporting ? { status: 200, json: { state: 'answered' } } : await gw.register(call);
+    if (answer === 'abort') return route.abort();
+    return route.fulfill({ status: answer.status, contentType: 'application/json', body: JSON.stringify(answer.json || {}) });
+  });
+  return gw;
+}
+
+// The gateway's status view of session cs_test with nothing paid, and `payable`.
+export const gatewayView = (payable) => ({ sessionId: 'cs_test', offerId: OFFER, status: null, state: 'open', taken: 'none',
+  method: null, transactionId: null, orderTotal: { amount: '25.80', currency: 'USD' }, payable });
+
 // Counts the calls into the wasm core of every page of `page`'s context from now on: an init
 // script wraps the module's one entry point (pw_call) and records each op's name in
 // window.__wasmCalls. Nothing else of the page changes.

@@ -6,11 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { API_ORIGIN, ADDRESS, CART, LIMIT, OFFER, PHONE, TOKEN, chromium, countWasmCalls, events, fakeSession, keys, mount, openPage, opensslDecrypt, payState, server, showState, text, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
+import { waitFor } from '../support/node.mjs';
+import { API_ORIGIN, ADDRESS, CART, LIMIT, OFFER, PHONE, TOKEN, chromium, countWasmCalls, events, fakeGateway, gatewayView, keys, mount, openPage, opensslDecrypt, payState, server, showState, text, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
 
 useWidgetSuite();
 
-test('an unclear outcome: one headline, the next step apart, the order id kept; with nothing taken at the status-url, "Pay again" pays the same order', LIMIT, async () => {
+test('an unclear outcome without a gateway session: one headline, the next step apart, the order id kept; locked, never offered to pay again', LIMIT, async () => {
   // Without a status-url nothing can be known: locked, contact the shop, the order id shown.
   {
     const { page, api, done } = await openPage('checkout.html', { viewport: PHONE });
@@ -26,22 +27,14 @@ test('an unclear outcome: one headline, the next step apart, the order id kept; 
     assert.ok(!shown.again && (await payState(page)).label === null, 'nothing offered, no Pay button: the order is locked');
     await done();
   }
-  // The status-url says nothing was taken: "Pay again" sends the same order (the same offerId) once.
+  // A status-url that says nothing was taken (issue 32: a 5xx may come from a proxy after the
+  // service stored the payment) re-arms nothing: no "Pay again", one payment.
   const { page, api, done } = await openPage('checkout.html', { viewport: PHONE });
   await showState(page, api, 'unclear', { statusUrl: `${API_ORIGIN}/gateway/status` });
-  await page.locator('paywasm-checkout .error button', { hasText: 'Pay again' }).waitFor();
-  const shown = await text(page, '.error');
-  assert.ok(shown.includes('The shop has no payment for this order: you can pay again, safely') && shown.includes('never charged twice'), shown);
-  assert.equal((await payState(page)).label, null, 'the form\'s Pay buttons are gone: only the same payment is offered');
-  api.on('POST /exchanges/payments/coinbase', () => ({ json: transaction('pending') }));
-  await page.locator('paywasm-checkout .error button').click();
-  const [st] = await waitEvent(page, 'paywasm-status');
-  assert.equal(st.status.kind, 'pending', 'paid');
-  const posts = api.calls.filter((c) => c.path === '/exchanges/payments/coinbase');
-  assert.equal(posts.length, 2, 'the failed POST and the one taken offer');
-  const offers = posts.map((c) => JSON.parse(opensslDecrypt(keys, c.json.data, 'oaep-sha1', work).text).offerId);
-  assert.deepEqual(offers, [OFFER, OFFER], 'the same offerId both times');
-  assert.ok(await page.locator('paywasm-checkout .error').isHidden(), 'the error goes');
+  await waitFor(() => api.count('GET /gateway/status') >= 2, { what: 'two status answers' });
+  assert.equal(await page.locator('paywasm-checkout .error button').count(), 0, 'no "Pay again"');
+  assert.equal((await payState(page)).label, null, 'no Pay button');
+  assert.equal(api.count('POST /exchanges/payments/coinbase'), 1, 'one payment');
   await done();
 });
 
@@ -88,7 +81,7 @@ if (process.env.PAYWASM_SANDBOX) {
 // mounts the element on session-url alone with the shopper's token.
 async function openSession(view, options = {}) {
   const opened = await openPage('checkout.html', { count: true });
-  const url = await fakeSession(opened.page, view);
+  const { url } = await fakeGateway(opened.page, view);
   await opened.page.evaluate(([u, token, o]) => {
     window.__ctl = PayWasm.mount('#app', { sessionUrl: u, getShopperToken: async () => token, ...o });
   }, [url, TOKEN, options]);
@@ -133,7 +126,7 @@ test('session mode: a page cart that does not add up to the session\'s amount is
 
 test('usable before the module: with a session, the form, the total and Pay are drawn while the wasm is still on its way', LIMIT, async () => {
   const { page, api, done, releaseWasm } = await openPage('checkout.html', { count: true, holdWasm: true });
-  const url = await fakeSession(page);
+  const { url } = await fakeGateway(page);
   await page.evaluate(([u, token]) => {
     window.__ctl = PayWasm.mount('#app', { sessionUrl: u, getShopperToken: async () => token });
   }, [url, TOKEN]);
@@ -153,5 +146,133 @@ test('usable before the module: with a session, the form, the total and Pay are 
   const [st] = await waitEvent(page, 'paywasm-status');
   assert.equal(st.status.code, 0, 'paid, pending');
   assert.equal(api.count('POST /exchanges/payments/coinbase'), 1, 'one payment');
+  await done();
+});
+
+// ---- issue 32: every payment attempt on the record (session mode) -----------------------------------
+
+const PAY = 'POST /exchanges/payments/coinbase';
+const TX = transaction(0).id;
+const NOT_KNOWN = 'It is not known whether your payment reached the payment service.';
+const TOLD = 'The shop has been told and will check it.';
+
+// Opens checkout.html on a faked gateway session (fakeGateway: `view`, the stream's `stream`);
+// mounts the element on session-url alone with the shopper's token, and waits for paywasm-usable.
+// The payment's handler pushes 'pay' to gw.log.
+async function openGateway(view = {}, { stream = null, pay = () => ({ json: transaction(0) }) } = {}) {
+  const opened = await openPage('checkout.html', { count: true });
+  const gw = await fakeGateway(opened.page, view);
+  gw.stream = stream;
+  opened.api.on(PAY, (call) => { gw.log.push('pay'); return pay(call); });
+  await opened.page.evaluate(([u, token]) => {
+    window.__ctl = PayWasm.mount('#app', { sessionUrl: u, getShopperToken: async () => token });
+  }, [gw.url, TOKEN]);
+  await waitEvent(opened.page, 'paywasm-usable');
+  return { ...opened, gw };
+}
+const shown = (page) => page.locator('paywasm-checkout').evaluate((host) => host.shadowRoot.querySelector('.root').textContent);
+
+test('session mode: the attempt is registered before the payment leaves; one payment; its answer reported once', LIMIT, async () => {
+  const { page, api, gw, done } = await openGateway();
+  await waitEvent(page, 'paywasm-ready');
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-status');
+  await waitFor(() => gw.log.includes('report'), { what: 'the report' });
+  assert.deepEqual(gw.log, ['register', 'pay', 'report'], 'registered, paid, reported: in that order');
+  assert.deepEqual(gw.calls[0].json, { method: 'exchange' }, 'the registration');
+  assert.equal(gw.calls[1].path, `${new URL(gw.url).pathname}/attempts/at_${'a1'.repeat(16)}`, 'reported to the attempt');
+  assert.deepEqual(gw.calls[1].json, { transactionId: TX, status: 0 }, 'the transaction and its immediate status');
+  assert.equal(api.count(PAY), 1, 'one payment');
+  await done();
+});
+
+test('session mode: a registration that fails (unreachable, 503, 429) sends nothing and says so; Pay stays', LIMIT, async () => {
+  const { page, api, gw, done } = await openGateway();
+  await waitEvent(page, 'paywasm-ready');
+  const answers = ['abort', { status: 503 }, { status: 429, json: { error: { code: 'rate_limited' } } }];
+  const texts = ['The shop’s checkout could not be reached. Your payment was not sent.', 'The shop’s checkout could not be reached. Your payment was not sent.',
+    'Too many payment attempts in a short time. Your payment was not sent.'];
+  for (const [i, answer] of answers.entries()) {
+    gw.register = () => answer;
+    await page.locator('paywasm-checkout button.pay').click();
+    await waitEvent(page, 'paywasm-error', { nth: i + 1 });
+    assert.ok((await text(page, '.error')).includes(texts[i]), await text(page, '.error'));
+    const st = await payState(page);
+    assert.ok(st.label === 'Pay $25.80' && !st.disabled, `Pay armed again: ${JSON.stringify(st)}`);
+  }
+  assert.equal(api.count(PAY), 0, 'no payment sent');
+  assert.deepEqual(gw.log, ['register', 'register', 'register'], 'nothing reported');
+  await done();
+});
+
+test('session mode: 409 attempt_in_flight sends nothing; the gateway\'s reason is shown, no Pay button', LIMIT, async () => {
+  for (const [payable, says] of [[{ armed: false, reason: 'unknown', attemptId: 'at_1', transactionId: null }, [NOT_KNOWN, TOLD]],
+    [{ armed: false, reason: 'in_progress', attemptId: 'at_1', transactionId: 'tx-409' }, ['Payment in progress', 'tx-409', 'Please do not pay again']]]) {
+    const { page, api, gw, done } = await openGateway();
+    await waitEvent(page, 'paywasm-ready');
+    gw.register = () => ({ status: 409, json: { error: { code: 'attempt_in_flight', message: 'x' }, payable } });
+    await page.locator('paywasm-checkout button.pay').click();
+    await page.locator('paywasm-checkout:state(ambiguous)').waitFor();
+    const all = await shown(page);
+    for (const part of says) assert.ok(all.includes(part), `${part}: ${all}`);
+    assert.equal((await payState(page)).label, null, 'no Pay button');
+    assert.equal(api.count(PAY), 0, 'nothing sent');
+    await done();
+  }
+});
+
+test('session mode, a reload: an answered attempt shows "payment in progress" with its transaction; a registered one, that it is not known', LIMIT, async () => {
+  const attempt = { attemptId: 'at_2', method: 'exchange', createdAt: '2025-01-01T00:00:00Z', state: 'answered', transactionId: 'tx-777', error: null };
+  {
+    const { page, api, done } = await openGateway({ attempts: [attempt],
+      payable: { armed: false, reason: 'in_progress', attemptId: 'at_2', transactionId: 'tx-777' } });
+    const all = await shown(page);
+    for (const part of ['Payment in progress', 'tx-777', 'Crypto payments take 2 minutes to 2 hours', 'Please do not pay again']) assert.ok(all.includes(part), `${part}: ${all}`);
+    assert.equal((await payState(page)).label, null, 'no Pay button, from the first draw');
+    await waitEvent(page, 'paywasm-ready');
+    assert.equal((await payState(page)).label, null, 'nor once the core is in');
+    assert.equal(api.count(PAY), 0, 'nothing sent');
+    await done();
+  }
+  const { page, done } = await openGateway({ attempts: [{ ...attempt, state: 'registered', transactionId: null }],
+    payable: { armed: false, reason: 'registered', attemptId: 'at_2', transactionId: null } });
+  const all = await shown(page);
+  assert.ok(all.includes(NOT_KNOWN) && all.includes(TOLD), all);
+  assert.equal((await payState(page)).label, null, 'no Pay button');
+  await done();
+});
+
+test('session mode: a 502 from a proxy in front of the service is reported unknown; no Pay button, no second payment', LIMIT, async () => {
+  const { page, api, gw, done } = await openGateway({}, { pay: () => ({ status: 502, body: '<html>Bad Gateway</html>', headers: { 'Content-Type': 'text/html' } }) });
+  await waitEvent(page, 'paywasm-ready');
+  await page.locator('paywasm-checkout button.pay').click();
+  const [err] = await waitEvent(page, 'paywasm-error');
+  assert.equal(err.error.code, 'server', 'code');
+  await waitFor(() => gw.log.includes('report'), { what: 'the report' });
+  assert.deepEqual(gw.calls[1].json, { error: { code: 'server', httpStatus: 502 } }, 'reported: the code and the HTTP status');
+  const all = await text(page, '.error');
+  assert.ok(all.includes('The payment service had a problem.') && all.includes(NOT_KNOWN) && all.includes(TOLD), all);
+  assert.ok(!all.includes('safely') && !all.includes('never charged twice'), `no promise: ${all}`);
+  assert.equal((await payState(page)).label, null, 'no Pay button');
+  assert.equal(await page.locator('paywasm-checkout .error button').count(), 0, 'nothing offered');
+  assert.equal(api.count(PAY), 1, 'one payment');
+  await done();
+});
+
+test('session mode: Pay is armed again only when the gateway\'s stream says so; then one registered payment', LIMIT, async () => {
+  const held = { armed: false, reason: 'unknown', attemptId: 'at_3', transactionId: null };
+  const { page, api, gw, done } = await openGateway({ payable: held }, { stream: gatewayView(held) });
+  await waitEvent(page, 'paywasm-ready');
+  await waitFor(() => gw.streams >= 2, { what: 'the stream, twice' });
+  assert.equal((await payState(page)).label, null, 'held while the stream says so');
+  gw.stream = gatewayView({ armed: true, reason: 'none', attemptId: null, transactionId: null });
+  await page.locator('paywasm-checkout button.pay').waitFor();
+  const st = await payState(page);
+  assert.ok(st.label === 'Pay $25.80' && !st.disabled && st.states.includes('idle'), JSON.stringify(st));
+  assert.ok(!(await shown(page)).includes(NOT_KNOWN), 'the hold\'s text is gone');
+  await page.locator('paywasm-checkout button.pay').click();
+  await waitEvent(page, 'paywasm-status');
+  assert.deepEqual(gw.log.slice(0, 2), ['register', 'pay'], 'registered first');
+  assert.equal(api.count(PAY), 1, 'one payment');
   await done();
 });

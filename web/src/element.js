@@ -15,13 +15,12 @@ import { createContext, currency, emit, locale, methodsOf, stop } from './contex
 import { styleSheet } from './colours.js';
 import { money } from './format.js';
 import { quiet } from './view.js';
-import { applyStatus, check, greet, pay, payAgain, readSession, refresh, requestQr, showError, showQr } from './flows.js';
+import { applyStatus, check, greet, pay, readSession, refresh, requestQr, showError, showQr } from './flows.js';
 
 // What the view's controls do (view.js declares them: data-action="<event>:<name>"): each gets the
 // context and the control. Only these write the shopper's choices into the state.
 const ACTIONS = {
   pay: (c, node) => (node.dataset.method === 'qr' ? requestQr(c) : pay(c, node.dataset.method)),
-  payAgain: (c) => payAgain(c),
   method: (c, node) => { c.s.method = node.value; refresh(c); },
   exchange: (c, node) => { c.s.exchange = node.value; },
   code2fa: (c, node) => { c.s.code2fa = node.value.trim(); },

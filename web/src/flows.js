@@ -9,10 +9,10 @@
 // The flows change the state and tell the page (events); then refresh() has the view draw it
 // (view.js render(): it only draws). The page's order is checked by check(), when it changes.
 import { PayWasmError } from './error.js';
-import { send, watch } from './net.js';
+import { backoff, send, sleep, watch } from './net.js';
 import { SVG_NS } from './dom.js';
 import { phaseOf } from './state.js';
-import { readAnswer, readStatus, isGatewayView } from './status.js';
+import { readAnswer, readStatus } from './status.js';
 import { currency, emit, exchangesOf, locale, methodsOf, qrAsks, stop } from './context.js';
 import { render } from './view.js';
 
@@ -111,7 +111,6 @@ export function setStatus(c, st) {
   if (s.phase !== 'final' && s.phase !== 'ambiguous') s.phase = phaseOf(info);
   if (changed || s.error) {
     s.error = null;
-    s.retry = null;
     refresh(c);
   }
   if (changed) {
@@ -125,7 +124,6 @@ export function setStatus(c, st) {
 export function showError(c, e) {
   const err = e instanceof PayWasmError ? e : new PayWasmError('internal', String(e && e.message || e));
   c.s.error = err;
-  c.s.retry = null;
   refresh(c);
   emit(c, 'paywasm-error', { error: err });
 }
@@ -134,10 +132,11 @@ export function showError(c, e) {
 
 // session-url: the merchant gateway's checkout view (GET /v1/checkout/{id}: { offerId, amount,
 // currency, cart, shippingAddress?, methods, merchantId, publicKey, keyFingerprint, padding,
-// serviceUrl, status }). Sets c.session, the attribute values it stands for (an attribute the
-// page sets wins) with the amount, cart and address, and the checkout's cart and address where the
-// page gave none; the total of the cart must be the session's amount (check()). Its status so far
-// is kept in c.session.status.
+// serviceUrl, status, attempts, payable }). Sets c.session, the attribute values it stands for (an
+// attribute the page sets wins) with the amount, cart and address, and the checkout's cart and
+// address where the page gave none; the total of the cart must be the session's amount (check()).
+// Its status so far is kept in c.session.status, its URL in c.session.url; its `payable` holds Pay
+// (holdPay) before anything is drawn, so a reload never shows Pay armed while an attempt blocks it.
 export async function readSession(c, life) {
   const el = c.host;
   const url = new URL(el.sessionUrl, document.baseURI).href;
@@ -153,11 +152,82 @@ export async function readSession(c, life) {
     'base-url': v.serviceUrl, 'merchant-id': v.merchantId, 'public-key': v.publicKey, 'key-fingerprint': v.keyFingerprint,
     'offer-id': v.offerId, currency: v.currency, methods: v.methods.join(' '), padding: v.padding,
     'qr-endpoint': `${url}/qr`, 'status-url': `${url}/status`, 'status-mode': 'sse', amount: v.amount,
-    cart: v.cart, shippingAddress: v.shippingAddress, status: v.status,
+    cart: v.cart, shippingAddress: v.shippingAddress, status: v.status, url,
   };
   if (c.cart === null) c.cart = v.cart;
   if (c.shippingAddress === null && v.shippingAddress) c.shippingAddress = v.shippingAddress;
+  holdPay(c, v.payable);
 }
+
+// ---- attempts (session mode: docs/widget.md "Payment attempts") ----------------------------------
+
+// The gateway's word on whether Pay may be armed (`payable` of its checkout view, of a status
+// event, or of a 409 to an attempt: { armed, reason, attemptId, transactionId }). Not armed: the
+// order is held (c.s.hold; from idle the phase is ambiguous: no form, the reason drawn, the status
+// stream watched for the word that arms it again). Armed: a held order goes back to idle. A
+// payment of this page under way or shown (sending, pending, final) keeps its phase.
+export function holdPay(c, payable) {
+  const s = c.s;
+  if (!payable || typeof payable.armed !== 'boolean' || (payable.armed && !s.hold)) return;
+  s.hold = payable.armed ? null : payable;
+  if (payable.armed && s.phase === 'ambiguous') {
+    s.phase = 'idle';
+    s.error = null;
+  }
+  if (!payable.armed && s.phase === 'idle') s.phase = 'ambiguous';
+  if (s.phase === 'ambiguous' && c.life) watchStatus(c, { meta: { offerId: c.host.offerId } }, null);
+  refresh(c);
+}
+
+const json = (text) => { try { return JSON.parse(text); } catch (e) { return null; } };
+const post = (url, body, o) => send({ method: 'POST', url, body: JSON.stringify(body),
+  headers: [['Content-Type', 'application/json'], ['Accept', 'application/json']] }, o);
+
+// Registers the attempt of a `method` payment with the gateway (POST {session}/attempts) before the
+// payment is sent: resolves { url } (the attempt's, to report to) on 201. Else nothing may be sent:
+// a 409 (an attempt that may have taken money, or the order paid) or 410 (expired) holds the order
+// and resolves null; a 429, another answer or no answer throws a PayWasmError that says nothing was
+// sent (`rate_limited`, `gateway`).
+async function register(c, method, life) {
+  const base = `${c.session.url}/attempts`;
+  let res;
+  try {
+    res = await post(base, { method }, { timeoutMs: c.host.timeout, signal: life.signal });
+  } catch (e) {
+    if (e.code === 'internal') throw e;
+    res = { status: 0 };
+  }
+  const v = json(res.body) || {};
+  if (res.status === 201 && typeof v.attemptId === 'string') return { url: `${base}/${encodeURIComponent(v.attemptId)}` };
+  const code = v.error && v.error.code;
+  if (res.status === 409 || res.status === 410) {
+    c.s.phase = 'ambiguous';
+    holdPay(c, v.payable && v.payable.armed === false ? v.payable
+      : { armed: false, reason: res.status === 410 ? 'expired' : code === 'already_paid' ? 'paid' : 'unknown' });
+    return null;
+  }
+  throw new PayWasmError(res.status === 429 ? 'rate_limited' : 'gateway',
+    `${base} answered ${res.status ? `HTTP ${res.status}` : 'nothing'}: the payment was not sent`,
+    { httpStatus: res.status, notSent: true, lang: locale(c).lang });
+}
+
+// Reports what came back for an attempt (POST {attempt}): once, with keepalive (it outlives the
+// page); a report with no answer, a 5xx or a 429 is sent again (4 tries at most; another answer is
+// the gateway's last word). Never throws.
+async function report(at, body) {
+  for (let n = 0; n < 4; n++) {
+    try {
+      const res = await post(at.url, body, { timeoutMs: 10000, keepalive: true });
+      if (res.status < 500 && res.status !== 429) return;
+    } catch (e) {
+      // sent again
+    }
+    await sleep(backoff(n, 500, 4000));
+  }
+}
+
+// The service's documented refusals of a payment (418-422, however they travel): nothing stored.
+const REFUSALS = ['authentication_failed', 'insufficient_balance', 'whitelist_pending', 'wallet_unsupported', 'below_minimum'];
 
 // The shopper's first name from the service (/users/me), shown as a greeting: a courtesy, so any
 // failure shows nothing.
@@ -211,7 +281,6 @@ export async function busy(c, method, work) {
   s.method = method;
   s.phase = 'sending';
   s.error = null;
-  s.retry = null;
   refresh(c);
   try {
     // A shopper faster than the module: the click waits for it (the button says the checkout is
@@ -226,11 +295,12 @@ export async function busy(c, method, work) {
     await work(life);
   } catch (e) {
     if (c.life !== life) return;
-    s.phase = e.mayHaveGoneThrough ? 'ambiguous' : 'idle';
+    const unclear = e.mayHaveGoneThrough || !!s.hold;
+    s.phase = unclear ? 'ambiguous' : 'idle';
     if (e instanceof PayWasmError && !e.method) e.method = method;
     showError(c, e);
     // Whether it went through is the merchant's to know (the service tells it): ask its status-url.
-    if (e.mayHaveGoneThrough) watchStatus(c, { meta: { offerId: c.host.offerId } }, method);
+    if (unclear) watchStatus(c, { meta: { offerId: c.host.offerId } }, method);
     const field = c.root.getElementById(e.field || '-');
     (field || c.view.error).focus();
   }
@@ -251,17 +321,33 @@ export function pay(c, method) {
     });
     shopper = null;
     const lang = locale(c).lang;
-    const res = await send(req, { timeoutMs: el.timeout, signal: life.signal, payment: true, offerId, lang });
+    // Session mode: the attempt is on the gateway's record before the payment leaves, or it stays.
+    if (navigator.onLine === false) throw new PayWasmError('network', 'offline: the payment was not sent', { notSent: true, lang });
+    const at = c.session && await register(c, method, life);
+    if (c.session && !at) return;
     let parsed;
     try {
-      parsed = c.core.parseResponse(endpoint, res);
+      const res = await send(req, { timeoutMs: el.timeout, signal: life.signal, payment: true, offerId, lang });
+      try {
+        parsed = c.core.parseResponse(endpoint, res);
+      } catch (e) {
+        // A 5xx, or a 2xx the core cannot read: the service may have taken the payment.
+        if (e.code === 'server' || (e.code === 'bad_response' && res.status < 300)) {
+          throw new PayWasmError(e.code, e.message, { httpStatus: e.httpStatus || res.status, mayHaveGoneThrough: true, offerId, lang });
+        }
+        throw e;
+      }
     } catch (e) {
-      // A 5xx, or a 2xx the core cannot read: the service may have taken the payment.
-      if (e.code === 'server' || (e.code === 'bad_response' && res.status < 300)) {
-        throw new PayWasmError(e.code, e.message, { httpStatus: e.httpStatus || res.status, mayHaveGoneThrough: true, offerId, lang });
+      // Reported; unless it proves that nothing was stored (a refusal, or a request that never
+      // left), the gateway holds the order as `unknown`, and so does this page until it arms Pay.
+      if (at) {
+        report(at, { error: { code: e.code || 'internal', httpStatus: e.httpStatus || null } });
+        s.hold = REFUSALS.includes(e.code) || e.notSent ? null : { armed: false, reason: 'unknown' };
       }
       throw e;
     }
+    const tx = parsed.transaction || {};
+    if (at) report(at, { transactionId: tx.id || null, status: Number.isInteger(tx.status) ? tx.status : parsed.status.code });
     if (c.life !== life) return;
     const st = readAnswer(c.core, parsed, method);
     // How this page paid, for the success it may show later (a status of another page's payment
@@ -272,24 +358,6 @@ export function pay(c, method) {
     // Later statuses (the service tells only the merchant): from the merchant's status-url.
     if (!st.info.final) watchStatus(c, parsed.transaction, method);
   });
-}
-
-// The way out of an unclear outcome: while the order is ambiguous, watchStatus() asks the
-// merchant's status-url. After a 5xx answer (the service answered: nothing of the request is still
-// under way there), when that answer is the gateway's status view saying nothing was taken (taken
-// "none": no transaction, or one that took nothing), applyStatus() offers the shopper to pay again
-// (c.s.retry: the method; the view's "Pay again"). This is that payment: the same method and the
-// same order, so a service that is idempotent per offerId answers a payment that did reach it with
-// the stored one instead of charging twice. A timeout or a dropped connection (the request may
-// still be under way), an answer the core cannot read, any other status answer, or none, leave the
-// order locked and the shopper told to contact the shop, naming the order; a status with money
-// taken replaces the error when it comes.
-export function payAgain(c) {
-  const s = c.s;
-  const method = s.retry;
-  if (!method || s.phase !== 'ambiguous') return undefined;
-  s.phase = 'idle';
-  return pay(c, method);
 }
 
 // QR: the merchant's server creates the QR transaction (its token never reaches the browser). For
@@ -354,12 +422,8 @@ export function applyStatus(c, data, result, method) {
   const el = c.host;
   const tx = data && (data.result || data.transaction || data);
   const s = c.s;
-  // After a 5xx answer, nothing of this order was taken, says the gateway: the same payment may be
-  // made again (payAgain).
-  if (s.phase === 'ambiguous' && s.error && s.error.code === 'server' && tx && isGatewayView(tx) && tx.taken === 'none' && !s.retry) {
-    s.retry = method;
-    render(c);
-  }
+  // A gateway's event says whether Pay may be armed.
+  if (tx && c.session) holdPay(c, tx.payable);
   if (!tx || typeof tx.status !== 'number') return false;
   if (tx.state === 'amount_mismatch') {
     s.phase = 'ambiguous';

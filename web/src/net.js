@@ -21,7 +21,8 @@ export function backoff(n, base, cap) {
 
 // Sends { method, url, headers: [[k, v]], body }; resolves { status, body }. options: timeoutMs,
 // signal (the element's lifetime), retries (GET only, 300 ms back-off doubling to 5 s), credentials,
-// payment (POST of a payment: failures without an answer carry mayHaveGoneThrough), offerId, lang.
+// payment (POST of a payment: failures without an answer carry mayHaveGoneThrough), keepalive (the
+// request outlives the page), offerId, lang.
 export async function send(req, options) {
   const o = options || {};
   const retries = req.method === 'GET' ? o.retries || 0 : 0;
@@ -74,6 +75,7 @@ async function sendOnce(req, o) {
       body: req.method === 'GET' ? undefined : req.body,
       signal: controller.signal,
       credentials: o.credentials || 'omit',
+      keepalive: !!o.keepalive,
       cache: 'no-store',
       referrerPolicy: 'strict-origin-when-cross-origin',
     });

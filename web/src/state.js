@@ -6,7 +6,8 @@
 //   pending   a payment was taken and is not final yet (or money of a QR payment was seen)
 //   final     paid, or money moved: every method stays locked for this order until reset()
 //   ambiguous a payment request failed without a clear answer: it may have gone through; locked
-//             until reset() (after the merchant checked the order)
+//             until reset() (after the merchant checked the order); in session mode also while
+//             the gateway holds Pay (`hold`: its payable, not armed), until it arms Pay again
 // Every flow that sends goes through busy() in flows.js (one request at a time, the busy look, the
 // outcome's phase); a status moves the phase with phaseOf(); reset() and an error of a request that
 // certainly sent nothing (PayWasmError.notSent, or anything before the request) go back to idle.
@@ -22,12 +23,12 @@ export const phaseOf = (info) => (info.taken === 'none' ? 'idle' : info.final ? 
 // exchange; status: the payment's status as web/src/status.js reads it (the core's row, the
 // amounts owed); error: the PayWasmError shown;
 // bad: the validation error of the page's order; greeting: the shopper's first name; qr: the QR
-// code shown ({ result, uri, svg, end }); retry: after an unclear outcome, the method of the
-// payment the merchant's status-url says took nothing (flows.js applyStatus): offered again;
-// madeWith: { method, exchange } of the payment this page made (flows.js pay), or null.
+// code shown ({ result, uri, svg, end }); hold: in session mode, the gateway's `payable` while it
+// is not armed (an attempt that may have taken money, or a session paid, expired or closed; flows.js
+// holdPay), or null; madeWith: { method, exchange } of the payment this page made (flows.js pay), or null.
 export function freshState() {
   return {
     phase: 'idle', method: null, exchange: null, code2fa: '', savePassword: false,
-    status: null, error: null, bad: null, greeting: null, qr: null, retry: null, madeWith: null,
+    status: null, error: null, bad: null, greeting: null, qr: null, hold: null, madeWith: null,
   };
 }

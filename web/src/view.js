@@ -274,29 +274,47 @@ function drawStatus(c) {
     content = [icon(TONE_ICON[info.tone] || 'alert'), h('div', { class: 'message' },
       h('p', {}, h('strong', {}, headline)), facts(c, rows), h('p', {}, step),
       offerId && h('p', {}, withId(t(c, 'order', { id: offerId }), offerId)))];
+  } else if (s.hold && !s.error) {
+    // Held by the gateway with nothing else to show (a reload, a 409): why, the transaction, what next.
+    const [headline, ...lines] = held(c);
+    const offerId = c.host.offerId;
+    tone = s.hold.reason === 'in_progress' ? 'info' : 'warning';
+    content = [icon(TONE_ICON[tone]), h('div', { class: 'message' }, h('p', {}, h('strong', {}, headline)),
+      facts(c, [['reference', s.hold.transactionId]]), lines.map((l) => h('p', {}, l)),
+      offerId && h('p', {}, withId(t(c, 'order', { id: offerId }), offerId)))];
   }
   attr(v.status, 'data-tone', tone);
   const probe = h('div', {}, content);
   fill(v.status, `${tone} ${probe.textContent}`, content);
 }
 
+// What a gateway's hold (c.s.hold: its `payable`, not armed) tells the shopper: [headline, next
+// steps]. A payment in progress waits as its method does; an attempt with no answer, or an answer
+// that proves nothing, is not known to have reached the service.
+function held(c) {
+  const { reason, attemptId } = c.s.hold;
+  if (reason === 'in_progress') {
+    const at = ((c.session && c.session.attempts) || []).find((a) => a && a.attemptId === attemptId);
+    const method = at ? at.method : c.s.method;
+    return [t(c, 'held.in_progress'), t(c, method ? `step.wait.${method}` : 'step.wait'), t(c, 'held.noPayAgain')];
+  }
+  const key = ['paid', 'expired', 'closed'].includes(reason) ? reason : 'unknown';
+  return t(c, `held.${key}`).split('\n');
+}
+
 // The error box: the error's message as the headline and its next step under it (the order id kept
-// in one piece); after an unclear outcome the merchant's status-url showed took nothing, the offer
-// to pay again (the element's payAgain action) in place of "contact the shop". A shopper's own
-// field at fault (the 2FA code) is marked at the field instead.
+// in one piece); while the gateway holds the order (session mode), what its hold says instead. A
+// shopper's own field at fault (the 2FA code) is marked at the field instead.
 function drawError(c, err, bad) {
   const v = c.view;
-  const retry = err && c.s.retry && c.s.phase === 'ambiguous';
   v.error.hidden = !err || bad;
   if (!err || bad) {
     fill(v.error, '', []);
     return;
   }
-  const next = retry ? t(c, 'payAgain.safe') : err.nextStep;
-  fill(v.error, `${err.code} ${err.userMessage} ${next}`, [icon('alert'), message(err.userMessage, [
-    next && withId(next, err.offerId),
-    retry && h('button', { type: 'button', class: 'again', part: 'button pay-again-button', 'data-key': 'pay-again', 'data-action': 'click:payAgain' },
-      t(c, 'payAgain'))])]);
+  const next = c.s.hold ? held(c) : [err.nextStep];
+  fill(v.error, `${err.code} ${err.userMessage} ${next.join(' ')}`, [icon('alert'), message(err.userMessage,
+    next.map((l) => l && withId(l, err.offerId)))]);
 }
 
 // The QR panel: made again only when what it shows changes (another code, another next step, the
