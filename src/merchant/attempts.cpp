@@ -20,8 +20,11 @@ std::string_view to_string(AttemptState s) {
 
 bool documented_refusal(std::string_view method, const std::optional<std::string>& code, const std::optional<int>& http) {
     if (method != "exchange") return false;  // the service documents 418-422 for exchange payments only
-    if (http) return *http >= 418 && *http <= 422;
-    // No HTTP status (a transport that saw only the body's code): the core's names of 418-422.
+    if (http && *http >= 418 && *http <= 422) return true;
+    // Any other status but a 2xx is what was seen (a proxy's 502 whatever the body said): not a
+    // refusal. A 2xx whose body carried the refusal (the service may answer 418-422 as a code in
+    // the body), or no HTTP status at all: the core's names of 418-422.
+    if (http && (*http < 200 || *http > 299)) return false;
     if (!code) return false;
     for (const char* refused : {"authentication_failed", "insufficient_balance", "whitelist_pending", "wallet_unsupported",
                                 "below_minimum"}) {

@@ -42,7 +42,8 @@ struct AttemptFacts {
 };
 
 // The browser's error report is a documented refusal of an exchange payment (the service's
-// 418-422, by HTTP status or by the core's code for them), which stores nothing. Anything else
+// 418-422, by HTTP status, or by the core's code for them with a 2xx or no status: the service
+// may carry the code in a 200 body), which stores nothing. Anything else
 // (network, timeout, any 5xx including a proxy's 502/504, an undocumented answer) may have stored
 // the payment: unknown.
 bool documented_refusal(std::string_view method, const std::optional<std::string>& code, const std::optional<int>& http);

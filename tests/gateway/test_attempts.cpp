@@ -57,6 +57,8 @@ TEST_CASE("Only the service's documented refusals of an exchange payment (418-42
         CHECK(attempt_state(reported_error("exchange", "insufficient_balance", code)) == AttemptState::refused);
     }
     CHECK(attempt_state(reported_error("exchange", "below_minimum", std::nullopt)) == AttemptState::refused);
+    // The refusal as a code in a 200 body (how the widget reports what the core read from it).
+    CHECK(attempt_state(reported_error("exchange", "insufficient_balance", 200)) == AttemptState::refused);
     CHECK(payable(open_session(), {reported_error("exchange", "wallet_unsupported", 421)}).armed);
     // Anything that does not prove nothing was stored: unknown, blocks.
     for (auto [code, http] : {std::pair<const char*, std::optional<int>>{"server", 500}, {"server", 502}, {"server", 504},
