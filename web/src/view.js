@@ -312,7 +312,8 @@ function drawError(c, err, bad) {
     fill(v.error, '', []);
     return;
   }
-  const next = c.s.hold ? held(c) : [err.nextStep];
+  // Held by the gateway: its text, and the order to quote to the shop.
+  const next = c.s.hold ? [...held(c), err.offerId && t(c, 'order', { id: err.offerId })] : [err.nextStep];
   fill(v.error, `${err.code} ${err.userMessage} ${next.join(' ')}`, [icon('alert'), message(err.userMessage,
     next.map((l) => l && withId(l, err.offerId)))]);
 }
