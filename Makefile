@@ -104,7 +104,7 @@ test-repeat: build
 	for run in $$(seq 1 $(N)); do \
 	  echo "test-repeat: run $$run of $(N): ctest -R '$${suites:-.}'"; \
 	  if ! ctest --test-dir $(NATIVE) --output-on-failure --no-tests=error -R "$${suites:-.}"; then \
-	    echo "test-repeat: run $$run of $(N) FAILED (suites '$${suites:-.}'; runs 1..$$((run - 1)) passed)" >&2; exit 1; \
+	    echo "test-repeat: run $$run of $(N) FAILED (suites '$${suites:-.}'; the $$((run - 1)) run(s) before it passed)" >&2; exit 1; \
 	  fi; \
 	done; \
 	echo "test-repeat: all $(N) runs passed (suites '$${suites:-.}')"
