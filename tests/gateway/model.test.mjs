@@ -249,13 +249,21 @@ async function runModel(instances, sb, app, seed) {
       if (e.body.success && e.body.type !== 'checkout.succeeded') failures.push(`${m.offerId}: success on ${e.body.type}`);
     }
   }
-  // The status streams: the last event each one carried is the stored status.
-  await new Promise((r) => setTimeout(r, 300));
+  // The status streams: the last event each one carried is the stored status. A stream is behind
+  // while its last event is neither final nor the model's status; wait until none is (a stream
+  // still behind after 10 s is a failure below).
   // (A stream ends at a final status; a later move, money on a timed-out code, is not on it.)
-  for (const { m, streamed } of results) {
+  const behind = ({ m, streamed }) => {
     const last = streamed.at(-1);
     const want = m.current;
-    if (want && last && !last.final && (last.status !== want.status || last.transactionId !== want.id)) {
+    return want && last && !last.final && (last.status !== want.status || last.transactionId !== want.id);
+  };
+  await waitFor(() => !results.some(behind), 10000, 'the streams to catch up').catch(() => {});
+  for (const r of results) {
+    const { m, streamed } = r;
+    const last = streamed.at(-1);
+    const want = m.current;
+    if (behind(r)) {
       failures.push(`${m.offerId}: the stream's last event ${JSON.stringify({ status: last.status, tx: last.transactionId })}, model ${want.status} ${want.id}`);
     }
   }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import net from 'node:net';
 
-import { gw, sse, startGateway, startSandbox } from '../gateway/harness.mjs';
+import { gw, sse, startGateway, startSandbox, waitFor } from '../gateway/harness.mjs';
 
 const checkout = () => ({
   offerId: 'order-' + crypto.randomUUID(), currency: 'USD',
@@ -133,15 +133,16 @@ for (const [name, base, okPath] of [['paywasm-sandbox', () => sb.base, '/__sandb
     test('300 slow-loris connections do not stop a normal request', async () => {
       const u = new URL(base());
       const sockets = [];
+      let connected = 0;
       for (let i = 0; i < 300; i++) {
         const s = net.connect(Number(u.port), u.hostname);
         s.on('error', () => {});
-        s.on('connect', () => s.write('GET ' + okPath + ' HTTP/1.1\r\nHost: a\r\nX-Slow: '));
+        s.on('connect', () => { connected++; s.write('GET ' + okPath + ' HTTP/1.1\r\nHost: a\r\nX-Slow: '); });
         sockets.push(s);
       }
       const trickle = setInterval(() => { for (const s of sockets) if (!s.destroyed) s.write('x'); }, 300);
       try {
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await waitFor(() => connected === 300, 10000, 'the 300 slow connections');
         for (let i = 0; i < 5; i++) {
           const started = Date.now();
           const r = await fetch(base() + okPath);
@@ -193,9 +194,13 @@ describe('paywasm-merchant: stream caps', () => {
     const sixth = await gw(g, 'GET', `/v1/checkout/${c}/status`, { headers: { accept: 'text/event-stream' } });
     assert.equal(sixth.status, 429, 'the client cap (5) comes first: ' + sixth.text);
     held[0].stream.close();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const again = await open(a);
-    assert.equal(again.opened.status, 200, 'the closed stream gave its slot back');
+    // The server sees the close asynchronously: open again until the slot is back (429 until then).
+    const again = await waitFor(async () => {
+      const s = await open(a);
+      if (s.opened.status === 200) return s;
+      s.stream.close();
+      return null;
+    }, 5000, 'the closed stream to give its slot back');
     held.push(again);
     // Another client address (127.0.0.2) takes the sixth and last slot; then the total cap answers.
     const other = await rawStream(b, '127.0.0.2');
@@ -235,16 +240,20 @@ describe('graceful drain on SIGTERM', () => {
       assert.equal(slow.status, 201);
       const started = Date.now();
       const pending = fetch(own.base + '/api/users/me', { headers: { authorization: 'Bearer ' + own.merchant.shopperToken } });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      let answered = false;
+      pending.then(() => { answered = true; }, () => {});
+      // The request is under way once the sandbox took its (one-shot) fault.
+      await waitFor(async () => (await (await fetch(own.base + '/__sandbox/faults')).json()).length === 0, 5000,
+        'the request to reach the sandbox');
       exited = own.stop();
-      await new Promise((resolve) => setTimeout(resolve, 100));
       const u = new URL(own.base);
-      const refused = await new Promise((resolve) => {
+      const refusedNow = () => new Promise((resolve) => {
         const s = net.connect(Number(u.port), u.hostname);
         s.on('connect', () => { s.destroy(); resolve(false); });
         s.on('error', (e) => resolve(e.code === 'ECONNREFUSED'));
       });
-      assert.ok(refused, 'no new connection once draining');
+      await waitFor(refusedNow, 5000, 'new connections refused once draining');
+      assert.equal(answered, false, 'refused while the request under way was still being served');
       const answer = await pending;
       assert.equal(answer.status, 200, 'the request under way was answered');
       assert.ok(Date.now() - started >= 750);
