@@ -4,6 +4,10 @@
 #   make build   native build (build/native, binaries in build/bin) and wasm build (build/wasm)
 #   make test    deps + build + ctest in each build tree (native with the wasm suites, asan, fuzz)
 #   make check   the native unit tests alone (the fast inner loop)
+#   make test-repeat SUITES='widget.engines|load' N=5
+#                the ctest suites matching SUITES (a ctest -R regex; default every native suite) N times
+#                in a row (default 5), stopping at the first failing run and naming it: a flake shows
+#                as a failed run
 #   make dist    the files a merchant hosts, in dist/
 #   make demo    the sandbox server and a demo shop page
 #   make bench   benchmarks (results in bench/results/)
@@ -31,7 +35,7 @@ export NODE_PATH := /usr/share/nodejs
 GENERATOR := $(if $(shell command -v ninja),-G Ninja,)
 CMAKE_COMMON := $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 
-.PHONY: all deps build build-native build-wasm build-asan build-fuzz test check fuzz model-check dist demo bench clean
+.PHONY: all deps build build-native build-wasm build-asan build-fuzz test check test-repeat fuzz model-check dist demo bench clean
 
 all: build
 
@@ -89,6 +93,21 @@ test: build
 check: deps
 	$(MAKE) --no-print-directory build-native
 	ctest --test-dir $(NATIVE) -R '^unit\.native$$' --output-on-failure
+
+# The native tree's suites matching SUITES (a ctest -R regex; empty: all) N times in a row; stops at
+# the first failing run, says which run it was and exits 1; on success says that all N passed.
+SUITES ?=
+N ?= 5
+test-repeat: build
+	@[[ '$(N)' =~ ^[1-9][0-9]*$$ ]] || { echo "make test-repeat: N must be a positive number, not '$(N)'" >&2; exit 2; }
+	@suites='$(SUITES)'; \
+	for run in $$(seq 1 $(N)); do \
+	  echo "test-repeat: run $$run of $(N): ctest -R '$${suites:-.}'"; \
+	  if ! ctest --test-dir $(NATIVE) --output-on-failure --no-tests=error -R "$${suites:-.}"; then \
+	    echo "test-repeat: run $$run of $(N) FAILED (suites '$${suites:-.}'; the $$((run - 1)) run(s) before it passed)" >&2; exit 1; \
+	  fi; \
+	done; \
+	echo "test-repeat: all $(N) runs passed (suites '$${suites:-.}')"
 
 # Every fuzz target for FUZZ_SECONDS (default 60) each.
 fuzz: deps

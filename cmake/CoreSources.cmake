@@ -19,6 +19,7 @@ set(PAYWASM_CORE_SOURCE_NAMES
   src/core/qr.cpp
   src/core/sha.cpp
   src/core/status.cpp
+  src/core/text.cpp
   src/core/validate.cpp)
 # The public headers (installed with PAYWASM_INSTALL).
 set(PAYWASM_PUBLIC_HEADER_NAMES
@@ -32,4 +33,5 @@ set(PAYWASM_PUBLIC_HEADER_NAMES
   include/paywasm/protocol.hpp
   include/paywasm/qr.hpp
   include/paywasm/status.hpp
+  include/paywasm/text.hpp
   include/paywasm/validate.hpp)

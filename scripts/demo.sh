@@ -45,14 +45,33 @@ QUIET=(--quiet); GW_VERBOSE=()
 say "building the widget (dist/)"
 bash "$ROOT/scripts/dist.sh" || say "WARNING: the widget did not build; the page will say so"
 
+# Stopping: Ctrl-C reaches every process of the terminal's foreground group, but the programs
+# started with `&` below ignore SIGINT (a script without job control starts them so, whatever shell
+# launched `make`), so this script stops them: on Ctrl-C, on SIGTERM or SIGHUP sent to it alone (a
+# closed terminal, an IDE's stop button), and on any exit. A second Ctrl-C while they drain is
+# ignored, so nothing is left running.
 pids=()
 stop() {
-  trap - INT TERM
+  trap '' INT TERM HUP
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  pids=()
 }
-trap 'stop; exit 0' INT TERM
+trap 'stop; exit 0' INT TERM HUP
 trap 'stop' EXIT
+
+# start_logged [--stderr] LOG COMMAND...: COMMAND in the background with its stdout (and its stderr
+# with --stderr) to LOG, which is emptied here first: a log of an earlier run cannot say "listening
+# on" for this one, and LOG exists before await_start reads it. $! is COMMAND's pid afterwards.
+start_logged() {
+  local both=0
+  [[ $1 == --stderr ]] && { both=1; shift; }
+  local log=$1
+  shift
+  : >"$log"
+  if ((both)); then "$@" >>"$log" 2>&1 & else "$@" >>"$log" & fi
+  pids+=($!)
+}
 
 # Waits until `log` says "listening on", or the process `pid` died.
 await_start() {
@@ -68,9 +87,8 @@ await_start() {
 # ---- 2. the sandbox (the payment service) -----------------------------------------------------------
 mkdir -p "$DATA" "$DEMO"
 chmod 0700 "$DEMO"
-"$SANDBOX" --host 127.0.0.1 --port "$SANDBOX_PORT" --data "$DATA" --speed "$SPEED" --bank-day "$BANK_DAY" \
-  --site "$ROOT/demo/site" --dist "$DIST" "${QUIET[@]}" >"$DEMO/sandbox.out" &
-pids+=($!)
+start_logged "$DEMO/sandbox.out" "$SANDBOX" --host 127.0.0.1 --port "$SANDBOX_PORT" --data "$DATA" --speed "$SPEED" \
+  --bank-day "$BANK_DAY" --site "$ROOT/demo/site" --dist "$DIST" "${QUIET[@]}"
 await_start "the sandbox" "$!" "$DEMO/sandbox.out"
 SERVICE="http://127.0.0.1:$SANDBOX_PORT"
 SHOP="http://127.0.0.1:$PORT"
@@ -85,19 +103,18 @@ field() { node -e 'const v = JSON.parse(process.argv[1])[process.argv[2]]; proce
 export PAYWASM_MERCHANT_TOKEN; PAYWASM_MERCHANT_TOKEN=$(field merchantAccessToken)
 export PAYWASM_APP_SECRET; PAYWASM_APP_SECRET=$(cat "$DEMO/app-secret")
 export PAYWASM_EVENT_SECRET; PAYWASM_EVENT_SECRET=$(cat "$DEMO/event-secret")
-"$GATEWAY" --listen "127.0.0.1:$GATEWAY_PORT" --service-url "$SERVICE/api" --merchant-id "$(field merchantId)" \
-  --merchant-public-key "$DATA/merchant-public.pem" --webhook-public-key "$DATA/webhook-public.pem" \
-  --shop-origin "$SHOP" --db "sqlite:$DEMO/merchant.db" --app-callback "$SHOP/paywasm-events" \
-  --methods exchange,bank,qr --padding "$(field padding)" "${GW_VERBOSE[@]}" ${PAYWASM_MERCHANT_ARGS:-} >"$DEMO/gateway.out" &
-pids+=($!)
+start_logged "$DEMO/gateway.out" "$GATEWAY" --listen "127.0.0.1:$GATEWAY_PORT" --service-url "$SERVICE/api" \
+  --merchant-id "$(field merchantId)" --merchant-public-key "$DATA/merchant-public.pem" \
+  --webhook-public-key "$DATA/webhook-public.pem" --shop-origin "$SHOP" --db "sqlite:$DEMO/merchant.db" \
+  --app-callback "$SHOP/paywasm-events" --methods exchange,bank,qr --padding "$(field padding)" "${GW_VERBOSE[@]}" \
+  ${PAYWASM_MERCHANT_ARGS:-}
 await_start "the gateway" "$!" "$DEMO/gateway.out"
 curl -fsS -X PUT -H 'Content-Type: application/json' -d "{\"url\": \"$GATEWAY_URL/v1/webhooks\"}" \
   "$SERVICE/__sandbox/webhook" >/dev/null
 
 # ---- 4. the shop's own back end ---------------------------------------------------------------------------
-node "$ROOT/demo/shop-app/server.mjs" --port "$PORT" --gateway "$GATEWAY_URL" --sandbox "$SERVICE" \
-  --site "$ROOT/demo/site" --dist "$DIST" >"$DEMO/shop-app.out" 2>&1 &
-pids+=($!)
+start_logged --stderr "$DEMO/shop-app.out" node "$ROOT/demo/shop-app/server.mjs" --port "$PORT" --gateway "$GATEWAY_URL" \
+  --sandbox "$SERVICE" --site "$ROOT/demo/site" --dist "$DIST"
 await_start "the shop app" "$!" "$DEMO/shop-app.out"
 tail -n +2 -f "$DEMO/shop-app.out" &
 pids+=($!)

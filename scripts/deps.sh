@@ -40,6 +40,7 @@ APT_PACKAGES=(
   wabt                                         # wasm-validate: paywasm-nosimd.wasm holds no SIMD (ctest)
   sqlite3                                      # gateway.upgrade reads and writes 0.2.0's database file
   systemd                                      # systemd-analyze verify: the gateway's unit (deploy.install)
+  nginx                                        # proxy.nginx: the gateway behind deploy/nginx.conf
 )
 
 missing_apt_packages() {

@@ -13,7 +13,8 @@
 //     the HTTP status; the message is the documented one, and for 422 the body's `message` when it
 //     starts with the documented words (it names the exchange's minimum);
 //   - 401/403 -> unauthorized; 404 -> not_found; other 4xx -> validation; 5xx and anything else ->
-//     server; a body's `message`/`error` string (at most 200 bytes, controls stripped) is appended;
+//     server; a body's `message`/`error` string is appended through escape_untrusted (text.hpp:
+//     controls, bidi overrides and bytes that are not UTF-8 escaped; at most 200 bytes, then "...");
 //   - a 2xx body that is not JSON or misses required fields -> bad_response.
 #pragma once
 

@@ -6,6 +6,7 @@
 
 #include "paywasm/codec.hpp"
 #include "paywasm/json.hpp"
+#include "paywasm/text.hpp"
 
 namespace paywasm {
 
@@ -57,7 +58,7 @@ PublicKey load_merchant_key(const MerchantKey& k) {
     if (!k.pin.empty() && !key.matches_fingerprint(k.pin)) {
         throw Error(ErrorCode::key_mismatch,
                     "the public key's SHA-256 fingerprint " + key.fingerprint() + " differs from the pinned " +
-                        std::string(k.pin.substr(0, 95)) + "; refusing to encrypt",
+                        escape_untrusted(k.pin, 95) + "; refusing to encrypt",
                     "fingerprint");
     }
     return key;
@@ -187,8 +188,9 @@ void check_copy(JsonValue data, std::string_view name, const std::string& signed
     else if (auto n = m.integer()) copy = std::to_string(*n);
     else malformed("data." + std::string(name) + " has the wrong type");
     if (copy != signed_value) {
-        throw Error(ErrorCode::crypto, "data." + std::string(name) + " (" + copy.substr(0, 64) +
-                                           ") differs from the signed transaction (" + signed_value.substr(0, 64) + ")");
+        throw Error(ErrorCode::crypto, "data." + std::string(name) + " (" + escape_untrusted(copy, 64) +
+                                           ") differs from the signed transaction (" +
+                                           escape_untrusted(signed_value, 64) + ")");
     }
 }
 

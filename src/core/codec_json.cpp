@@ -4,6 +4,7 @@
 #include "core/utf8.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/json.hpp"
+#include "paywasm/text.hpp"
 
 namespace paywasm::detail {
 
@@ -395,9 +396,9 @@ void append_compact(std::string& out, JsonValue v) {
 }
 
 // A member name is untrusted text: one of plain letters, digits, '_' and '$' is written as is
-// ("cart.price"); any other (a control byte, a quote, a dot, non-ASCII, empty or over 64 bytes) as
-// a JSON string in brackets, escaped and cut to 64 bytes ("[\"\\u0000items\"]"), so a message
-// or a log line that names it carries no raw bytes.
+// ("cart.price"); any other (a control byte, a quote, a dot, non-ASCII, empty or over 64 bytes) in
+// quotes and brackets, through escape_untrusted() and cut to 64 bytes of it ("[\"\\u0000items\"]",
+// "[\"subscripti\\u007fnId\"]"), so a message or a log line that names it carries no raw bytes.
 std::string JsonPath::str() const {
     if (parent == nullptr) return std::string();
     std::string out = parent->str();
@@ -411,12 +412,7 @@ std::string JsonPath::str() const {
         if (!out.empty()) out += '.';
         return out.append(name);
     }
-    std::string_view cut = name.substr(0, 64);
-    while (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0xC0) == 0x80) cut.remove_suffix(1);
-    if (!cut.empty() && static_cast<unsigned char>(cut.back()) >= 0xC0) cut.remove_suffix(1);
-    out += '[';
-    append_quoted(out, cut);
-    return out += ']';
+    return out.append("[\"").append(escape_untrusted(name, 64)).append("\"]");
 }
 
 void append_raw(std::string& out, std::string_view json, const JsonPath& field) {

@@ -59,8 +59,7 @@ public:
 // Overwrites then empties a string that held key material or a payload.
 void wipe(std::string& s);
 [[noreturn]] void invalid_key(const std::string& message);
-// A PEM label (untrusted text) as an error message shows it: control bytes become '?', at most 40
-// bytes.
+// A PEM label (untrusted text) as an error message shows it: escape_untrusted(label, 40).
 std::string shown_label(std::string_view label);
 // Strict base64 (see crypto_encoding.cpp); false with `why` set instead of throwing.
 bool base64_decode_into(std::string_view text, bool skip_blanks, std::string& out, std::string& why);

@@ -20,6 +20,7 @@
 #include "core/crypto_der.hpp"
 #include "core/crypto_internal.hpp"
 #include "paywasm/error.hpp"
+#include "paywasm/text.hpp"
 
 namespace paywasm {
 
@@ -76,11 +77,7 @@ Pem parse_pem(std::string_view text) {
     return pem;
 }
 
-std::string shown_label(std::string_view label) {
-    std::string out;
-    for (char c : label.substr(0, 40)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-    return out;
-}
+std::string shown_label(std::string_view label) { return escape_untrusted(label, 40); }
 
 std::string to_pem_text(std::string_view label, std::string_view der) {
     std::string b64 = base64_encode(der);

@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "core/json_tree.hpp"
-#include "core/utf8.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
+#include "paywasm/text.hpp"
 #include "paywasm/validate.hpp"
 
 namespace paywasm {
@@ -30,7 +30,7 @@ const EndpointInfo& endpoint_by_name(std::string_view name) {
     for (const auto& e : endpoints()) {
         if (e.name == name) return e;
     }
-    throw Error(ErrorCode::usage, "unknown endpoint '" + std::string(name.substr(0, 40)) +
+    throw Error(ErrorCode::usage, "unknown endpoint '" + escape_untrusted(name, 40) +
                                       "' (qr-generate, exchange-pay, bank-pay, users-me, subscription-debit, "
                                       "subscription-cancel)");
 }
@@ -100,27 +100,9 @@ HttpRequest shopper_post(std::string path, std::string_view encrypted_data, std:
 
 // ---- Parsers' shared pieces -------------------------------------------------------------------------
 
-// A server-provided message made fit for an error text: at most 200 bytes, cut between code
-// points; controls and bidi overrides become spaces, bytes that are not UTF-8 become '?'.
-std::string sanitize(std::string_view s) {
-    constexpr std::size_t kMax = 200;
-    std::string out;
-    for (std::size_t i = 0; i < s.size();) {
-        std::uint32_t cp = 0;
-        std::size_t n = detail::utf8_decode(s, i, cp);
-        if (n == 0) {
-            if (out.size() + 1 > kMax) break;
-            out.push_back('?');
-            i += 1;
-            continue;
-        }
-        if (out.size() + n > kMax) break;
-        if (detail::is_control(cp) || detail::is_bidi_override(cp)) out.push_back(' ');
-        else out.append(s.substr(i, n));
-        i += n;
-    }
-    return out;
-}
+// A server-provided message made fit for an error text: escaped (escape_untrusted: controls, bidi
+// overrides and bytes that are not UTF-8 shown as escapes) and cut to 200 bytes between characters.
+std::string sanitize(std::string_view s) { return escape_untrusted(s, 200); }
 
 struct BodyHints {
     int exchange_code = 0;  // 418..422 when the body carries one

@@ -12,6 +12,7 @@
 
 #include "paywasm/decimal.hpp"
 #include "paywasm/error.hpp"
+#include "paywasm/text.hpp"
 
 namespace paywasm {
 
@@ -329,12 +330,12 @@ PaymentUri check_payment_uri(std::string_view uri) {
             if (!list.empty()) list += ", ";
             list += s;
         }
-        bad_uri("scheme '" + out.scheme + "' is not a wallet payment scheme (allowed: " + list + ")");
+        bad_uri("scheme '" + escape_untrusted(out.scheme, 40) + "' is not a wallet payment scheme (allowed: " + list + ")");
     }
 
     for (std::size_t i = 0; i < uri.size(); ++i) {
         if (!uri_char(uri[i])) {
-            bad_uri(std::string("contains '") + uri[i] + "' at position " + std::to_string(i + 1) +
+            bad_uri("contains '" + escape_untrusted(uri.substr(i, 1)) + "' at position " + std::to_string(i + 1) +
                     ", which a URI cannot hold unescaped");
         }
         if (uri[i] == '%' && (i + 2 >= uri.size() || !is_hex(uri[i + 1]) || !is_hex(uri[i + 2]))) {
@@ -351,7 +352,7 @@ PaymentUri check_payment_uri(std::string_view uri) {
     for (std::size_t i = 0; i < address.size(); ++i) {
         char c = address[i];
         if (!(is_alpha(c) || is_digit(c) || c == '.' || c == '_' || c == '-')) {
-            bad_uri(std::string("address contains '") + c + "' at position " + std::to_string(i + 1) +
+            bad_uri("address contains '" + escape_untrusted(address.substr(i, 1)) + "' at position " + std::to_string(i + 1) +
                     "; allowed are letters, digits, '.', '_' and '-'");
         }
     }
@@ -376,7 +377,7 @@ PaymentUri check_payment_uri(std::string_view uri) {
                 if (eq == std::string_view::npos) bad_uri("parameter '" + name + "' has no value");
                 std::string_view v = param.substr(eq + 1);
                 if (!is_decimal(v)) {
-                    bad_uri("parameter '" + name + "' is '" + std::string(v.substr(0, 40)) + (v.size() > 40 ? "...'" : "'") +
+                    bad_uri("parameter '" + name + "' is '" + escape_untrusted(v, 40) + "'" +
                             ", not a non-negative decimal (digits with an optional '.fraction' of at most 18 digits, "
                             "at most 30 integer digits, no sign, no exponent)");
                 }

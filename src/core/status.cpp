@@ -5,6 +5,7 @@
 
 #include "paywasm/error.hpp"
 #include "paywasm/models.hpp"
+#include "paywasm/text.hpp"
 #include "paywasm/validate.hpp"
 
 namespace paywasm {
@@ -52,10 +53,9 @@ StatusInfo describe_status_word(std::string_view word) {
     if (w == "processing") return {0, K::processing, false, false, M::all, T::info, N::wait, "processing"};
     if (w == "completed") return {1, K::success, true, true, M::all, T::success, N::done, "completed"};
     if (w == "canceled" || w == "cancelled") return {-1, K::canceled, true, false, M::none, T::error, N::pay_again, "canceled"};
-    // The word is the service's: only letters are repeated in the message, at most 32.
-    std::string shown;
-    for (char c : word.substr(0, 32)) shown += ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) ? c : '?';
-    throw Error(ErrorCode::bad_response, "status: '" + shown + "' is not pending, processing, canceled or completed",
+    // The word is the service's: repeated escaped, at most 32 bytes of it.
+    throw Error(ErrorCode::bad_response,
+                "status: '" + escape_untrusted(word, 32) + "' is not pending, processing, canceled or completed",
                 "status");
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/utf8.hpp"
 #include "paywasm/error.hpp"
+#include "paywasm/text.hpp"
 
 namespace paywasm {
 
@@ -72,7 +73,7 @@ void check_email(const std::string& path, std::string_view s) {
 void check_fiat(const std::string& path, std::string_view code) {
     if (code.empty()) fail_validation(path, "is required");
     if (!is_fiat_currency(code)) {
-        fail_validation(path, "'" + std::string(code.substr(0, 16)) +
+        fail_validation(path, "'" + escape_untrusted(code, 16) +
                                   "' is not an ISO 4217 currency code (three capital letters, e.g. USD)");
     }
 }
@@ -80,7 +81,7 @@ void check_fiat(const std::string& path, std::string_view code) {
 void check_crypto(const std::string& path, std::string_view code) {
     if (code.empty()) fail_validation(path, "is required");
     if (!is_crypto_currency(code)) {
-        fail_validation(path, "'" + std::string(code.substr(0, 16)) +
+        fail_validation(path, "'" + escape_untrusted(code, 16) +
                                   "' is not a crypto currency code (2-10 of A-Z, 0-9, e.g. BTC)");
     }
 }

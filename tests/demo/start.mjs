@@ -1,6 +1,9 @@
 // `make demo`'s script (scripts/demo.sh: sandbox, gateway, shop app) on three consecutive free
 // ports, in its own process group and temporary directory, for the demo tests.
 //   const demo = await startDemo({ PAYWASM_MERCHANT_ARGS: '...' });  demo.shop, demo.gateway; await demo.stop()
+//   startDemo(env, { shell: 'sh' }): the script launched as `sh -c 'bash scripts/demo.sh'` (as a
+//   `make demo` typed in dash); demo.proc is the launcher (its pid is the process group's),
+//   demo.output() what the script printed so far.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -22,10 +25,11 @@ async function freeTriple() {
 }
 
 // Resolves once the demo says it is running (90 s at most); `env` is added to the script's.
-export async function startDemo(env = {}) {
+export async function startDemo(env = {}, { shell } = {}) {
   const tmp = tempDir('paywasm-demo-');
   const port = await freeTriple();
-  const proc = spawn('bash', [path.join(root, 'scripts/demo.sh')], {
+  const script = path.join(root, 'scripts/demo.sh');
+  const proc = spawn(shell ?? 'bash', shell ? ['-c', `bash '${script}'`] : [script], {
     env: { ...process.env, PORT: String(port), SPEED: '30', BANK_DAY: '1',
       PAYWASM_SANDBOX_DATA: path.join(tmp, 'sandbox'), PAYWASM_DEMO_DIR: path.join(tmp, 'demo'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'], detached: true,
@@ -50,5 +54,5 @@ export async function startDemo(env = {}) {
     await stop();
     throw e;
   }
-  return { shop: `http://127.0.0.1:${port}`, gateway: `http://127.0.0.1:${port + 2}`, stop };
+  return { shop: `http://127.0.0.1:${port}`, gateway: `http://127.0.0.1:${port + 2}`, stop, proc, output: () => output };
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/utf8.hpp"
 #include "paywasm/error.hpp"
 
 namespace paywasm::fuzz {
@@ -35,11 +36,16 @@ inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
     std::abort();
 }
 
-// True when `s` holds no C0 control character and no DEL: safe to show in a log line or a UI.
+// True when `s` is safe to show as is in a log line, a terminal or a UI: well-formed UTF-8 without
+// C0 or C1 controls, DEL, bidi overrides or line/paragraph separators (what paywasm/text.hpp's
+// escape_untrusted() promises to leave; checked here from core/utf8.hpp's definitions, not with it).
 inline bool printable(std::string_view s) {
-    for (char c : s) {
-        auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7f) return false;
+    for (std::size_t i = 0; i < s.size();) {
+        std::uint32_t cp = 0;
+        const std::size_t n = detail::utf8_decode(s, i, cp);
+        if (n == 0 || detail::is_control(cp) || detail::is_bidi_override(cp) || cp == 0x2028 || cp == 0x2029)
+            return false;
+        i += n;
     }
     return true;
 }
@@ -62,6 +68,7 @@ bool accepts(std::initializer_list<ErrorCode> allowed, Body&& body) {
         PAYWASM_FUZZ_CHECK(e.what()[0] != '\0', "an error has a message");
         // Messages reach logs, terminals and the shopper's screen: untrusted text in them is escaped.
         PAYWASM_FUZZ_CHECK(printable(e.what()), "an error message holds no control byte");
+        PAYWASM_FUZZ_CHECK(printable(e.field()), "an error's field path holds no control byte");
         return false;
     }
 }

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 
 import { api, encrypt, exchangePayload, bankPayload, getJson, sendJson } from '../server/harness.mjs';
 import {
-  APP_SECRET, SHOP_ORIGIN, gw, sleep, sse, startGateway, startSandbox, startShopApp, verifyEvent, waitFor,
+  APP_SECRET, SHOP_ORIGIN, gw, outboxDrained, sse, startGateway, startSandbox, startShopApp, verifyEvent, waitFor,
 } from './harness.mjs';
 
 const ADDRESS = {
@@ -428,7 +428,7 @@ describe('webhooks', () => {
     }
     const after = (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json;
     assert.equal(after.version, before.version);
-    await sleep(300);
+    await outboxDrained(g);
     assert.equal(app.events.filter((e) => e.body.transactionId === pay.json.id).length, 1);
   });
 
@@ -486,7 +486,7 @@ describe('webhooks', () => {
     assert.equal(pay.status, 200);
     await advance(pay.json.id, { status: 1 });
     await waitFor(() => g.stderr().includes('unknown_offer'), 5000, 'the log line');
-    await sleep(300);
+    await outboxDrained(g);
     assert.equal(app.events.filter((e) => JSON.parse(e.body.transaction).id === pay.json.id).length, 0, 'not forwarded');
   });
 });

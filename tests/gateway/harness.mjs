@@ -245,3 +245,16 @@ export function webhookPrivateKey(sb) {
 export function webhookEventId(text) {
   return 'evt_' + crypto.createHash('sha256').update(text).digest('hex').slice(0, 32);
 }
+
+// Events in `g`'s forwarding outbox not yet delivered to its --app-callback (the gauge
+// paywasm_outbox_pending of /metrics; one outbox per database, so any instance of a PostgreSQL pair).
+export async function outboxPending(g) {
+  const r = await gw(g, 'GET', '/metrics', { app: true });
+  const m = /^paywasm_outbox_pending (\d+)$/m.exec(r.text);
+  if (!m) throw new Error(`no paywasm_outbox_pending in /metrics (${r.status})`);
+  return Number(m[1]);
+}
+
+// Resolves once the outbox holds no pending event: every event written so far has reached the app.
+// The condition to wait for before asserting that something was forwarded once, or never.
+export const outboxDrained = (g, ms = 10000) => waitFor(async () => (await outboxPending(g)) === 0, ms, 'the outbox to drain');

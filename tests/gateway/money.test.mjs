@@ -13,7 +13,7 @@ import path from 'node:path';
 
 import { api, encrypt, exchangePayload, getJson, sendJson } from '../server/harness.mjs';
 import {
-  APP_SECRET, EVENT_SECRET, SHOP_ORIGIN, gw, sleep, startGateway, startPostgres, startSandbox, startShopApp, tempDir,
+  APP_SECRET, EVENT_SECRET, gw, outboxDrained, SHOP_ORIGIN, sleep, startGateway, startPostgres, startSandbox, startShopApp, tempDir, tmpdir,
   verifyEvent, waitFor, webhookBody, webhookPrivateKey,
 } from './harness.mjs';
 
@@ -57,7 +57,7 @@ describe('whose payment it is', () => {
     const st = await statusOf(g, s);
     assert.equal(st.status, null, 'the session did not move');
     assert.equal(st.success, false);
-    await sleep(300);
+    await outboxDrained(g);
     assert.equal(app.events.filter((e) => e.body.sessionId === s.id).length, 0, 'nothing forwarded');
     assert.match(g.stderr(), /webhook refused: the transaction is another merchant's/, 'logged without --verbose');
   });
@@ -77,11 +77,11 @@ describe('whose payment it is', () => {
   });
 
   test('a webhook for an offerId without a session never reaches the app', async () => {
-    await sleep(300);  // earlier tests' deliveries are done
+    await outboxDrained(g);  // earlier tests' deliveries are done
     const before = app.deliveries;
     const r = await gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(txText('no-such-order-' + crypto.randomUUID()), key) });
     assert.equal(r.json.outcome, 'unknown_offer');
-    await sleep(500);
+    await outboxDrained(g);
     assert.equal(app.deliveries, before, 'nothing was delivered to the app');
   });
 

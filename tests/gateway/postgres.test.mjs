@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 
 import { api, encrypt, exchangePayload, getJson, sendJson } from '../server/harness.mjs';
-import { SHOP_ORIGIN, gw, sleep, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor } from './harness.mjs';
+import { gw, outboxDrained, SHOP_ORIGIN, sleep, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, tmpdir, waitFor } from './harness.mjs';
 
 const ADDRESS = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', country: 'GB', city: 'London',
   address1: '12 St James Sq', zipcode: 'SW1Y 4JH', state: 'LND', phoneNo: '2025550100', address2: '', landmark: '' };
@@ -110,7 +110,6 @@ test('PostgreSQL down: 503, nothing lost when it returns, each event forwarded o
   await sendJson('POST', `${sb.base}/__sandbox/transactions/${tx.id}/advance`);
   await waitFor(async () => (await getJson(sb.base + '/__sandbox/webhooks?limit=1000'))
     .some((e) => e.transactionId === tx.id && e.status === 1 && e.lastHttpStatus === 503), 10000, 'a refused delivery');
-  await sleep(300);
   await pg.start();
 
   const stream = sse(`${b.base}/v1/checkout/${s.id}/status`, { timeoutMs: 30000 });
@@ -121,7 +120,7 @@ test('PostgreSQL down: 503, nothing lost when it returns, each event forwarded o
     const list = app.events.filter((e) => e.body.sessionId === s.id);
     return list.length >= 2 && list;
   }, 20000, 'both events forwarded');
-  await sleep(500);
+  await outboxDrained(a);  // a second delivery of either event would have arrived by now
   const ids = app.events.map((e) => e.id);
   assert.equal(new Set(ids).size, ids.length, 'no event forwarded twice by the two instances');
   assert.deepEqual(app.events.filter((e) => e.body.sessionId === s.id).map((e) => e.body.status).sort(), [0, 1]);

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { sendJson } from '../server/harness.mjs';
-import { GATEWAY, gw, keyFiles, sleep, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
+import { GATEWAY, gw, keyFiles, outboxDrained, sleep, startGateway, startPostgres, startSandbox, startShopApp, tempDir, tmpdir, waitFor, webhookBody,
   webhookPrivateKey } from './harness.mjs';
 
 const DAY = 86400000;
@@ -44,7 +44,7 @@ async function monthThenPrune(db, dir, dump) {
   assert.equal((await hook(g, paid.offerId, crypto.randomUUID(), 1)).json.outcome, 'applied');
   assert.equal((await hook(g, inFlight.offerId, crypto.randomUUID(), 0)).json.outcome, 'applied');
   await waitFor(() => app.events.length >= 2, 5000, 'events delivered');
-  await sleep(300);
+  await outboxDrained(g);  // marked delivered, so retention may delete them
   await g.stop();
   await app.close();
   assert.ok(dump().includes('Hopperretained'), 'the shopper\'s data is there before');

@@ -16,7 +16,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 
-import { gw, startGateway, startPostgres, startSandbox, webhookBody, webhookPrivateKey } from '../gateway/harness.mjs';
+import { gw, startGateway, startPostgres, startSandbox, waitFor, webhookBody, webhookPrivateKey } from '../gateway/harness.mjs';
 import { sleep } from '../support/node.mjs';
 
 const argv = process.argv.slice(2);
@@ -148,7 +148,7 @@ try {
     sock.on('close', () => { clearInterval(timer); slowSockets.delete(sock); slowClosed++; setTimeout(() => slowOne(i), 10); });
   };
   for (let i = 0; i < SLOW; i++) slowOne(i);
-  await sleep(2000);
+  await waitFor(() => slowOpen >= SLOW, 30000, 'the slow-header connections');
   figures.heldMb = memoryAll();
   log(`RSS: ${figures.idleMb.rssMb} MB with ${STREAMS} sessions, ${figures.streamsMb.rssMb} MB with the streams, ` +
       `${figures.heldMb.rssMb} MB with ${slowSockets.size} slow-header connections too`);

@@ -134,15 +134,16 @@ for (const [name, base, okPath] of [['paywasm-sandbox', () => sb.base, '/__sandb
     test('300 slow-loris connections do not stop a normal request', async () => {
       const u = new URL(base());
       const sockets = [];
+      let connected = 0;
       for (let i = 0; i < 300; i++) {
         const s = net.connect(Number(u.port), u.hostname);
         s.on('error', () => {});
-        s.on('connect', () => s.write('GET ' + okPath + ' HTTP/1.1\r\nHost: a\r\nX-Slow: '));
+        s.on('connect', () => { connected++; s.write('GET ' + okPath + ' HTTP/1.1\r\nHost: a\r\nX-Slow: '); });
         sockets.push(s);
       }
       const trickle = setInterval(() => { for (const s of sockets) if (!s.destroyed) s.write('x'); }, 300);
       try {
-        await sleep(500);  // the slow heads are in flight (pacing, not a wait for a state)
+        await waitFor(() => connected === 300, 10000, 'the 300 slow connections');
         for (let i = 0; i < 5; i++) {
           const started = Date.now();
           const r = await fetch(base() + okPath);
@@ -241,16 +242,20 @@ describe('graceful drain on SIGTERM', () => {
       assert.equal(slow.status, 201);
       const started = Date.now();
       const pending = fetch(own.base + '/api/users/me', { headers: { authorization: 'Bearer ' + own.merchant.shopperToken } });
-      await sleep(200);  // the answer is under way (its latency fault is 800 ms)
+      let answered = false;
+      pending.then(() => { answered = true; }, () => {});
+      // The request is under way once the sandbox took its (one-shot) fault.
+      await waitFor(async () => (await (await fetch(own.base + '/__sandbox/faults')).json()).length === 0, 5000,
+        'the request to reach the sandbox');
       exited = own.stop();
-      await sleep(100);
       const u = new URL(own.base);
-      const refused = await new Promise((resolve) => {
+      const refusedNow = () => new Promise((resolve) => {
         const s = net.connect(Number(u.port), u.hostname);
         s.on('connect', () => { s.destroy(); resolve(false); });
         s.on('error', (e) => resolve(e.code === 'ECONNREFUSED'));
       });
-      assert.ok(refused, 'no new connection once draining');
+      await waitFor(refusedNow, 5000, 'new connections refused once draining');
+      assert.equal(answered, false, 'refused while the request under way was still being served');
       const answer = await pending;
       assert.equal(answer.status, 200, 'the request under way was answered');
       assert.ok(Date.now() - started >= 750);

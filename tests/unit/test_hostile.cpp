@@ -275,14 +275,15 @@ TEST_CASE("Statuses outside the documented codes are neither success nor final")
     }
 }
 
-TEST_CASE("A failure message taken from the body is cut to 200 bytes with controls blanked") {
+TEST_CASE("A failure message taken from the body is escaped and cut to 200 bytes") {
     const std::string long_message = "line one\nline two\x07\x1b[31m" + std::string(400, 'x');
     Error e = error_of([&] { check_http_status({500, "{\"message\":" + json_quote(long_message) + "}"}); });
     const std::string what = e.what();
     const std::string prefix = "HTTP 500 (the service failed): ";
     REQUIRE(what.rfind(prefix, 0) == 0);
-    CHECK(what.size() == prefix.size() + 200);
-    CHECK(what.substr(prefix.size(), 23) == "line one line two  [31m");
+    CHECK(what.size() == prefix.size() + 200 + 3);  // 200 bytes of escaped text, then "..."
+    CHECK(what.substr(prefix.size(), 34) == "line one\\nline two\\u0007\\u001b[31m");
+    CHECK(what.substr(what.size() - 4) == "x...");
 }
 
 TEST_CASE("A qrString with a script or web scheme is kept by the parser and refused by the URI check") {

@@ -151,7 +151,7 @@ TEST_CASE("Other HTTP failures map by class, with the body's message") {
     try {
         check_http_status({503, R"({"error":{"message":"maintenance\nwindow"}})"});
     } catch (const Error& e) {
-        CHECK(std::string(e.what()) == "HTTP 503 (the service failed): maintenance window");
+        CHECK(std::string(e.what()) == "HTTP 503 (the service failed): maintenance\\nwindow");
     }
     CHECK_NOTHROW(check_http_status({200, kTransaction}));
     CHECK_NOTHROW(check_http_status({201, "{}"}));

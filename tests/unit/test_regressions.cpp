@@ -38,7 +38,7 @@ TEST_CASE("An answer nested a million levels deep gives the status's typed error
 // Review of the parsers' message sanitizer: it cut a server's message at byte 200 whatever the
 // UTF-8 there (half a character reached the shopper's screen and, in the CLI, the terminal) and
 // passed bidi overrides through, so a message could display reversed.
-TEST_CASE("A server's message in an error is cut between characters and loses bidi overrides") {
+TEST_CASE("A server's message in an error is cut between characters and shows bidi overrides escaped") {
     SUBCASE("a 301-byte message ('a' and 150 two-byte characters) keeps 199 bytes of whole characters") {
         std::string msg = "a";
         for (int i = 0; i < 150; ++i) msg += "\xC3\xA9";  // U+00E9
@@ -51,12 +51,12 @@ TEST_CASE("A server's message in an error is cut between characters and loses bi
         CHECK((i - at - 1) / 2 == 99);
         CHECK((i == text.size() || static_cast<unsigned char>(text[i]) < 0x80));  // no half character
     }
-    SUBCASE("bidi overrides and isolates become spaces") {
+    SUBCASE("bidi overrides and isolates are shown as escapes (escape_untrusted)") {
         Error e = error_of([&] {
             check_http_status({503, R"({"message":"gnp.\u202eexe \u2066x\u2069"})"});
         });
         const std::string text = e.what();
-        CHECK(text.find("gnp. exe  x ") != std::string::npos);
+        CHECK(text.find(R"(gnp.\u202eexe \u2066x\u2069)") != std::string::npos);
         CHECK(text.find("\xE2\x80\xAE") == std::string::npos);
         CHECK(text.find("\xE2\x81\xA6") == std::string::npos);
     }

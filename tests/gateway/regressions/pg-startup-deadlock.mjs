@@ -6,7 +6,7 @@
 //   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... node tests/gateway/regressions/pg-startup-deadlock.mjs [starts] [clients]
 // Exits 1 when a start failed with a deadlock or a webhook got a 500.
 import {
-  sessionThenWebhook, sleep, startGateway, startPostgres, startSandbox, startShopApp, tempDir, webhookPrivateKey,
+  sessionThenWebhook, sleep, startGateway, startPostgres, startSandbox, startShopApp, tempDir, tmpdir, waitFor, webhookPrivateKey,
 } from '../../gateway/harness.mjs';
 
 const starts = Number(process.argv[2] || 30);
@@ -18,22 +18,24 @@ const key = webhookPrivateKey(sb);
 const b = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-repro-b-'), appCallback: app.url });
 let stop = false;
 const refused = [];
+let written = 0;
 // `clients` loops on instance B: a session, then its webhook (webhook_events, transactions,
 // sessions, outbox in one transaction).
 const busy = Promise.all(Array.from({ length: clients }, async () => {
   while (!stop) {
     const r = await sessionThenWebhook(b, key);
     if (r && r.status >= 500) refused.push(`${r.status} ${r.text.slice(0, 120)}`);
+    written++;
   }
 }));
-await sleep(1000);
+// Every client has written once: instance B is busy before A starts beside it.
+await waitFor(() => written >= clients, 30000, 'the busy clients');
 const results = [];
 for (let i = 0; i < starts; i++) {
   try {
     const a = await startGateway(sb, { db: pg.url, dir: tempDir('pwm-repro-a-'), appCallback: app.url });
     results.push('started');
-    await sleep(200);  // a SIGTERM right after "listening" can be lost (sigterm-after-start.mjs)
-    await a.stop('SIGTERM');
+    await a.stop('SIGTERM');  // right after "listening": gateway.regression.sigterm-after-start proves it is not lost
   } catch (e) {
     results.push(/deadlock detected/.test(e.message) ? 'DEADLOCK' : 'failed');
     if (results.at(-1) === 'DEADLOCK' && !results.slice(0, -1).includes('DEADLOCK')) console.log(e.message);
