@@ -24,11 +24,17 @@ The signature must be RSASSA-PKCS1-v1_5 with SHA-256 over the exact data.data st
 key whose public half is PUB.pem (the sandbox's is `webhookPublicKey` in GET /__sandbox/merchant).
 The unsigned copies beside data.data (offerId, transactionId, status, ...) must agree with it.
 
+The service signs every merchant's webhooks with the same key: a valid signature does not say the
+transaction is yours. With --merchant-id the signed merchantId must be ID (another merchant's
+transaction, or one without merchantId, is refused); pass it always.
+
 On success prints the signed transaction JSON (data.data) on standard output and a one-line summary
-on standard error, exit 0. A bad signature or a malformed body: error on standard error, exit 1.
+(transaction, status, offer, merchant) on standard error, exit 0. A bad signature, a malformed body
+or another merchant's transaction: error on standard error, exit 1.
 
 options:
   --public-key FILE   the service's webhook public key: PEM (PUBLIC KEY or RSA PUBLIC KEY) or DER
+  --merchant-id ID    your merchant id: a transaction of any other merchant is refused
 )";
 
 int run_verify_webhook(const Args& args) {
@@ -37,18 +43,26 @@ int run_verify_webhook(const Args& args) {
     const PublicKey key = PublicKey::parse(read_input(args.require("public-key")));
     const VerifiedWebhook hook = verify_webhook(read_input(pos.empty() ? std::string() : pos[0]), key);
     const Transaction& tx = hook.transaction;
+    const std::string merchant = tx.merchant_id.value_or("");
+    if (args.has("merchant-id") && merchant != args.get("merchant-id")) {
+        throw Error(ErrorCode::validation,
+                    "merchantId: the transaction is " + (merchant.empty() ? std::string("without a merchantId") : "merchant " + merchant + "'s") +
+                        ", not " + args.get("merchant-id") + "'s (signed by the service for another merchant)",
+                    "merchantId");
+    }
 
     std::fwrite(hook.signed_json.data(), 1, hook.signed_json.size(), stdout);
     std::fputc('\n', stdout);
     const StatusInfo status = describe_status(tx);
     const std::string offer = tx.meta && tx.meta->offer_id ? *tx.meta->offer_id : std::string("-");
-    std::fprintf(stderr, "verified: transaction %s, status %d (%.*s), offer %s\n", tx.id.c_str(), tx.status,
-                 static_cast<int>(status.label.size()), status.label.data(), offer.c_str());
+    std::fprintf(stderr, "verified: transaction %s, status %d (%.*s), offer %s, merchant %s%s\n", tx.id.c_str(), tx.status,
+                 static_cast<int>(status.label.size()), status.label.data(), offer.c_str(),
+                 merchant.empty() ? "-" : merchant.c_str(), args.has("merchant-id") ? "" : " (not checked: pass --merchant-id)");
     return 0;
 }
 
 PAYWASM_COMMAND(Command{"verify-webhook", "verify a webhook's signature and print the signed transaction", kUsage,
-                        {"public-key"}, {}, run_verify_webhook})
+                        {"public-key", "merchant-id"}, {}, run_verify_webhook})
 
 }  // namespace
 }  // namespace paywasm::cli

@@ -124,6 +124,14 @@ Store::Report read_report(Req req, Body body) {
 boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared_ptr<EventStream> out) {
     using namespace std::chrono;
     gw.hub.watch(id, out);  // before the first read: a change from now on wakes this stream
+    // Leaves the hub however the stream ends, a read that throws anything included (the server
+    // logs that exception; the stream ends with it).
+    struct Unwatch {
+        Gateway& gw;
+        const std::string& id;
+        const EventStream* out;
+        ~Unwatch() { gw.hub.unwatch(id, out); }
+    } unwatch{gw, id, out.get()};
     const auto ends_at = steady_clock::now() + seconds(gw.config.stream_max_seconds);
     std::int64_t sent_version = -1, expires_at = 0;
     std::uint64_t unpushed = gw.hub.latest(id).unpushed;  // taken before the read that covers it
@@ -186,7 +194,6 @@ boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared
             }
         }
     }
-    gw.hub.unwatch(id, out.get());
 }
 
 // Gives a stream slot back when the answer holding it is gone (also when the stream never started).
@@ -359,6 +366,12 @@ void register_browser_api(Router& server, Gateway& gw) {
         const Session s = load(gw, req, res);
         if (req.get_header_value("Accept").find("text/event-stream") == std::string::npos) {
             return send_json(res, 200, status_json(s));
+        }
+        if (req.method == "HEAD") {  // the stream's head only: no slot taken, nothing held open
+            res.status = 200;
+            res.set_header("Cache-Control", "no-store");
+            res.set_content("", "text/event-stream");
+            return;
         }
         std::string refused;
         const std::string client = paywasm::server::client_key(req.remote_addr);

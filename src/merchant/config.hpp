@@ -31,6 +31,9 @@ struct Config {
     int max_streams = 10000;            // concurrent SSE streams; more get 503
     int max_streams_per_session = 8;    // per session id; more get 429
     int max_streams_per_client = 1000;  // per client address; more get 429
+    // Connections per peer address (ServerOptions::max_connections_per_address): room for a client's
+    // whole stream allowance and its requests beside them.
+    int max_connections_per_address = 1100;
     int stream_max_seconds = 1800;      // a stream ends after this (the client reconnects after `retry:`)
     int service_timeout_s = 30;
     std::size_t max_body = 64 * 1024;
@@ -39,6 +42,7 @@ struct Config {
     std::string merchant_token;         // PAYWASM_MERCHANT_TOKEN
     std::string app_secret;             // PAYWASM_APP_SECRET: the app API's bearer
     std::string event_secret;           // PAYWASM_EVENT_SECRET: signs forwarded events (not the bearer)
+    std::string metrics_token;          // PAYWASM_METRICS_TOKEN: /metrics' bearer (empty: /metrics is off)
     std::int64_t retain_ms = 0;         // --retain-days: 0 keeps everything (Store::prune)
     int session_rate = 600;             // --session-rate: sessions a minute per app secret (0: no limit)
     int qr_rate_per_session = 5;        // --qr-rate-per-session: QR creations a minute per session

@@ -102,9 +102,13 @@ void register_health(Router& server, Gateway& gw, std::atomic<const paywasm::ser
     });
 
     server.route("GET", "/metrics", gw.config.max_body, [&gw, &server, &http, outcomes](const Request& req, Response& res, const std::string&) {
+        // Its own bearer, PAYWASM_METRICS_TOKEN: none set, no metrics (the app secret is not one).
+        if (gw.config.metrics_token.empty()) {
+            throw HttpError(404, "not_found", "/metrics is off: set PAYWASM_METRICS_TOKEN to serve it");
+        }
         const std::string token = bearer_token(req);
-        if (token.empty() || !paywasm::constant_time_equal(token, gw.config.app_secret)) {
-            throw HttpError(401, "unauthorized", "/metrics needs Authorization: Bearer <PAYWASM_APP_SECRET>");
+        if (token.empty() || !paywasm::constant_time_equal(token, gw.config.metrics_token)) {
+            throw HttpError(401, "unauthorized", "/metrics needs Authorization: Bearer <PAYWASM_METRICS_TOKEN>");
         }
         std::string out;
         auto line = [&out](const std::string& text) { out += text + "\n"; };

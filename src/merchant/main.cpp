@@ -53,6 +53,8 @@ const char* kUsage =
     "  --max-streams N           concurrent status streams (default 10000; more get 503)\n"
     "  --max-streams-per-session N  streams of one session (default 8; more get 429)\n"
     "  --max-streams-per-client N   streams from one client address (default 1000; more get 429)\n"
+    "  --max-connections-per-address N  connections one peer address holds at once (default 1100, 1 to\n"
+    "                            1000000; more get 503; a --trusted-proxy's are not counted)\n"
     "  --stream-max-seconds S    a stream ends after S seconds; the widget reconnects (default 1800)\n"
     "  --service-timeout S       seconds per service call (default 30)\n"
     "  --verbose                 access log (session ids cut short) and refused webhooks on stderr\n"
@@ -61,6 +63,8 @@ const char* kUsage =
     "  PAYWASM_APP_SECRET        the shop app's bearer for the app API (at least 16 characters)\n"
     "  PAYWASM_EVENT_SECRET      the key forwarded events are signed with (HMAC-SHA256; at least 16\n"
     "                            characters, not the app secret); required with --app-callback\n"
+    "  PAYWASM_METRICS_TOKEN     /metrics' bearer (at least 16 characters, not the app secret); unset:\n"
+    "                            /metrics answers 404 (the app secret never reads it)\n"
     "  PAYWASM_DB                the database URL when --db is not given\n"
     "  PGPASSWORD, PGPASSFILE    libpq's own: a PostgreSQL password kept out of the URL\n"
     "  PAYWASM_CLOCK_OFFSET_MS   tests and retention drills only: milliseconds added to the clock\n";
@@ -91,7 +95,8 @@ const paywasm::options::Spec kOptions{
      "shop-origin", "db", "app-callback", "methods", "padding", "session-ttl", "retry-base-ms", "max-streams",
      "max-streams-per-session", "max-streams-per-client", "stream-max-seconds", "session-rate", "qr-rate-per-session",
      "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout", "attempt-rate-per-session",
-     "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days"},
+     "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days",
+     "max-connections-per-address"},
     {"verbose"}};
 
 // Each option of the command line into `c`, in the order given.
@@ -131,6 +136,7 @@ void apply_option(merchant::Config& c, bool& db_given, const std::string& name, 
     else if (name == "max-streams") c.max_streams = small(1, 100000);
     else if (name == "max-streams-per-session") c.max_streams_per_session = small(1, 100000);
     else if (name == "max-streams-per-client") c.max_streams_per_client = small(1, 100000);
+    else if (name == "max-connections-per-address") c.max_connections_per_address = small(1, 1000000);
     else if (name == "stream-max-seconds") c.stream_max_seconds = small(1, 7 * 24 * 3600);
     else if (name == "session-rate") c.session_rate = small(0, 1000000);
     else if (name == "qr-rate-per-session") c.qr_rate_per_session = small(0, 1000000);
@@ -194,6 +200,15 @@ merchant::Config parse_args(int argc, char** argv) {
     // Events get their own key: whoever holds the app API's bearer (an HTTP client's log, a proxy)
     // must not be able to sign an event that ships an order.
     if (const char* events = std::getenv("PAYWASM_EVENT_SECRET"); events && *events) c.event_secret = events;
+    // The scraper gets a token that reads figures only: the app secret creates sessions and reads
+    // shoppers' addresses, and a monitoring system's configuration is not the place for it.
+    if (const char* metrics = std::getenv("PAYWASM_METRICS_TOKEN"); metrics && *metrics) {
+        c.metrics_token = metrics;
+        if (c.metrics_token.size() < 16) usage_error("PAYWASM_METRICS_TOKEN must be at least 16 characters");
+        if (c.metrics_token == c.app_secret || c.metrics_token == c.event_secret) {
+            usage_error("PAYWASM_METRICS_TOKEN must differ from PAYWASM_APP_SECRET and PAYWASM_EVENT_SECRET");
+        }
+    }
     if (!c.app_callback.empty()) {
         if (c.event_secret.size() < 16) usage_error("PAYWASM_EVENT_SECRET must be set, at least 16 characters, with --app-callback");
         if (c.event_secret == c.app_secret) usage_error("PAYWASM_EVENT_SECRET must differ from PAYWASM_APP_SECRET");
@@ -233,6 +248,7 @@ int main(int argc, char** argv) {
         options.max_connections = static_cast<std::size_t>(config.max_streams) + 4096;
         options.access_log = config.verbose;
         options.trusted_proxies = config.trusted_proxies;
+        options.max_connections_per_address = static_cast<std::size_t>(config.max_connections_per_address);
         paywasm::server::Server http(options, server);
         running = &http;
         gw.start_forwarder();

@@ -10,7 +10,11 @@ namespace paywasm::server {
 std::string canonical_address(std::string_view text) {
     boost::system::error_code ec;
     const auto address = boost::asio::ip::make_address(std::string(text), ec);
-    return ec ? std::string() : address.to_string();
+    if (ec) return std::string();
+    if (address.is_v6() && address.to_v6().is_v4_mapped()) {
+        return boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, address.to_v6()).to_string();
+    }
+    return address.to_string();
 }
 
 std::string client_key(const std::string& address) {

@@ -10,7 +10,9 @@
 
 namespace paywasm::server {
 
-// An IP address in its canonical text ("::ffff:10.0.0.1" stays as given), or "" when `text` is not one.
+// An IP address in its canonical text, or "" when `text` is not one. An IPv4-mapped IPv6 address
+// ("::ffff:10.0.0.1", an IPv4 peer of a dual-stack listener) is its IPv4 address ("10.0.0.1"), so
+// that --trusted-proxy 10.0.0.1 and the per-client limits see one address, however it came.
 std::string canonical_address(std::string_view text);
 
 // What a per-client limit counts for `address` (a Request::remote_addr): an IPv4 address itself; an

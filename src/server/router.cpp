@@ -8,6 +8,19 @@
 
 namespace paywasm::server {
 
+namespace {
+
+// The metrics label of an unrouted request's method: a fixed set, so that a client inventing
+// methods cannot add series (counts()).
+std::string_view method_label(std::string_view method) {
+    for (std::string_view known : {"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE", "PATCH"}) {
+        if (method == known) return known;
+    }
+    return "OTHER";
+}
+
+}  // namespace
+
 Router& Router::route(std::string_view method, const std::string& pattern, std::size_t max_body, Handler handler) {
     // The literal start: up to the first special character, without the character a quantifier
     // after it makes optional; none when the pattern has an alternative (a|b).
@@ -83,7 +96,7 @@ void Router::handle(Request& req, Response& res) const {
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::lock_guard<std::mutex> lock(counts_mutex_);
-    auto& count = counts_[{route ? route->method : req.method, route ? route->pattern : std::string(), res.status}];
+    auto& count = counts_[{route ? route->method : std::string(method_label(req.method)), route ? route->pattern : std::string(), res.status}];
     ++count.first;
     count.second += seconds;
 }

@@ -44,7 +44,9 @@ public:
     std::string pattern_for(const Request& req) const;
 
     // Requests answered so far, by route (method and pattern; "" for no route) and status, with the
-    // handlers' time. Thread-safe.
+    // handlers' time. Thread-safe. The series are bounded whatever clients send: a request no route
+    // answers is counted under its method only when that is one of RFC 9110's (GET, HEAD, POST,
+    // PUT, DELETE, OPTIONS, TRACE) or PATCH, and under "OTHER" otherwise.
     struct Count {
         std::string method, pattern;
         int status = 0;

@@ -9,6 +9,7 @@
 #include <boost/beast/http.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -75,7 +76,7 @@ struct Connection {
         beast::error_code ec;
         const auto peer = stream.socket().remote_endpoint(ec);
         if (!ec) {
-            remote_addr = peer.address().to_string();
+            remote_addr = canonical_address(peer.address().to_string());  // an IPv4 peer of a dual-stack socket as IPv4
             remote_port = peer.port();
         }
         stream.socket().set_option(tcp::no_delay(true), ec);
@@ -86,6 +87,7 @@ struct Connection {
     std::string client_addr;       // the current request's client (client_address); the stream's
     int remote_port = 0;
     bool idle = true;              // waiting for a request's first byte (drain closes it)
+    bool counted = false;          // in Server::Impl::per_address
     StreamImpl* streaming = nullptr;
 };
 
@@ -103,6 +105,7 @@ struct Server::Impl {
     int port = 0;
     bool draining = false;                     // loop only
     std::set<std::shared_ptr<Connection>> connections;  // loop only
+    std::map<std::string, std::size_t> per_address;     // loop only: open connections by peer (no trusted proxy)
     std::atomic<std::size_t> open_connections{0}, open_streams{0}, refused_heads{0};
 
     awaitable<void> accept_loop();
@@ -167,15 +170,22 @@ awaitable<void> Server::Impl::accept_loop() {
             co_await pause.async_wait(asio::redirect_error(use_awaitable, ec));
             continue;
         }
-        if (connections.size() >= options.max_connections) {
+        auto c = std::make_shared<Connection>(std::move(socket));
+        const bool counted = std::find(options.trusted_proxies.begin(), options.trusted_proxies.end(), c->remote_addr) ==
+                             options.trusted_proxies.end();
+        if (connections.size() >= options.max_connections ||
+            (counted && per_address[c->remote_addr] >= options.max_connections_per_address)) {
+            if (counted && per_address[c->remote_addr] == 0) per_address.erase(c->remote_addr);
             static const std::string kFull =
                 error_answer(503, "too_many_connections", "too many open connections", {{"Retry-After", "2"}});
-            socket.non_blocking(true, ec);
-            socket.write_some(asio::buffer(kFull), ec);
-            socket.close(ec);
+            c->stream.socket().non_blocking(true, ec);
+            c->stream.socket().write_some(asio::buffer(kFull), ec);
+            c->stream.socket().close(ec);
             continue;
         }
-        asio::co_spawn(loop, session(std::make_shared<Connection>(std::move(socket))), asio::detached);
+        if (counted) ++per_address[c->remote_addr];
+        c->counted = counted;
+        asio::co_spawn(loop, session(std::move(c)), asio::detached);
     }
 }
 
@@ -191,6 +201,7 @@ awaitable<void> Server::Impl::session(std::shared_ptr<Connection> c) {
     c->stream.socket().shutdown(tcp::socket::shutdown_both, ec);
     c->stream.socket().close(ec);
     connections.erase(c);
+    if (c->counted && --per_address[c->remote_addr] == 0) per_address.erase(c->remote_addr);
     open_connections = connections.size();
     finish_if_drained();
 }
@@ -234,18 +245,47 @@ awaitable<void> Server::Impl::refuse(Connection& c, int status, std::string_view
 }
 
 // A chunked body, through Beast's parser (its own frame: only chunked requests pay for it). Trailer
-// fields are not kept: nothing reads them.
+// fields are not kept: nothing reads them. Beast 1.74 holds a whole chunk line (size and
+// extensions) or the whole trailer section in the read buffer before it parses it, and its body
+// limit counts chunk data only: here the parser reads through a buffer of chunk_line_limit() bytes
+// (a longer chunk line or trailer section: http::error::buffer_overflow), and the extensions of all
+// chunks together may take at most chunk_line_limit() bytes (more: bad_chunk_extension). Memory
+// per chunked request is then the body limit plus a few KiB, whatever the client sends.
 awaitable<beast::error_code> Server::Impl::read_chunked(Connection& c, const std::string& head, std::string& body) {
+    std::size_t extensions = 0;
+    const std::size_t limit = chunk_line_limit(options.head);
+    // Beast keeps a reference to the callback: it is declared before the parser, outliving it.
+    auto count_extensions = [&extensions, limit](std::uint64_t, beast::string_view ext, beast::error_code& ec) {
+        extensions += ext.size();
+        if (extensions > limit) ec = http::error::bad_chunk_extension;
+    };
     http::request_parser<http::string_body> parser;
     parser.eager(true);
     parser.header_limit(static_cast<std::uint32_t>(options.head.max_bytes));
     parser.body_limit(options.max_body);
+    parser.on_chunk_header(count_extensions);
     beast::error_code ec;
     parser.put(asio::buffer(head), ec);
     if (ec && ec != http::error::need_more) co_return ec;
+    // What arrived with the head goes to the parser first; the rest through the bounded buffer.
+    while (c.buffer.size() > 0 && !parser.is_done()) {
+        ec = {};
+        const std::size_t used = parser.put(c.buffer.data(), ec);
+        c.buffer.consume(used);
+        if (ec == http::error::need_more || (!ec && used == 0)) break;
+        if (ec) co_return ec;
+    }
+    if (c.buffer.size() > limit) co_return http::error::buffer_overflow;
+    beast::flat_buffer bounded(limit);
+    bounded.commit(asio::buffer_copy(bounded.prepare(c.buffer.size()), c.buffer.data()));
+    c.buffer.clear();
     ec = {};
-    c.stream.expires_after(options.body_timeout);
-    co_await http::async_read(c.stream, c.buffer, parser, asio::redirect_error(use_awaitable, ec));
+    if (!parser.is_done()) {
+        c.stream.expires_after(options.body_timeout);
+        co_await http::async_read(c.stream, bounded, parser, asio::redirect_error(use_awaitable, ec));
+    }
+    // A pipelined request after the body stays for the next turn.
+    c.buffer.commit(asio::buffer_copy(c.buffer.prepare(bounded.size()), bounded.data()));
     if (!ec) body = std::move(parser.get().body());
     co_return ec;
 }
@@ -254,19 +294,24 @@ awaitable<void> Server::Impl::serve(Connection& c) {
     for (;;) {
         // ---- the head: idle_timeout for its first byte, header_timeout for the rest ----
         c.idle = true;
-        while (c.buffer.size() >= 2 && static_cast<const char*>(c.buffer.data().data())[0] == '\r' &&
-               static_cast<const char*>(c.buffer.data().data())[1] == '\n') {
-            c.buffer.consume(2);  // an empty line before a request line is ignored (RFC 9112 2.2)
-        }
-        if (c.buffer.size() == 0) {
+        bool head_started = false;  // an empty line came: the header deadline runs from it, once
+        for (;;) {
+            while (c.buffer.size() >= 2 && static_cast<const char*>(c.buffer.data().data())[0] == '\r' &&
+                   static_cast<const char*>(c.buffer.data().data())[1] == '\n') {
+                c.buffer.consume(2);  // an empty line before a request line is ignored (RFC 9112 2.2)
+                if (!head_started) c.stream.expires_after(options.header_timeout);
+                head_started = true;
+            }
+            if (c.buffer.size() > 0) break;
             if (draining) co_return;
-            c.buffer.shrink_to_fit();
-            c.stream.expires_after(options.idle_timeout);
+            if (!head_started) {
+                c.buffer.shrink_to_fit();
+                c.stream.expires_after(options.idle_timeout);
+            }
             if (!co_await read_more(c)) co_return;
-            continue;  // strip empty lines again
         }
         c.idle = false;
-        c.stream.expires_after(options.header_timeout);
+        if (!head_started) c.stream.expires_after(options.header_timeout);
         std::size_t head_len = 0;
         for (;;) {
             const std::string_view seen(static_cast<const char*>(c.buffer.data().data()), c.buffer.size());
@@ -324,7 +369,7 @@ awaitable<void> Server::Impl::serve(Connection& c) {
             co_await refuse(c, 413, too_large);
             co_return;
         }
-        if (expects_continue && h.body != RequestHead::Body::none) {
+        if (expects_continue && req.version == 11 && h.body != RequestHead::Body::none) {  // 1.0 knows no 1xx
             std::string interim = response_head(100, {}, {});
             if (!co_await send(c, std::move(interim))) co_return;
         }
@@ -340,6 +385,12 @@ awaitable<void> Server::Impl::serve(Connection& c) {
             if (ec == http::error::body_limit) {
                 log(req, 413);
                 co_await refuse(c, 413, too_large);
+                co_return;
+            }
+            if (ec == http::error::buffer_overflow || ec == http::error::bad_chunk_extension) {
+                log(req, 400);
+                co_await refuse(c, 400, "a chunk line, the chunk extensions or the trailer section are longer than " +
+                                            std::to_string(chunk_line_limit(options.head)) + " bytes");
                 co_return;
             }
             if (ec) {

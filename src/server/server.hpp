@@ -7,7 +7,9 @@
 // client gets `idle_timeout` between requests and `header_timeout` from a head's first byte to its
 // end (a slow-loris connection is closed then), a body over `max_body` is answered 413 (unread and
 // the connection closed when it is announced beyond drain_limit()), and past `max_connections`
-// a new connection is answered 503 and closed. The listening socket takes the system's largest
+// (or `max_connections_per_address` from one peer) a new connection is answered 503 and closed.
+// Empty lines before a request line count against `header_timeout` from the first one: a client
+// sending CRLF after CRLF is closed then, as a slow head is. The listening socket takes the system's largest
 // backlog and never SO_REUSEPORT: a port in use is refused.
 #pragma once
 
@@ -33,6 +35,9 @@ struct ServerOptions {
     std::chrono::milliseconds write_timeout{30000};  // one answer, or one stream write
     std::chrono::milliseconds drain_timeout{10000};  // drain(): the longest wait for answers under way
     std::size_t max_connections = 16000;             // lowered to what the open-file limit allows
+    // Connections one peer address may hold at once (a trusted proxy's are not counted: it carries
+    // many clients); more are answered 503 and closed, so that one address cannot take them all.
+    std::size_t max_connections_per_address = 1024;
     int workers = 16;                                // threads running handlers
     bool access_log = false;                         // "METHOD path status" on stderr
     // Peers whose X-Forwarded-For is believed (your reverse proxies), as IP addresses. A request
@@ -45,6 +50,10 @@ struct ServerOptions {
 
 // Over this a body is not even read (and dropped): the answer is 413 and the connection closed.
 constexpr std::size_t drain_limit(std::size_t max_body) { return max_body + 16 * 1024 * 1024; }
+// A chunked body's bound on what is not chunk data: one chunk line (size and extensions), the
+// extensions of all its chunks together, and its trailer section, each at most this many bytes (the
+// head's own limit); more is answered 400 and the connection closed.
+constexpr std::size_t chunk_line_limit(const HeadLimits& head) { return head.max_bytes; }
 
 class Server {
 public:

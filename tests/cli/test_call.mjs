@@ -302,6 +302,33 @@ await test('input nested 300,000 levels deep is a clear error, not a crash', asy
   if (!/nests deeper than 64 levels/.test(hook.stderr)) throw new Error(`verify-webhook message: ${hook.stderr.slice(0, 200)}`);
 });
 
+// Review (issue 30): the service signs every merchant's webhooks with one key, and verify-webhook,
+// which SECURITY.md recommends, accepted another merchant's transaction.
+await test('verify-webhook --merchant-id refuses another merchant\'s transaction and prints the merchantId', async () => {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const hookKey = path.join(dir, 'hook.pub');
+  fs.writeFileSync(hookKey, publicKey.export({ type: 'spki', format: 'pem' }));
+  const signed = (tx) => {
+    const text = JSON.stringify(tx);
+    return JSON.stringify({ type: 'rf:alert', data: { data: text, offerId: tx.meta.offerId, transactionId: tx.id, status: tx.status },
+      signature: crypto.sign('sha256', Buffer.from(text), privateKey).toString('base64') });
+  };
+  const tx = { id: 'tx-1', status: 1, merchantId: 'merchant-other', meta: { offerId: 'o-1' } };
+  const theirs = await run(['verify-webhook', '--public-key', hookKey, '--merchant-id', 'merchant-mine', '-'], signed(tx));
+  eq(theirs.code, 1, `another merchant's transaction: exit code (${theirs.stderr.slice(0, 300)})`);
+  if (!/merchant-other/.test(theirs.stderr) || !/merchantId/.test(theirs.stderr)) throw new Error('message: ' + theirs.stderr);
+  eq(theirs.stdout, '', 'nothing printed as verified');
+  const none = await run(['verify-webhook', '--public-key', hookKey, '--merchant-id', 'merchant-mine', '-'],
+    signed({ ...tx, merchantId: undefined }));
+  eq(none.code, 1, 'a transaction without merchantId: exit code');
+  const mine = await run(['verify-webhook', '--public-key', hookKey, '--merchant-id', 'merchant-other', '-'], signed(tx));
+  eq(mine.code, 0, `its own merchant: exit code (${mine.stderr.slice(0, 300)})`);
+  if (!/merchant merchant-other\n/.test(mine.stderr)) throw new Error('summary: ' + mine.stderr);
+  const unchecked = await run(['verify-webhook', '--public-key', hookKey, '-'], signed(tx));
+  eq(unchecked.code, 0, 'without --merchant-id: exit code');
+  if (!/merchant merchant-other \(not checked: pass --merchant-id\)/.test(unchecked.stderr)) throw new Error('summary: ' + unchecked.stderr);
+});
+
 server.close();
 fs.rmSync(dir, { recursive: true, force: true });
 console.log(`${passed} passed, ${failed} failed`);

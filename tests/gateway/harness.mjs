@@ -20,6 +20,8 @@ export const SHOP_ORIGIN = 'http://shop.paywasm.test';
 export const APP_SECRET = 'app-secret-' + crypto.randomBytes(16).toString('hex');
 // Forwarded events are signed with their own key, never the app API's bearer.
 export const EVENT_SECRET = 'event-secret-' + crypto.randomBytes(16).toString('hex');
+// /metrics' own bearer: the app secret does not read it.
+export const METRICS_TOKEN = 'metrics-token-' + crypto.randomBytes(16).toString('hex');
 
 
 // Key files of a sandbox for the gateway's --merchant-public-key / --webhook-public-key.
@@ -47,7 +49,8 @@ export async function startGateway(sb, { db, dir = tempDir('pwm-'), appCallback,
   ];
   const proc = spawn(GATEWAY, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PAYWASM_MERCHANT_TOKEN: sb.merchant.merchantAccessToken, PAYWASM_APP_SECRET: APP_SECRET, PAYWASM_EVENT_SECRET: EVENT_SECRET, ...env },
+    env: { ...process.env, PAYWASM_MERCHANT_TOKEN: sb.merchant.merchantAccessToken, PAYWASM_APP_SECRET: APP_SECRET, PAYWASM_EVENT_SECRET: EVENT_SECRET,
+      PAYWASM_METRICS_TOKEN: METRICS_TOKEN, ...env },
   });
   let stderr = '';
   proc.stderr.on('data', (d) => { stderr += d; });

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 
-import { APP_SECRET, gw, sse, startGateway, startSandbox, startShopApp } from './harness.mjs';
+import { APP_SECRET, METRICS_TOKEN, gw, sse, startGateway, startSandbox, startShopApp } from './harness.mjs';
 
 let sb, app, g;
 before(async () => {
@@ -44,8 +44,9 @@ test('/healthz and /readyz answer without credentials', async () => {
   assert.deepEqual(ready.json, { ok: true, database: 'ok', outbox: 'ok' });
 });
 
-test('/metrics needs the app secret and counts requests, webhook outcomes, streams, the outbox and the database', async () => {
+test('/metrics needs its own token, not the app secret, and counts requests, webhook outcomes, streams, the outbox and the database', async () => {
   assert.equal((await gw(g, 'GET', '/metrics')).status, 401);
+  assert.equal((await gw(g, 'GET', '/metrics', { app: true })).status, 401, 'the app secret reads no metrics');
   const s = await gw(g, 'POST', '/v1/sessions', { app: true, body: {
     offerId: 'order-' + crypto.randomUUID(), currency: 'USD', methods: ['exchange'],
     cart: [{ id: 'sku-mug', name: 'Mug', price: 15, quantity: 1 }] } });
@@ -54,7 +55,7 @@ test('/metrics needs the app secret and counts requests, webhook outcomes, strea
   const stream = sse(`${g.base}/v1/checkout/${s.json.id}/status`);
   assert.equal((await stream.opened).status, 200);
 
-  const r = await fetch(g.base + '/metrics', { headers: { authorization: 'Bearer ' + APP_SECRET } });
+  const r = await fetch(g.base + '/metrics', { headers: { authorization: 'Bearer ' + METRICS_TOKEN } });
   assert.equal(r.status, 200);
   assert.match(r.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
   const m = parse(await r.text());
@@ -68,4 +69,14 @@ test('/metrics needs the app secret and counts requests, webhook outcomes, strea
   assert.equal(m.paywasm_outbox_oldest_pending_age_seconds, 0);
   assert.equal(m.paywasm_outbox_stuck, 0);
   stream.close();
+});
+
+test('/metrics is off without PAYWASM_METRICS_TOKEN', async () => {
+  const bare = await startGateway(sb, { env: { PAYWASM_METRICS_TOKEN: '' } });
+  try {
+    assert.equal((await gw(bare, 'GET', '/metrics', { app: true })).status, 404);
+    assert.equal((await gw(bare, 'GET', '/metrics', { token: METRICS_TOKEN })).status, 404);
+  } finally {
+    await bare.stop();
+  }
 });
