@@ -252,7 +252,7 @@ export function webhookEventId(text) {
 // Events in `g`'s forwarding outbox not yet delivered to its --app-callback (the gauge
 // paywasm_outbox_pending of /metrics; one outbox per database, so any instance of a PostgreSQL pair).
 export async function outboxPending(g) {
-  const r = await gw(g, 'GET', '/metrics', { app: true });
+  const r = await gw(g, 'GET', '/metrics', { token: METRICS_TOKEN });
   const m = /^paywasm_outbox_pending (\d+)$/m.exec(r.text);
   if (!m) throw new Error(`no paywasm_outbox_pending in /metrics (${r.status})`);
   return Number(m[1]);

@@ -21,7 +21,7 @@ import path from 'node:path';
 
 import { getJson, sendJson } from '../server/harness.mjs';
 import {
-  SHOP_ORIGIN, gw, outboxDrained, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, waitFor,
+  METRICS_TOKEN, SHOP_ORIGIN, gw, outboxDrained, startGateway, startPostgres, startSandbox, startShopApp, tmpdir, waitFor,
 } from '../gateway/harness.mjs';
 import { freePort } from '../support/node.mjs';
 
@@ -148,7 +148,7 @@ function statusStream(url, { localAddress } = {}) {
 
 // Gateway `g`'s open status streams (the gauge paywasm_sse_streams_open of /metrics).
 async function streamsOpen(g) {
-  const r = await gw(g, 'GET', '/metrics', { app: true });
+  const r = await gw(g, 'GET', '/metrics', { token: METRICS_TOKEN });
   return Number(/^paywasm_sse_streams_open (\d+)$/m.exec(r.text)[1]);
 }
 
