@@ -20,9 +20,14 @@ test('QR flow: merchant endpoint, QR decoded by zbarimg, copy, wallet link, poll
     await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ ok: true, result: QR_RESULT }) });
   });
   const statuses = [{ status: 10 }, { status: 101, receivedAmount: '0.0002' }, { status: 1, receivedAmount: '0.00051234' }];
+  // Status 10 until the code's own checks are done (the QR's amount is on screen only while
+  // nothing arrived), then 101 and 1: the widget fires paywasm-status on a change only.
   let polls = 0;
+  let moved = 0;
+  let advance = false;
   await page.route(`${server.origin}/merchant/status/**`, async (route) => {
-    const s = statuses[Math.min(polls++, statuses.length - 1)];
+    polls++;
+    const s = statuses[advance ? Math.min(++moved, statuses.length - 1) : 0];
     await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(s) });
   });
   await mount(page, { methods: 'qr', qrEndpoint: '/merchant/qr', statusUrl: '/merchant/status/{id}' });
@@ -40,6 +45,7 @@ test('QR flow: merchant endpoint, QR decoded by zbarimg, copy, wallet link, poll
   await page.locator('paywasm-checkout button[aria-label="Copy address"]').click();
   await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t.startsWith('bc1q')));
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), QR_RESULT.meta.receiverAddress, 'clipboard');
+  advance = true;
   await waitEvent(page, 'paywasm-status', { code: 101 });
   await waitEvent(page, 'paywasm-complete');
   const seen = (await events(page, 'paywasm-status')).map((e) => e.status.code);
