@@ -100,8 +100,9 @@ struct Money {
 };
 
 // An amount as every edge writes it (status JSON, events, the widget's events): a fiat currency's
-// with at least two fraction digits ("82.00", "0.125"), a crypto currency's in canonical form, every
-// digit kept ("0.00064063", "82"). One format, so that "82" and "82.00" never name one amount twice.
+// with at least its ISO 4217 minor unit of fraction digits (fiat_minor_units: "82.00" USD, "0.125"
+// USD, "1500" JPY, "1.500" KWD), a crypto currency's in canonical form, every digit kept
+// ("0.00064063", "82"). One format, so that "82" and "82.00" never name one amount twice.
 std::string amount_text(const Money&);
 
 // What a payment asks for, what arrived, and what is still owed, all in the currency the shopper

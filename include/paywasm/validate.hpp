@@ -47,6 +47,9 @@ void validate_exchange_name(std::string_view name, const Limits& = {});
 Decimal cart_total(const std::vector<CartItem>& cart);
 
 bool is_fiat_currency(std::string_view code);    // active ISO 4217
+// ISO 4217's minor unit of a fiat currency: 0 (JPY, KRW, CLP, ...), 3 (BHD, KWD, TND, ...), else 2;
+// -1 for a code that is not one (is_fiat_currency).
+int fiat_minor_units(std::string_view code);
 bool is_crypto_currency(std::string_view code);  // [A-Z0-9]{2,10}
 
 }  // namespace paywasm

@@ -162,7 +162,8 @@ StatusInfo describe_checkout_status(int code, std::optional<PayMethod> method, b
 }
 
 std::string amount_text(const Money& m) {
-    if (is_fiat_currency(m.currency) && m.amount.scale() <= 2) return m.amount.to_fixed(2);
+    const int minor = fiat_minor_units(m.currency);
+    if (minor >= 0 && m.amount.scale() <= minor) return m.amount.to_fixed(minor);
     return m.amount.to_string();
 }
 

@@ -191,6 +191,17 @@ bool is_fiat_currency(std::string_view code) {
                               [](std::string_view a, std::string_view b) { return a < b; });
 }
 
+int fiat_minor_units(std::string_view code) {
+    if (!is_fiat_currency(code)) return -1;
+    // ISO 4217 (2024) for the codes of kFiatCodes; every other one has two.
+    constexpr std::string_view kNone[] = {"BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW",
+                                          "PYG", "RWF", "UGX", "VND", "VUV", "XAF", "XOF", "XPF"};
+    constexpr std::string_view kThree[] = {"BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"};
+    if (std::find(std::begin(kNone), std::end(kNone), code) != std::end(kNone)) return 0;
+    if (std::find(std::begin(kThree), std::end(kThree), code) != std::end(kThree)) return 3;
+    return 2;
+}
+
 bool is_crypto_currency(std::string_view code) {
     if (code.size() < 2 || code.size() > 10) return false;
     return std::all_of(code.begin(), code.end(),

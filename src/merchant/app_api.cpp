@@ -58,7 +58,8 @@ std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
     w.key("methods");
     write_methods(w, s);
     w.str("createdAt", iso8601(s.created_at)).str("expiresAt", iso8601(s.expires_at));
-    w.str("status", s.status.state);
+    // An open session past its expiry takes no payment any more: "expired", not "open".
+    w.str("status", s.status.state == "open" && now_ms() >= s.expires_at ? std::string("expired") : s.status.state);
     if (with_detail) {
         w.raw("checkout", s.checkout_json);
         w.raw("latestStatus", status_json(s));
@@ -78,7 +79,6 @@ void register_app_api(Router& server, Gateway& gw) {
     // POST /v1/sessions {offerId, currency, cart, shippingAddress?, customerInfo?, methods?}
     server.route("POST", "/v1/sessions", limit, [&gw](Req req, Res res, Body body) {
         require_app(gw, req);
-        gw.rate_limit("session:app", gw.config.session_rate, res, "sessions a minute (--session-rate)");
         const JsonDocument doc = parse_object(req, body);
         // The checkout is the body without `methods`, read strictly by the core.
         JsonWriter checkout_text;
@@ -100,6 +100,8 @@ void register_app_api(Router& server, Gateway& gw) {
         // QR needs the customer's name and e-mail (from customerInfo or the address): refuse now,
         // with the core's message, rather than when the shopper presses Pay.
         if (s.offers("qr")) (void)paywasm::qr_order(checkout);
+        // A token is spent by a request that would create a session: a refused one (400) costs none.
+        gw.rate_limit("session:app", gw.config.session_rate, res, "sessions a minute (--session-rate)");
         s.id = random_token("cs_");
         s.offer_id = checkout.offer_id;
         s.checkout_json = paywasm::to_json(checkout);
@@ -110,6 +112,14 @@ void register_app_api(Router& server, Gateway& gw) {
         s.status.state = "open";
         bool created = false;
         const Session stored = gw.store.create_session(s, paywasm::sha256_hex(s.checkout_json), created);
+        // The offerId's session expired without a payment: a checkout under it can no longer be
+        // paid, and answering that session (as "open") would send the shopper to a dead page.
+        if (!created && !stored.status.status && now_ms() >= stored.expires_at) {
+            throw HttpError(409, "offer_expired",
+                            "the session for this offerId (" + stored.id.substr(0, 6) + "...) expired at " +
+                                iso8601(stored.expires_at) + " without a payment; create the checkout under a new offerId",
+                            "offerId");
+        }
         send_json(res, created ? 201 : 200, session_json(gw, stored, false));
     });
 

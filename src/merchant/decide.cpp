@@ -99,6 +99,9 @@ Decision decide_webhook(std::string_view our_merchant_id, const std::optional<Se
     if (!session) {
         d.outcome = Outcome::unknown_offer;
         d.reason = "no session or QR code has this order id";
+        // Money for an order id the gateway holds nothing of (its session pruned by --retain-days,
+        // or never made here): the shop is told (checkout.late_payment) rather than it going unseen.
+        d.forward = d.info.taken != paywasm::MoneyTaken::none;
         return d;
     }
 
@@ -162,6 +165,7 @@ Decision decide_debit_webhook(const std::optional<HeldStatus>& stored, const Inc
 
 std::string_view event_type(const Decision& d) {
     using K = paywasm::StatusKind;
+    if (d.outcome == Outcome::unknown_offer) return "checkout.late_payment";
     if (d.outcome == Outcome::amount_mismatch) return "checkout.amount_mismatch";
     if (d.success) return "checkout.succeeded";
     switch (d.info.kind) {

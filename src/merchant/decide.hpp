@@ -74,7 +74,7 @@ struct Decision {
     bool bind_qr_transaction = false;          // the QR code had no transaction id: record this one
     bool moves_session = false;                // the session's status becomes this one
     bool success = false;                      // applied, the amount matches and the core says success
-    bool forward = false;                      // the shop app is told (only what moved a session)
+    bool forward = false;                      // the shop app is told (what moved a session; late money)
     std::string reason;                        // one line for the log (no secrets, no bodies)
 };
 
@@ -88,7 +88,9 @@ struct Decision {
 //   4. a status never regresses (supersedes() below), a success is replaced only by a refund of the
 //      same transaction (forwarded as checkout.refunded), and a replaced
 //      QR code moves its session only when its status shows money (a late payment);
-//   5. only what moved a session is forwarded; `success` only for applied + core success.
+//   5. only what moved a session is forwarded, and money (a status that shows it may have been
+//      taken) for an order id that names nothing of ours (unknown_offer: a session pruned by
+//      --retain-days): checkout.late_payment; `success` only for applied + core success.
 // `qr_codes`: the session's codes; `stored`: the transaction row already held for incoming.id.
 Decision decide_webhook(std::string_view our_merchant_id, const std::optional<SessionFacts>& session,
                         const std::vector<QrCodeRow>& qr_codes, const std::optional<HeldStatus>& stored,
@@ -111,7 +113,8 @@ bool qr_code_dead(const std::optional<HeldStatus>& session_status, std::string_v
 
 // The event type forwarded to the shop app for an applied status (docs/merchant.md):
 // checkout.succeeded | checkout.failed | checkout.partially_paid | checkout.pending |
-// checkout.awaiting_payment | checkout.refunded | checkout.amount_mismatch | checkout.status_unknown.
+// checkout.awaiting_payment | checkout.refunded | checkout.amount_mismatch | checkout.status_unknown;
+// checkout.late_payment for money whose order id names no session (unknown_offer).
 std::string_view event_type(const Decision&);
 
 }  // namespace merchant

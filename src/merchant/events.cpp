@@ -4,10 +4,12 @@
 #include "paywasm/decimal.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/status.hpp"
+#include "server/http.hpp"
 #include "server/util.hpp"
 
 namespace merchant {
 
+using paywasm::JsonValue;
 using paywasm::JsonWriter;
 using paywasm::server::iso8601;
 
@@ -176,30 +178,6 @@ std::string sse_event(std::int64_t version, const std::string& json) {
     return "id: " + std::to_string(version) + "\ndata: " + json + "\n\n";
 }
 
-std::string push_payload(const std::string& session_id, const PushedStatus& p) {
-    std::string payload = session_id + "\n" + std::to_string(p.version) + "\n" + (p.final ? "1" : "0") + "\n" + p.json;
-    return payload.size() > 7900 ? session_id : payload;
-}
-
-void read_push_payload(const std::string& payload, std::string& session_id, std::optional<PushedStatus>& pushed) {
-    pushed.reset();
-    const auto a = payload.find('\n');
-    session_id = payload.substr(0, a);
-    if (a == std::string::npos) return;
-    const auto b = payload.find('\n', a + 1);
-    const auto c = b == std::string::npos ? b : payload.find('\n', b + 1);
-    if (c == std::string::npos) return;  // not ours: read the session
-    PushedStatus p;
-    try {
-        p.version = std::stoll(payload.substr(a + 1, b - a - 1));
-    } catch (const std::exception&) {
-        return;
-    }
-    p.final = payload.compare(b + 1, c - b - 1, "1") == 0;
-    p.json = payload.substr(c + 1);
-    pushed = std::move(p);
-}
-
 std::string forwarded_event_json(const std::string& event_id, std::int64_t now, const Decision& d, const IncomingTx& in,
                                  const std::string& signed_json, const Session* session, const DebitRef* debit) {
     JsonWriter w;
@@ -207,6 +185,9 @@ std::string forwarded_event_json(const std::string& event_id, std::int64_t now, 
     if (session) {
         w.str("type", event_type(d)).str("createdAt", iso8601(now));
         w.str("sessionId", session->id).str("offerId", session->offer_id);
+        // The session's version after this change (+1 on each): events may arrive out of order (a
+        // retried delivery), and an app keeps the highest version it has seen.
+        w.num("version", session->status.version);
         w.key("method");
         d.method ? w.string(paywasm::to_string(*d.method)) : w.null();
     } else if (debit) {
@@ -214,6 +195,12 @@ std::string forwarded_event_json(const std::string& event_id, std::int64_t now, 
         w.str("subscriptionId", debit->subscription_id);
         opt_str(w, "merchantSubscriptionId", debit->merchant_subscription_id);
         w.str("debitOrderId", debit->order_id);
+    } else {
+        // Late money: no session holds its order id any more (events.hpp).
+        w.str("type", event_type(d)).str("createdAt", iso8601(now));
+        w.key("sessionId");
+        w.null();
+        opt_str(w, "offerId", in.order_id);
     }
     w.str("transactionId", in.id).num("status", in.status).str("kind", paywasm::to_string(d.info.kind));
     w.flag("final", d.info.final).flag("success", d.success);
@@ -238,6 +225,7 @@ std::string transactions_json(const std::vector<Store::TransactionRow>& rows) {
         opt_str(w, "paidAmount", r.native_amount);
         opt_str(w, "paidCurrency", r.native_currency);
         opt_str(w, "receivedAmount", r.received_amount);
+        opt_str(w, "receivedCurrency", r.received_amount ? r.currency : std::nullopt);  // crypto for a QR code
         w.str("updatedAt", iso8601(r.updated_at)).end_object();
     }
     w.end_array();
@@ -254,6 +242,17 @@ std::string outbox_json(const std::vector<Store::OutboxRow>& rows) {
         w.str("createdAt", iso8601(r.created_at));
         w.key("deliveredAt");
         r.delivered_at ? w.string(iso8601(*r.delivered_at)) : w.null();
+        // What the event says, from the body that is (or was) delivered: its type and session, and
+        // the body itself, as the app receives it.
+        const auto body = paywasm::server::read_json(r.body);
+        const auto put = [&w](const char* name, JsonValue v) {
+            w.key(name);
+            v.valid() && !v.is_null() ? w.value(v) : w.null();
+        };
+        const bool object = body && body->root().is_object();
+        put("type", object ? body->root().member("type") : JsonValue());
+        put("sessionId", object ? body->root().member("sessionId") : JsonValue());
+        put("body", object ? body->root() : JsonValue());
         w.end_object();
     }
     w.end_array();

@@ -4,7 +4,6 @@
 //   sse_event(), kSse*       the lines of a status stream (text/event-stream)
 //   forwarded_event_json()   the event POSTed to --app-callback (one per webhook that moved a
 //                            session, and a subscription debit's statuses)
-//   push_payload()           a change's NOTIFY payload between instances (read_push_payload())
 //   transactions_json(), outbox_json()   the app API's lists
 //   attempts_json(), payable_json(), attempt_event_json()   payment attempts (attempts.hpp)
 // Pure: no database, no clock, no I/O.
@@ -41,13 +40,6 @@ inline constexpr const char* kSsePing = ": ping\n\n";
 inline constexpr const char* kSseStorageUnavailable = ": storage unavailable, retrying\n\n";
 std::string sse_event(std::int64_t version, const std::string& status_json);
 
-// "<sessionId>\n<version>\n<final 0|1>\n<status JSON>": the NOTIFY payload of a change. A payload
-// over what NOTIFY carries (7900 bytes here, under PostgreSQL's 8000) is the bare session id.
-std::string push_payload(const std::string& session_id, const PushedStatus& pushed);
-// Reads push_payload's text into `session_id` and `pushed`; a bare session id (a change whose
-// status was not sent) gives no `pushed`.
-void read_push_payload(const std::string& payload, std::string& session_id, std::optional<PushedStatus>& pushed);
-
 // The subscription debit a webhook's order id named (Store::record_debit).
 struct DebitRef {
     std::string order_id, subscription_id;
@@ -57,7 +49,8 @@ struct DebitRef {
 // The event forwarded for webhook `in` (signed text `signed_json`, event id `event_id`, received at
 // `now`) that `d` decided: for a session's payment, `session` is the session after the change
 // (type from event_type(d), the session's ids and amounts); for a debit, `debit` (type
-// subscription.debit.*). Then the transaction's id, status, the core's kind, final, success, taken,
+// subscription.debit.*); with neither, late money (checkout.late_payment, sessionId null, the
+// transaction's offerId: the shop looks its order up itself). Then the transaction's id, status, the core's kind, final, success, taken,
 // what it paid ("paid"), and the signed text.
 std::string forwarded_event_json(const std::string& event_id, std::int64_t now, const Decision& d, const IncomingTx& in,
                                  const std::string& signed_json, const Session* session, const DebitRef* debit);

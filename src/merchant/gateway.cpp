@@ -22,20 +22,15 @@ Gateway::Gateway(Config config_, std::unique_ptr<Sql> sql)
       store(std::move(sql)),
       stream_reads(std::make_unique<boost::asio::thread_pool>(2)) {
     store.check_keys(merchant_fingerprint, webhook_key.fingerprint(), now_ms());
-    // Another instance changed a session (PostgreSQL NOTIFY): wake this instance's streams.
-    // The payload carries the new status (push_payload): the streams send it without a read.
-    store.sql().listen("paywasm_status", [this](const std::string& payload) {
-        std::string session_id;
-        std::optional<PushedStatus> pushed;
-        read_push_payload(payload, session_id, pushed);
-        hub.notify(session_id, pushed);
-    });
+    // Another instance changed a session (PostgreSQL NOTIFY): wake this instance's streams. The
+    // payload is a wake tag only (StatusHub::wake_tag): the streams read the session's row.
+    store.sql().listen("paywasm_status", [this](const std::string& payload) { hub.notify_tag(payload); });
 }
 
 Gateway::~Gateway() { stop(); }
 
 void Gateway::rate_limit(const std::string& key, int per_minute, Response& res, const char* what) {
-    const std::int64_t wait_ms = store.take_token(key, per_minute, now_ms());
+    const std::int64_t wait_ms = store.take_token(key, per_minute);
     if (wait_ms == 0) return;
     res.set_header("Retry-After", std::to_string((wait_ms + 999) / 1000));
     throw HttpError(429, "rate_limited", std::string("too many ") + what + "; try again after Retry-After seconds");

@@ -20,6 +20,7 @@
 // session status, outbox row, NOTIFY) -> StatusHub::notify -> each SSE stream (browser_api.cpp).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -81,6 +82,10 @@ struct Gateway {
     // checkout.attention_needed event each; their sessions' streams woken, the forwarder too.
     void attention_pass();
     void stop_pruner();
+    // Retention's figures for /metrics: passes finished, and the expired sessions older than the
+    // cutoff that the last pass kept for the money in them (Store::Pruned::kept).
+    std::atomic<std::uint64_t> retention_passes{0};
+    std::atomic<std::int64_t> retention_kept{0};
     void stop();
 
 private:

@@ -148,6 +148,14 @@ void register_health(Router& server, Gateway& gw, std::atomic<const paywasm::ser
             line("# TYPE paywasm_http_refused_heads_total counter");
             line("paywasm_http_refused_heads_total " + std::to_string(h->refused_heads()));
         }
+        if (gw.config.retain_ms > 0) {
+            line("# HELP paywasm_retention_passes_total Retention passes finished (--retain-days).");
+            line("# TYPE paywasm_retention_passes_total counter");
+            line("paywasm_retention_passes_total " + std::to_string(gw.retention_passes.load()));
+            line("# HELP paywasm_retention_kept_sessions Sessions past --retain-days kept at the last pass: money may still move in them.");
+            line("# TYPE paywasm_retention_kept_sessions gauge");
+            line("paywasm_retention_kept_sessions " + std::to_string(gw.retention_kept.load()));
+        }
         const double db = ping(gw);
         line("# HELP paywasm_db_up Whether the database answered this scrape's query.");
         line("# TYPE paywasm_db_up gauge");

@@ -16,14 +16,17 @@ void Gateway::start_pruner() {
             lock.unlock();
             std::int64_t removed = 0;
             try {
-                store.prune_buckets(now_ms());
+                store.prune_buckets();
                 attention_pass();
                 // Batches of 200 rows' owners, a pause between them; until nothing is left.
                 for (std::int64_t n = config.retain_ms > 0 ? 1 : 0; n > 0 && !prune_stop_;) {
-                    n = store.prune(now_ms() - config.retain_ms, 200);
+                    const Store::Pruned pruned = store.prune(now_ms() - config.retain_ms, 200);
+                    n = pruned.removed;
                     removed += n;
+                    retention_kept = pruned.kept;
                     if (n > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
                 }
+                ++retention_passes;
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "paywasm-merchant: retention: %s\n", e.what());
             }

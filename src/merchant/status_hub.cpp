@@ -3,6 +3,8 @@
 
 #include "status_hub.hpp"
 
+#include "paywasm/crypto.hpp"
+
 namespace merchant {
 
 bool StatusHub::reserve(const std::string& session_id, const std::string& client, const Config& caps, std::string& refused) {
@@ -34,8 +36,10 @@ int StatusHub::open() const {
 }
 
 void StatusHub::watch(const std::string& session_id, const std::shared_ptr<EventStream>& stream) {
+    const std::string tag = wake_tag(session_id);
     std::lock_guard<std::mutex> lock(mutex_);
     watchers_[session_id].push_back(stream);
+    tags_[tag] = session_id;
 }
 
 void StatusHub::unwatch(const std::string& session_id, const EventStream* stream) {
@@ -47,6 +51,7 @@ void StatusHub::unwatch(const std::string& session_id, const EventStream* stream
     if (list.empty()) {
         watchers_.erase(it);
         latest_.erase(session_id);
+        tags_.erase(wake_tag(session_id));
     }
 }
 
@@ -65,6 +70,21 @@ void StatusHub::notify(const std::string& session_id, const std::optional<Pushed
     if (!pushed) ++latest.unpushed;
     else if (!latest.pushed || pushed->version > latest.pushed->version) latest.pushed = pushed;
     for (auto& s : it->second) s->wake();
+}
+
+std::string StatusHub::wake_tag(const std::string& session_id) {
+    return paywasm::sha256_hex("paywasm-wake:" + session_id).substr(0, 32);
+}
+
+void StatusHub::notify_tag(const std::string& tag) {
+    std::string session_id;
+    if (!tag.empty()) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = tags_.find(tag);
+        if (it == tags_.end()) return;  // nobody here watches it (or not a tag at all)
+        session_id = it->second;
+    }
+    notify(session_id);
 }
 
 StatusHub::Latest StatusHub::latest(const std::string& session_id) const {

@@ -40,6 +40,13 @@ public:
     // `pushed`: the session's new status, kept for its streams (the newest version wins); without
     // it a stream reads the session again.
     void notify(const std::string& session_id, const std::optional<PushedStatus>& pushed = std::nullopt);
+    // Between instances (PostgreSQL NOTIFY, which any role that can connect may LISTEN to and send):
+    // a change is announced by wake_tag(session id) alone, 32 hex digits that give away neither the
+    // id (the shopper's credential) nor a status. notify_tag() wakes the streams of the watched
+    // session with that tag, as notify() without `pushed`: they read the session's row, so a forged
+    // notification shows nothing the database does not hold. "" wakes every stream.
+    static std::string wake_tag(const std::string& session_id);
+    void notify_tag(const std::string& tag);
     // What a stream of `session_id` finds after a wake: the newest pushed status, and a count that
     // moves with every notify() that carried none (the stream must read the session then).
     struct Latest {
@@ -55,6 +62,7 @@ private:
     mutable std::mutex mutex_;
     std::map<std::string, std::vector<std::shared_ptr<EventStream>>> watchers_;
     std::map<std::string, Latest> latest_;  // of watched sessions only
+    std::map<std::string, std::string> tags_;  // wake_tag -> session id, of watched sessions only
     std::uint64_t unpushed_all_ = 0;        // notify("") calls, added to every session's count
     std::map<std::string, int> per_session_, per_client_;
     int total_ = 0;

@@ -95,11 +95,11 @@ std::optional<Session> Store::session_by_offer(const std::string& offer_id) {
 std::vector<Store::TransactionRow> Store::transactions(const std::string& session_id) {
     std::vector<TransactionRow> out;
     for (const auto& r : sql_->query(
-             "SELECT id, status, state, native_amount, native_currency, received_amount, updated_at FROM transactions "
+             "SELECT id, status, state, native_amount, native_currency, received_amount, updated_at, currency FROM transactions "
              "WHERE session_id = ? ORDER BY updated_at, id",
              {session_id})) {
         out.push_back(TransactionRow{r.text(0), r.text(2), r.integer(1), r.integer(6), r.optional_text(3),
-                                     r.optional_text(4), r.optional_text(5)});
+                                     r.optional_text(4), r.optional_text(5), r.optional_text(7)});
     }
     return out;
 }
@@ -168,7 +168,7 @@ Store::Renewal Store::renew_qr(const Session& given, const std::string& current_
             "received_amount = NULL, method = NULL, tx_amount = NULL, tx_currency = NULL, status_at = ?, "
             "version = version + 1 WHERE id = ?",
             {now, s.id});
-        sql_->notify("paywasm_status", s.id);
+        sql_->notify("paywasm_status", StatusHub::wake_tag(s.id));
     });
     return result;
 }

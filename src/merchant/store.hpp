@@ -40,6 +40,7 @@ public:
         std::string id, state;
         std::int64_t status = 0, updated_at = 0;
         std::optional<std::string> native_amount, native_currency, received_amount;
+        std::optional<std::string> currency;  // the transaction's own: what receivedAmount counts in
     };
     std::vector<TransactionRow> transactions(const std::string& session_id);
 
@@ -124,7 +125,7 @@ public:
     void failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error);
     // The `limit` newest events with their delivery state (GET /v1/events; events.hpp writes them).
     struct OutboxRow {
-        std::string id, state;
+        std::string id, state, body;
         std::int64_t attempts = 0, next_attempt_at = 0, created_at = 0;
         std::optional<std::string> last_error;
         std::optional<std::int64_t> delivered_at;
@@ -136,15 +137,22 @@ public:
     // them) with everything about them (webhook events, transactions, QR codes: the shopper's
     // name, e-mail and address are in those), and as many delivered outbox rows, unmatched webhook
     // events and debits older than `cutoff`. An undelivered event and a session still holding money
-    // in flight, or an attempt with no verified outcome and no resolution, are never deleted. Returns how many rows went (0: nothing left to prune).
-    std::int64_t prune(std::int64_t cutoff, int batch);
+    // in flight, or an attempt with no verified outcome and no resolution, are never deleted, and
+    // never stop the others from going (the rule is in the query). `removed`: how many rows went
+    // (0: nothing left to prune); `kept`: expired sessions older than `cutoff` kept.
+    struct Pruned {
+        std::int64_t removed = 0, kept = 0;
+    };
+    Pruned prune(std::int64_t cutoff, int batch);
 
     // The rate limits, shared by every instance on the database: a token bucket per `key` holding
     // `per_minute` tokens, refilled at `per_minute` a minute. Takes one at `now`: 0 when there was
     // one, else the milliseconds until there will be (Retry-After). per_minute 0: no limit, no query.
-    std::int64_t take_token(const std::string& key, int per_minute, std::int64_t now);
+    // Every instance counts on the database's clock (Sql::clock_ms): one instance whose clock runs
+    // ahead cannot stamp a bucket in the future and leave the others without a refill.
+    std::int64_t take_token(const std::string& key, int per_minute);
     // Deletes the buckets full again (untouched for a minute); returns how many.
-    std::int64_t prune_buckets(std::int64_t now);
+    std::int64_t prune_buckets();
 
     // At start: refuses (std::runtime_error saying which) the same key given twice, and the two keys
     // exactly swapped against what this database was last served with; then records both

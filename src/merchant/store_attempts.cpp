@@ -84,7 +84,7 @@ PushedStatus Store::push_change(Session& s, std::int64_t now) {
     s.status.version += 1;
     s.as_of = now;
     PushedStatus pushed{s.status.version, s.status.final, status_json(s)};
-    sql_->notify("paywasm_status", push_payload(s.id, pushed));
+    sql_->notify("paywasm_status", StatusHub::wake_tag(s.id));  // the others read the row (status_hub.hpp)
     return pushed;
 }
 

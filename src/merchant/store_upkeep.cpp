@@ -8,28 +8,56 @@ namespace merchant {
 
 using namespace paywasm::server;  // Sql, SqlRow, SqlValue, or_null, HttpError, now_ms
 
-std::int64_t Store::prune(std::int64_t cutoff, int batch) {
-    std::int64_t removed = 0;
-    sql_->transaction([&] {
-        // Sessions done with: expired before the cutoff, last changed before it, and final or
-        // showing no money (taken none: nothing to settle). Pending or partly paid ones are kept,
-        // and so are those with an attempt nobody settled (no verified outcome, no resolution: the
-        // merchant was told, and may still need it).
-        std::vector<std::string> ids;
-        for (const auto& r : sql_->query(
-                 "SELECT id, status, received_amount FROM sessions WHERE expires_at < ? AND status_at < ? AND NOT "
-                 "EXISTS (SELECT 1 FROM attempts WHERE attempts.session_id = sessions.id AND attempts.resolution IS NULL "
-                 "AND attempts.verified IN ('none', 'open')) ORDER BY expires_at LIMIT ?",
-                 {cutoff, cutoff, std::int64_t(batch)})) {
-            if (!r.is_null(1)) {
-                const HeldStatus held{static_cast<int>(r.integer(1)), "", false,
-                                      r.is_null(2) ? std::nullopt : std::optional<std::string>(r.text(2))};
-                const auto info = paywasm::describe_status(held.status);
-                if (!info.final && info.taken != paywasm::MoneyTaken::none) continue;
-            }
-            ids.push_back(r.text(0));
+namespace {
+
+// The keep rule of retention as SQL over sessions' columns. done_with(): the session shows no
+// status yet, or one the core's table calls final or without money taken (describe_status); every
+// other status (pending, partly paid, refunds, a code the table does not know) may still move money.
+// A session with an attempt nobody settled (no verified outcome, no resolution: the merchant was
+// told, and may still need it) is kept too.
+const std::string& done_with() {
+    static const std::string where = [] {
+        std::string codes;
+        for (int code : paywasm::known_status_codes()) {
+            const auto info = paywasm::describe_status(code);
+            if (!info.final && info.taken != paywasm::MoneyTaken::none) continue;
+            codes += (codes.empty() ? "" : ", ") + std::to_string(code);
         }
-        for (const auto& id : ids) {
+        return "((status IS NULL OR status IN (" + codes + ")) AND NOT EXISTS (SELECT 1 FROM attempts WHERE "
+               "attempts.session_id = sessions.id AND attempts.resolution IS NULL AND attempts.verified IN ('none', 'open')))";
+    }();
+    return where;
+}
+// The statements of a pass, each binding the cutoff twice: a batch of prunable sessions (then the
+// batch size), one of them again under its row lock (the id first), the expired ones kept.
+const std::string& prunable_batch() {
+    static const std::string sql =
+        "SELECT id FROM sessions WHERE expires_at < ? AND status_at < ? AND " + done_with() + " ORDER BY expires_at LIMIT ?";
+    return sql;
+}
+const std::string& prunable_locked() {
+    static const std::string sql = "SELECT id FROM sessions WHERE id = ? AND expires_at < ? AND status_at < ? AND " + done_with();
+    return sql;
+}
+const std::string& kept_count() {
+    static const std::string sql = "SELECT count(*) FROM sessions WHERE expires_at < ? AND status_at < ? AND NOT " + done_with();
+    return sql;
+}
+
+}  // namespace
+
+Store::Pruned Store::prune(std::int64_t cutoff, int batch) {
+    Pruned out;
+    sql_->transaction([&] {
+        // The keep rule is in the query, so a batch is made of prunable sessions only, however
+        // many expired ones are kept before them. Each is locked and read again under the rule
+        // (PostgreSQL: FOR UPDATE re-checks the row a webhook committed meanwhile), so a session
+        // that a webhook has just moved to pending is not deleted.
+        const auto rows = sql_->query(prunable_batch(), {cutoff, cutoff, std::int64_t(batch)});
+        std::int64_t& removed = out.removed;
+        for (const auto& row : rows) {
+            const std::string id = row.text(0);
+            if (sql_->query_locked(prunable_locked(), {id, cutoff, cutoff}).empty()) continue;
             removed += sql_->execute("DELETE FROM webhook_events WHERE session_id = ?", {id});
             removed += sql_->execute("DELETE FROM transactions WHERE session_id = ?", {id});
             removed += sql_->execute("DELETE FROM qr_codes WHERE session_id = ?", {id});
@@ -52,14 +80,18 @@ std::int64_t Store::prune(std::int64_t cutoff, int batch) {
         removed += sql_->execute(
             "DELETE FROM debits WHERE order_id IN (SELECT order_id FROM debits WHERE created_at < ? LIMIT ?)", {cutoff, limit});
     });
-    return removed;
+    // Expired before the cutoff but kept for the money in them: the figure an operator watches.
+    const auto kept = sql_->query(kept_count(), {cutoff, cutoff});
+    out.kept = kept.empty() ? 0 : kept[0].integer(0);
+    return out;
 }
 
 // One statement takes the token or finds none, whichever instance asks: the row's refill since its
-// last take (at most a minute's: a full bucket; none when this instance's clock is behind the one
-// that took last) is added, capped at a full bucket, and one token taken only when one is there.
-std::int64_t Store::take_token(const std::string& key, int per_minute, std::int64_t now) {
+// last take (at most a minute's: a full bucket; none should the database's clock have gone back)
+// is added, capped at a full bucket, and one token taken only when one is there.
+std::int64_t Store::take_token(const std::string& key, int per_minute) {
     if (per_minute <= 0) return 0;
+    const std::int64_t now = sql_->clock_ms();
     constexpr std::int64_t kToken = 60000;  // units a token is worth; the refill is per_minute units a ms
     const std::int64_t rate = per_minute, full = rate * kToken;
     // The statement is the same for every key and rate (they are bound): built once.
@@ -85,7 +117,8 @@ std::int64_t Store::take_token(const std::string& key, int per_minute, std::int6
 }
 
 // Buckets untouched for a minute are full again: the row says nothing a missing one would not.
-std::int64_t Store::prune_buckets(std::int64_t now) {
+std::int64_t Store::prune_buckets() {
+    const std::int64_t now = sql_->clock_ms();
     return sql_->execute("DELETE FROM rate_buckets WHERE updated_at < ?", {now - 60000});
 }
 
@@ -127,10 +160,10 @@ void Store::failed(const std::string& id, std::int64_t next_attempt_at, const st
 std::vector<Store::OutboxRow> Store::outbox(int limit) {
     std::vector<OutboxRow> out;
     for (const auto& r : sql_->query(
-             "SELECT id, state, attempts, next_attempt_at, last_error, created_at, delivered_at FROM outbox "
+             "SELECT id, state, attempts, next_attempt_at, last_error, created_at, delivered_at, body FROM outbox "
              "ORDER BY created_at DESC, id LIMIT ?",
              {static_cast<std::int64_t>(limit)})) {
-        OutboxRow row{r.text(0), r.text(1), r.integer(2), r.integer(3), r.integer(5), r.optional_text(4), std::nullopt};
+        OutboxRow row{r.text(0), r.text(1), r.text(7), r.integer(2), r.integer(3), r.integer(5), r.optional_text(4), std::nullopt};
         if (!r.is_null(6)) row.delivered_at = r.integer(6);
         out.push_back(std::move(row));
     }

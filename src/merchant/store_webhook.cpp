@@ -121,10 +121,11 @@ Store::Applied Store::apply_webhook(const IncomingTx& in, const std::string& sig
                  or_null(v.transaction_id), or_null(v.received_amount), or_null(v.method), or_null(v.tx_amount),
                  or_null(v.tx_currency), now, s.id});
             out.session_id = s.id;
-            // Every instance's streams get the new status with the wake-up (at commit), and send it
-            // without reading the session.
+            // This instance's streams get the new status (webhooks.cpp passes it to the hub) and
+            // send it without reading the session; the other instances' are woken (at commit) by
+            // a tag carrying neither the id nor the status, and read the row.
             out.pushed = PushedStatus{v.version, v.final, status_json(s)};
-            sql_->notify("paywasm_status", push_payload(s.id, *out.pushed));
+            sql_->notify("paywasm_status", StatusHub::wake_tag(s.id));
         } else if (attempt_changed) {
             // Only an attempt changed (its status did not move the session): Pay may be armed again.
             out.session_id = f.session->id;

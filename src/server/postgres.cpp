@@ -117,6 +117,9 @@ public:
 
     // Any number, as long as every process of the program uses the same one.
     static constexpr long long kSchemaLock = 7426150;
+    std::int64_t clock_ms() override {
+        return query("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint", {}).at(0).integer(0);
+    }
     void lock_schema() override { query("SELECT pg_advisory_xact_lock(" + std::to_string(kSchemaLock) + ")", {}); }
 
     bool has_table(const std::string& name) override {

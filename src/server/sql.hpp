@@ -71,6 +71,10 @@ public:
     // missed). SQLite: notify() does nothing and listen() never calls back (one process).
     virtual void notify(std::string_view channel, std::string_view payload) = 0;
     virtual void listen(std::string_view channel, std::function<void(const std::string&)> on_notify) = 0;
+    // The database's clock, milliseconds since the epoch: one clock for every process sharing the
+    // database, whatever their own clocks say. PostgreSQL: the server's clock_timestamp(); SQLite:
+    // this host's clock (every process on the file runs here).
+    virtual std::int64_t clock_ms() = 0;
 
     // ---- the operations each database does its own way ----
 

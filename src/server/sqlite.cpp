@@ -4,10 +4,12 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -86,11 +88,42 @@ private:
     sqlite3* db_ = nullptr;
 };
 
+// One process per database file: an exclusive flock(2) on "<file>.lock", held while the process
+// runs (the kernel lets go when it exits, however it exits). SQLite's own locking would let a
+// second process in (WAL readers and writers take turns), and with it a second forwarder, retention
+// and rate limits that count apart: several instances need PostgreSQL.
+class FileLock {
+public:
+    explicit FileLock(const std::string& path) {
+        if (path == ":memory:") return;
+        const std::string lock_path = path + ".lock";
+        fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd_ < 0) throw StorageUnavailable("sqlite: cannot create " + lock_path + ": " + std::strerror(errno));
+        if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+            const int error = errno;
+            ::close(fd_);
+            if (error == EWOULDBLOCK) {
+                throw std::runtime_error("sqlite: " + path + " is in use by another process (it holds " + lock_path +
+                                         "): one process per SQLite file; several instances need PostgreSQL");
+            }
+            throw StorageUnavailable("sqlite: cannot lock " + lock_path + ": " + std::strerror(error));
+        }
+    }
+    ~FileLock() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+
+private:
+    int fd_ = -1;
+};
+
 class SqliteSql final : public Sql {
 public:
     // The connection is a SqliteFile, on a file created 0600 before SQLite opens it (its -wal and
     // -shm files take the same mode).
-    explicit SqliteSql(const std::string& path) : file_(private_file(path)), db_(file_.handle()) {}
+    explicit SqliteSql(const std::string& path) : lock_(path), file_(private_file(path)), db_(file_.handle()) {}
     ~SqliteSql() override {
         for (auto& [text, stmt] : cache_) sqlite3_finalize(stmt);
     }
@@ -118,6 +151,9 @@ public:
 
     void notify(std::string_view, std::string_view) override {}
     void listen(std::string_view, std::function<void(const std::string&)>) override {}
+    std::int64_t clock_ms() override {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    }
 
     void lock_schema() override {}
 
@@ -233,6 +269,7 @@ private:
         return path;
     }
 
+    FileLock lock_;  // before the file: nothing is opened beside another process
     SqliteFile file_;
     sqlite3* db_;
     std::unordered_map<std::string, sqlite3_stmt*> cache_;

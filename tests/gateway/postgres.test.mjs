@@ -4,10 +4,12 @@
 // nothing: the service's retried webhook is stored once the database is back.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 
 import { api, encrypt, exchangePayload, getJson, sendJson } from '../server/harness.mjs';
-import { gw, outboxDrained, SHOP_ORIGIN, sleep, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, tmpdir, waitFor } from './harness.mjs';
+import { gw, outboxDrained, SHOP_ORIGIN, sleep, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, tmpdir, waitFor,
+  webhookBody, webhookPrivateKey } from './harness.mjs';
 
 const ADDRESS = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', country: 'GB', city: 'London',
   address1: '12 St James Sq', zipcode: 'SW1Y 4JH', state: 'LND', phoneNo: '2025550100', address2: '', landmark: '' };
@@ -126,4 +128,43 @@ test('PostgreSQL down: 503, nothing lost when it returns, each event forwarded o
   assert.deepEqual(app.events.filter((e) => e.body.sessionId === s.id).map((e) => e.body.status).sort(), [0, 1]);
   assert.equal(mine.length, 2);
   assert.equal(app.bad, 0);
+});
+
+// Any role that can connect may LISTEN and NOTIFY on the gateway's channel: what it hears names no
+// session and no status, and what it sends makes a stream read the row, never show a status the
+// database does not hold (issue 30: a forged "paid").
+test('a forged NOTIFY from another role does not make a stream show success; LISTEN learns no session id', async () => {
+  execFileSync('psql', ['-q', '-d', pg.url, '-c', "DO $$ BEGIN CREATE ROLE intruder LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$"]);
+  const intruder = pg.url.replace('paywasm@', 'intruder@');
+  const offerId = 'pg-forged-' + crypto.randomUUID();
+  const s = (await gw(a, 'POST', '/v1/sessions', { app: true,
+    body: { offerId, currency: 'USD', cart: [{ id: 'x', name: 'X', price: 5, quantity: 1 }], shippingAddress: ADDRESS } })).json;
+  const listener = spawn('psql', ['-q', '-d', intruder], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let heard = '';
+  listener.stdout.on('data', (d) => { heard += d; });
+  listener.stdin.write("LISTEN paywasm_status; SELECT 'listening';\n");
+  await waitFor(() => heard.includes('listening'), 10000, 'the intruder listening');
+  const stream = sse(`${b.base}/v1/checkout/${s.id}/status`, { until: (ev) => ev.some((e) => e.status === 0) });
+  await stream.opened;
+  const forged = JSON.stringify({ sessionId: s.id, offerId, status: 1, kind: 'success', state: 'paid', final: true,
+    success: true, taken: 'all', version: 99 });
+  const tag = crypto.createHash('sha256').update('paywasm-wake:' + s.id).digest('hex').slice(0, 32);
+  const forgedPayloads = [`${s.id}\n99\n1\n${forged}`, s.id, tag];
+  for (const payload of forgedPayloads) {
+    execFileSync('psql', ['-q', '-d', intruder, '-c', `NOTIFY paywasm_status, '${payload.replaceAll("'", "''")}'`]);
+  }
+  // A real change after the forged ones (NOTIFY keeps commit order): the stream's last event.
+  const text = JSON.stringify({ id: crypto.randomUUID(), status: 0, merchantId: sb.merchant.merchantId, nativeAmount: '5.00',
+    nativeCurrency: 'USD', meta: { offerId } });
+  assert.equal((await gw(a, 'POST', '/v1/webhooks', { raw: webhookBody(text, webhookPrivateKey(sb)) })).json.outcome, 'applied');
+  const events = await stream.done;
+  assert.ok(events.every((e) => e.success !== true && e.status !== 1), JSON.stringify(events));
+  assert.deepEqual(events.map((e) => e.status), [null, 0]);
+  listener.stdin.write("SELECT 'after';\n");
+  await waitFor(() => heard.includes('after'), 10000, 'the intruder reading what it heard');
+  listener.stdin.end();
+  assert.match(heard, /Asynchronous notification "paywasm_status"/, heard);
+  const fromGateway = forgedPayloads.slice(0, 2).reduce((text, p) => text.replaceAll(`payload "${p}"`, ''), heard);
+  assert.match(fromGateway, /with payload "[^"]+" received/, 'the real change was heard too');
+  assert.ok(!fromGateway.includes(s.id) && !fromGateway.includes('"status"'), fromGateway);
 });

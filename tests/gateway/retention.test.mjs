@@ -4,13 +4,13 @@
 // database URL comes from PAYWASM_DB, and a mistyped one is never printed with its password.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
 import { sendJson } from '../server/harness.mjs';
-import { GATEWAY, gw, keyFiles, outboxDrained, sleep, startGateway, startPostgres, startSandbox, startShopApp, tempDir, tmpdir, waitFor, webhookBody,
+import { GATEWAY, METRICS_TOKEN, gw, keyFiles, outboxDrained, sleep, startGateway, startPostgres, startSandbox, startShopApp, tempDir, tmpdir, waitFor, webhookBody,
   webhookPrivateKey } from './harness.mjs';
 
 const DAY = 86400000;
@@ -79,6 +79,103 @@ test('PostgreSQL: --retain-days the same', { timeout: 120000 }, async () => {
     await monthThenPrune(pg.url, tempDir('pwm-retpg-'), () => execFileSync('pg_dump', ['--data-only', pg.url], { encoding: 'utf8' }));
   } finally {
     await pg.destroy();
+  }
+});
+
+// More expired sessions kept for their money than one batch holds (200): the ones done with after
+// them still go, and /metrics says how many are kept (the keep rule is in the query, not a skip).
+const metric = async (g, name) => Number((await gw(g, 'GET', '/metrics', { token: METRICS_TOKEN })).text
+  .match(new RegExp('^' + name + ' (\\d+)$', 'm'))?.[1] ?? NaN);
+async function keptPastOneBatch(db, dir) {
+  const g = await startGateway(sb, { db, dir, extra: ['--session-ttl', '60'] });
+  const kept = 210;
+  for (let i = 0; i < kept; i += 30) {
+    await Promise.all(Array.from({ length: Math.min(30, kept - i) }, async () => {
+      const s = await session(g, 'ret-kept-' + crypto.randomUUID());
+      assert.equal((await hook(g, s.offerId, crypto.randomUUID(), 0)).json.outcome, 'applied');
+    }));
+  }
+  const abandoned = await session(g, 'ret-after-' + crypto.randomUUID());
+  await g.stop();
+  const later = await startGateway(sb, { db, dir, extra: ['--retain-days', '30'], env: { PAYWASM_CLOCK_OFFSET_MS: String(40 * DAY) } });
+  try {
+    await waitFor(async () => await metric(later, 'paywasm_retention_passes_total') >= 1, 20000, 'a prune pass');
+    assert.equal((await gw(later, 'GET', `/v1/sessions/${abandoned.id}`, { app: true })).status, 404,
+      'the abandoned session after 210 kept ones is pruned');
+    assert.equal(await metric(later, 'paywasm_retention_kept_sessions'), kept);
+  } finally {
+    await later.stop();
+  }
+}
+
+test('SQLite: 210 kept sessions do not stop retention, and the kept ones are counted', { timeout: 120000 }, async () => {
+  const dir = tempDir('pwm-retkept-');
+  await keptPastOneBatch('sqlite:' + path.join(dir, 'gateway.db'), dir);
+});
+
+test('PostgreSQL: 210 kept sessions the same; a session a webhook moves during the pass is not deleted', { timeout: 180000 }, async () => {
+  const pg = await startPostgres();
+  try {
+    await keptPastOneBatch(pg.url, tempDir('pwm-retkeptpg-'));
+    // The race: an abandoned session, moved to pending (as a webhook does, in a transaction holding
+    // its row) while the prune pass runs; the pass must not delete it after the move committed.
+    const dir = tempDir('pwm-retrace-');
+    const g = await startGateway(sb, { db: pg.url, dir, extra: ['--session-ttl', '60'] });
+    const moved = await session(g, 'ret-race-' + crypto.randomUUID());
+    await g.stop();
+    const psql = spawn('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', pg.url], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    psql.stdout.on('data', (d) => { out += d; });
+    // Marked as the gateway marks its connections (the writer guard, docs/merchant.md).
+    psql.stdin.write("SELECT set_config('paywasm.writer_schema', (SELECT max(version)::text FROM paywasm_schema), false);\n");
+    psql.stdin.write(`BEGIN; UPDATE sessions SET status = 0, status_at = ${Date.now() + 40 * DAY}, version = version + 1 ` +
+      `WHERE id = '${moved.id}'; SELECT 'locked';\n`);
+    await waitFor(() => out.includes('locked'), 10000, 'the row held');
+    const later = await startGateway(sb, { db: pg.url, dir, extra: ['--retain-days', '30'], env: { PAYWASM_CLOCK_OFFSET_MS: String(40 * DAY) } });
+    try {
+      const waiting = () => execFileSync('psql', ['-tA', '-d', pg.url, '-c',
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"], { encoding: 'utf8' }).trim() !== '0';
+      await waitFor(waiting, 20000, 'the prune pass waiting on the held row');
+      psql.stdin.end('COMMIT;\n');
+      await waitFor(async () => await metric(later, 'paywasm_retention_passes_total') >= 1, 20000, 'the pass finished');
+      const got = await gw(later, 'GET', `/v1/sessions/${moved.id}`, { app: true });
+      assert.equal(got.status, 200, 'the session moved to pending during the pass is kept');
+    } finally {
+      await later.stop();
+    }
+  } finally {
+    await pg.destroy();
+  }
+});
+
+// Money that arrives after --retain-days pruned its session (a late transfer, a refund) reaches the
+// shop as its own signed event instead of vanishing as unknown_offer.
+test('late money for a pruned session is forwarded as checkout.late_payment', { timeout: 60000 }, async () => {
+  const dir = tempDir('pwm-retlate-');
+  const db = 'sqlite:' + path.join(dir, 'gateway.db');
+  const g = await startGateway(sb, { db, dir, extra: ['--session-ttl', '60'] });
+  const s = await session(g, 'ret-late-' + crypto.randomUUID());
+  await g.stop();
+  const app = await startShopApp({ toleranceS: 41 * 86400 });  // the gateway's clock is 40 days on
+  const later = await startGateway(sb, { db, dir, appCallback: app.url, extra: ['--retain-days', '30'],
+    env: { PAYWASM_CLOCK_OFFSET_MS: String(40 * DAY) } });
+  try {
+    await waitFor(async () => await metric(later, 'paywasm_retention_passes_total') >= 1, 20000, 'a prune pass');
+    assert.equal((await gw(later, 'GET', `/v1/sessions/${s.id}`, { app: true })).status, 404, 'pruned');
+    const txId = crypto.randomUUID();
+    assert.equal((await hook(later, s.offerId, txId, 1)).json.outcome, 'unknown_offer');
+    assert.equal((await hook(later, 'never-ours-' + crypto.randomUUID(), crypto.randomUUID(), -1)).json.outcome, 'unknown_offer');
+    const ev = await waitFor(() => app.events.find((e) => e.body.transactionId === txId), 10000,
+      'the late payment event').catch((e) => { throw new Error(`${e.message}; app ${JSON.stringify(app)}; ${later.stderr().slice(-1500)}`); });
+    assert.equal(ev.body.type, 'checkout.late_payment');
+    assert.equal(ev.body.offerId, s.offerId);
+    assert.equal(ev.body.sessionId, null);
+    assert.equal(ev.body.status, 1);
+    assert.deepEqual(ev.body.paid, { amount: '5.00', currency: 'USD' });
+    assert.equal(app.events.length, 1, 'a failed status of an unknown order is not forwarded (no money)');
+  } finally {
+    await later.stop();
+    await app.close();
   }
 });
 

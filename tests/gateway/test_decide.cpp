@@ -39,11 +39,13 @@ TEST_CASE("Another merchant's transaction, or one with no merchantId, is foreign
     CHECK(decide_webhook(kUs, facts(), {}, std::nullopt, t).outcome == Outcome::foreign_merchant);
 }
 
-TEST_CASE("No session: unknown_offer, never a success") {
+TEST_CASE("No session: unknown_offer, never a success; forwarded as late money only when it shows money") {
     const Decision d = decide_webhook(kUs, std::nullopt, {}, std::nullopt, tx("t1", 1));
     CHECK(d.outcome == Outcome::unknown_offer);
     CHECK_FALSE(d.success);
-    CHECK_FALSE(d.forward);
+    CHECK(d.forward);  // checkout.late_payment (a session pruned by --retain-days)
+    CHECK(event_type(d) == "checkout.late_payment");
+    CHECK_FALSE(decide_webhook(kUs, std::nullopt, {}, std::nullopt, tx("t2", -1)).forward);  // failed: no money
 }
 
 TEST_CASE("A QR session takes only its codes' transactions") {

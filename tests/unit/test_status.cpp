@@ -69,4 +69,10 @@ TEST_CASE("Amounts are written one way: fiat with two fraction digits at least, 
     CHECK(amount_text({Decimal::parse("0.125"), "USD"}) == "0.125");
     CHECK(amount_text({Decimal::parse("0.00064063"), "BTC"}) == "0.00064063");
     CHECK(amount_text({Decimal::parse("82"), "BTC"}) == "82");
+    // Per currency (issue 30: JPY was "1500.00"): its ISO 4217 minor unit, more digits kept.
+    CHECK(amount_text({Decimal::parse("1500"), "JPY"}) == "1500");
+    CHECK(amount_text({Decimal::parse("1500.00"), "JPY"}) == "1500");
+    CHECK(amount_text({Decimal::parse("1500.5"), "JPY"}) == "1500.5");
+    CHECK(amount_text({Decimal::parse("1.5"), "KWD"}) == "1.500");
+    CHECK(amount_text({Decimal::parse("7"), "KRW"}) == "7");
 }
