@@ -73,7 +73,7 @@ public:
     virtual void listen(std::string_view channel, std::function<void(const std::string&)> on_notify) = 0;
     // The database's clock, milliseconds since the epoch: one clock for every process sharing the
     // database, whatever their own clocks say. PostgreSQL: the server's clock_timestamp(); SQLite:
-    // this host's clock (every process on the file runs here).
+    // this host's clock, now_ms() (one process per file, and it runs here).
     virtual std::int64_t clock_ms() = 0;
 
     // ---- the operations each database does its own way ----

@@ -1,6 +1,7 @@
 // The SQL interface (sql.hpp) on SQLite; open_sql() picks the backend from the URL.
 #include "server/sql.hpp"
 #include "client/url.hpp"
+#include "server/util.hpp"
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -151,9 +152,8 @@ public:
 
     void notify(std::string_view, std::string_view) override {}
     void listen(std::string_view, std::function<void(const std::string&)>) override {}
-    std::int64_t clock_ms() override {
-        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-    }
+    // This host's clock as the program reads it (now_ms(), so PAYWASM_CLOCK_OFFSET_MS drills move it too).
+    std::int64_t clock_ms() override { return now_ms(); }
 
     void lock_schema() override {}
 

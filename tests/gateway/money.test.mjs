@@ -76,13 +76,22 @@ describe('whose payment it is', () => {
     assert.equal((await statusOf(g, s)).success, true);
   });
 
-  test('a webhook for an offerId without a session never reaches the app', async () => {
+  test('a webhook for an offerId without a session never reaches the app as an order\'s event', async () => {
     await outboxDrained(g);  // earlier tests' deliveries are done
-    const before = app.deliveries;
-    const r = await gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(txText('no-such-order-' + crypto.randomUUID()), key) });
+    const before = app.events.length;
+    const offerId = 'no-such-order-' + crypto.randomUUID();
+    // Money under an offerId the gateway never had (or has pruned): the app hears of it once, as
+    // checkout.late_payment with no session, never as checkout.succeeded.
+    const r = await gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(txText(offerId), key) });
     assert.equal(r.json.outcome, 'unknown_offer');
     await outboxDrained(g);
-    assert.equal(app.deliveries, before, 'nothing was delivered to the app');
+    const told = app.events.slice(before);
+    assert.deepEqual(told.map((e) => [e.body.type, e.body.sessionId]), [['checkout.late_payment', null]]);
+    // A failed one under an unknown offerId shows no money: nothing reaches the app.
+    const failed = await gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(txText(offerId + '-f', { status: -1 }), key) });
+    assert.equal(failed.json.outcome, 'unknown_offer');
+    await outboxDrained(g);
+    assert.equal(app.events.length, before + 1, 'nothing more was delivered to the app');
   });
 
   test("an offerId in the QR codes' namespace is refused; events and the shopper see the shop's offerId", async () => {
