@@ -1,0 +1,208 @@
+// Hosted checkout and payment links (issue 33; docs/merchant.md "No front end?"), on SQLite and on
+// a real PostgreSQL: successUrl/cancelUrl only on --return-origin origins, links created, opened
+// (one session per visit), deactivated (410), rate-limited (429 + Retry-After), the shopper's
+// fields read by the core's rules, hostile text inert on every page, one session's page never
+// another's, a QR payment through the real sandbox ending in a receipt and events with linkId.
+//   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... PAYWASM_WIDGET_DIST=<widget-dist> \
+//     node --test-reporter=spec tests/gateway/links.test.mjs
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { sendJson } from '../server/harness.mjs';
+import { gw, startGateway, startPostgres, startSandbox, startShopApp, waitFor } from './harness.mjs';
+
+const WIDGET = process.env.PAYWASM_WIDGET_DIST;
+const SHOP = 'http://shop.paywasm.test';
+const HOSTILE = '<img src=x onerror=alert(1)>"\'&</script>';
+const CART = [{ id: 'mug', name: `Mug ${HOSTILE}`, price: 12.5, quantity: 2 }];
+
+let sb;
+let app;
+let pg;
+before(async () => {
+  assert.ok(WIDGET && fs.existsSync(`${WIDGET}/paywasm.js`), 'PAYWASM_WIDGET_DIST names the built widget (make dist)');
+  sb = await startSandbox();
+  app = await startShopApp();
+  pg = await startPostgres();
+});
+after(async () => {
+  await app?.close();
+  await pg?.destroy();
+  await sb?.stop();
+});
+
+const start = (db, extra = []) => startGateway(sb, {
+  db, appCallback: app.url,
+  extra: ['--widget-dir', WIDGET, '--return-origin', SHOP, '--shop-name', `Shop ${HOSTILE}`, ...extra],
+});
+const form = (g, p, fields) => fetch(g.base + p, {
+  method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+});
+const open = (g, id) => fetch(`${g.base}/l/${id}`, { redirect: 'manual' });
+const page = async (g, p) => {
+  const r = await fetch(g.base + p, { redirect: 'manual' });
+  return { status: r.status, headers: r.headers, text: await r.text() };
+};
+
+// The hostile text must come back escaped, never as markup.
+function inert(html) {
+  assert.ok(!html.includes('<img src=x'), 'no injected element');
+  assert.ok(!html.includes('</script>"'), 'no script end from data');
+  assert.ok(html.includes('&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;&lt;/script&gt;'), 'the text, escaped');
+}
+
+for (const backend of ['sqlite', 'postgres']) {
+  describe(`hosted checkout and links (${backend})`, () => {
+    let g;
+    before(async () => {
+      g = await start(backend === 'postgres' ? pg.url : undefined);
+      assert.equal((await sendJson('PUT', sb.base + '/__sandbox/webhook', { url: g.base + '/v1/webhooks' })).status, 200);
+    });
+    after(async () => { await g?.stop(); });
+
+    test('successUrl and cancelUrl: only on --return-origin, refused at creation otherwise', async () => {
+      const base = { offerId: `ret-${backend}-${Date.now()}`, currency: 'USD', cart: CART,
+        customerInfo: { name: 'Ada', email: 'ada@example.test' }, methods: ['qr'] };
+      for (const bad of ['https://evil.example/done', 'javascript:alert(1)', '//evil.example/x', `${SHOP}.evil.example/x`, '/relative']) {
+        const r = await gw(g, 'POST', '/v1/sessions', { app: true, body: { ...base, successUrl: bad } });
+        assert.equal(r.status, 400, `${bad}: ${r.text}`);
+        assert.equal(r.json.field, 'successUrl');
+        const l = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, cancelUrl: bad } });
+        assert.equal(l.status, 400, `link ${bad}`);
+        assert.equal(l.json.field, 'cancelUrl');
+      }
+      const ok = await gw(g, 'POST', '/v1/sessions', { app: true, body: { ...base, successUrl: `${SHOP}/thanks?o=1` } });
+      assert.equal(ok.status, 201, ok.text);
+      assert.equal(ok.json.hostedUrl, `${g.base}/pay/${ok.json.id}`);
+      const p = await page(g, `/pay/${ok.json.id}`);
+      assert.equal(p.status, 200);
+      inert(p.text);
+    });
+
+    test('a link: two visits make two sessions; the page and its headers; deactivated answers 410', async () => {
+      const l = await gw(g, 'POST', '/v1/links', { app: true, body: { name: 'Mugs', currency: 'USD', cart: CART, methods: ['qr'],
+        successUrl: `${SHOP}/thanks` } });
+      assert.equal(l.status, 201, l.text);
+      assert.match(l.json.id, /^pl_[A-Za-z0-9_-]{43}$/, 'an unguessable id');
+      assert.equal(l.json.url, `${g.base}/l/${l.json.id}`);
+      const a = await open(g, l.json.id);
+      const b = await open(g, l.json.id);
+      assert.equal(a.status, 303);
+      assert.equal(b.status, 303);
+      const [pa, pb] = [a.headers.get('location'), b.headers.get('location')];
+      assert.match(pa, /^\/pay\/cs_/);
+      assert.notEqual(pa, pb, 'one session per visit');
+      const detail = await gw(g, 'GET', `/v1/links/${l.json.id}`, { app: true });
+      assert.equal(detail.json.sessions.length, 2);
+      assert.deepEqual(detail.json.totals, []);
+      const p = await page(g, pa);
+      assert.equal(p.status, 200);
+      const csp = p.headers.get('content-security-policy');
+      assert.match(csp, /default-src 'none'/);
+      assert.match(csp, /script-src 'self';/, 'the fields page runs no wasm and no inline script');
+      assert.match(csp, /frame-ancestors 'none'/);
+      assert.doesNotMatch(csp, /unsafe-inline/);
+      assert.equal(p.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(p.headers.get('cache-control'), 'no-store');
+      assert.match(p.text, /<form method="post" action="\/pay\/cs_[^"]+\/details"/);
+      assert.doesNotMatch(p.text, /<script>|<style|<[a-z][^>]*\s(style|on[a-z]+)=/i, 'no inline script, style or handler');
+      inert(p.text);
+      const qr = await fetch(`${g.base}/v1/links/${l.json.id}/qr.svg`, { headers: { authorization: `Bearer ${(await import('./harness.mjs')).APP_SECRET}` } });
+      assert.equal(qr.status, 200);
+      assert.equal(qr.headers.get('content-type'), 'image/svg+xml');
+      assert.match(await qr.text(), /^<svg/);
+      const off = await gw(g, 'PATCH', `/v1/links/${l.json.id}`, { app: true, body: { active: false } });
+      assert.equal(off.status, 200);
+      assert.equal(off.json.active, false);
+      const closed = await open(g, l.json.id);
+      assert.equal(closed.status, 410);
+      assert.match(await closed.text(), /no longer active/);
+      assert.equal((await open(g, 'pl_' + 'x'.repeat(43))).status, 404);
+    });
+
+    test("shopper fields by the core's rules; hostile fields inert; a session's page shows only its own", async () => {
+      const l = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, methods: ['qr'], collectShipping: true } });
+      const mine = (await open(g, l.json.id)).headers.get('location');
+      const other = (await open(g, l.json.id)).headers.get('location');
+      const bad = await form(g, `${mine}/details`, { name: 'Ada', email: 'not-an-email', address1: '1 Road', city: 'Town', zipcode: '1000', country: 'GB' });
+      assert.equal(bad.status, 400);
+      assert.match(await bad.text(), /role="alert"/);
+      const good = await form(g, `${mine}/details`, { name: HOSTILE, email: 'ada@example.test', address1: HOSTILE, city: 'Town', zipcode: '1000', country: 'gb' });
+      assert.equal(good.status, 303, await good.text());
+      const p = await page(g, mine);
+      assert.equal(p.status, 200);
+      assert.match(p.text, /<paywasm-checkout session-url="\/v1\/checkout\/cs_[^"]+" methods="qr" theme="auto">/);
+      assert.match(p.headers.get('content-security-policy'), /script-src 'self' 'wasm-unsafe-eval';/);
+      assert.match(p.headers.get('content-security-policy'), new RegExp(`connect-src 'self' ${sb.base.replace(/[.]/g, '\\.')}`));
+      inert(p.text);
+      const view = await gw(g, 'GET', `/v1/checkout/${mine.slice(5)}`);
+      assert.equal(view.json.shippingAddress.address1, HOSTILE, 'kept as text');
+      const theirs = await page(g, other);
+      assert.ok(!theirs.text.includes('ada@example.test') && !theirs.text.includes('Town'), "another session's page shows none of it");
+      const again = await form(g, `${mine}/details`, { name: 'Eve', email: 'eve@example.test', address1: 'x', city: 'y', zipcode: '1', country: 'GB' });
+      assert.equal(again.status, 303, 'given once: a second form changes nothing');
+      assert.equal((await gw(g, 'GET', `/v1/checkout/${mine.slice(5)}`)).json.shippingAddress.address1, HOSTILE);
+    });
+
+    test('a shopper-chosen amount within bounds; a usage limit', async () => {
+      const l = await gw(g, 'POST', '/v1/links', { app: true, body: { name: 'Tip jar', currency: 'EUR',
+        customAmount: { min: '1', max: '50' }, methods: ['qr'], usageLimit: 1 } });
+      assert.equal(l.status, 201, l.text);
+      const p = (await open(g, l.json.id)).headers.get('location');
+      for (const amount of ['0.50', '51', '2.005', 'ten']) {
+        const r = await form(g, `${p}/details`, { amount, name: 'Bo', email: 'bo@example.test' });
+        assert.equal(r.status, 400, amount);
+      }
+      assert.equal((await form(g, `${p}/details`, { amount: '7.25', name: 'Bo', email: 'bo@example.test' })).status, 303);
+      const view = await gw(g, 'GET', `/v1/checkout/${p.slice(5)}`);
+      assert.equal(view.json.amount, '7.25');
+      assert.equal(view.json.currency, 'EUR');
+      const bad = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'EUR', customAmount: { min: '5', max: '1' } } });
+      assert.equal(bad.status, 400);
+    });
+
+    test('pay by QR through the sandbox: receipt, return link, events with linkId, totals', async () => {
+      const l = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, methods: ['qr'], successUrl: `${SHOP}/thanks` } });
+      const p = (await open(g, l.json.id)).headers.get('location');
+      const id = p.slice(5);
+      assert.equal((await form(g, `${p}/details`, { name: 'Ada', email: 'ada@example.test' })).status, 303);
+      const qr = await gw(g, 'POST', `/v1/checkout/${id}/qr`, { body: {} });
+      assert.equal(qr.status, 200, qr.text);
+      const moved = await sendJson('POST', `${sb.base}/__sandbox/transactions/${qr.json.result.id}/advance`, { status: 1 });
+      assert.equal(moved.status, 200);
+      const ev = await waitFor(() => app.events.find((e) => e.body.sessionId === id && e.body.success), 10000, 'the success event');
+      assert.equal(ev.body.linkId, l.json.id);
+      const r = await page(g, p);
+      assert.equal(r.status, 200);
+      assert.match(r.text, /Payment received/);
+      assert.match(r.text, new RegExp(`>${qr.json.result.id}<`), 'the reference');
+      assert.match(r.text, /25 USD|25\.00 USD/);
+      assert.match(r.text, /href="http:\/\/shop\.paywasm\.test\/thanks"/);
+      const detail = await gw(g, 'GET', `/v1/links/${l.json.id}`, { app: true });
+      assert.deepEqual(detail.json.totals, [{ currency: 'USD', amount: '25.00' }]);
+      assert.equal(detail.json.paidSessions, 1);
+    });
+  });
+}
+
+describe('abuse', () => {
+  test('openings are rate-limited per client (429 + Retry-After); unused link sessions expire fast', async () => {
+    const g = await start(undefined, ['--link-rate-per-client', '3', '--link-session-ttl', '60']);
+    try {
+      const l = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, methods: ['qr'] } });
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await open(g, l.json.id));
+      assert.deepEqual(answers.map((a) => a.status), [303, 303, 303, 429]);
+      assert.ok(Number(answers[3].headers.get('retry-after')) >= 1);
+      const s = await gw(g, 'GET', `/v1/sessions/${answers[0].headers.get('location').slice(5)}`, { app: true });
+      const ttl = Date.parse(s.json.expiresAt) - Date.parse(s.json.createdAt);
+      assert.equal(ttl, 60000, 'a link session waits --link-session-ttl for the fields');
+    } finally { await g.stop(); }
+  });
+
+  test('a bad hosted option stops the start', async () => {
+    await assert.rejects(start(undefined, ['--shop-colour', 'red']), /shop-colour/);
+    await assert.rejects(start(undefined, ['--return-origin', 'https://a.example/path']), /return-origin/);
+  });
+});
