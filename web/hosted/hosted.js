@@ -5,6 +5,13 @@
 // gateway then answers the receipt.
 (() => {
   'use strict';
+  // Content-Security-Policy violations of this page, for an operator checking a deployment from the
+  // console (and the browser suite): window.paywasmHosted.violations.
+  const seen = { violations: [] };
+  window.paywasmHosted = seen;
+  document.addEventListener('securitypolicyviolation', (e) => {
+    seen.violations.push(`${e.violatedDirective} ${e.blockedURI}`);
+  });
   const conf = document.getElementById('hosted');
   const print = document.getElementById('print');
   if (print) print.addEventListener('click', () => window.print());
