@@ -107,6 +107,7 @@ start_logged "$DEMO/gateway.out" "$GATEWAY" --listen "127.0.0.1:$GATEWAY_PORT" -
   --merchant-id "$(field merchantId)" --merchant-public-key "$DATA/merchant-public.pem" \
   --webhook-public-key "$DATA/webhook-public.pem" --shop-origin "$SHOP" --db "sqlite:$DEMO/merchant.db" \
   --app-callback "$SHOP/paywasm-events" --methods exchange,bank,qr --padding "$(field padding)" "${GW_VERBOSE[@]}" \
+  --widget-dir "$DIST" --return-origin "$SHOP" --shop-name "paywasm demo shop" \
   ${PAYWASM_MERCHANT_ARGS:-}
 await_start "the gateway" "$!" "$DEMO/gateway.out"
 curl -fsS -X PUT -H 'Content-Type: application/json' -d "{\"url\": \"$GATEWAY_URL/v1/webhooks\"}" \
@@ -120,7 +121,12 @@ tail -n +2 -f "$DEMO/shop-app.out" &
 pids+=($!)
 
 # ---- 5. what to open and what to use ---------------------------------------------------------------
-node - "$SHOP" "$SERVICE" "$GATEWAY_URL" "$DATA" "$DEMO" <<'JS'
+# A payment link (docs/merchant.md "No front end?"): no shop page needed; QR payments on the hosted page.
+LINK_JSON=$(curl -fsS -X POST -H "Authorization: Bearer $PAYWASM_APP_SECRET" -H 'Content-Type: application/json' \
+  -d "{\"name\":\"Demo mug\",\"currency\":\"USD\",\"cart\":[{\"id\":\"mug\",\"name\":\"Demo mug\",\"price\":12.5,\"quantity\":1}],\"methods\":[\"qr\"],\"successUrl\":\"$SHOP/\"}" \
+  "$GATEWAY_URL/v1/links")
+LINK_URL=$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).url)' "$LINK_JSON")
+LINK_URL=$LINK_URL node - "$SHOP" "$SERVICE" "$GATEWAY_URL" "$DATA" "$DEMO" <<'JS'
 const [shop, base, gateway, data, demo] = process.argv.slice(2);
 const m = await (await fetch(base + '/__sandbox/merchant')).json();
 const line = (k, v) => console.log('  ' + k.padEnd(24) + v);
@@ -128,6 +134,7 @@ console.log('\npaywasm demo is running.\n');
 line('Demo shop:', shop + '/');
 line('Payment service API:', base + '/api   (the sandbox)');
 line('Merchant gateway:', gateway + '   (docs/merchant.md)');
+line('Payment link:', process.env.LINK_URL + '   (hosted checkout; its QR code below)');
 line('Control API:', base + '/__sandbox/   (docs/sandbox.md)');
 line('Logs:', demo + '/{sandbox,gateway,shop-app}.out');
 console.log('\nSandbox credentials (test values; kept in ' + data + '):');
@@ -141,5 +148,6 @@ line('gateway app secret:', demo + '/app-secret');
 console.log(`\nTry:  curl -H 'Authorization: Bearer ${m.shopperToken}' ${base}/api/users/me`);
 console.log('Press Ctrl-C to stop.\n');
 JS
+"$BIN/paywasm" qr --format text "$LINK_URL"
 
 wait "${pids[0]}"

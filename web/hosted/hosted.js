@@ -22,7 +22,10 @@
     // The shop's endpoint answers its signed-in shopper's bearer (text) with the shop's cookies.
     el.getShopperToken = async () => {
       const res = await fetch(tokenUrl, { credentials: 'include', headers: { Accept: 'text/plain' } });
-      return res.ok ? (await res.text()).trim() : '';
+      if (!res.ok) return '';
+      // text/plain: the token itself; JSON: {"token": "..."}.
+      if ((res.headers.get('Content-Type') || '').includes('json')) return String((await res.json()).token || '');
+      return (await res.text()).trim();
     };
   }
   if (el) {
