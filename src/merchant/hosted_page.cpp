@@ -195,6 +195,22 @@ std::map<std::string, std::string> form_fields(Req req, Body body) {
     return out;
 }
 
+// A form post from the gateway's own page, or from no browser at all: a browser says where a POST
+// comes from (Origin, and Sec-Fetch-Site where it sends it), and another site's page, which could
+// make a visitor's browser send a session's fields, is refused with 403 cross_site_form. The
+// pages' Referrer-Policy is same-origin so that a browser names the page's origin here (under
+// no-referrer it sends "Origin: null"). A client that sends neither header is no browser a
+// third site could drive, and is read as any API client.
+void require_own_origin(const Gateway& gw, Req req) {
+    const std::string site = req.get_header_value("Sec-Fetch-Site");
+    const std::string origin = req.get_header_value("Origin");
+    const bool site_ok = site.empty() || site == "same-origin" || site == "none";
+    const bool origin_ok = origin.empty() || origin_of(origin) == origin_of(gw.config.public_url);
+    if (!site_ok || !origin_ok) {
+        throw HttpError(403, "cross_site_form", "this form is taken only from its own checkout page");
+    }
+}
+
 std::string trimmed(const std::string& v) {
     const auto b = v.find_first_not_of(" \t\r\n");
     if (b == std::string::npos) return "";
@@ -288,6 +304,7 @@ void register_hosted(Router& server, Gateway& gw) {
     // replaced (LinkStore::set_details) and the shopper goes on to pay (303 to the page).
     server.route("POST", R"(/pay/([A-Za-z0-9_-]+)/details)", limit, [&gw](Req req, Res res, Body body) {
         auto s = gw.store.session(req.matches[1]);
+        require_own_origin(gw, req);
         if (!s || !s->link_id) throw HttpError(404, "not_found", "no link checkout with this id");
         const auto fields = form_fields(req, body);
         const auto get = [&](const char* n) {

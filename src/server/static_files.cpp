@@ -108,7 +108,10 @@ void page_headers(Response& res, const Csp& csp) {
     res.set_header("Content-Security-Policy", csp.text());
     res.set_header("X-Frame-Options", "DENY");
     res.set_header("X-Content-Type-Options", "nosniff");
-    res.set_header("Referrer-Policy", "no-referrer");
+    // same-origin, not no-referrer: a page's own form posts then carry its Origin (a browser sends
+    // "Origin: null" under no-referrer), which a form's handler checks against cross-site posts;
+    // nothing leaves for another origin either way.
+    res.set_header("Referrer-Policy", "same-origin");
     res.set_header("Cache-Control", "no-store");
 }
 

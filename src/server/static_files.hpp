@@ -17,7 +17,8 @@
 // Pages. page_headers() sets what an HTML page needs: the Content-Security-Policy built by
 // Csp::text() (default-src 'none'; scripts and styles from 'self' only, never inline; only the
 // origins the page names), frame-ancestors 'none' with X-Frame-Options DENY, nosniff,
-// Referrer-Policy and Cache-Control: no-store (a page shows one shopper's order).
+// Referrer-Policy: same-origin (a page's own form posts carry its Origin, which the handler checks)
+// and Cache-Control: no-store (a page shows one shopper's order).
 //
 // Templating. A template's "{{name}}" placeholders are replaced by Html values. An Html is built
 // only from text (escaped: & < > " ' become entities) or from markup written as a string literal in

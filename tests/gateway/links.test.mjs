@@ -35,8 +35,10 @@ const start = (db, extra = []) => startGateway(sb, {
   db, appCallback: app.url,
   extra: ['--widget-dir', WIDGET, '--return-origin', SHOP, '--shop-name', `Shop ${HOSTILE}`, ...extra],
 });
-const form = (g, p, fields) => fetch(g.base + p, {
-  method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+// The form as a browser on the gateway's own page sends it (Origin, Sec-Fetch-Site same-origin);
+// `headers` replaces those.
+const form = (g, p, fields, headers = { origin: g.base, 'sec-fetch-site': 'same-origin' }) => fetch(g.base + p, {
+  method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
   body: new URLSearchParams(fields).toString(),
 });
 const open = (g, id) => fetch(`${g.base}/l/${id}`, { redirect: 'manual' });
@@ -143,6 +145,35 @@ for (const backend of ['sqlite', 'postgres']) {
       const again = await form(g, `${mine}/details`, { name: 'Eve', email: 'eve@example.test', address1: 'x', city: 'y', zipcode: '1', country: 'GB' });
       assert.equal(again.status, 303, 'given once: a second form changes nothing');
       assert.equal((await gw(g, 'GET', `/v1/checkout/${mine.slice(5)}`)).json.shippingAddress.address1, HOSTILE);
+    });
+
+    test('the fields form refuses a cross-site POST (403); the page keeps its Origin for its own forms', async () => {
+      const l = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, methods: ['qr'] } });
+      const p = (await open(g, l.json.id)).headers.get('location');
+      const shown = await page(g, p);
+      assert.equal(shown.headers.get('referrer-policy'), 'same-origin', 'a same-origin POST carries its Origin (no-referrer sends null)');
+      const fields = { name: 'Mallory', email: 'm@example.test' };
+      for (const headers of [
+        { origin: 'https://evil.example' },
+        { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'same-site' },
+        { origin: 'null' },
+        { origin: g.base.replace('127.0.0.1', 'localhost') },
+        { origin: g.base, 'sec-fetch-site': 'cross-site' },
+      ]) {
+        const r = await form(g, `${p}/details`, fields, headers);
+        assert.equal(r.status, 403, JSON.stringify(headers));
+        const body = await r.json();
+        assert.equal(body.error, 'cross_site_form');
+      }
+      assert.match((await page(g, p)).text, /<form method="post"/, 'nothing was taken: the form is still asked');
+      const ok = await form(g, `${p}/details`, { name: 'Ada', email: 'ada@example.test' });
+      assert.equal(ok.status, 303, 'the same origin is welcome');
+      assert.match((await page(g, p)).text, /<paywasm-checkout /, 'the fields were taken');
+      // A client that is no browser sends neither header: nothing to forge, the form is read.
+      const p2 = (await open(g, l.json.id)).headers.get('location');
+      assert.equal((await form(g, `${p2}/details`, fields, {})).status, 303);
     });
 
     test('a shopper-chosen amount within bounds; a usage limit', async () => {

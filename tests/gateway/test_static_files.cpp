@@ -45,7 +45,7 @@ TEST_CASE("The policy: nothing inline, only the named origins, no framing") {
     page_headers(res, Csp{});
     CHECK(res.get_header_value("X-Content-Type-Options") == "nosniff");
     CHECK(res.get_header_value("X-Frame-Options") == "DENY");
-    CHECK(res.get_header_value("Referrer-Policy") == "no-referrer");
+    CHECK(res.get_header_value("Referrer-Policy") == "same-origin");
 }
 
 TEST_CASE("Files: loaded once, typed, versioned, 304 on a matching ETag") {
