@@ -1,15 +1,16 @@
 // Hosted checkout and payment links (issue 33; docs/merchant.md "No front end?"), on SQLite and on
 // a real PostgreSQL: successUrl/cancelUrl only on --return-origin origins, links created, opened
-// (one session per visit), deactivated (410), rate-limited (429 + Retry-After), the shopper's
-// fields read by the core's rules, hostile text inert on every page, one session's page never
-// another's, a QR payment through the real sandbox ending in a receipt and events with linkId.
+// (one session per visit), deactivated (410), rate-limited per client and per link (429 +
+// Retry-After), an expired link session offering a fresh one, the fields form refused cross-site
+// (403), the shopper's fields read by the core's rules, hostile text inert on every page, one
+// session's page never another's, a QR payment through the real sandbox ending in a receipt and events with linkId.
 //   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... PAYWASM_WIDGET_DIST=<widget-dist> \
 //     node --test-reporter=spec tests/gateway/links.test.mjs
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { sendJson } from '../server/harness.mjs';
-import { gw, startGateway, startPostgres, startSandbox, startShopApp, waitFor } from './harness.mjs';
+import { gw, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor } from './harness.mjs';
 
 const WIDGET = process.env.PAYWASM_WIDGET_DIST;
 const SHOP = 'http://shop.paywasm.test';
@@ -31,8 +32,8 @@ after(async () => {
   await sb?.stop();
 });
 
-const start = (db, extra = []) => startGateway(sb, {
-  db, appCallback: app.url,
+const start = (db, extra = [], more = {}) => startGateway(sb, {
+  ...more, db, appCallback: app.url,
   extra: ['--widget-dir', WIDGET, '--return-origin', SHOP, '--shop-name', `Shop ${HOSTILE}`, ...extra],
 });
 // The form as a browser on the gateway's own page sends it (Origin, Sec-Fetch-Site same-origin);
@@ -229,6 +230,63 @@ describe('abuse', () => {
       const s = await gw(g, 'GET', `/v1/sessions/${answers[0].headers.get('location').slice(5)}`, { app: true });
       const ttl = Date.parse(s.json.expiresAt) - Date.parse(s.json.createdAt);
       assert.equal(ttl, 60000, 'a link session waits --link-session-ttl for the fields');
+    } finally { await g.stop(); }
+  });
+
+  test('openings are rate-limited per link (429 + Retry-After), other links still open', async () => {
+    const g = await start(undefined, ['--link-rate-per-client', '0', '--link-rate-per-link', '2']);
+    try {
+      const busy = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, methods: ['qr'] } });
+      const quiet = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, methods: ['qr'] } });
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await open(g, busy.json.id));
+      assert.deepEqual(answers.map((a) => a.status), [303, 303, 429]);
+      const retry = Number(answers[2].headers.get('retry-after'));
+      assert.ok(retry >= 1 && retry <= 60, `Retry-After ${retry}`);
+      assert.equal((await answers[2].json()).error, 'rate_limited');
+      assert.equal((await gw(g, 'GET', `/v1/links/${busy.json.id}`, { app: true })).json.sessions.length, 2, 'no session for the refused one');
+      assert.equal((await open(g, quiet.json.id)).status, 303, 'the limit is per link');
+    } finally { await g.stop(); }
+  });
+
+  test("an expired link session's page offers \"Start a new checkout\": a fresh session", async () => {
+    const dir = tempDir('pwm-links-');
+    let g = await start(undefined, ['--link-session-ttl', '60'], { dir });
+    let linkId;
+    let first;
+    let closedId;
+    let closedFirst;
+    try {
+      linkId = (await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, methods: ['qr'] } })).json.id;
+      closedId = (await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, methods: ['qr'] } })).json.id;
+      first = (await open(g, linkId)).headers.get('location');
+      const fresh = await page(g, first);
+      assert.equal(fresh.status, 200);
+      assert.doesNotMatch(fresh.text, /Start a new checkout/);
+      closedFirst = (await open(g, closedId)).headers.get('location');
+      assert.equal((await gw(g, 'PATCH', `/v1/links/${closedId}`, { app: true, body: { active: false } })).status, 200);
+    } finally { await g.stop(); }
+    // The same database a minute and a second later: the unused link session has expired.
+    g = await start(undefined, ['--link-session-ttl', '60'], { dir, env: { PAYWASM_CLOCK_OFFSET_MS: '61000' } });
+    try {
+      const gone = await page(g, first);
+      assert.equal(gone.status, 410);
+      assert.match(gone.text, /<h1>This checkout has expired<\/h1>/);
+      const again = gone.text.match(/<a href="([^"]+)" class="button">Start a new checkout<\/a>/);
+      assert.ok(again, 'the offer of a fresh checkout');
+      assert.equal(again[1], `/l/${linkId}`);
+      const opened = await fetch(g.base + again[1], { redirect: 'manual' });
+      assert.equal(opened.status, 303);
+      const next = opened.headers.get('location');
+      assert.match(next, /^\/pay\/cs_/);
+      assert.notEqual(next, first, 'a new session');
+      const shown = await page(g, next);
+      assert.equal(shown.status, 200);
+      assert.match(shown.text, /<form method="post"/, 'the new checkout asks for the fields');
+      // A deactivated link's expired session offers no new checkout.
+      const closed = await page(g, closedFirst);
+      assert.equal(closed.status, 410);
+      assert.doesNotMatch(closed.text, /Start a new checkout/);
     } finally { await g.stop(); }
   });
 
