@@ -4,11 +4,14 @@
 //                    expired page), POST /pay/{id}/details (a link's shopper fields), /assets/...
 //   links.cpp        the app API's /v1/links and the public opening GET /l/{linkId}
 //   store_links.cpp  the links table and a link's sessions (LinkStore)
+//   hosted_words.cpp the pages' words in the widget's languages (Words)
 // Every page is rendered with src/server/static_files.hpp: escaped values only, under a strict
 // Content-Security-Policy (no inline script or style; 'self' and the service's origin).
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -82,9 +85,31 @@ std::vector<std::pair<std::string, std::string>> hosted_files();
 void register_hosted(Router& server, Gateway& gw);
 void register_links(Router& server, Gateway& gw);
 
-// What both files render: a whole page (the shop's header, `title`, `body`) with `scripts` in its
-// head, its headers set, `status` as the HTTP status.
-void send_page(Gateway& gw, Response& res, int status, const std::string& title, const paywasm::server::Html& body,
-               bool with_widget, const std::vector<std::string>& connect = {});
+// The pages' own words in one of the widget's languages (en, de, es, fr, pt-BR, pt-PT): the
+// embedded web/hosted/text-<lang>.json, each with every key of text-en.json (checked at start:
+// load_words throws std::logic_error naming the file and key otherwise).
+class Words {
+public:
+    const std::string& lang() const { return lang_; }
+    // The text of `key`, its {name} placeholders filled from `vars` (as text: the page escapes it).
+    // An unknown key throws std::logic_error (a program and its texts never drift apart silently).
+    std::string operator()(std::string_view key,
+                           std::initializer_list<std::pair<std::string_view, std::string>> vars = {}) const;
+
+private:
+    friend void load_words(const std::vector<std::pair<std::string, std::string>>& files);
+    std::string lang_;
+    std::map<std::string, std::string, std::less<>> texts_;
+};
+// Reads the text-<lang>.json files among `files` (hosted_files()); once, before the server runs.
+void load_words(const std::vector<std::pair<std::string, std::string>>& files);
+// The language a request's Accept-Language prefers among those (highest q first, q=0 never; "pt"
+// and "pt-BR" are Brazilian, other Portuguese regions European), English when none matches.
+const Words& words_for(const Request& req);
+
+// What both files render: a whole page (the shop's header, `title`, `body`, in `words`' language)
+// with `scripts` in its head, its headers set, `status` as the HTTP status.
+void send_page(Gateway& gw, Response& res, const Words& words, int status, const std::string& title,
+               const paywasm::server::Html& body, bool with_widget, const std::vector<std::string>& connect = {});
 
 }  // namespace merchant

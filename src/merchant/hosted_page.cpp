@@ -33,7 +33,7 @@ const std::regex kSessionId("^[A-Za-z0-9_-]{1,200}$");
 std::string money_text(const std::string& amount, const std::string& currency) { return amount + " " + currency; }
 
 // The order's lines and total, from the session's checkout as the core wrote it.
-Html order_table(const Session& s) {
+Html order_table(const Words& w, const Session& s) {
     const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);
     Html rows;
     for (const auto& item : checkout.cart) {
@@ -43,10 +43,11 @@ Html order_table(const Session& s) {
                 Html::element("td", {{"class", "num"}}, money_text(paywasm::amount_text({line, s.currency}), s.currency)) +
                 Html::markup("</tr>");
     }
-    return Html::markup("<section aria-labelledby=\"order-h\"><h2 id=\"order-h\">Your order</h2><table>"
-                        "<thead><tr><th scope=\"col\">Item</th><th scope=\"col\" class=\"num\">Qty</th>"
-                        "<th scope=\"col\" class=\"num\">Amount</th></tr></thead><tbody>") +
-           rows + Html::markup("</tbody><tfoot><tr><th scope=\"row\" colspan=\"2\">Total</th>") +
+    return Html::markup("<section aria-labelledby=\"order-h\">") + Html::element("h2", {{"id", "order-h"}}, w("order.heading")) +
+           Html::markup("<table><thead><tr>") + Html::element("th", {{"scope", "col"}}, w("order.item")) +
+           Html::element("th", {{"scope", "col"}, {"class", "num"}}, w("order.qty")) +
+           Html::element("th", {{"scope", "col"}, {"class", "num"}}, w("order.amount")) + Html::markup("</tr></thead><tbody>") +
+           rows + Html::markup("</tbody><tfoot><tr>") + Html::element("th", {{"scope", "row"}, {"colspan", "2"}}, w("order.total")) +
            Html::element("td", {{"class", "num"}}, money_text(s.amount, s.currency)) + Html::markup("</tr></tfoot></table></section>");
 }
 
@@ -59,42 +60,40 @@ Html link(const std::string& href, std::string_view text, const char* cls = "") 
 }
 
 // The receipt of a session whose verified status is a final success.
-Html receipt(const Session& s) {
+Html receipt(const Words& w, const Session& s) {
     Html dl = Html::markup("<dl class=\"receipt\">");
-    const auto row = [&dl](const char* term, const std::string& value) {
-        dl += Html::element("dt", {}, std::string_view(term)) + Html::element("dd", {}, value);
+    const auto row = [&dl](const std::string& term, const std::string& value) {
+        dl += Html::element("dt", {}, term) + Html::element("dd", {}, value);
     };
-    row("Order", s.offer_id);
-    row("Order total", money_text(s.amount, s.currency));
+    row(w("receipt.order"), s.offer_id);
+    row(w("receipt.orderTotal"), money_text(s.amount, s.currency));
     if (s.status.tx_amount && s.status.tx_currency && *s.status.tx_currency != s.currency) {
-        row("Paid", money_text(*s.status.tx_amount, *s.status.tx_currency));
+        row(w("receipt.paid"), money_text(*s.status.tx_amount, *s.status.tx_currency));
     }
-    row("Method", s.status.method == std::optional<std::string>("qr") ? "QR code"
-                  : s.status.method == std::optional<std::string>("exchange") ? "Exchange"
-                  : s.status.method == std::optional<std::string>("bank") ? "Bank" : "—");
-    row("Paid at", iso8601(s.status.updated_at));
-    row("Reference", s.status.transaction_id.value_or("—"));
+    const std::string method = s.status.method.value_or("");
+    row(w("receipt.method"), method == "qr" || method == "exchange" || method == "bank" ? w("method." + method) : "—");
+    row(w("receipt.paidAt"), iso8601(s.status.updated_at));
+    row(w("receipt.reference"), s.status.transaction_id.value_or("—"));
     dl += Html::markup("</dl>");
-    Html actions = Html::markup("<p class=\"actions\"><button type=\"button\" id=\"print\">Print receipt</button>");
-    if (s.success_url) actions += link(*s.success_url, "Return to the shop", "button");
+    Html actions = Html::markup("<p class=\"actions\">") +
+                   Html::element("button", {{"type", "button"}, {"id", "print"}}, w("receipt.print"));
+    if (s.success_url) actions += link(*s.success_url, w("back"), "button");
     actions += Html::markup("</p>");
-    return Html::markup("<h1>Payment received</h1>") + paragraph("Thank you. Keep this receipt: the reference identifies your payment.") +
-           dl + order_table(s) + actions;
+    return Html::element("h1", {}, w("receipt.heading")) + paragraph(w("receipt.thanks")) + dl + order_table(w, s) + actions;
 }
 
 // The expired page: a link's session offers a fresh checkout while the link still opens.
-Html expired_page(Gateway& gw, const Session& s) {
-    Html body = Html::markup("<h1>This checkout has expired</h1>") +
-                paragraph("Nothing was paid in this checkout, and it can no longer be paid.");
+Html expired_page(Gateway& gw, const Words& w, const Session& s) {
+    Html body = Html::element("h1", {}, w("expired.heading")) + paragraph(w("expired.text"));
     if (s.link_id) {
         LinkStore links(gw.store.sql());
         const auto l = links.find(*s.link_id);
         if (l && l->active && (!l->expires_at || now_ms() < *l->expires_at)) {
-            body += Html::markup("<p class=\"actions\">") + link("/l/" + *s.link_id, "Start a new checkout", "button") +
+            body += Html::markup("<p class=\"actions\">") + link("/l/" + *s.link_id, w("expired.again"), "button") +
                     Html::markup("</p>");
         }
     }
-    if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, "Return to the shop") + Html::markup("</p>");
+    if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, w("back")) + Html::markup("</p>");
     return body;
 }
 
@@ -105,14 +104,14 @@ struct Details {
 
 // A link session's fields: name and e-mail (what a QR order needs), the address when the link
 // collects it, the amount when the shopper chooses it.
-Html details_form(const Session& s, const JsonDocument& spec, const Details& d, const std::string& error) {
+Html details_form(const Words& w, const Session& s, const JsonDocument& spec, const Details& d, const std::string& error) {
     const bool shipping = has_kind(spec.root().member("collectShipping"), paywasm::JsonKind::boolean) &&
                           spec.root().member("collectShipping").boolean();
     JsonValue custom = spec.root().member("customAmount");
     Html fields;
-    const auto input = [&fields](const char* id, const char* label, const char* type, const char* autocomplete,
-                                 const std::string& value, bool required) {
-        fields += Html::element("label", {{"for", id}}, std::string_view(label));
+    const auto input = [&fields, &w](const char* id, const char* label, const char* type, const char* autocomplete,
+                                     const std::string& value, bool required) {
+        fields += Html::element("label", {{"for", id}}, w(label));
         Html tag = Html::markup("<input");
         const auto attr = [&tag](const char* name, const std::string& v) {
             tag += Html::markup(" ") + Html::text(name) + Html::markup("=\"") + Html::text(v) + Html::markup("\"");
@@ -127,51 +126,53 @@ Html details_form(const Session& s, const JsonDocument& spec, const Details& d, 
         fields += tag + Html::markup(">");
     };
     if (custom.valid()) {
-        const std::string label = "Amount (" + s.currency + ", " + string_or(custom.member("min")) + " to " +
-                                  string_or(custom.member("max")) + ")";
+        const std::string label =
+            w("details.amount", {{"currency", s.currency}, {"min", string_or(custom.member("min"))}, {"max", string_or(custom.member("max"))}});
         fields += Html::element("label", {{"for", "amount"}}, label);
         fields += Html::markup("<input id=\"amount\" name=\"amount\" type=\"text\" inputmode=\"decimal\" required value=\"") +
                   Html::text(d.amount) + Html::markup("\">");
     }
-    input("name", "Name", "text", "name", d.name, true);
-    input("email", "E-mail", "email", "email", d.email, true);
+    input("name", "details.name", "text", "name", d.name, true);
+    input("email", "details.email", "email", "email", d.email, true);
     if (shipping) {
-        input("address1", "Address", "text", "address-line1", d.address1, true);
-        input("city", "City", "text", "address-level2", d.city, true);
-        input("zipcode", "Postal code", "text", "postal-code", d.zipcode, true);
-        input("country", "Country (2 letters, e.g. US)", "text", "country", d.country, true);
+        input("address1", "details.address", "text", "address-line1", d.address1, true);
+        input("city", "details.city", "text", "address-level2", d.city, true);
+        input("zipcode", "details.zipcode", "text", "postal-code", d.zipcode, true);
+        input("country", "details.country", "text", "country", d.country, true);
     }
-    Html body = Html::markup("<h1>Your details</h1>");
-    if (!custom.valid()) body += order_table(s);
+    Html body = Html::element("h1", {}, w("title.details"));
+    if (!custom.valid()) body += order_table(w, s);
     if (!error.empty()) body += Html::element("p", {{"class", "error"}, {"role", "alert"}, {"id", "form-error"}}, error);
     body += Html::element("form", {{"method", "post"}, {"action", "/pay/" + s.id + "/details"}, {"class", "details"}},
-                          fields + Html::markup("<button type=\"submit\">Continue to payment</button>"));
-    if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, "Cancel and return to the shop") + Html::markup("</p>");
+                          fields + Html::element("button", {{"type", "submit"}}, w("details.continue")));
+    if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, w("cancel")) + Html::markup("</p>");
     return body;
 }
 
 // The checkout: the order, the time left, the widget on the session.
-Html checkout_page(Gateway& gw, const Session& s, bool link_session) {
+Html checkout_page(Gateway& gw, const Words& w, const Session& s) {
     const bool token = !gw.config.shopper_token_url.empty();
     // Without a way to the shopper's token only QR can be paid here: the widget offers it alone.
     std::string methods;
     for (const char* m : {"exchange", "bank", "qr"}) {
         if (s.offers(m) && (token || std::string_view(m) == "qr")) methods += (methods.empty() ? "" : " ") + std::string(m);
     }
-    Html body = Html::markup("<h1>Checkout</h1>") + order_table(s);
-    body += Html::markup("<p class=\"muted\">Time left to pay: <span id=\"time-left\">") +
+    Html body = Html::element("h1", {}, w("title.checkout")) + order_table(w, s);
+    body += Html::markup("<p class=\"muted\">") + Html::text(w("checkout.timeLeft")) + Html::markup(" <span id=\"time-left\">") +
             Html::text(iso8601(s.expires_at)) + Html::markup("</span></p>");
     if (methods.empty()) {
-        body += paragraph("This order can only be paid with a method this page cannot offer; please contact the shop.");
+        body += paragraph(w("checkout.noMethod"));
     } else {
-        body += Html::element("paywasm-checkout", {{"session-url", "/v1/checkout/" + s.id}, {"methods", methods}, {"theme", "auto"}},
+        // The widget speaks the page's language (its locale attribute), not the browser's own pick.
+        body += Html::element("paywasm-checkout",
+                              {{"session-url", "/v1/checkout/" + s.id}, {"methods", methods}, {"theme", "auto"}, {"locale", w.lang()}},
                               Html());
     }
     body += Html::element("div", {{"id", "hosted"}, {"hidden", "hidden"}, {"data-page", "/pay/" + s.id},
-                                  {"data-expires", iso8601(s.expires_at)}, {"data-token-url", gw.config.shopper_token_url}},
+                                  {"data-expires", iso8601(s.expires_at)}, {"data-expired", w("expired.short")},
+                                  {"data-token-url", gw.config.shopper_token_url}},
                           Html());
-    (void)link_session;
-    if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, "Cancel and return to the shop") + Html::markup("</p>");
+    if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, w("cancel")) + Html::markup("</p>");
     return body;
 }
 
@@ -211,6 +212,19 @@ void require_own_origin(const Gateway& gw, Req req) {
     }
 }
 
+// What a refused form says, in the page's language, by the field the core (or the form) named.
+std::string form_error(const Words& w, const paywasm::Error& e, const JsonDocument& spec, const std::string& currency) {
+    const std::string field = e.field();
+    if (field == "amount") {
+        JsonValue custom = spec.root().member("customAmount");
+        return w("error.amount", {{"min", string_or(custom.member("min"))}, {"max", string_or(custom.member("max"))}, {"currency", currency}});
+    }
+    if (field.rfind("shippingAddress", 0) == 0) return w("error.address");
+    if (field.find("email") != std::string::npos) return w("error.email");
+    if (field.find("name") != std::string::npos) return w("error.name");
+    return w("error.details");
+}
+
 std::string trimmed(const std::string& v) {
     const auto b = v.find_first_not_of(" \t\r\n");
     if (b == std::string::npos) return "";
@@ -221,8 +235,8 @@ std::string trimmed(const std::string& v) {
 
 std::string hosted_url(const Gateway& gw, const std::string& session_id) { return gw.config.public_url + "/pay/" + session_id; }
 
-void send_page(Gateway& gw, Response& res, int status, const std::string& title, const Html& body, bool with_widget,
-               const std::vector<std::string>& connect) {
+void send_page(Gateway& gw, Response& res, const Words& words, int status, const std::string& title, const Html& body,
+               bool with_widget, const std::vector<std::string>& connect) {
     const Assets& a = *g_assets;
     Csp csp;
     csp.wasm = with_widget;
@@ -239,14 +253,18 @@ void send_page(Gateway& gw, Response& res, int status, const std::string& title,
         if (a.own.find(name)) logo = Html::markup("<img alt=\"\" src=\"") + Html::text(a.own.url("/assets/hosted/", name)) + Html::markup("\">");
     }
     const std::string page = render(a.own.find("page.html")->body,
-                                    {{"title", Html::text(title + " · " + gw.config.shop_name)},
+                                    {{"lang", Html::text(words.lang())},
+                                     {"title", Html::text(title + " · " + gw.config.shop_name)},
                                      {"css", Html::text(a.own.url("/assets/hosted/", "hosted.css"))},
                                      {"theme", Html::text(a.own.url("/assets/hosted/", "theme.css"))},
                                      {"scripts", scripts},
                                      {"logo", logo},
                                      {"shop", Html::text(gw.config.shop_name)},
+                                     {"footer", Html::text(words("footer"))},
                                      {"body", body}});
     page_headers(res, csp);
+    res.set_header("Content-Language", words.lang());
+    res.set_header("Vary", "Accept-Language");
     res.status = status;
     res.set_content(page, "text/html; charset=utf-8");
 }
@@ -254,7 +272,11 @@ void send_page(Gateway& gw, Response& res, int status, const std::string& title,
 void register_hosted(Router& server, Gateway& gw) {
     static Assets assets;
     assets.widget = StaticFiles::load(gw.config.widget_dir, {"paywasm.js", "paywasm.wasm", "paywasm.css"});
-    for (auto& [name, body] : hosted_files()) assets.own.add(name, std::move(body));
+    auto files = hosted_files();
+    load_words(files);
+    for (auto& [name, body] : files) {
+        if (name.rfind("text-", 0) != 0) assets.own.add(name, std::move(body));  // the words are the program's, not files
+    }
     // The shop's colour, validated at start (main.cpp), and a text colour that reads on it.
     const auto channel = [&](int i) { return std::stoi(gw.config.shop_colour.substr(1 + 2 * i, 2), nullptr, 16); };
     const double luma = 0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2);
@@ -281,23 +303,24 @@ void register_hosted(Router& server, Gateway& gw) {
     });
 
     server.route("GET", R"(/pay/([A-Za-z0-9_-]+))", limit, [&gw, connect](Req req, Res res, Body) {
+        const Words& w = words_for(req);
         auto s = gw.store.session(req.matches[1]);
         if (!s) {
-            return send_page(gw, res, 404, "Not found",
-                             Html::markup("<h1>No such checkout</h1>") + paragraph("Check the link you were given."), false);
+            return send_page(gw, res, w, 404, w("title.notFound"),
+                             Html::element("h1", {}, w("notFound.checkout")) + paragraph(w("notFound.text")), false);
         }
-        if (s->status.final && s->status.success) return send_page(gw, res, 200, "Receipt", receipt(*s), false);
+        if (s->status.final && s->status.success) return send_page(gw, res, w, 200, w("title.receipt"), receipt(w, *s), false);
         const bool expired = now_ms() >= s->expires_at;
-        if (expired && !s->status.status) return send_page(gw, res, 410, "Expired", expired_page(gw, *s), false);
+        if (expired && !s->status.status) return send_page(gw, res, w, 410, w("title.expired"), expired_page(gw, w, *s), false);
         if (s->link_id && !s->status.status) {
             LinkStore links(gw.store.sql());
             if (!links.details_given(s->id)) {
                 const auto l = links.find(*s->link_id);
                 const JsonDocument spec = paywasm::parse_json(l ? l->spec : "{}");
-                return send_page(gw, res, 200, "Your details", details_form(*s, spec, {}, ""), false);
+                return send_page(gw, res, w, 200, w("title.details"), details_form(w, *s, spec, {}, ""), false);
             }
         }
-        send_page(gw, res, 200, "Checkout", checkout_page(gw, *s, s->link_id.has_value()), true, connect);
+        send_page(gw, res, w, 200, w("title.checkout"), checkout_page(gw, w, *s), true, connect);
     });
 
     // A link session's fields, from its form: read by the core's rules, then the checkout is
@@ -312,14 +335,15 @@ void register_hosted(Router& server, Gateway& gw) {
             return it == fields.end() ? std::string() : trimmed(it->second);
         };
         Details d{get("name"), get("email"), get("address1"), get("city"), get("zipcode"), get("country"), get("amount")};
+        const Words& w = words_for(req);
         LinkStore links(gw.store.sql());
         const auto l = links.find(*s->link_id);
         if (!l) throw HttpError(404, "not_found", "no link checkout with this id");
         const JsonDocument spec = paywasm::parse_json(l->spec);
         auto checkout = paywasm::from_json<paywasm::Checkout>(s->checkout_json);
         try {
-            if (d.name.empty()) throw paywasm::Error(paywasm::ErrorCode::validation, "enter your name", "name");
-            if (d.email.empty()) throw paywasm::Error(paywasm::ErrorCode::validation, "enter your e-mail address", "email");
+            if (d.name.empty()) throw paywasm::Error(paywasm::ErrorCode::validation, "no name", "customerInfo.name");
+            if (d.email.empty()) throw paywasm::Error(paywasm::ErrorCode::validation, "no e-mail address", "customerInfo.email");
             checkout.customer_info = paywasm::CustomerInfo{d.name, d.email, std::nullopt, std::nullopt};
             if (has_kind(spec.root().member("collectShipping"), paywasm::JsonKind::boolean) && spec.root().member("collectShipping").boolean()) {
                 paywasm::ShippingAddress a;
@@ -332,7 +356,7 @@ void register_hosted(Router& server, Gateway& gw) {
                 a.country = country;
                 a.email = d.email;
                 for (const auto* v : {&d.address1, &d.city, &d.zipcode, &d.country}) {
-                    if (v->empty()) throw paywasm::Error(paywasm::ErrorCode::validation, "fill in the whole address", "shippingAddress");
+                    if (v->empty()) throw paywasm::Error(paywasm::ErrorCode::validation, "an empty address field", "shippingAddress");
                 }
                 checkout.shipping_address = a;
             }
@@ -341,17 +365,14 @@ void register_hosted(Router& server, Gateway& gw) {
                 const paywasm::Decimal min = paywasm::Decimal::parse(string_or(custom.member("min")), "customAmount.min");
                 const paywasm::Decimal max = paywasm::Decimal::parse(string_or(custom.member("max")), "customAmount.max");
                 if (amount.scale() > 2 || paywasm::Decimal::compare(amount, min) < 0 || paywasm::Decimal::compare(amount, max) > 0) {
-                    throw paywasm::Error(paywasm::ErrorCode::validation,
-                                         "enter an amount from " + min.to_string() + " to " + max.to_string() + " " + s->currency +
-                                             ", at most 2 decimals",
-                                         "amount");
+                    throw paywasm::Error(paywasm::ErrorCode::validation, "an amount out of bounds", "amount");
                 }
                 checkout.cart.at(0).price = amount;
             }
             paywasm::validate(checkout);
             if (s->offers("qr")) (void)paywasm::qr_order(checkout);
         } catch (const paywasm::Error& e) {
-            return send_page(gw, res, 400, "Your details", details_form(*s, spec, d, e.what()), false);
+            return send_page(gw, res, w, 400, w("title.details"), details_form(w, *s, spec, d, form_error(w, e, spec, s->currency)), false);
         }
         const std::string json = paywasm::to_json(checkout);
         const std::string amount = paywasm::amount_text({paywasm::cart_total(checkout.cart), checkout.currency});

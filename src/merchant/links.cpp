@@ -131,11 +131,11 @@ std::string read_spec(const Gateway& gw, JsonValue root, std::optional<std::int6
     return w.take();
 }
 
-// Why a link opens no more ("" when it opens).
+// Why a link opens no more, as a key of the pages' words ("" when it opens).
 std::string closed_reason(LinkStore& links, const Link& l) {
-    if (!l.active) return "This payment link is no longer active.";
-    if (l.expires_at && now_ms() >= *l.expires_at) return "This payment link has expired.";
-    if (l.usage_limit && links.paid_sessions(l.id) >= *l.usage_limit) return "This payment link has been used up.";
+    if (!l.active) return "link.inactive";
+    if (l.expires_at && now_ms() >= *l.expires_at) return "link.expired";
+    if (l.usage_limit && links.paid_sessions(l.id) >= *l.usage_limit) return "link.usedUp";
     return "";
 }
 
@@ -246,16 +246,17 @@ void register_links(Router& server, Gateway& gw) {
         // Per client first: guessing ids costs the guesser's own tokens.
         gw.rate_limit("link-client:" + paywasm::server::client_key(req.remote_addr), gw.config.link_rate_per_client, res,
                       "link openings from this address a minute");
+        const Words& w = words_for(req);
         LinkStore links(gw.store.sql());
         const auto l = links.find(req.matches[1]);
         if (!l) {
-            return send_page(gw, res, 404, "Not found",
-                             Html::markup("<h1>No such payment link</h1><p>Check the link you were given.</p>"), false);
+            return send_page(gw, res, w, 404, w("title.notFound"),
+                             Html::element("h1", {}, w("notFound.link")) + Html::element("p", {}, w("notFound.text")), false);
         }
         if (const std::string why = closed_reason(links, *l); !why.empty()) {
-            return send_page(gw, res, 410, "Link closed",
-                             Html::markup("<h1>Payment link closed</h1>") + Html::element("p", {}, why) +
-                                 Html::element("p", {}, std::string_view("Nothing was charged. Contact the seller for a new link.")),
+            return send_page(gw, res, w, 410, w("title.linkClosed"),
+                             Html::element("h1", {}, w("link.closed")) + Html::element("p", {}, w(why)) +
+                                 Html::element("p", {}, w("link.nothingCharged")),
                              false);
         }
         gw.rate_limit("link:" + l->id, gw.config.link_rate_per_link, res, "openings of this link a minute");

@@ -135,7 +135,7 @@ for (const backend of ['sqlite', 'postgres']) {
       assert.equal(good.status, 303, await good.text());
       const p = await page(g, mine);
       assert.equal(p.status, 200);
-      assert.match(p.text, /<paywasm-checkout session-url="\/v1\/checkout\/cs_[^"]+" methods="qr" theme="auto">/);
+      assert.match(p.text, /<paywasm-checkout session-url="\/v1\/checkout\/cs_[^"]+" methods="qr" theme="auto" locale="en">/);
       assert.match(p.headers.get('content-security-policy'), /script-src 'self' 'wasm-unsafe-eval';/);
       assert.match(p.headers.get('content-security-policy'), new RegExp(`connect-src 'self' ${sb.base.replace(/[.]/g, '\\.')}`));
       inert(p.text);
@@ -175,6 +175,60 @@ for (const backend of ['sqlite', 'postgres']) {
       // A client that is no browser sends neither header: nothing to forge, the form is read.
       const p2 = (await open(g, l.json.id)).headers.get('location');
       assert.equal((await form(g, `${p2}/details`, fields, {})).status, 303);
+    });
+
+    test("the page's own words in the shopper's language (Accept-Language), English by default", async () => {
+      const l = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, methods: ['qr'] } });
+      const p = (await open(g, l.json.id)).headers.get('location');
+      const inLang = async (acceptLanguage, path = p) => {
+        const r = await fetch(g.base + path, { redirect: 'manual', headers: acceptLanguage ? { 'accept-language': acceptLanguage } : {} });
+        const text = await r.text();
+        return { status: r.status, text, lang: text.match(/<html lang="([^"]+)">/)?.[1], headers: r.headers,
+          h1: text.match(/<h1>([^<]*)<\/h1>/)?.[1] };
+      };
+      const de = await inLang('de-DE,de;q=0.9,en;q=0.8');
+      assert.equal(de.lang, 'de');
+      assert.equal(de.headers.get('content-language'), 'de');
+      assert.match(de.headers.get('vary'), /Accept-Language/);
+      assert.equal(de.h1, 'Ihre Angaben');
+      assert.match(de.text, />Weiter zur Zahlung</);
+      assert.match(de.text, />Ihre Bestellung</);
+      assert.match(de.text, /Sichere Bezahlung mit paywasm/);
+      assert.doesNotMatch(de.text, /Your details|Continue to payment|Your order/, 'no English left');
+      for (const [header, lang, h1] of [[undefined, 'en', 'Your details'], ['*', 'en', 'Your details'], ['ja, zh;q=0.8', 'en', 'Your details'],
+        ['fr-CA', 'fr', 'Vos coordonnées'], ['fr;q=0.5, es;q=0.9', 'es', 'Sus datos'], ['pt', 'pt-BR', 'Seus dados'],
+        ['pt-BR', 'pt-BR', 'Seus dados'], ['pt-PT', 'pt-PT', 'Os seus dados'], ['de;q=0, en', 'en', 'Your details']]) {
+        const r = await inLang(header);
+        assert.equal(r.lang, lang, `${header}`);
+        assert.equal(r.h1, h1, `${header}`);
+      }
+      // A refused form speaks German too; the checkout's widget is told the page's language.
+      const bad = await fetch(`${g.base}${p}/details`, { method: 'POST', redirect: 'manual', headers: {
+        'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'de', origin: g.base },
+        body: new URLSearchParams({ name: 'Ada', email: 'nope' }).toString() });
+      assert.equal(bad.status, 400);
+      assert.match(await bad.text(), /role="alert" id="form-error">Geben Sie eine gültige E-Mail-Adresse ein.</);
+      assert.equal((await form(g, `${p}/details`, { name: 'Ada', email: 'ada@example.test' })).status, 303);
+      const checkout = await inLang('de', p);
+      assert.equal(checkout.h1, 'Bezahlung');
+      assert.match(checkout.text, /<paywasm-checkout [^>]*locale="de"/);
+      assert.match(checkout.text, /data-expired="abgelaufen"/);
+      const missing = await inLang('de', '/pay/cs_nothing_here');
+      assert.equal(missing.status, 404);
+      assert.equal(missing.h1, 'Diese Bezahlung gibt es nicht');
+      await gw(g, 'PATCH', `/v1/links/${l.json.id}`, { app: true, body: { active: false } });
+      const closed = await inLang('de', `/l/${l.json.id}`);
+      assert.equal(closed.status, 410);
+      assert.equal(closed.lang, 'de');
+      assert.match(closed.text, /Dieser Zahlungslink ist nicht mehr aktiv/);
+    });
+
+    test('every language has every text of English', () => {
+      const dir = new URL('../../web/hosted/', import.meta.url);
+      const keys = (lang) => Object.keys(JSON.parse(fs.readFileSync(new URL(`text-${lang}.json`, dir), 'utf8')));
+      for (const lang of ['de', 'es', 'fr', 'pt-BR', 'pt-PT']) assert.deepEqual(keys(lang), keys('en'), lang);
+      const widget = fs.readdirSync(new URL('../../web/src/locales/', import.meta.url)).map((f) => f.replace(/\.json$/, '')).sort();
+      assert.deepEqual(widget, ['de', 'en', 'es', 'fr', 'pt-BR', 'pt-PT'], "the widget's languages, each with the page's words");
     });
 
     test('a shopper-chosen amount within bounds; a usage limit', async () => {

@@ -36,7 +36,7 @@
   if (left && Number.isFinite(expires)) {
     const tick = () => {
       const s = Math.max(0, Math.round((expires - Date.now()) / 1000));
-      left.textContent = s > 0 ? `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}` : 'expired';
+      left.textContent = s > 0 ? `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}` : conf.dataset.expired;
       if (s === 0) {
         clearInterval(timer);
         window.location.replace(conf.dataset.page);
