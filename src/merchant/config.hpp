@@ -55,6 +55,7 @@ struct Config {
     std::string public_url;             // --public-url: the gateway's origin as shoppers reach it (links, QR)
     std::vector<std::string> return_origins;  // --return-origin: where successUrl/cancelUrl may point
     std::string shopper_token_url;      // --shopper-token-url: the shop's endpoint answering the shopper's bearer
+    std::string bank_account_id;        // --bank-account-id: the merchant's receiving account (the bank method)
     std::string shop_name = "Checkout"; // --shop-name
     std::string shop_logo;              // --shop-logo: the file's contents (PNG or SVG), read at start
     std::string shop_logo_type;         //   its Content-Type

@@ -164,9 +164,16 @@ Html checkout_page(Gateway& gw, const Words& w, const Session& s) {
         body += paragraph(w("checkout.noMethod"));
     } else {
         // The widget speaks the page's language (its locale attribute), not the browser's own pick.
-        body += Html::element("paywasm-checkout",
-                              {{"session-url", "/v1/checkout/" + s.id}, {"methods", methods}, {"theme", "auto"}, {"locale", w.lang()}},
-                              Html());
+        // The bank method also needs the merchant's account (--bank-account-id) and the shopper's
+        // (stock-id: hosted.js sets it from the token URL's answer); the widget hides it otherwise.
+        const std::string url = "/v1/checkout/" + s.id;
+        body += gw.config.bank_account_id.empty()
+                    ? Html::element("paywasm-checkout", {{"session-url", url}, {"methods", methods}, {"theme", "auto"}, {"locale", w.lang()}},
+                                    Html())
+                    : Html::element("paywasm-checkout",
+                                    {{"session-url", url}, {"methods", methods}, {"theme", "auto"}, {"locale", w.lang()},
+                                     {"account-id", gw.config.bank_account_id}},
+                                    Html());
     }
     body += Html::element("div", {{"id", "hosted"}, {"hidden", "hidden"}, {"data-page", "/pay/" + s.id},
                                   {"data-expires", iso8601(s.expires_at)}, {"data-expired", w("expired.short")},

@@ -68,7 +68,10 @@ const char* kUsage =
     "                            (comma-separated; default: --shop-origin); any other is refused\n"
     "  --shopper-token-url URL   the shop's endpoint answering its signed-in shopper's bearer (text), called\n"
     "                            from the hosted page with the shop's cookies: exchange and bank need it;\n"
-    "                            without it the hosted page offers QR only\n"
+    "                            without it the hosted page offers QR only; a JSON answer may also\n"
+    "                            carry the shopper's connected bank account: {token, stockId, bankAccount}\n"
+    "  --bank-account-id ID      your receiving bank account at the service: with a stockId from the\n"
+    "                            token URL, the hosted page offers the bank method too\n"
     "  --shop-name TEXT          the shop's name on the hosted pages (1 to 80 characters; default Checkout)\n"
     "  --shop-logo FILE          a PNG or SVG (at most 100 KB) shown beside the name\n"
     "  --shop-colour #RRGGBB     the pages' accent colour (default #1a56db)\n"
@@ -114,7 +117,7 @@ const paywasm::options::Spec kOptions{
      "max-streams-per-session", "max-streams-per-client", "stream-max-seconds", "session-rate", "qr-rate-per-session",
      "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout", "attempt-rate-per-session",
      "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days",
-     "max-connections-per-address", "widget-dir", "public-url", "return-origin", "shopper-token-url", "shop-name",
+     "max-connections-per-address", "widget-dir", "public-url", "return-origin", "shopper-token-url", "bank-account-id", "shop-name",
      "shop-logo", "shop-colour", "link-rate-per-client", "link-rate-per-link", "link-session-ttl"},
     {"verbose"}};
 
@@ -136,6 +139,9 @@ void apply_hosted_option(merchant::Config& c, const std::string& name, const std
     } else if (name == "shopper-token-url") {
         if (merchant::origin_of(value).empty()) usage_error("--shopper-token-url must be an absolute http(s) URL");
         c.shopper_token_url = value;
+    } else if (name == "bank-account-id") {
+        if (value.empty() || value.size() > 200) usage_error("--bank-account-id is 1 to 200 characters");
+        c.bank_account_id = value;
     } else if (name == "shop-name") {
         if (value.empty() || value.size() > 80) usage_error("--shop-name is 1 to 80 characters");
         for (char ch : value) {

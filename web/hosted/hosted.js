@@ -20,13 +20,30 @@
   const tokenUrl = conf.dataset.tokenUrl;
   if (el && tokenUrl) {
     // The shop's endpoint answers its signed-in shopper's bearer (text) with the shop's cookies.
-    el.getShopperToken = async () => {
-      const res = await fetch(tokenUrl, { credentials: 'include', headers: { Accept: 'text/plain' } });
-      if (!res.ok) return '';
-      // text/plain: the token itself; JSON: {"token": "..."}.
-      if ((res.headers.get('Content-Type') || '').includes('json')) return String((await res.json()).token || '');
-      return (await res.text()).trim();
+    // Set once the element is defined (paywasm.js runs after this script): a property set on the
+    // element before would hide the element's own getShopperToken setter.
+    // text/plain: the token itself; JSON: {token, stockId?, bankAccount?}, the last two the
+    // shopper's connected bank account (the bank method's stock-id and bank-account).
+    const ask = async () => {
+      const res = await fetch(tokenUrl, { credentials: 'include', headers: { Accept: 'application/json, text/plain' } });
+      if (!res.ok) return {};
+      if ((res.headers.get('Content-Type') || '').includes('json')) return res.json();
+      return { token: (await res.text()).trim() };
     };
+    let first = ask().catch(() => ({}));
+    first.then((answer) => {
+      for (const [key, attr] of [['stockId', 'stock-id'], ['bankAccount', 'bank-account']]) {
+        if (typeof answer[key] === 'string' && answer[key]) el.setAttribute(attr, answer[key]);
+      }
+    });
+    customElements.whenDefined('paywasm-checkout').then(() => {
+      el.getShopperToken = async () => {
+        // The answer asked at load for the first call, a fresh one after (a token may expire).
+        const answer = first ? await first : await ask().catch(() => ({}));
+        first = null;
+        return typeof answer.token === 'string' ? answer.token : '';
+      };
+    });
   }
   if (el) {
     el.addEventListener('paywasm-complete', () => { window.location.replace(conf.dataset.page); });
