@@ -15,7 +15,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { createRequire } from 'node:module';
 import { gw, startGateway, startSandbox } from '../tests/gateway/harness.mjs';
-import { CPU_SLOWDOWN, SLOW_4G } from './throttle.mjs';
+import { CPU_SLOWDOWN, coldPage } from './throttle.mjs';
 import { summary } from './stats.mjs';
 
 const argv = process.argv.slice(2);
@@ -38,14 +38,7 @@ const log = (s) => console.log(`bench hosted: ${s}`);
 async function load(browser, url, throttled, until) {
   const context = await browser.newContext({ locale: 'en-US' });
   try {
-    const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-    if (throttled) {
-      await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
-      await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
-    }
+    const page = await coldPage(context, throttled);
     // Before any script of the page (no request, not under its CSP): the widget's events, recorded.
     await page.addInitScript(() => {
       document.addEventListener('paywasm-usable', () => { window.__usableAt = performance.now(); }, { once: true });
