@@ -112,19 +112,26 @@ function readyProbe() {
 const withTimeout = (promise, ms, what) => Promise.race([promise,
   new Promise((resolve, reject) => setTimeout(() => reject(new Error(`${what}: no answer within ${ms / 1000} s`)), ms).unref())]);
 
+// A page of `context` for a cold load: the HTTP cache off, and when `throttled` the phone profile
+// (Slow 4G, CPU 4×). Also bench/hosted.mjs's.
+export async function coldPage(context, throttled) {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  if (throttled) {
+    await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
+  }
+  return page;
+}
+
 // One cold load of `variant`, throttled or not. Returns the times (ms) and what was transferred.
 async function oneLoad(browser, origin, variant, throttled) {
   const context = await browser.newContext(variant.locale ? { locale: variant.locale } : {});
   try {
-    const page = await context.newPage();
+    const page = await coldPage(context, throttled);
     await page.addInitScript(readyProbe);
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-    if (throttled) {
-      await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
-      await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
-    }
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     await withTimeout(page.goto(`${origin}/pages/${variant.page}`, { waitUntil: 'commit', timeout: 30000 }), 35000, 'navigation');

@@ -5,8 +5,10 @@
 # encryption vs WebCrypto, QR and each wasm module's encryption in Chromium, Firefox ESR, WebKitGTK
 # and WPE WebKit 2.38: engines.json, engines.md), then the gateway load benchmark
 # (tests/load/gateway-load.mjs --bench: paywasm-merchant on SQLite and on PostgreSQL, from the
-# native binaries of `make build`). Results: bench/results/latest.json, latest.md, chart.svg,
-# gateway-load.json, gateway-load.md. See docs/bench.md.
+# native binaries of `make build`), and the hosted checkout's budgets (bench/hosted.mjs: a payment
+# link to a usable form, plain and on the throttled phone profile, the page's transfer, 200 link
+# openings a second on SQLite; briefly in --quick too). Results: bench/results/latest.json,
+# latest.md, chart.svg, gateway-load.json, gateway-load.md, hosted.json, hosted.md. See docs/bench.md.
 #
 # Options (passed on to bench/run.mjs):
 #   --quick            short run for CI (< 60 s); gates only on the size budget (also BENCH_QUICK=1)
@@ -16,6 +18,7 @@
 #   --no-gateway       skip the gateway load benchmark (it is skipped in --quick mode too: ctest
 #                      load.gateway runs its short form)
 #   --gateway-only     only the gateway load benchmark (no dist, no browser)
+#   --no-hosted        skip the hosted checkout benchmark
 # Environment:
 #   PAYWASM_WASM_BUILD_DIR  Emscripten build dir (default build/wasm; its symbol map names the functions)
 #   PAYWASM_DIST_DIR        dist dir (default dist)
@@ -38,12 +41,14 @@ build_dist=1
 widget=1
 gateway=1
 engines=1
+hosted=1
 [[ ${BENCH_QUICK:-} == 1 ]] && gateway=0 && engines=0
 for a in "$@"; do
   case $a in
     --no-dist) build_dist=0 ;;
     --no-gateway) gateway=0 ;;
     --no-engines) engines=0 ;;
+    --no-hosted) hosted=0 ;;
     --gateway-only) widget=0 ;;
     --quick) gateway=0; engines=0; args+=("$a") ;;
     *) args+=("$a") ;;
@@ -70,6 +75,14 @@ gateway_load() {
     || { printf 'bench: error: the gateway streams run on PostgreSQL failed (see above)\n' >&2; return 2; }
 }
 
+# The hosted checkout (bench/hosted.mjs): real sandbox and gateway, Chromium; short with --quick.
+hosted_bench() {
+  local bin=${PAYWASM_BIN_DIR:-$ROOT/build/bin} quick_arg=()
+  [[ " ${args[*]-} " == *" --quick "* || ${BENCH_QUICK:-} == 1 ]] && quick_arg=(--quick)
+  PAYWASM_SANDBOX=$bin/paywasm-sandbox PAYWASM_CLI=$bin/paywasm PAYWASM_MERCHANT=$bin/paywasm-merchant NODE_PATH=$ROOT/node_modules \
+    node "$ROOT/bench/hosted.mjs" --dist "$PAYWASM_DIST_DIR" --out "$OUT" ${quick_arg[@]+"${quick_arg[@]}"}
+}
+
 if ((!widget)); then
   command -v node >/dev/null || die "node is needed (apt-get install nodejs)"
   gateway_load
@@ -90,6 +103,9 @@ status=0
 node "$ROOT/bench/run.mjs" --dist "$PAYWASM_DIST_DIR" --build "$PAYWASM_WASM_BUILD_DIR" --out "$OUT" ${args[@]+"${args[@]}"} || status=$?
 if ((engines)); then
   NODE_PATH=$ROOT/node_modules node "$ROOT/bench/engines.mjs" --dist "$PAYWASM_DIST_DIR" --out "$OUT" || status=2
+fi
+if ((hosted)); then
+  hosted_bench || { rc=$?; ((rc > status)) && status=$rc; }
 fi
 if ((gateway)); then
   gateway_load || status=2

@@ -107,6 +107,8 @@ start_logged "$DEMO/gateway.out" "$GATEWAY" --listen "127.0.0.1:$GATEWAY_PORT" -
   --merchant-id "$(field merchantId)" --merchant-public-key "$DATA/merchant-public.pem" \
   --webhook-public-key "$DATA/webhook-public.pem" --shop-origin "$SHOP" --db "sqlite:$DEMO/merchant.db" \
   --app-callback "$SHOP/paywasm-events" --methods exchange,bank,qr --padding "$(field padding)" "${GW_VERBOSE[@]}" \
+  --widget-dir "$DIST" --return-origin "$SHOP" --shop-name "paywasm demo shop" --public-url "$GATEWAY_URL" \
+  --shopper-token-url "$SHOP/shop/shopper-token" --bank-account-id acct-sandbox-001 \
   ${PAYWASM_MERCHANT_ARGS:-}
 await_start "the gateway" "$!" "$DEMO/gateway.out"
 curl -fsS -X PUT -H 'Content-Type: application/json' -d "{\"url\": \"$GATEWAY_URL/v1/webhooks\"}" \
@@ -114,13 +116,19 @@ curl -fsS -X PUT -H 'Content-Type: application/json' -d "{\"url\": \"$GATEWAY_UR
 
 # ---- 4. the shop's own back end ---------------------------------------------------------------------------
 start_logged --stderr "$DEMO/shop-app.out" node "$ROOT/demo/shop-app/server.mjs" --port "$PORT" --gateway "$GATEWAY_URL" \
-  --sandbox "$SERVICE" --site "$ROOT/demo/site" --dist "$DIST"
+  --gateway-public "$GATEWAY_URL" --sandbox "$SERVICE" --site "$ROOT/demo/site" --dist "$DIST"
 await_start "the shop app" "$!" "$DEMO/shop-app.out"
 tail -n +2 -f "$DEMO/shop-app.out" &
 pids+=($!)
 
 # ---- 5. what to open and what to use ---------------------------------------------------------------
-node - "$SHOP" "$SERVICE" "$GATEWAY_URL" "$DATA" "$DEMO" <<'JS'
+# A payment link (docs/merchant.md "No front end?"): no shop page needed. The hosted page offers all
+# three methods: exchange and bank with the shopper's token from the shop app (--shopper-token-url).
+LINK_JSON=$(curl -fsS -X POST -H "Authorization: Bearer $PAYWASM_APP_SECRET" -H 'Content-Type: application/json' \
+  -d "{\"name\":\"Demo mug\",\"currency\":\"USD\",\"cart\":[{\"id\":\"mug\",\"name\":\"Demo mug\",\"price\":12.5,\"quantity\":1}],\"methods\":[\"exchange\",\"bank\",\"qr\"],\"successUrl\":\"$SHOP/\"}" \
+  "$GATEWAY_URL/v1/links")
+LINK_URL=$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).url)' "$LINK_JSON")
+LINK_URL=$LINK_URL node - "$SHOP" "$SERVICE" "$GATEWAY_URL" "$DATA" "$DEMO" <<'JS'
 const [shop, base, gateway, data, demo] = process.argv.slice(2);
 const m = await (await fetch(base + '/__sandbox/merchant')).json();
 const line = (k, v) => console.log('  ' + k.padEnd(24) + v);
@@ -128,6 +136,7 @@ console.log('\npaywasm demo is running.\n');
 line('Demo shop:', shop + '/');
 line('Payment service API:', base + '/api   (the sandbox)');
 line('Merchant gateway:', gateway + '   (docs/merchant.md)');
+line('Payment link:', process.env.LINK_URL + '   (hosted checkout; its QR code below)');
 line('Control API:', base + '/__sandbox/   (docs/sandbox.md)');
 line('Logs:', demo + '/{sandbox,gateway,shop-app}.out');
 console.log('\nSandbox credentials (test values; kept in ' + data + '):');
@@ -139,7 +148,11 @@ line('webhook public key:', data + '/webhook-public.pem');
 line('RSA padding:', m.padding);
 line('gateway app secret:', demo + '/app-secret');
 console.log(`\nTry:  curl -H 'Authorization: Bearer ${m.shopperToken}' ${base}/api/users/me`);
-console.log('Press Ctrl-C to stop.\n');
+console.log('\nPayment link (a checkout page of the gateway, no shop page needed; all three methods): open it in');
+console.log('a browser on this machine. The code below holds the same URL, as printed on an invoice or a poster:\n');
+console.log('  ' + process.env.LINK_URL + '\n');
 JS
+"$BIN/paywasm" qr --format text "$LINK_URL"
+say "Press Ctrl-C to stop."
 
 wait "${pids[0]}"

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "paywasm/crypto.hpp"
+#include "server/static_files.hpp"
 #include "sandbox.hpp"
 
 namespace sandbox {
@@ -82,21 +83,6 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
     }
 }
 
-std::string html_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
-
 // index.html with {{PAYWASM_SCRIPT}} (the widget's script tag with the integrity of the file served
 // right now, or a note when dist/ is not built) and {{MERCHANT_ID}}.
 void serve_index(Sandbox& sb, Response& res) {
@@ -112,7 +98,7 @@ void serve_index(Sandbox& sb, Response& res) {
         script = "<!-- dist/paywasm.js is not built: run `make dist` -->";
     }
     replace_all(page, "{{PAYWASM_SCRIPT}}", script);
-    replace_all(page, "{{MERCHANT_ID}}", html_escape(sb.identity.merchant_id));
+    replace_all(page, "{{MERCHANT_ID}}", paywasm::server::html_escape(sb.identity.merchant_id));
     common_headers(res);
     res.set_header("Content-Security-Policy", csp(sb.config));
     res.set_header("X-Frame-Options", "DENY");

@@ -6,7 +6,8 @@
 //   GET  /shop/events?since=N    what arrived (the page's merchant panel)
 //   POST /shop/subscriptions/{id}/debit|cancel   subscription calls through the gateway
 //   GET  /shop/shopper-token     the sandbox shopper's token (a real shop gets it from the shopper's
-//                                sign-in with the service; this demo has one shopper)
+//                                sign-in with the service; this demo has one shopper), also to the
+//                                gateway's hosted page (CORS with credentials for the gateway's origin)
 //   /__sandbox/...               passed to the sandbox, for the page's control panel (demo only)
 // The app secret (PAYWASM_APP_SECRET) is the gateway's; it never reaches the page.
 //
@@ -24,6 +25,10 @@ const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, a, i, all) 
 const PORT = Number(args.port ?? 8080);
 const GATEWAY = args.gateway;                        // server-to-server address of paywasm-merchant
 const GATEWAY_PUBLIC = args['gateway-public'] ?? GATEWAY;  // what the browser uses
+const GATEWAY_ORIGIN = new URL(GATEWAY_PUBLIC).origin;    // its hosted pages ask for the shopper's token
+// The shopper's connected bank account at the sandbox (docs/merchant.md "The bank method on the
+// sandbox"): a real shop knows its signed-in shopper's.
+const SANDBOX_STOCK_ID = 'bank-sandbox-checking-6789';
 const SANDBOX = args.sandbox;
 const SITE = path.resolve(args.site);
 const DIST = path.resolve(args.dist);
@@ -180,9 +185,22 @@ const server = http.createServer(async (req, res) => {
       const r = await gateway('POST', `/v1/subscriptions/${encodeURIComponent(sub[1])}/${sub[2]}`, sub[2] === 'debit' ? debit : undefined);
       return json(res, r.status, r.text);
     }
-    if (req.method === 'GET' && url.pathname === '/shop/shopper-token') {
+    if (url.pathname === '/shop/shopper-token' && (req.method === 'GET' || req.method === 'OPTIONS')) {
+      // Also the gateway's hosted checkout page asks (paywasm-merchant --shopper-token-url), from the
+      // gateway's origin with the shop's cookies: CORS with credentials for exactly that origin, no
+      // other (a page elsewhere cannot read the token).
+      const cors = req.headers.origin === GATEWAY_ORIGIN
+        ? { 'access-control-allow-origin': GATEWAY_ORIGIN, 'access-control-allow-credentials': 'true', vary: 'Origin' }
+        : { vary: 'Origin' };
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, { ...cors, ...(cors['access-control-allow-origin'] ? { 'access-control-allow-methods': 'GET',
+          'access-control-allow-headers': 'accept', 'access-control-max-age': '600' } : {}) }).end();
+        return undefined;
+      }
       const m = await (await fetch(`${SANDBOX}/__sandbox/merchant`)).json();
-      return json(res, 200, { token: m.shopperToken });
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store', ...cors })
+        .end(JSON.stringify({ token: m.shopperToken, stockId: SANDBOX_STOCK_ID, bankAccount: 'Sandbox Checking ••6789' }));
+      return undefined;
     }
     if (url.pathname.startsWith('/__sandbox/')) {
       // The demo's control panel: passed through to the sandbox as is.

@@ -2,6 +2,7 @@
 // cancel. Every route needs `Authorization: Bearer $PAYWASM_APP_SECRET` (401 otherwise).
 #include "events.hpp"
 #include "gateway.hpp"
+#include "hosted.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
@@ -11,13 +12,7 @@
 
 namespace merchant {
 
-namespace {
-
-using Req = const Request&;
-using Res = Response&;
-using Body = const std::string&;
-
-void require_app(const Gateway& gw, Req req) {
+void require_app(const Gateway& gw, const Request& req) {
     const std::string token = bearer_token(req);
     if (token.empty() || !paywasm::constant_time_equal(token, gw.config.app_secret)) {
         throw HttpError(401, "unauthorized", "the app API needs Authorization: Bearer <PAYWASM_APP_SECRET>");
@@ -52,6 +47,12 @@ std::string methods_csv(JsonValue given, const std::vector<std::string>& fallbac
     return csv;
 }
 
+namespace {
+
+using Req = const Request&;
+using Res = Response&;
+using Body = const std::string&;
+
 std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
     JsonWriter w;
     w.begin_object().str("id", s.id).str("offerId", s.offer_id).str("amount", s.amount).str("currency", s.currency);
@@ -60,6 +61,8 @@ std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
     w.str("createdAt", iso8601(s.created_at)).str("expiresAt", iso8601(s.expires_at));
     // An open session past its expiry takes no payment any more: "expired", not "open".
     w.str("status", s.status.state == "open" && now_ms() >= s.expires_at ? std::string("expired") : s.status.state);
+    if (!gw.config.widget_dir.empty()) w.str("hostedUrl", hosted_url(gw, s.id));  // the hosted page (hosted.hpp)
+    if (s.link_id) w.str("linkId", *s.link_id);
     if (with_detail) {
         w.raw("checkout", s.checkout_json);
         w.raw("latestStatus", status_json(s));
@@ -84,7 +87,7 @@ void register_app_api(Router& server, Gateway& gw) {
         JsonWriter checkout_text;
         checkout_text.begin_object();
         for (JsonValue m : doc.root().children()) {
-            if (m.key() != "methods") checkout_text.key(m.key()).value(m);
+            if (m.key() != "methods" && m.key() != "successUrl" && m.key() != "cancelUrl") checkout_text.key(m.key()).value(m);
         }
         checkout_text.end_object();
         const auto checkout = paywasm::from_json<paywasm::Checkout>(checkout_text.text());
@@ -97,6 +100,9 @@ void register_app_api(Router& server, Gateway& gw) {
 
         Session s;
         s.methods_csv = methods_csv(doc.root().member("methods"), gw.config.methods);
+        const ReturnUrls back = read_return_urls(doc.root(), gw.config);  // --return-origin only (hosted.hpp)
+        s.success_url = back.success;
+        s.cancel_url = back.cancel;
         // QR needs the customer's name and e-mail (from customerInfo or the address): refuse now,
         // with the core's message, rather than when the shopper presses Pay.
         if (s.offers("qr")) (void)paywasm::qr_order(checkout);

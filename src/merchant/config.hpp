@@ -50,6 +50,19 @@ struct Config {
     std::int64_t prune_interval_ms = 60 * 1000;
     int attempt_rate_per_session = 20;  // --attempt-rate-per-session: registrations + reports a minute
     AttentionThresholds attention;      // --attention-*: when an attempt is stuck (attempts.hpp)
+    // Hosted checkout and payment links (hosted.hpp; docs/merchant.md "No front end?").
+    std::string widget_dir;             // --widget-dir: the widget's built files; empty: no hosted pages
+    std::string public_url;             // --public-url: the gateway's origin as shoppers reach it (links, QR)
+    std::vector<std::string> return_origins;  // --return-origin: where successUrl/cancelUrl may point
+    std::string shopper_token_url;      // --shopper-token-url: the shop's endpoint answering the shopper's bearer
+    std::string bank_account_id;        // --bank-account-id: the merchant's receiving account (the bank method)
+    std::string shop_name = "Checkout"; // --shop-name
+    std::string shop_logo;              // --shop-logo: the file's contents (PNG or SVG), read at start
+    std::string shop_logo_type;         //   its Content-Type
+    std::string shop_colour = "#1a56db";// --shop-colour: #rrggbb
+    int link_rate_per_client = 20;      // --link-rate-per-client: link openings a minute per client address
+    int link_rate_per_link = 600;       // --link-rate-per-link: openings a minute per link
+    std::int64_t link_open_ttl_ms = 15LL * 60 * 1000;  // --link-session-ttl: a link session until the shopper's details
 };
 
 }  // namespace merchant

@@ -154,7 +154,9 @@ std::string attempt_event_json(const std::string& id, std::string_view type, std
                                const AttemptFacts& a, const std::optional<std::string>& note) {
     JsonWriter w;
     w.begin_object().str("id", id).str("type", type).str("createdAt", iso8601(now));
-    w.str("sessionId", s.id).str("offerId", s.offer_id).str("attemptId", a.id).str("method", a.method);
+    w.str("sessionId", s.id).str("offerId", s.offer_id);
+    if (s.link_id) w.str("linkId", *s.link_id);  // only a payment link's session has one (hosted.hpp)
+    w.str("attemptId", a.id).str("method", a.method);
     w.str("reason", stuck_reason(a));
     opt_str(w, "transactionId", a.transaction_id);
     const bool pending = a.method == "bank" && a.verified_open_at;  // stuck since its verified pending
@@ -185,6 +187,7 @@ std::string forwarded_event_json(const std::string& event_id, std::int64_t now, 
     if (session) {
         w.str("type", event_type(d)).str("createdAt", iso8601(now));
         w.str("sessionId", session->id).str("offerId", session->offer_id);
+        if (session->link_id) w.str("linkId", *session->link_id);  // only a payment link's session (hosted.hpp)
         // The session's version after this change (+1 on each): events may arrive out of order (a
         // retried delivery), and an app keeps the highest version it has seen.
         w.num("version", session->status.version);

@@ -5,10 +5,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <regex>
 
 #include "client/url.hpp"
 #include "gateway.hpp"
 #include "health.hpp"
+#include "hosted.hpp"
 #include "options/options.hpp"
 #include "paywasm/error.hpp"
 #include "server/client_address.hpp"
@@ -58,6 +60,25 @@ const char* kUsage =
     "                            1000000; more get 503; a --trusted-proxy's are not counted)\n"
     "  --stream-max-seconds S    a stream ends after S seconds; the widget reconnects (default 1800)\n"
     "  --service-timeout S       seconds per service call (default 30)\n"
+    "hosted checkout and payment links (docs/merchant.md \"No front end?\"):\n"
+    "  --widget-dir DIR          the widget's built files (make dist: build/native/widget-dist): turns on the\n"
+    "                            hosted page GET /pay/{sessionId} and the links (/v1/links, GET /l/{id})\n"
+    "  --public-url URL          the gateway's origin as shoppers reach it (links' URLs and QR codes;\n"
+    "                            default: the listening address)\n"
+    "  --return-origin LIST      origins a session's or link's successUrl/cancelUrl may point to\n"
+    "                            (comma-separated; default: --shop-origin); any other is refused\n"
+    "  --shopper-token-url URL   the shop's endpoint answering its signed-in shopper's bearer (text), called\n"
+    "                            from the hosted page with the shop's cookies: exchange and bank need it;\n"
+    "                            without it the hosted page offers QR only; a JSON answer may also\n"
+    "                            carry the shopper's connected bank account: {token, stockId, bankAccount}\n"
+    "  --bank-account-id ID      your receiving bank account at the service: with a stockId from the\n"
+    "                            token URL, the hosted page offers the bank method too\n"
+    "  --shop-name TEXT          the shop's name on the hosted pages (1 to 80 characters; default Checkout)\n"
+    "  --shop-logo FILE          a PNG or SVG (at most 100 KB) shown beside the name\n"
+    "  --shop-colour #RRGGBB     the pages' accent colour (default #1a56db)\n"
+    "  --link-rate-per-client N  link openings a minute per client address (default 20; 0: no limit)\n"
+    "  --link-rate-per-link N    openings a minute per link (default 600; 0: no limit)\n"
+    "  --link-session-ttl S      how long a link's session waits for the shopper's fields (default 900)\n"
     "  --verbose                 access log (session ids cut short) and refused webhooks on stderr\n"
     "environment:\n"
     "  PAYWASM_MERCHANT_TOKEN    the service's merchant access token (QR generate, subscriptions)\n"
@@ -97,8 +118,51 @@ const paywasm::options::Spec kOptions{
      "max-streams-per-session", "max-streams-per-client", "stream-max-seconds", "session-rate", "qr-rate-per-session",
      "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout", "attempt-rate-per-session",
      "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days",
-     "max-connections-per-address"},
+     "max-connections-per-address", "widget-dir", "public-url", "return-origin", "shopper-token-url", "bank-account-id", "shop-name",
+     "shop-logo", "shop-colour", "link-rate-per-client", "link-rate-per-link", "link-session-ttl"},
     {"verbose"}};
+
+// An origin: scheme://host[:port] of http or https, nothing after.
+bool is_origin(const std::string& v) { return !v.empty() && merchant::origin_of(v) == v; }
+
+// The hosted pages' options (hosted.hpp), each checked now: a bad one stops the start.
+void apply_hosted_option(merchant::Config& c, const std::string& name, const std::string& value) {
+    using paywasm::options::whole_number;
+    if (name == "widget-dir") c.widget_dir = value;
+    else if (name == "public-url") {
+        if (!is_origin(value)) usage_error("--public-url is an origin: http(s)://host[:port], no path");
+        c.public_url = value;
+    } else if (name == "return-origin") {
+        for (const auto& o : paywasm::options::split_commas(value)) {
+            if (!is_origin(o)) usage_error("--return-origin takes origins, comma-separated (http(s)://host[:port], no path)");
+            c.return_origins.push_back(o);
+        }
+    } else if (name == "shopper-token-url") {
+        if (merchant::origin_of(value).empty()) usage_error("--shopper-token-url must be an absolute http(s) URL");
+        c.shopper_token_url = value;
+    } else if (name == "bank-account-id") {
+        if (value.empty() || value.size() > 200) usage_error("--bank-account-id is 1 to 200 characters");
+        c.bank_account_id = value;
+    } else if (name == "shop-name") {
+        if (value.empty() || value.size() > 80) usage_error("--shop-name is 1 to 80 characters");
+        for (char ch : value) {
+            if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) usage_error("--shop-name holds a control character");
+        }
+        c.shop_name = value;
+    } else if (name == "shop-logo") {
+        c.shop_logo = read_file(name, value);
+        if (c.shop_logo.size() > 100 * 1024) usage_error("--shop-logo is at most 100 KB");
+        if (c.shop_logo.rfind("\x89PNG\r\n\x1a\n", 0) == 0) c.shop_logo_type = "image/png";
+        else if (c.shop_logo.find("<svg") != std::string::npos) c.shop_logo_type = "image/svg+xml";
+        else usage_error("--shop-logo must be a PNG or an SVG file");
+    } else if (name == "shop-colour") {
+        static const std::regex kColour("^#[0-9a-fA-F]{6}$");
+        if (!std::regex_match(value, kColour)) usage_error("--shop-colour is #rrggbb (six hex digits)");
+        c.shop_colour = value;
+    } else if (name == "link-rate-per-client") c.link_rate_per_client = static_cast<int>(whole_number(name, value, 0, 1000000));
+    else if (name == "link-rate-per-link") c.link_rate_per_link = static_cast<int>(whole_number(name, value, 0, 1000000));
+    else if (name == "link-session-ttl") c.link_open_ttl_ms = whole_number(name, value, 60, 24 * 3600) * 1000;
+}
 
 // Each option of the command line into `c`, in the order given.
 void apply_option(merchant::Config& c, bool& db_given, const std::string& name, const std::string& value) {
@@ -154,6 +218,7 @@ void apply_option(merchant::Config& c, bool& db_given, const std::string& name, 
         }
     } else if (name == "retain-days") c.retain_ms = whole_number(name, value, 0, 36500) * 86400000LL;
     else if (name == "service-timeout") c.service_timeout_s = small(1, 600);
+    else apply_hosted_option(c, name, value);
 }
 
 merchant::Config parse_args(int argc, char** argv) {
@@ -183,6 +248,7 @@ merchant::Config parse_args(int argc, char** argv) {
     } catch (const paywasm::Error& e) {
         usage_error(std::string("--") + e.what());
     }
+    if (c.return_origins.empty()) c.return_origins.push_back(c.shop_origin);
     if (!c.app_callback.empty() && !paywasm::client::split_url(c.app_callback)) {
         usage_error("--app-callback must start with http:// or https://");
     }
@@ -237,6 +303,10 @@ int main(int argc, char** argv) {
         merchant::register_app_api(server, gw);
         merchant::register_browser_api(server, gw);
         merchant::register_webhooks(server, gw);
+        if (!gw.config.widget_dir.empty()) {  // hosted checkout and payment links (hosted.hpp)
+            merchant::register_hosted(server, gw);
+            merchant::register_links(server, gw);
+        }
         std::atomic<const paywasm::server::Server*> running{nullptr};
         merchant::register_health(server, gw, running);
 
@@ -252,6 +322,7 @@ int main(int argc, char** argv) {
         options.max_connections_per_address = static_cast<std::size_t>(config.max_connections_per_address);
         paywasm::server::Server http(options, server);
         running = &http;
+        if (gw.config.public_url.empty()) gw.config.public_url = paywasm::server::http_origin(config.host, http.port());
         gw.start_forwarder();
         gw.start_pruner();
         std::printf("paywasm-merchant: listening on %s\n", paywasm::server::http_origin(config.host, http.port()).c_str());

@@ -151,13 +151,33 @@ ALTER TABLE outbox ADD COLUMN chain TEXT;   -- events of one chain (a debit) are
 ALTER TABLE outbox ADD COLUMN seq BIGINT;
 )sql";
 
+// Schema version 6 (issue 33): payment links, and on a session the link that opened it, where the
+// hosted page sends the shopper back, and when the shopper gave a link's fields.
+constexpr const char* kSchemaV6 = R"sql(
+CREATE TABLE IF NOT EXISTS links (
+  id              TEXT PRIMARY KEY,      -- pl_ + 256 random bits: the link's URL, unguessable
+  spec            TEXT NOT NULL,         -- what the app created it with (links.cpp reads it)
+  currency        TEXT NOT NULL,
+  active          BIGINT NOT NULL DEFAULT 1,
+  usage_limit     BIGINT,                -- paid sessions after which it opens no more (NULL: none)
+  expires_at      BIGINT,                -- it opens no more after (NULL: never)
+  created_at      BIGINT NOT NULL,
+  updated_at      BIGINT NOT NULL
+);
+ALTER TABLE sessions ADD COLUMN link_id TEXT;
+ALTER TABLE sessions ADD COLUMN success_url TEXT;
+ALTER TABLE sessions ADD COLUMN cancel_url TEXT;
+ALTER TABLE sessions ADD COLUMN details_at BIGINT;  -- a link session: the shopper's fields given
+CREATE INDEX IF NOT EXISTS sessions_link ON sessions (link_id);
+)sql";
+
 // The schema versions in order; the database records the last one applied (paywasm_schema).
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 
 // Every table of the gateway: the writer guard covers each.
 constexpr const char* kTables[] = {"sessions", "transactions", "webhook_events", "outbox", "qr_codes",
                                    "debits", "gateway_keys", "rate_buckets", "attempts", "resolutions",
-                                   "paywasm_schema"};
+                                   "links", "paywasm_schema"};
 
 // The writer guard's error (Sql::guard_writers): once a database is at a version, a write by a
 // connection not marked as a writer of it (an older binary still running, or 0.2.0, which checks no
@@ -197,6 +217,7 @@ void migrate(paywasm::server::Sql& sql) {
         if (version < 3) sql.exec_script(kSchemaV3);
         if (version < 4) sql.exec_script(kSchemaV4);
         if (version < 5) sql.exec_script(kSchemaV5);
+        if (version < 6) sql.exec_script(kSchemaV6);
         sql.exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
         // Every migration: the guard at the new version, on every table.
         sql.guard_writers(std::vector<std::string>(std::begin(kTables), std::end(kTables)), kSchemaVersion,

@@ -37,6 +37,9 @@ struct Session {
     std::vector<AttemptFacts> attempts;
     std::int64_t as_of = 0;
     bool offers(std::string_view method) const;  // `method` is in methods_csv
+    // Hosted checkout (hosted.hpp): the payment link that opened it, and where the hosted page sends
+    // the shopper back (each on a --return-origin, checked at creation).
+    std::optional<std::string> link_id, success_url, cancel_url;
 };
 
 // The held status the money rules read (decide.hpp): nullopt before any transaction.

@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kSessionColumns =
     "id, offer_id, checkout, amount, currency, methods, created_at, expires_at, qr_state, qr_response, "
     "status, state, final, success, transaction_id, received_amount, status_at, version, method, tx_amount, "
-    "tx_currency";
+    "tx_currency, link_id, success_url, cancel_url";
 
 Session session_from_row(const SqlRow& r) {
     Session s;
@@ -42,6 +42,9 @@ Session session_from_row(const SqlRow& r) {
     if (!r.is_null(18)) s.status.method = r.text(18);
     if (!r.is_null(19)) s.status.tx_amount = r.text(19);
     if (!r.is_null(20)) s.status.tx_currency = r.text(20);
+    s.link_id = r.optional_text(21);
+    s.success_url = r.optional_text(22);
+    s.cancel_url = r.optional_text(23);
     return s;
 }
 
@@ -54,9 +57,10 @@ Session Store::create_session(Session s, const std::string& checkout_hash, bool&
     sql_->transaction([&] {
         const auto changed = sql_->execute(
             "INSERT INTO sessions (id, offer_id, checkout, checkout_hash, amount, currency, methods, created_at, "
-            "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (offer_id) DO NOTHING",
+            "expires_at, link_id, success_url, cancel_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (offer_id) DO NOTHING",
             {s.id, s.offer_id, s.checkout_json, checkout_hash, s.amount, s.currency, s.methods_csv, s.created_at,
-             s.expires_at});
+             s.expires_at, or_null(s.link_id), or_null(s.success_url), or_null(s.cancel_url)});
         if (changed == 1) {
             created = true;
             return;

@@ -89,6 +89,44 @@ for (const method of ['exchange', 'bank', 'qr']) {
   });
 }
 
+// The payment link `make demo` prints: its hosted page offers all three methods, exchange and bank
+// with the shopper's token from the shop app (--shopper-token-url, CORS with credentials for the
+// gateway's origin only), and takes an exchange payment to the receipt.
+test('the printed payment link: the hosted page pays by exchange with the shop app\'s shopper token', LIMIT, async () => {
+  const url = demo.output().match(/^ {2}(http:\/\/127\.0\.0\.1:\d+\/l\/pl_[A-Za-z0-9_-]{43})$/m)?.[1];
+  assert.ok(url, `the demo prints the link on a line of its own:\n${demo.output()}`);
+  const tokenUrl = `${SHOP}/shop/shopper-token`;
+  const mine = await fetch(tokenUrl, { headers: { origin: demo.gateway } });
+  assert.equal(mine.headers.get('access-control-allow-origin'), demo.gateway);
+  assert.equal(mine.headers.get('access-control-allow-credentials'), 'true');
+  const theirs = await fetch(tokenUrl, { headers: { origin: 'http://attacker.example' } });
+  assert.equal(theirs.headers.get('access-control-allow-origin'), null, 'no other origin reads the token');
+  const { context, page, errors } = await chromium.newPage({ locale: 'en-US' });
+  await page.addInitScript(() => {
+    window.__events = [];
+    document.addEventListener('paywasm-status', (e) => window.__events.push({ type: 'paywasm-status',
+      method: e.detail.method, id: e.detail.transaction && e.detail.transaction.id }));
+  });
+  await page.goto(url);
+  await page.fill('#name', 'Ada Lovelace');
+  await page.fill('#email', 'ada@example.test');
+  await page.click('form.details button[type=submit]');
+  await page.locator('h1', { hasText: 'Checkout' }).waitFor({ timeout: 15000 });
+  // Signed in with the token the page asked the shop app for: the widget greets the shopper.
+  const greeting = page.locator('paywasm-checkout .greeting');
+  await greeting.waitFor({ state: 'visible', timeout: 15000 });
+  assert.match(await greeting.textContent(), /^Signed in at the payment service as \S+/);
+  for (const m of ['exchange', 'bank', 'qr']) await page.locator(`paywasm-checkout input#method-${m}`).waitFor({ state: 'attached', timeout: 10000 });
+  await page.locator('paywasm-checkout button[data-key=pay-exchange]').click();
+  const first = await waitEvent(page, 'paywasm-status');
+  assert.equal(first.method, 'exchange');
+  await advance(first.id);
+  await page.locator('h1', { hasText: 'Payment received' }).waitFor({ timeout: 20000 });
+  assert.match(await page.locator('dl.receipt').textContent(), /12\.50 USD/);
+  assert.equal(errors.length, 0, `page errors: ${errors.join('; ')}`);
+  await context.close();
+});
+
 // DNS rebinding: a page on another site whose name now points at 127.0.0.1 reaches the shop app's
 // socket with its own Host header. Before, /__sandbox/merchant answered it the merchant access
 // token and the shopper token.

@@ -1,0 +1,115 @@
+// Hosted checkout and payment links (docs/merchant.md "No front end? Hosted checkout and payment
+// links"): pages the gateway serves itself, for a seller with no web page of their own.
+//   hosted_page.cpp  GET /pay/{sessionId} (the order, the widget in session mode, the receipt, the
+//                    expired page), POST /pay/{id}/details (a link's shopper fields), /assets/...
+//   links.cpp        the app API's /v1/links and the public opening GET /l/{linkId}
+//   store_links.cpp  the links table and a link's sessions (LinkStore)
+//   hosted_words.cpp the pages' words in the widget's languages (Words)
+// Every page is rendered with src/server/static_files.hpp: escaped values only, under a strict
+// Content-Security-Policy (no inline script or style; 'self' and the service's origin).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gateway.hpp"
+#include "server/static_files.hpp"
+
+namespace merchant {
+
+// The app API's bearer check (401 unauthorized otherwise), and the methods a request names (a
+// non-empty array of exchange, bank, qr without repeats; else `fallback`) as "exchange,bank,qr"
+// in that order: app_api.cpp's, shared with the links.
+void require_app(const Gateway& gw, const Request& req);
+std::string methods_csv(JsonValue given, const std::vector<std::string>& fallback);
+
+// The origin of an absolute http(s) URL ("https://shop.example:8443"), lower-case scheme and host;
+// "" when `url` is not one (relative, another scheme, user info, spaces or control characters).
+std::string origin_of(std::string_view url);
+
+// `successUrl` and `cancelUrl` of a request object: each optional, and when given an absolute
+// http(s) URL of at most 2000 characters on one of --return-origin (400 validation naming the
+// field otherwise: the hosted page never sends a shopper to a place the operator did not allow).
+struct ReturnUrls {
+    std::optional<std::string> success, cancel;
+};
+ReturnUrls read_return_urls(JsonValue obj, const Config& config);
+
+// The hosted page's URL of a session: <public url>/pay/<id>.
+std::string hosted_url(const Gateway& gw, const std::string& session_id);
+
+// A payment link as stored.
+struct Link {
+    std::string id, spec, currency;  // spec: the link's JSON as the app API accepted it
+    bool active = true;
+    std::optional<std::int64_t> usage_limit, expires_at;
+    std::int64_t created_at = 0, updated_at = 0;
+};
+
+// A link's session, as the link's detail lists it.
+struct LinkSession {
+    std::string id, amount, currency, state;
+    bool success = false;
+    std::int64_t created_at = 0;
+};
+
+// The links table and what links read of sessions (store_links.cpp), over the gateway's Sql.
+class LinkStore {
+public:
+    explicit LinkStore(Sql& sql) : sql_(sql) {}
+    void insert(const Link& link);
+    std::optional<Link> find(const std::string& id);
+    std::vector<Link> list(int limit);
+    bool set_active(const std::string& id, bool active, std::int64_t now);  // false: no such link
+    std::int64_t paid_sessions(const std::string& id);
+    std::vector<LinkSession> sessions(const std::string& id, int limit);
+    // A link session's shopper fields (and chosen amount): the checkout replaced, and its expiry moved
+    // to `expires_at`, only while nothing was paid or started (no QR code, no attempt) and no fields
+    // were given before. False when that no longer holds.
+    bool set_details(const std::string& session_id, const std::string& checkout_json, const std::string& checkout_hash,
+                     const std::string& amount, std::int64_t expires_at, std::int64_t now);
+    bool details_given(const std::string& session_id);
+
+private:
+    Sql& sql_;
+};
+
+// The embedded files of web/hosted (hosted_files.cpp, generated at build time).
+std::vector<std::pair<std::string, std::string>> hosted_files();
+
+// Registers the hosted pages and their assets (needs --widget-dir) and the links.
+void register_hosted(Router& server, Gateway& gw);
+void register_links(Router& server, Gateway& gw);
+
+// The pages' own words in one of the widget's languages (en, de, es, fr, pt-BR, pt-PT): the
+// embedded web/hosted/text-<lang>.json, each with every key of text-en.json (checked at start:
+// load_words throws std::logic_error naming the file and key otherwise).
+class Words {
+public:
+    const std::string& lang() const { return lang_; }
+    // The text of `key`, its {name} placeholders filled from `vars` (as text: the page escapes it).
+    // An unknown key throws std::logic_error (a program and its texts never drift apart silently).
+    std::string operator()(std::string_view key,
+                           std::initializer_list<std::pair<std::string_view, std::string>> vars = {}) const;
+
+private:
+    friend void load_words(const std::vector<std::pair<std::string, std::string>>& files);
+    std::string lang_;
+    std::map<std::string, std::string, std::less<>> texts_;
+};
+// Reads the text-<lang>.json files among `files` (hosted_files()); once, before the server runs.
+void load_words(const std::vector<std::pair<std::string, std::string>>& files);
+// The language a request's Accept-Language prefers among those (highest q first, q=0 never; "pt"
+// and "pt-BR" are Brazilian, other Portuguese regions European), English when none matches.
+const Words& words_for(const Request& req);
+
+// What both files render: a whole page (the shop's header, `title`, `body`, in `words`' language)
+// with `scripts` in its head, its headers set, `status` as the HTTP status.
+void send_page(Gateway& gw, Response& res, const Words& words, int status, const std::string& title,
+               const paywasm::server::Html& body, bool with_widget, const std::vector<std::string>& connect = {});
+
+}  // namespace merchant

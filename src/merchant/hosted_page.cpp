@@ -1,0 +1,432 @@
+// The hosted checkout page (hosted.hpp): GET /pay/{sessionId} answers the page the session is at
+// (a link's shopper fields, the order with the widget, the receipt, or "expired"), POST
+// /pay/{id}/details takes a link session's fields, /assets/hosted/* and /assets/widget/* are the
+// page's files. The session id is the capability, as for the widget's browser API: a page shows
+// its own session and nothing else.
+#include <regex>
+
+#include "events.hpp"
+#include "hosted.hpp"
+#include "paywasm/checkout.hpp"
+#include "paywasm/codec.hpp"
+#include "paywasm/status.hpp"
+#include "paywasm/validate.hpp"
+#include "server/util.hpp"
+
+namespace merchant {
+
+namespace {
+
+using Req = const Request&;
+using Res = Response&;
+using Body = const std::string&;
+using paywasm::server::Html;
+
+// The pages' files, read once (register_hosted): web/hosted's, theme.css, the logo, the widget's.
+struct Assets {
+    StaticFiles own, widget;
+};
+Assets* g_assets = nullptr;  // set once by register_hosted, before the server runs; read-only after
+
+const std::regex kSessionId("^[A-Za-z0-9_-]{1,200}$");
+
+std::string money_text(const std::string& amount, const std::string& currency) { return amount + " " + currency; }
+
+// The order's lines and total, from the session's checkout as the core wrote it.
+Html order_table(const Words& w, const Session& s) {
+    const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);
+    Html rows;
+    for (const auto& item : checkout.cart) {
+        const paywasm::Decimal line = item.price * item.quantity;
+        rows += Html::markup("<tr>") + Html::element("td", {}, item.name) +
+                Html::element("td", {{"class", "num"}}, item.quantity.to_string()) +
+                Html::element("td", {{"class", "num"}}, money_text(paywasm::amount_text({line, s.currency}), s.currency)) +
+                Html::markup("</tr>");
+    }
+    return Html::markup("<section aria-labelledby=\"order-h\">") + Html::element("h2", {{"id", "order-h"}}, w("order.heading")) +
+           Html::markup("<table><thead><tr>") + Html::element("th", {{"scope", "col"}}, w("order.item")) +
+           Html::element("th", {{"scope", "col"}, {"class", "num"}}, w("order.qty")) +
+           Html::element("th", {{"scope", "col"}, {"class", "num"}}, w("order.amount")) + Html::markup("</tr></thead><tbody>") +
+           rows + Html::markup("</tbody><tfoot><tr>") + Html::element("th", {{"scope", "row"}, {"colspan", "2"}}, w("order.total")) +
+           Html::element("td", {{"class", "num"}}, money_text(s.amount, s.currency)) + Html::markup("</tr></tfoot></table></section>");
+}
+
+Html paragraph(std::string_view text, const char* cls = "") {
+    return *cls ? Html::element("p", {{"class", cls}}, text) : Html::element("p", {}, text);
+}
+
+Html link(const std::string& href, std::string_view text, const char* cls = "") {
+    return *cls ? Html::element("a", {{"href", href}, {"class", cls}}, text) : Html::element("a", {{"href", href}}, text);
+}
+
+// The receipt of a session whose verified status is a final success.
+Html receipt(const Words& w, const Session& s) {
+    Html dl = Html::markup("<dl class=\"receipt\">");
+    const auto row = [&dl](const std::string& term, const std::string& value) {
+        dl += Html::element("dt", {}, term) + Html::element("dd", {}, value);
+    };
+    row(w("receipt.order"), s.offer_id);
+    row(w("receipt.orderTotal"), money_text(s.amount, s.currency));
+    if (s.status.tx_amount && s.status.tx_currency && *s.status.tx_currency != s.currency) {
+        row(w("receipt.paid"), money_text(*s.status.tx_amount, *s.status.tx_currency));
+    }
+    const std::string method = s.status.method.value_or("");
+    row(w("receipt.method"), method == "qr" || method == "exchange" || method == "bank" ? w("method." + method) : "—");
+    row(w("receipt.paidAt"), iso8601(s.status.updated_at));
+    row(w("receipt.reference"), s.status.transaction_id.value_or("—"));
+    dl += Html::markup("</dl>");
+    Html actions = Html::markup("<p class=\"actions\">") +
+                   Html::element("button", {{"type", "button"}, {"id", "print"}}, w("receipt.print"));
+    if (s.success_url) actions += link(*s.success_url, w("back"), "button");
+    actions += Html::markup("</p>");
+    return Html::element("h1", {}, w("receipt.heading")) + paragraph(w("receipt.thanks")) + dl + order_table(w, s) + actions;
+}
+
+// The expired page: a link's session offers a fresh checkout while the link still opens.
+Html expired_page(Gateway& gw, const Words& w, const Session& s) {
+    Html body = Html::element("h1", {}, w("expired.heading")) + paragraph(w("expired.text"));
+    if (s.link_id) {
+        LinkStore links(gw.store.sql());
+        const auto l = links.find(*s.link_id);
+        if (l && l->active && (!l->expires_at || now_ms() < *l->expires_at)) {
+            body += Html::markup("<p class=\"actions\">") + link("/l/" + *s.link_id, w("expired.again"), "button") +
+                    Html::markup("</p>");
+        }
+    }
+    if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, w("back")) + Html::markup("</p>");
+    return body;
+}
+
+// The values a details form was sent with (kept when it is shown again with an error).
+struct Details {
+    std::string name, email, address1, city, zipcode, country, amount;
+};
+
+// A link session's fields: name and e-mail (what a QR order needs), the address when the link
+// collects it, the amount when the shopper chooses it.
+Html details_form(const Words& w, const Session& s, const JsonDocument& spec, const Details& d, const std::string& error) {
+    const bool shipping = has_kind(spec.root().member("collectShipping"), paywasm::JsonKind::boolean) &&
+                          spec.root().member("collectShipping").boolean();
+    JsonValue custom = spec.root().member("customAmount");
+    Html fields;
+    const auto input = [&fields, &w](const char* id, const char* label, const char* type, const char* autocomplete,
+                                     const std::string& value, bool required) {
+        fields += Html::element("label", {{"for", id}}, w(label));
+        Html tag = Html::markup("<input");
+        const auto attr = [&tag](const char* name, const std::string& v) {
+            tag += Html::markup(" ") + Html::text(name) + Html::markup("=\"") + Html::text(v) + Html::markup("\"");
+        };
+        attr("id", id);
+        attr("name", id);
+        attr("type", type);
+        attr("autocomplete", autocomplete);
+        attr("value", value);
+        attr("maxlength", "200");
+        if (required) tag += Html::markup(" required");
+        fields += tag + Html::markup(">");
+    };
+    if (custom.valid()) {
+        const std::string label =
+            w("details.amount", {{"currency", s.currency}, {"min", string_or(custom.member("min"))}, {"max", string_or(custom.member("max"))}});
+        fields += Html::element("label", {{"for", "amount"}}, label);
+        fields += Html::markup("<input id=\"amount\" name=\"amount\" type=\"text\" inputmode=\"decimal\" required value=\"") +
+                  Html::text(d.amount) + Html::markup("\">");
+    }
+    input("name", "details.name", "text", "name", d.name, true);
+    input("email", "details.email", "email", "email", d.email, true);
+    if (shipping) {
+        input("address1", "details.address", "text", "address-line1", d.address1, true);
+        input("city", "details.city", "text", "address-level2", d.city, true);
+        input("zipcode", "details.zipcode", "text", "postal-code", d.zipcode, true);
+        input("country", "details.country", "text", "country", d.country, true);
+    }
+    Html body = Html::element("h1", {}, w("title.details"));
+    if (!custom.valid()) body += order_table(w, s);
+    if (!error.empty()) body += Html::element("p", {{"class", "error"}, {"role", "alert"}, {"id", "form-error"}}, error);
+    body += Html::element("form", {{"method", "post"}, {"action", "/pay/" + s.id + "/details"}, {"class", "details"}},
+                          fields + Html::element("button", {{"type", "submit"}}, w("details.continue")));
+    if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, w("cancel")) + Html::markup("</p>");
+    return body;
+}
+
+// The checkout: the order, the time left, the widget on the session.
+Html checkout_page(Gateway& gw, const Words& w, const Session& s) {
+    const bool token = !gw.config.shopper_token_url.empty();
+    // Without a way to the shopper's token only QR can be paid here: the widget offers it alone.
+    std::string methods;
+    for (const char* m : {"exchange", "bank", "qr"}) {
+        if (s.offers(m) && (token || std::string_view(m) == "qr")) methods += (methods.empty() ? "" : " ") + std::string(m);
+    }
+    Html body = Html::element("h1", {}, w("title.checkout")) + order_table(w, s);
+    body += Html::markup("<p class=\"muted\">") + Html::text(w("checkout.timeLeft")) + Html::markup(" <span id=\"time-left\">") +
+            Html::text(iso8601(s.expires_at)) + Html::markup("</span></p>");
+    if (methods.empty()) {
+        body += paragraph(w("checkout.noMethod"));
+    } else {
+        // The widget speaks the page's language (its locale attribute), not the browser's own pick.
+        // The bank method also needs the merchant's account (--bank-account-id) and the shopper's
+        // (stock-id: hosted.js sets it from the token URL's answer); the widget hides it otherwise.
+        const std::string url = "/v1/checkout/" + s.id;
+        body += gw.config.bank_account_id.empty()
+                    ? Html::element("paywasm-checkout", {{"session-url", url}, {"methods", methods}, {"theme", "auto"}, {"locale", w.lang()}},
+                                    Html())
+                    : Html::element("paywasm-checkout",
+                                    {{"session-url", url}, {"methods", methods}, {"theme", "auto"}, {"locale", w.lang()},
+                                     {"account-id", gw.config.bank_account_id}},
+                                    Html());
+    }
+    body += Html::element("div", {{"id", "hosted"}, {"hidden", "hidden"}, {"data-page", "/pay/" + s.id},
+                                  {"data-expires", iso8601(s.expires_at)}, {"data-expired", w("expired.short")},
+                                  {"data-token-url", gw.config.shopper_token_url}},
+                          Html());
+    if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, w("cancel")) + Html::markup("</p>");
+    return body;
+}
+
+// application/x-www-form-urlencoded: name -> value (the first of each), each at most 1000 bytes.
+std::map<std::string, std::string> form_fields(Req req, Body body) {
+    if (req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) != 0) {
+        throw HttpError(415, "unsupported_media_type", "send the form as application/x-www-form-urlencoded");
+    }
+    std::map<std::string, std::string> out;
+    std::size_t at = 0;
+    while (at <= body.size()) {
+        const std::size_t amp = std::min(body.find('&', at), body.size());
+        const std::string pair = body.substr(at, amp - at);
+        const std::size_t eq = pair.find('=');
+        const std::string name = url_decode(pair.substr(0, eq));
+        std::string value = eq == std::string::npos ? "" : url_decode(pair.substr(eq + 1));
+        if (value.size() > 1000) throw HttpError(400, "validation", "a field is too long", name);
+        out.emplace(name, value);
+        at = amp + 1;
+    }
+    return out;
+}
+
+// A form post from the gateway's own page, or from no browser at all: a browser says where a POST
+// comes from (Origin, and Sec-Fetch-Site where it sends it), and another site's page, which could
+// make a visitor's browser send a session's fields, is refused with 403 cross_site_form. The
+// pages' Referrer-Policy is same-origin so that a browser names the page's origin here (under
+// no-referrer it sends "Origin: null"). A client that sends neither header is no browser a
+// third site could drive, and is read as any API client.
+void require_own_origin(const Gateway& gw, Req req) {
+    const std::string site = req.get_header_value("Sec-Fetch-Site");
+    const std::string origin = req.get_header_value("Origin");
+    const bool site_ok = site.empty() || site == "same-origin" || site == "none";
+    const bool origin_ok = origin.empty() || origin_of(origin) == origin_of(gw.config.public_url);
+    if (!site_ok || !origin_ok) {
+        throw HttpError(403, "cross_site_form", "this form is taken only from its own checkout page");
+    }
+}
+
+// What a refused form says, in the page's language, by the field the core (or the form) named.
+std::string form_error(const Words& w, const paywasm::Error& e, const JsonDocument& spec, const std::string& currency) {
+    const std::string field = e.field();
+    if (field == "amount") {
+        JsonValue custom = spec.root().member("customAmount");
+        return w("error.amount", {{"min", string_or(custom.member("min"))}, {"max", string_or(custom.member("max"))}, {"currency", currency}});
+    }
+    if (field.rfind("shippingAddress", 0) == 0) return w("error.address");
+    if (field.find("email") != std::string::npos) return w("error.email");
+    if (field.find("name") != std::string::npos) return w("error.name");
+    return w("error.details");
+}
+
+std::string trimmed(const std::string& v) {
+    const auto b = v.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos) return "";
+    return v.substr(b, v.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+}  // namespace
+
+std::string hosted_url(const Gateway& gw, const std::string& session_id) { return gw.config.public_url + "/pay/" + session_id; }
+
+void send_page(Gateway& gw, Response& res, const Words& words, int status, const std::string& title, const Html& body,
+               bool with_widget, const std::vector<std::string>& connect) {
+    const Assets& a = *g_assets;
+    Csp csp;
+    csp.wasm = with_widget;
+    csp.connect_src = connect;
+    csp.img_src = {"data:"};  // the widget draws its QR code as a data: image
+    Html scripts = Html::element("script", {{"src", a.own.url("/assets/hosted/", "hosted.js")}, {"defer", "defer"}}, Html());
+    if (with_widget) {
+        scripts += Html::element("script", {{"src", a.widget.url("/assets/widget/", "paywasm.js")},
+                                            {"integrity", a.widget.integrity("paywasm.js")}, {"defer", "defer"}},
+                                 Html());
+    }
+    Html logo;  // (an <img> has no end tag)
+    for (const char* name : {"logo.png", "logo.svg"}) {
+        if (a.own.find(name)) logo = Html::markup("<img alt=\"\" src=\"") + Html::text(a.own.url("/assets/hosted/", name)) + Html::markup("\">");
+    }
+    const std::string page = render(a.own.find("page.html")->body,
+                                    {{"lang", Html::text(words.lang())},
+                                     {"title", Html::text(title + " · " + gw.config.shop_name)},
+                                     {"css", Html::text(a.own.url("/assets/hosted/", "hosted.css"))},
+                                     {"theme", Html::text(a.own.url("/assets/hosted/", "theme.css"))},
+                                     {"scripts", scripts},
+                                     {"logo", logo},
+                                     {"shop", Html::text(gw.config.shop_name)},
+                                     {"footer", Html::text(words("footer"))},
+                                     {"body", body}});
+    page_headers(res, csp);
+    res.set_header("Content-Language", words.lang());
+    res.set_header("Vary", "Accept-Language");
+    res.status = status;
+    res.set_content(page, "text/html; charset=utf-8");
+}
+
+void register_hosted(Router& server, Gateway& gw) {
+    static Assets assets;
+    assets.widget = StaticFiles::load(gw.config.widget_dir, {"paywasm.js", "paywasm.wasm", "paywasm.css"});
+    auto files = hosted_files();
+    load_words(files);
+    for (auto& [name, body] : files) {
+        if (name.rfind("text-", 0) != 0) assets.own.add(name, std::move(body));  // the words are the program's, not files
+    }
+    // The shop's colour, validated at start (main.cpp), and a text colour that reads on it.
+    const auto channel = [&](int i) { return std::stoi(gw.config.shop_colour.substr(1 + 2 * i, 2), nullptr, 16); };
+    const double luma = 0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2);
+    assets.own.add("theme.css", ":root { --brand: " + gw.config.shop_colour + "; --brand-text: " +
+                                    (luma > 150 ? "#000" : "#fff") + "; }\n");
+    if (!gw.config.shop_logo.empty()) {
+        assets.own.add(gw.config.shop_logo_type == "image/svg+xml" ? "logo.svg" : "logo.png", gw.config.shop_logo);
+    }
+    g_assets = &assets;
+    const std::size_t limit = gw.config.max_body;
+    const std::string service_origin = origin_of(gw.config.public_service_url.empty() ? gw.config.service_url : gw.config.public_service_url);
+    // The shop's token endpoint is called from the page, with the shop's cookies.
+    std::vector<std::string> connect = {service_origin};
+    if (!gw.config.shopper_token_url.empty()) connect.push_back(origin_of(gw.config.shopper_token_url));
+
+    server.route("GET", R"(/assets/hosted/([A-Za-z0-9._-]+))", limit, [](Req req, Res res, Body) {
+        // The template is the gateway's own source, not a page.
+        if (req.matches[1] == "page.html" || !g_assets->own.serve(req, res, req.matches[1])) {
+            throw HttpError(404, "not_found", "no such file");
+        }
+    });
+    server.route("GET", R"(/assets/widget/([A-Za-z0-9._-]+))", limit, [](Req req, Res res, Body) {
+        if (!g_assets->widget.serve(req, res, req.matches[1])) throw HttpError(404, "not_found", "no such file");
+    });
+
+    server.route("GET", R"(/pay/([A-Za-z0-9_-]+))", limit, [&gw, connect](Req req, Res res, Body) {
+        const Words& w = words_for(req);
+        auto s = gw.store.session(req.matches[1]);
+        if (!s) {
+            return send_page(gw, res, w, 404, w("title.notFound"),
+                             Html::element("h1", {}, w("notFound.checkout")) + paragraph(w("notFound.text")), false);
+        }
+        if (s->status.final && s->status.success) return send_page(gw, res, w, 200, w("title.receipt"), receipt(w, *s), false);
+        const bool expired = now_ms() >= s->expires_at;
+        if (expired && !s->status.status) return send_page(gw, res, w, 410, w("title.expired"), expired_page(gw, w, *s), false);
+        if (s->link_id && !s->status.status) {
+            LinkStore links(gw.store.sql());
+            if (!links.details_given(s->id)) {
+                const auto l = links.find(*s->link_id);
+                const JsonDocument spec = paywasm::parse_json(l ? l->spec : "{}");
+                return send_page(gw, res, w, 200, w("title.details"), details_form(w, *s, spec, {}, ""), false);
+            }
+        }
+        send_page(gw, res, w, 200, w("title.checkout"), checkout_page(gw, w, *s), true, connect);
+    });
+
+    // A link session's fields, from its form: read by the core's rules, then the checkout is
+    // replaced (LinkStore::set_details) and the shopper goes on to pay (303 to the page).
+    server.route("POST", R"(/pay/([A-Za-z0-9_-]+)/details)", limit, [&gw](Req req, Res res, Body body) {
+        auto s = gw.store.session(req.matches[1]);
+        require_own_origin(gw, req);
+        if (!s || !s->link_id) throw HttpError(404, "not_found", "no link checkout with this id");
+        const auto fields = form_fields(req, body);
+        const auto get = [&](const char* n) {
+            auto it = fields.find(n);
+            return it == fields.end() ? std::string() : trimmed(it->second);
+        };
+        Details d{get("name"), get("email"), get("address1"), get("city"), get("zipcode"), get("country"), get("amount")};
+        const Words& w = words_for(req);
+        LinkStore links(gw.store.sql());
+        const auto l = links.find(*s->link_id);
+        if (!l) throw HttpError(404, "not_found", "no link checkout with this id");
+        const JsonDocument spec = paywasm::parse_json(l->spec);
+        auto checkout = paywasm::from_json<paywasm::Checkout>(s->checkout_json);
+        try {
+            if (d.name.empty()) throw paywasm::Error(paywasm::ErrorCode::validation, "no name", "customerInfo.name");
+            if (d.email.empty()) throw paywasm::Error(paywasm::ErrorCode::validation, "no e-mail address", "customerInfo.email");
+            checkout.customer_info = paywasm::CustomerInfo{d.name, d.email, std::nullopt, std::nullopt};
+            if (has_kind(spec.root().member("collectShipping"), paywasm::JsonKind::boolean) && spec.root().member("collectShipping").boolean()) {
+                paywasm::ShippingAddress a;
+                a.firstname = d.name;
+                a.address1 = d.address1;
+                a.city = d.city;
+                a.zipcode = d.zipcode;
+                std::string country = d.country;
+                for (auto& c : country) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+                a.country = country;
+                a.email = d.email;
+                for (const auto* v : {&d.address1, &d.city, &d.zipcode, &d.country}) {
+                    if (v->empty()) throw paywasm::Error(paywasm::ErrorCode::validation, "an empty address field", "shippingAddress");
+                }
+                checkout.shipping_address = a;
+            }
+            if (JsonValue custom = spec.root().member("customAmount"); custom.valid()) {
+                const paywasm::Decimal amount = paywasm::Decimal::parse(d.amount, "amount");
+                const paywasm::Decimal min = paywasm::Decimal::parse(string_or(custom.member("min")), "customAmount.min");
+                const paywasm::Decimal max = paywasm::Decimal::parse(string_or(custom.member("max")), "customAmount.max");
+                if (amount.scale() > 2 || paywasm::Decimal::compare(amount, min) < 0 || paywasm::Decimal::compare(amount, max) > 0) {
+                    throw paywasm::Error(paywasm::ErrorCode::validation, "an amount out of bounds", "amount");
+                }
+                checkout.cart.at(0).price = amount;
+            }
+            paywasm::validate(checkout);
+            if (s->offers("qr")) (void)paywasm::qr_order(checkout);
+        } catch (const paywasm::Error& e) {
+            return send_page(gw, res, w, 400, w("title.details"), details_form(w, *s, spec, d, form_error(w, e, spec, s->currency)), false);
+        }
+        const std::string json = paywasm::to_json(checkout);
+        const std::string amount = paywasm::amount_text({paywasm::cart_total(checkout.cart), checkout.currency});
+        const std::int64_t now = now_ms();
+        if (!links.set_details(s->id, json, paywasm::sha256_hex(json), amount, now + gw.config.session_ttl_ms, now)) {
+            // Given already (a second tab, a double submit), or expired: the page says which.
+            res.status = 303;
+            res.set_header("Location", "/pay/" + s->id);
+            res.set_header("Cache-Control", "no-store");
+            return;
+        }
+        gw.hub.notify(s->id);
+        res.status = 303;
+        res.set_header("Location", "/pay/" + s->id);
+        res.set_header("Cache-Control", "no-store");
+    });
+}
+
+std::string origin_of(std::string_view url) {
+    static const std::regex kUrl(R"(^(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?([/?#][^\s]*)?$)",
+                                 std::regex::icase);
+    std::match_results<std::string_view::const_iterator> m;
+    if (url.size() > 2000 || !std::regex_match(url.begin(), url.end(), m, kUrl)) return "";
+    for (char c : url) {
+        if (static_cast<unsigned char>(c) < 0x21 || c == 0x7f || c == '\\') return "";
+    }
+    std::string origin = m[1].str() + "://" + m[2].str() + m[3].str();
+    for (auto& c : origin) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return origin;
+}
+
+ReturnUrls read_return_urls(JsonValue obj, const Config& config) {
+    ReturnUrls out;
+    const auto one = [&](const char* name) -> std::optional<std::string> {
+        auto v = opt_string(obj, name);
+        if (!v) return std::nullopt;
+        const std::string origin = origin_of(*v);
+        if (origin.empty()) throw HttpError(400, "validation", std::string(name) + " must be an absolute http(s) URL", name);
+        for (const auto& allowed : config.return_origins) {
+            if (origin == allowed) return v;
+        }
+        throw HttpError(400, "return_origin_not_allowed",
+                        std::string(name) + "'s origin " + origin + " is not one of --return-origin", name);
+    };
+    out.success = one("successUrl");
+    out.cancel = one("cancelUrl");
+    return out;
+}
+
+}  // namespace merchant

@@ -1,0 +1,162 @@
+// The hosted checkout page and payment links (issue 33) in one browser engine, through the suites'
+// driver interface (engines/index.mjs), against the REAL sandbox and gateway: a link is created,
+// opened, the shopper's fields typed, the QR code paid (the sandbox moves its transaction to paid),
+// the receipt shown, the return to successUrl followed, the app's events carry linkId; no CSP
+// violation (the page records them: window.paywasmHosted.violations). In Chromium also: axe-core
+// (no serious or critical violation; run with bypassCSP, the driver's injection only) on the fields
+// page, the checkout and the receipt, light and dark, and screenshots at 375 px into docs/img.
+//   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... \
+//     node --test-reporter=spec tests/browser/hosted.test.mjs --engine <chromium|firefox|webkit> --dist <dist dir>
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { distDir } from './lib.mjs';
+import { launchEngine } from './engines/index.mjs';
+import { sendJson } from '../server/harness.mjs';
+import { gw, startGateway, startSandbox, startShopApp } from '../gateway/harness.mjs';
+import { waitFor } from '../support/node.mjs';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const argv = process.argv.slice(2);
+const ENGINE = argv.includes('--engine') ? argv[argv.indexOf('--engine') + 1] : process.env.PAYWASM_ENGINE;
+const DIST = distDir(['paywasm.js', 'paywasm.wasm', 'paywasm.css']);
+const LIMIT = { timeout: 90000 };
+const SHOTS = path.join(here, '../../docs/img');
+
+let engine;
+let sandbox;
+let gateway;
+let app;
+before(async () => {
+  assert.ok(ENGINE, 'name the engine: --engine <chromium|firefox|webkit>');
+  [engine] = await Promise.all([launchEngine(ENGINE), (async () => {
+    sandbox = await startSandbox([]);
+    app = await startShopApp();
+    gateway = await startGateway(sandbox, { appCallback: app.url, extra: ['--widget-dir', DIST, '--return-origin', sandbox.base,
+      '--shop-name', 'Corner Coffee', '--public-service-url', `${sandbox.base}/api`] });
+    assert.equal((await sendJson('PUT', `${sandbox.base}/__sandbox/webhook`, { url: `${gateway.base}/v1/webhooks` })).status, 200);
+  })()]);
+  console.log(`engine: ${engine.name} ${engine.version}`);
+});
+after(async () => {
+  await engine?.close();
+  await gateway?.stop();
+  await app?.close();
+  await sandbox?.stop();
+});
+
+const CART = [{ id: 'beans', name: 'House blend, 250 g', price: 9.5, quantity: 2 }];
+const newLink = async (extra = {}) => {
+  const r = await gw(gateway, 'POST', '/v1/links', { app: true, body: { name: 'Beans', currency: 'USD', cart: CART, methods: ['qr'],
+    successUrl: `${sandbox.base}/thanks`, ...extra } });
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+};
+const heading = (page) => page.run(() => document.querySelector('h1')?.textContent ?? '');
+const violations = (page) => page.run(() => (window.paywasmHosted ? window.paywasmHosted.violations : ['no hosted.js']));
+
+test('a link, opened, fields typed, paid by QR: receipt, return to successUrl, events with linkId', LIMIT, async () => {
+  const link = await newLink();
+  const page = await engine.newPage();
+  try {
+    await page.goto(link.url);
+    await waitFor(async () => (await heading(page)) === 'Your details', { timeout: 15000, what: 'the fields form' });
+    await page.click(() => document.getElementById('name'));
+    await page.press('Ada Lovelace');
+    await page.click(() => document.getElementById('email'));
+    await page.press('ada@example.test');
+    await page.click(() => document.querySelector('form.details button[type=submit]'));
+    await waitFor(async () => (await heading(page)) === 'Checkout', { timeout: 15000, what: 'the checkout page' });
+    const sessionId = await page.run(() => location.pathname.slice(5));
+    await page.click(() => document.querySelector('paywasm-checkout')?.shadowRoot?.querySelector('button[data-key=pay-qr]:not([disabled])'));
+    // The code the page shows (the gateway answers the existing one again), paid at the sandbox.
+    // The shopper scans the code the page shows: wait for it, then the sandbox is told it was paid
+    // (the gateway answers the same code again).
+    await waitFor(() => page.run(() => !!document.querySelector('paywasm-checkout')?.shadowRoot?.querySelector('.qr-code svg')),
+      { timeout: 15000, what: 'the QR code shown' });
+    const qr = (await gw(gateway, 'POST', `/v1/checkout/${sessionId}/qr`, { body: {} })).json;
+    const moved = await sendJson('POST', `${sandbox.base}/__sandbox/transactions/${qr.result.id}/advance`, { status: 1 });
+    assert.equal(moved.status, 200);
+    await waitFor(async () => (await heading(page)) === 'Payment received', { timeout: 20000, what: 'the receipt' });
+    const receipt = await page.run(() => document.querySelector('dl.receipt').textContent);
+    assert.ok(receipt.includes(qr.result.id), 'the reference');
+    assert.ok(receipt.includes('19.00 USD'), `the total with its currency: ${receipt}`);
+    assert.deepEqual(await violations(page), [], 'no CSP violation');
+    await page.click(() => [...document.querySelectorAll('a')].find((a) => a.textContent === 'Return to the shop'));
+    await waitFor(async () => (await page.run(() => location.href)) === `${sandbox.base}/thanks`, { timeout: 10000, what: 'successUrl' });
+    const events = await waitFor(() => {
+      const list = app.events.filter((e) => e.body.sessionId === sessionId);
+      return list.some((e) => e.body.success) && list;
+    }, { timeout: 10000, what: 'the success event' });
+    for (const e of events) assert.equal(e.body.linkId, link.id, 'every event carries linkId');
+  } finally {
+    await page.close();
+  }
+});
+
+test('two visits make two sessions; a deactivated link answers 410 with a page that says so', LIMIT, async () => {
+  const link = await newLink();
+  const page = await engine.newPage();
+  try {
+    await page.goto(link.url);
+    await waitFor(async () => (await heading(page)) === 'Your details', { timeout: 15000, what: 'the form' });
+    const first = await page.run(() => location.pathname);
+    await page.goto(link.url);
+    await waitFor(async () => (await heading(page)) === 'Your details', { timeout: 15000, what: 'the form again' });
+    assert.notEqual(await page.run(() => location.pathname), first);
+    assert.equal((await gw(gateway, 'PATCH', `/v1/links/${link.id}`, { app: true, body: { active: false } })).status, 200);
+    await page.goto(link.url);
+    await waitFor(async () => (await heading(page)) === 'Payment link closed', { timeout: 15000, what: 'the closed page' });
+    assert.match(await page.run(() => document.body.textContent), /no longer active/);
+    assert.deepEqual(await violations(page), []);
+  } finally {
+    await page.close();
+  }
+  const refused = await gw(gateway, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, successUrl: 'https://elsewhere.example/' } });
+  assert.equal(refused.status, 400);
+});
+
+if (ENGINE === 'chromium') {
+  test('axe-core: no serious violation, light and dark; screenshots at 375 px', LIMIT, async () => {
+    const { chromium } = createRequire(import.meta.url)('playwright-core');
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+    const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    try {
+      for (const scheme of ['light', 'dark']) {
+        const context = await browser.newContext({ viewport: { width: 375, height: 812 }, colorScheme: scheme, bypassCSP: true });
+        const page = await context.newPage();
+        const check = async (name) => {
+          await page.addScriptTag({ content: axeSource });
+          const found = await page.evaluate(async () => (await window.axe.run(document)).violations
+            .filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(' ')}`));
+          assert.deepEqual(found, [], `${name} (${scheme})`);
+          fs.mkdirSync(SHOTS, { recursive: true });
+          await page.screenshot({ path: path.join(SHOTS, `hosted-${name}-${scheme}.png`), fullPage: true });
+        };
+        const link = await newLink();
+        await page.goto(link.url);
+        await check('details');
+        await page.fill('#name', 'Ada Lovelace');
+        await page.fill('#email', 'ada@example.test');
+        await page.click('form.details button[type=submit]');
+        await page.waitForSelector('h1:text("Checkout")');
+        await page.click('paywasm-checkout button[data-key=pay-qr]');
+        const sessionId = new URL(page.url()).pathname.slice(5);
+        const qr = await waitFor(async () => {
+          const r = await gw(gateway, 'GET', `/v1/sessions/${sessionId}`, { app: true });
+          return r.json.transactions !== undefined && (await page.locator('paywasm-checkout .qr-code svg').count()) > 0 &&
+            (await gw(gateway, 'POST', `/v1/checkout/${sessionId}/qr`, { body: {} }));
+        }, { timeout: 15000, what: 'the QR code shown' });
+        await check('checkout');
+        await sendJson('POST', `${sandbox.base}/__sandbox/transactions/${qr.json.result.id}/advance`, { status: 1 });
+        await page.waitForSelector('h1:text("Payment received")', { timeout: 20000 });
+        await check('receipt');
+        await context.close();
+      }
+    } finally {
+      await browser.close();
+    }
+  });
+}
