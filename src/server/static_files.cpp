@@ -1,7 +1,11 @@
 #include "server/static_files.hpp"
 
+#include <cryptopp/filters.h>
+#include <cryptopp/gzip.h>
 #include <cryptopp/sha.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -16,6 +20,40 @@ namespace {
 
 bool ends_with(std::string_view s, std::string_view tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// `bytes` gzip-compressed at the highest level (Crypto++'s Gzip: RFC 1952), once at start.
+std::string gzip_of(const std::string& bytes) {
+    std::string out;
+    CryptoPP::StringSource(bytes, true, new CryptoPP::Gzip(new CryptoPP::StringSink(out), CryptoPP::Gzip::MAX_DEFLATE_LEVEL));
+    return out;
+}
+
+// Whether an Accept-Encoding value accepts gzip: a "gzip" or "*" coding whose q is not 0.
+bool accepts_gzip(std::string_view header) {
+    std::size_t at = 0;
+    while (at <= header.size()) {
+        std::size_t end = header.find(',', at);
+        if (end == std::string_view::npos) end = header.size();
+        std::string_view item = header.substr(at, end - at);
+        at = end + 1;
+        const std::size_t semi = item.find(';');
+        std::string_view coding = item.substr(0, semi);
+        while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) coding.remove_prefix(1);
+        while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) coding.remove_suffix(1);
+        std::string lower(coding);
+        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (lower != "gzip" && lower != "*") continue;
+        if (semi == std::string_view::npos) return true;
+        std::string params(item.substr(semi + 1));
+        params.erase(std::remove(params.begin(), params.end(), ' '), params.end());
+        const std::size_t q = params.find("q=");
+        if (q == std::string::npos) return true;
+        const std::string value = params.substr(q + 2);
+        // q=0, q=0.0, q=0.000: refused; anything else accepts.
+        if (value.find_first_not_of("0.") != std::string::npos || value.empty()) return true;
+    }
+    return false;
 }
 
 std::string sha384_base64(const std::string& bytes) {
@@ -159,6 +197,14 @@ void StaticFiles::add(const std::string& name, std::string body) {
     f.content_type = content_type_of(name);
     f.version = paywasm::sha256_hex(body).substr(0, 16);
     f.integrity = "sha384-" + sha384_base64(body);
+    // Text, scripts and wasm travel gzip-compressed to a browser that accepts it, when that is smaller.
+    const bool compressible = f.content_type.rfind("text/", 0) == 0 || f.content_type.find("javascript") != std::string::npos ||
+                              f.content_type.find("json") != std::string::npos || f.content_type.find("svg") != std::string::npos ||
+                              f.content_type.rfind("application/wasm", 0) == 0;
+    if (compressible && body.size() > 256) {
+        std::string gz = gzip_of(body);
+        if (gz.size() < body.size()) f.gzip = std::move(gz);
+    }
     f.body = std::move(body);
     files_.insert_or_assign(name, std::move(f));
 }
@@ -183,7 +229,10 @@ const std::string& StaticFiles::integrity(std::string_view name) const {
 bool StaticFiles::serve(const Request& req, Response& res, std::string_view name) const {
     const File* f = find(name);
     if (!f) return false;
-    const std::string etag = "\"" + f->version + "\"";
+    // The gzip copy is another representation: its own ETag, and caches keyed on Accept-Encoding.
+    const bool gz = !f->gzip.empty() && accepts_gzip(req.get_header_value("Accept-Encoding"));
+    const std::string etag = "\"" + f->version + (gz ? "-gz" : "") + "\"";
+    if (!f->gzip.empty()) res.set_header("Vary", "Accept-Encoding");
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_header("Referrer-Policy", "no-referrer");
     res.set_header("Cross-Origin-Resource-Policy", "same-origin");
@@ -197,7 +246,8 @@ bool StaticFiles::serve(const Request& req, Response& res, std::string_view name
         return true;
     }
     res.status = 200;
-    res.set_content(f->body, f->content_type);
+    if (gz) res.set_header("Content-Encoding", "gzip");
+    res.set_content(gz ? f->gzip : f->body, f->content_type);
     return true;
 }
 

@@ -10,6 +10,9 @@
 //   - with ?v=<version> equal to the file's version (url() writes it): Cache-Control
 //     "public, max-age=31536000, immutable" (the URL changes when the bytes do);
 //   - otherwise Cache-Control "no-cache" with the ETag, and 304 for a matching If-None-Match;
+//   - text, scripts, JSON, SVG and wasm gzip-compressed once at start (Crypto++'s Gzip, level 9)
+//     and sent so (Content-Encoding: gzip, ETag "<version>-gz") to a client whose Accept-Encoding
+//     takes gzip, with Vary: Accept-Encoding; anyone else gets the bytes as they are;
 //   - always X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer and
 //     Cross-Origin-Resource-Policy: same-origin; and every file but HTML
 //     Content-Security-Policy "default-src 'none'; sandbox" (an SVG opened as a document runs nothing).
@@ -100,6 +103,7 @@ public:
         std::string body, content_type;
         std::string version;    // 16 hex digits of the SHA-256: the ?v= of url() and the ETag
         std::string integrity;  // "sha384-<base64>": a <script>'s or <link>'s integrity attribute
+        std::string gzip;       // the body gzip-compressed (empty: not compressible, or no smaller)
     };
     StaticFiles() = default;
     // Reads every file under `dir` (above). Throws std::runtime_error naming `dir` when it cannot be

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
@@ -83,4 +84,54 @@ TEST_CASE("Files: loaded once, typed, versioned, 304 on a matching ETag") {
     Response none;
     CHECK_FALSE(files.serve(again, none, "../etc/passwd"));
     fs::remove_all(dir);
+}
+
+namespace {
+// `gz` decompressed by the system's gzip(1): an oracle independent of the Crypto++ that compressed it.
+std::string gunzip(const std::string& gz) {
+    const std::string path = std::filesystem::temp_directory_path() / ("paywasm-gz-" + std::to_string(::getpid()) + ".gz");
+    std::ofstream(path, std::ios::binary) << gz;
+    std::string out;
+    if (FILE* p = ::popen(("gzip -dc " + path).c_str(), "r")) {
+        char buf[4096];
+        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+        ::pclose(p);
+    }
+    std::filesystem::remove(path);
+    return out;
+}
+}  // namespace
+
+TEST_CASE("Text and wasm go gzip-compressed to a client that accepts it; the bytes as they are to others") {
+    StaticFiles files;
+    std::string script;
+    for (int i = 0; i < 200; ++i) script += "console.log('paywasm " + std::to_string(i) + "');\n";
+    files.add("app.js", script);
+    files.add("tiny.css", "p{}");
+    const auto serve = [&](const std::string& name, const std::string& accept) {
+        Request req;
+        if (!accept.empty()) req.headers = {{"Accept-Encoding", accept}};
+        Response res;
+        REQUIRE(files.serve(req, res, name));
+        return res;
+    };
+    for (const std::string accept : {"gzip", "gzip, deflate, br", "br;q=1.0, GZIP;q=0.5", "*"}) {
+        CAPTURE(accept);
+        const Response res = serve("app.js", accept);
+        CHECK(res.get_header_value("Content-Encoding") == "gzip");
+        CHECK(res.get_header_value("Vary") == "Accept-Encoding");
+        CHECK(res.body.size() < script.size() / 4);
+        CHECK(gunzip(res.body) == script);
+        CHECK(res.get_header_value("ETag") == "\"" + files.find("app.js")->version + "-gz\"");
+    }
+    for (const std::string accept : {"", "identity", "br", "gzip;q=0", "gzip; q=0.000, br"}) {
+        CAPTURE(accept);
+        const Response res = serve("app.js", accept);
+        CHECK(res.get_header_value("Content-Encoding").empty());
+        CHECK(res.body == script);
+        CHECK(res.get_header_value("Vary") == "Accept-Encoding");
+    }
+    // Too small to gain: served as it is, whatever the client takes.
+    CHECK(serve("tiny.css", "gzip").get_header_value("Content-Encoding").empty());
+    CHECK(serve("tiny.css", "gzip").body == "p{}");
 }
