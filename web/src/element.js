@@ -15,7 +15,7 @@ import { createContext, currency, emit, locale, methodsOf, stop } from './contex
 import { styleSheet } from './colours.js';
 import { money } from './format.js';
 import { quiet } from './view.js';
-import { applyStatus, check, greet, pay, readSession, refresh, requestQr, showError, showQr } from './flows.js';
+import { applyStatus, check, greet, holdPay, pay, readSession, refresh, requestQr, showError, showQr } from './flows.js';
 
 // What the view's controls do (view.js declares them: data-action="<event>:<name>"): each gets the
 // context and the control. Only these write the shopper's choices into the state.
@@ -333,6 +333,8 @@ export class PayWasmCheckout extends HTMLElement {
     c.s.exchange = keep.exchange;
     c.s.greeting = keep.greeting;
     this._changed();
+    // Session mode: the gateway's hold outlives a reset; only its word (payable) arms Pay again.
+    if (keep.hold) holdPay(c, keep.hold);
     return true;
   }
 

@@ -425,6 +425,12 @@ export function applyStatus(c, data, result, method) {
   // A gateway's event says whether Pay may be armed.
   if (tx && c.session) holdPay(c, tx.payable);
   if (!tx || typeof tx.status !== 'number') return false;
+  if (!c.core) {
+    // A held session's stream opens while the module loads: its status is read once the core is in.
+    const life = c.life;
+    if (c.loading) c.loading.then(() => { if (c.life === life && c.core) applyStatus(c, data, result, method); }, () => {});
+    return false;
+  }
   if (tx.state === 'amount_mismatch') {
     s.phase = 'ambiguous';
     showError(c, new PayWasmError('amount_mismatch', 'the amount paid differs from the order', {
