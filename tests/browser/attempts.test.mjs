@@ -23,6 +23,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { mountInPage, sandboxSite, distDir } from './lib.mjs';
 import { launchEngine } from './engines/index.mjs';
+import { openChecked, until } from './engines/checked.mjs';
 import { getJson, sendJson } from '../server/harness.mjs';
 import { gw, outboxDrained, startGateway, startSandbox, startShopApp } from '../gateway/harness.mjs';
 import { holdPort, tempDir, waitFor } from '../support/node.mjs';
@@ -147,34 +148,25 @@ afterEach(async () => {
   await control('PUT', '/webhook', { url: null });
 });
 
-// Polls fn(arg) in the page until it returns something truthy; fails with `what` and the widget's
-// events so far.
-async function until(page, fn, arg, what, timeout = 20000) {
-  try {
-    return await waitFor(() => page.run(fn, arg), { timeout, interval: 100, what });
-  } catch (e) {
-    const seen = await page.run(() => JSON.stringify({ events: window.__events, errors: window.__errors })).catch(() => '?');
-    throw new Error(`${e.message}; ${seen.slice(0, 1500)}`);
-  }
-}
-
 // A fresh page (nothing cached or stored) with the widget mounted on `sessionUrl` alone, as a shop
 // that uses the gateway does; done() closes it and fails on uncaught errors or CSP violations.
+const mountSession = (page, sessionUrl) => page.run(mountInPage, { sessionUrl, token: sandbox.merchant.shopperToken,
+  accountId: 'acct-77', stockId: 'bank-conn-5', locale: 'en', timeout: '10000' });
 async function openSession(sessionUrl) {
-  const page = await engine.newPage();
-  pages.add(page);
-  await page.goto(`${sandbox.base}/`);
-  assert.ok(await page.run(() => typeof window.PayWasm === 'object' && Array.isArray(window.__events)), 'the page loaded the widget');
-  await page.run(mountInPage, { sessionUrl, token: sandbox.merchant.shopperToken, accountId: 'acct-77', stockId: 'bank-conn-5',
-    locale: 'en', timeout: '10000' });
-  page.done = async () => {
-    const seen = await page.run(() => ({ errors: window.__errors, violations: window.__violations }));
-    await page.close();
-    pages.delete(page);
-    assert.deepEqual(seen.errors, [], 'uncaught errors in the page');
-    assert.deepEqual(seen.violations, [], 'CSP violations');
-  };
+  const page = await openChecked(engine, `${sandbox.base}/`, pages);
+  await mountSession(page, sessionUrl);
   return page;
+}
+
+// The shopper reloads the page (the shop mounts the widget on the same session again); what the
+// recorder saw go wrong before is checked first (a load starts it again).
+async function reload(page, sessionUrl) {
+  const seen = await page.run(() => ({ errors: window.__errors, violations: window.__violations }));
+  assert.deepEqual(seen, { errors: [], violations: [] }, 'uncaught errors or CSP violations before the reload');
+  await page.goto(`${sandbox.base}/`);
+  await until(page, () => typeof window.PayWasm === 'object' && Array.isArray(window.__events) && window.__events.length === 0,
+    null, 'the page loaded again', 10000);
+  await mountSession(page, sessionUrl);
 }
 
 // What the checkout shows: the status and error boxes' text, and the Pay buttons that are armed.
@@ -238,8 +230,9 @@ async function payOnPage(page, method) {
 }
 
 // The late webhook: the sandbox's URL set to the gateway, the transaction moved to success; the app
-// gets the order's success exactly once (every event forwarded by then), and a reload says paid.
-async function lateWebhookShipsOnce(s, transactionId) {
+// gets the order's success exactly once (every event forwarded by then), and a reload of `page`
+// says paid.
+async function lateWebhookShipsOnce(s, transactionId, page) {
   assert.equal((await control('PUT', '/webhook', { url: `${gateway.base}/v1/webhooks` })).status, 200, 'webhook URL');
   const moved = await control('POST', `/transactions/${transactionId}/advance`, { status: 1 });
   assert.equal(moved.status, 200, `advance: ${JSON.stringify(moved.json)}`);
@@ -248,11 +241,10 @@ async function lateWebhookShipsOnce(s, transactionId) {
   const succeeded = eventsFor(s.offerId, 'checkout.succeeded');
   assert.equal(succeeded.length, 1, 'the order is shipped once');
   assert.equal(succeeded[0].body.transactionId, transactionId, 'for the payment the shopper made');
-  const page = await openSession(s.url);
+  await reload(page, s.url);
   const complete = await until(page, () => window.__events.find((e) => e.type === 'paywasm-complete'), null, 'a reload says paid');
   assert.equal(complete.reference, transactionId, 'the payment shown paid');
   assert.deepEqual((await shown(page)).armed, [], 'nothing to pay');
-  await page.done();
 }
 
 // ---- a lost webhook, per method -----------------------------------------------------------------------
@@ -267,13 +259,12 @@ for (const method of ['exchange', 'bank']) {
       const paymentsBefore = proxy.payments.length;
 
       // Pay: the service takes it (pending), its webhook goes nowhere.
-      const first = await openSession(s.url);
-      const answer = await payOnPage(first, method);
+      const page = await openSession(s.url);
+      const answer = await payOnPage(page, method);
       assert.equal(answer.type, 'paywasm-status', JSON.stringify(answer));
       assert.equal(answer.status.code, 0, 'pending');
       const txId = answer.transaction.id;
       assert.ok(txId, 'a transaction id');
-      await first.done();
       const logged = await waitFor(async () => (await getJson(`${sandbox.base}/__sandbox/webhooks`))
         .filter((w) => w.transactionId === txId), { what: 'the sandbox logged the payment\'s webhook' });
       assert.deepEqual(logged.map((w) => w.state), ['skipped'], 'the webhook went nowhere');
@@ -284,20 +275,19 @@ for (const method of ['exchange', 'bank']) {
       assert.equal(v.status.status, null, 'nothing verified');
 
       // Reload: "payment in progress" with the transaction id; no Pay; trying pays nothing.
-      const again = await openSession(s.url);
-      await until(again, () => { const b = window.__shadow('.status'); return b && /Payment in progress/.test(b.textContent); }, null,
+      await reload(page, s.url);
+      await until(page, () => { const b = window.__shadow('.status'); return b && /Payment in progress/.test(b.textContent); }, null,
         '"Payment in progress"');
-      const held = await shown(again);
+      const held = await shown(page);
       assert.ok(held.status.includes(txId), `the transaction id shown: ${held.status}`);
       assert.ok(held.status.includes('Please do not pay again') && held.status.includes(s.offerId), held.status);
       assert.deepEqual(held.armed, [], 'Pay is not armed');
-      assert.deepEqual(await tryToPayAgain(again), [], 'nothing to click');
-      await again.run(() => window.__ctl.reset());
-      await settled(again);
-      assert.deepEqual(await tryToPayAgain(again), [], 'nothing to click after the shop\'s reset()');
-      const posted = await again.run(() => window.__posts.map((p) => p.url));
+      assert.deepEqual(await tryToPayAgain(page), [], 'nothing to click');
+      await page.run(() => window.__ctl.reset());
+      await settled(page);
+      assert.deepEqual(await tryToPayAgain(page), [], 'nothing to click after the shop\'s reset()');
+      const posted = await page.run(() => window.__posts.map((p) => p.url));
       assert.deepEqual(posted.filter((u) => /\/api\//.test(u)), [], 'the reloaded page sent the service nothing');
-      await again.done();
       assert.deepEqual(proxy.payments.slice(paymentsBefore).length, 1, 'the service received one payment');
       assert.equal((await transactionsFor(s.offerId)).length, 1, 'the sandbox holds one payment for the order');
 
@@ -315,13 +305,13 @@ for (const method of ['exchange', 'bank']) {
         body: { attemptId: attention.body.attemptId, resolution: 'release', note: 'nothing in the portal yet' } });
       assert.equal(resolved.status, 200, resolved.text);
       await waitFor(() => eventsFor(s.offerId, 'checkout.released').length === 1, { what: 'checkout.released' });
-      const released = await openSession(s.url);
-      await settled(released);
-      assert.ok((await shown(released)).armed.length > 0, `Pay armed after the release: ${JSON.stringify(await shown(released))}`);
-      await released.done();
+      await reload(page, s.url);
+      await settled(page);
+      assert.ok((await shown(page)).armed.length > 0, `Pay armed after the release: ${JSON.stringify(await shown(page))}`);
 
       // The late webhook applies by the money rules: shipped once; the release it contradicts is flagged.
-      await lateWebhookShipsOnce(s, txId);
+      await lateWebhookShipsOnce(s, txId, page);
+      await page.done();
       assert.equal(eventsFor(s.offerId, 'checkout.attention_needed').length, 1, 'one attention event');
       assert.equal(eventsFor(s.offerId, 'checkout.resolution_conflict').length, 1, 'the conflict with the release flagged');
       assert.equal(proxy.payments.slice(paymentsBefore).length, 1, 'still one payment');
@@ -358,19 +348,18 @@ test('a 502 from a proxy after the service stored the payment: Pay stays off, on
     assert.deepEqual(onPage.armed, [], `no Pay, no "Pay again": ${JSON.stringify(onPage)}`);
     assert.ok(/not known whether your payment reached/.test(onPage.error), onPage.error);
     assert.deepEqual(await tryToPayAgain(page), [], 'nothing to click');
-    await page.done();
 
     // A reload says the same; trying again pays nothing.
-    const again = await openSession(s.url);
-    await until(again, () => { const b = window.__shadow('.status'); return b && /not known whether/.test(b.textContent); }, null,
+    await reload(page, s.url);
+    await until(page, () => { const b = window.__shadow('.status'); return b && /not known whether/.test(b.textContent); }, null,
       '"not known whether your payment reached the payment service"');
-    assert.deepEqual(await tryToPayAgain(again), [], 'nothing to click after a reload');
-    await again.done();
+    assert.deepEqual(await tryToPayAgain(page), [], 'nothing to click after a reload');
     assert.equal(proxy.payments.slice(paymentsBefore).length, 1, 'the service received one payment');
     assert.equal((await transactionsFor(s.offerId)).length, 1, 'the sandbox holds one payment');
 
     // The service's webhook, when it comes, is the word: the order ships once.
-    await lateWebhookShipsOnce(s, stored[0].transaction.id);
+    await lateWebhookShipsOnce(s, stored[0].transaction.id, page);
+    await page.done();
     assert.equal(proxy.payments.slice(paymentsBefore).length, 1, 'still one payment');
   } finally {
     proxy.fail502 = 0;

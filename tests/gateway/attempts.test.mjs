@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 
 import { api, bankPayload, encrypt, exchangePayload, payExchange, sendJson } from '../server/harness.mjs';
 import {
-  SHOP_ORIGIN, gw, outboxDrained, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
+  SHOP_ORIGIN, activeSubscription, gw, outboxDrained, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
   webhookPrivateKey,
 } from './harness.mjs';
 
@@ -298,12 +298,7 @@ describe('two instances on one PostgreSQL', () => {
   });
 
   test('a debit raced "succeeded" against "pending" on two instances, 40 rounds: 40 final successes, events in order', { timeout: 120000 }, async () => {
-    const payload = exchangePayload(sb.merchant);
-    const pay = await payExchange(sb, payload, { exchange: 'coinbase' });
-    assert.equal(pay.status, 200, pay.text);
-    assert.equal((await sendJson('POST', `${sb.base}/__sandbox/transactions/${pay.json.id}/advance`, { status: 1 })).status, 200);
-    const subs = await waitFor(async () => (await (await fetch(`${sb.base}/__sandbox/subscriptions`)).json())
-      .find((x) => x.transactionId === pay.json.id && x.status === 'active'), 5000, 'an active subscription');
+    const subs = await activeSubscription(sb);
     const lost = [];
     for (let round = 0; round < 40; round++) {
       const orderId = `race-${round}-${crypto.randomUUID()}`;

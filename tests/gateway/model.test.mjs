@@ -29,9 +29,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 
-import { exchangePayload, payExchange, sendJson } from '../server/harness.mjs';
+import { sendJson } from '../server/harness.mjs';
 import {
-  SHOP_ORIGIN, gw, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
+  SHOP_ORIGIN, activeSubscription, gw, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
   webhookPrivateKey,
 } from './harness.mjs';
 
@@ -474,11 +474,7 @@ async function runDebits(instances, sb, app, seed, failures) {
   const rand = rng(seed ^ 0x5eed);
   const pick = (list) => list[Math.floor(rand() * list.length)];
   const key = webhookPrivateKey(sb);
-  const payment = await payExchange(sb, exchangePayload(sb.merchant), { exchange: 'coinbase' });
-  assert.equal(payment.status, 200, payment.text);
-  assert.equal((await sendJson('POST', `${sb.base}/__sandbox/transactions/${payment.json.id}/advance`, { status: 1 })).status, 200);
-  const sub = await waitFor(async () => (await (await fetch(`${sb.base}/__sandbox/subscriptions`)).json())
-    .find((x) => x.transactionId === payment.json.id && x.status === 'active'), 5000, 'an active subscription');
+  const sub = await activeSubscription(sb);
   const debits = [];
   for (let n = 0; n < 8; n++) {
     const orderId = `model-debit-${seed}-${n}-${crypto.randomUUID().slice(0, 8)}`;
