@@ -12,7 +12,9 @@ export type PayWasmErrorCode =
   | 'network' | 'timeout' | 'usage' | 'unsupported' | 'internal' | 'amount_mismatch'
   /** Session mode: the gateway could not register the attempt of the payment (no answer, or an answer
    *  other than 201/409/410), or refused it as too many (429): the payment was not sent (notSent). */
-  | 'gateway' | 'rate_limited';
+  | 'gateway' | 'rate_limited'
+  /** Session mode: session-url answered 410, the checkout session expired (nothing can be paid on it). */
+  | 'session_expired';
 
 /** Every failure of the API and the element. Never a raw string. */
 export class PayWasmError extends Error {

@@ -11,6 +11,7 @@
 #include "paywasm/validate.hpp"
 #include "sandbox.hpp"
 #include "http.hpp"
+#include "paywasm/text.hpp"
 
 namespace sandbox {
 
@@ -308,7 +309,7 @@ void register_api(Router& server, Sandbox& sb) {
     // ---- Anything else under /api, and CORS preflight ----
     for (const char* method : {"GET", "POST", "PUT", "DELETE"}) {
         server.route(method, "/api/.*", limit, [](const Request& req, Response& res, const std::string&) {
-            send_error(res, 404, "not_found", "no endpoint " + req.method + " " + req.path.substr(0, 200));
+            send_error(res, 404, "not_found", "no endpoint " + paywasm::escape_untrusted(req.method, 32) + " " + paywasm::escape_untrusted(req.path, 200));
         });
     }
     server.route("OPTIONS", R"(/api/.*)", limit, [](const Request&, Response& res, const std::string&) {

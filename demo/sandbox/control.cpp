@@ -14,6 +14,7 @@
 #include "paywasm/protocol.hpp"
 #include "sandbox.hpp"
 #include "http.hpp"
+#include "paywasm/text.hpp"
 
 namespace sandbox {
 
@@ -152,7 +153,7 @@ void register_control(Router& server, Sandbox& sb) {
     // ---- Anything else under /__sandbox ---------------------------------------------------------
     for (const char* method : {"GET", "POST", "PUT", "DELETE"}) {
         server.route(method, "/__sandbox/.*", limit, [](Req req, Res res, Body) {
-            send_error(res, 404, "not_found", "no control endpoint " + req.method + " " + req.path.substr(0, 200));
+            send_error(res, 404, "not_found", "no control endpoint " + paywasm::escape_untrusted(req.method, 32) + " " + paywasm::escape_untrusted(req.path, 200));
         });
     }
 }

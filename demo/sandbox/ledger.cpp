@@ -11,6 +11,7 @@
 #include "paywasm/protocol.hpp"
 #include "paywasm/status.hpp"
 #include "http.hpp"
+#include "paywasm/text.hpp"
 
 namespace sandbox {
 
@@ -333,7 +334,7 @@ std::string Ledger::advance(const std::string& id, std::optional<int> status, st
     }
     return db_.transaction([&]() -> std::string {
     const auto rows = db_.query("SELECT kind, status, outcome, body FROM transactions WHERE id = ?", {id});
-    if (rows.empty()) throw HttpError(404, "not_found", "no transaction with id " + id.substr(0, 64));
+    if (rows.empty()) throw HttpError(404, "not_found", "no transaction with id " + paywasm::escape_untrusted(id, 64));
     const std::string kind = rows[0].text(0);
     const int current = static_cast<int>(rows[0].integer(1));
     int planned = outcome.value_or(static_cast<int>(rows[0].integer(2)));

@@ -27,6 +27,7 @@
 #include "server/server.hpp"
 #include "server/signals.hpp"
 #include "http.hpp"
+#include "paywasm/text.hpp"
 
 namespace {
 
@@ -177,7 +178,7 @@ int main(int argc, char** argv) {
         }
         lock_down(data_dir, made_dir || temporary);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "paywasm-sandbox: data directory %s: %s\n", data_dir.c_str(), e.what());
+        std::fprintf(stderr, "paywasm-sandbox: data directory %s: %s\n", paywasm::escape_untrusted(data_dir, 300).c_str(), paywasm::escape_untrusted(e.what(), 500).c_str());
         return 1;
     }
 
@@ -256,7 +257,7 @@ int main(int argc, char** argv) {
                 try {
                     sb.ledger.tick();
                 } catch (const std::exception& e) {
-                    std::fprintf(stderr, "paywasm-sandbox: status clock: %s\n", e.what());
+                    std::fprintf(stderr, "paywasm-sandbox: status clock: %s\n", paywasm::escape_untrusted(e.what(), 500).c_str());
                 }
                 lk.lock();
                 clock_cv.wait_for(lk, std::chrono::milliseconds(100), [&] { return stopping; });
@@ -279,7 +280,7 @@ int main(int argc, char** argv) {
         sb.webhooks.stop();
         std::fprintf(stderr, "paywasm-sandbox: stopped\n");
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "paywasm-sandbox: %s\n", e.what());
+        std::fprintf(stderr, "paywasm-sandbox: %s\n", paywasm::escape_untrusted(e.what(), 500).c_str());
         exit_code = 1;
     }
     if (temporary) {

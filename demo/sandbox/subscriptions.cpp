@@ -10,6 +10,7 @@
 #include "paywasm/crypto.hpp"
 #include "paywasm/protocol.hpp"
 #include "paywasm/status.hpp"
+#include "paywasm/text.hpp"
 
 namespace sandbox {
 
@@ -181,7 +182,7 @@ bool Ledger::cancel(const std::string& subscription_id) {
     return db_.transaction([&] {
         const auto rows = db_.query("SELECT status FROM subscriptions WHERE id = ? AND merchant_id = ?",
                                     {subscription_id, identity_.merchant_id});
-        if (rows.empty()) throw HttpError(404, "not_found", "no subscription with id " + subscription_id.substr(0, 64));
+        if (rows.empty()) throw HttpError(404, "not_found", "no subscription with id " + paywasm::escape_untrusted(subscription_id, 64));
         if (rows[0].text(0) != "active" && rows[0].text(0) != "pending") return false;  // cancelled, or void (never started)
         db_.execute("UPDATE subscriptions SET status = 'cancelled', cancelled_at = ? WHERE id = ?", {now_ms(), subscription_id});
         return true;

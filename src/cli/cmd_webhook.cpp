@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/cli.hpp"
+#include "paywasm/text.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/crypto.hpp"
 #include "paywasm/error.hpp"
@@ -55,9 +56,11 @@ int run_verify_webhook(const Args& args) {
     std::fputc('\n', stdout);
     const StatusInfo status = describe_status(tx);
     const std::string offer = tx.meta && tx.meta->offer_id ? *tx.meta->offer_id : std::string("-");
-    std::fprintf(stderr, "verified: transaction %s, status %d (%.*s), offer %s, merchant %s%s\n", tx.id.c_str(), tx.status,
-                 static_cast<int>(status.label.size()), status.label.data(), offer.c_str(),
-                 merchant.empty() ? "-" : merchant.c_str(), args.has("merchant-id") ? "" : " (not checked: pass --merchant-id)");
+    // The signed fields are the service's, but still outside input on a terminal: escaped.
+    std::fprintf(stderr, "verified: transaction %s, status %d (%.*s), offer %s, merchant %s%s\n",
+                 paywasm::escape_untrusted(tx.id, 100).c_str(), tx.status, static_cast<int>(status.label.size()),
+                 status.label.data(), paywasm::escape_untrusted(offer, 200).c_str(),
+                 merchant.empty() ? "-" : paywasm::escape_untrusted(merchant, 100).c_str(), args.has("merchant-id") ? "" : " (not checked: pass --merchant-id)");
     return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "cli/cli.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/protocol.hpp"
+#include "paywasm/text.hpp"
 
 namespace paywasm::cli {
 
@@ -92,7 +93,7 @@ int main(int argc, char** argv) {
     const auto& cmds = cli::commands();
     auto it = std::find_if(cmds.begin(), cmds.end(), [&](const cli::Command& c) { return c.name == args[0]; });
     if (it == cmds.end()) {
-        std::fprintf(stderr, "paywasm: unknown command '%s'\n\n", args[0].c_str());
+        std::fprintf(stderr, "paywasm: unknown command '%s'\n\n", paywasm::escape_untrusted(args[0], 100).c_str());
         print_overview(stderr);
         return 2;
     }
@@ -111,10 +112,10 @@ int main(int argc, char** argv) {
             return 2;
         }
         std::string code(to_string(e.code()));
-        std::fprintf(stderr, "error[%s]: %s\n", code.c_str(), e.what());
+        std::fprintf(stderr, "error[%s]: %s\n", code.c_str(), paywasm::escape_untrusted(e.what(), 500).c_str());
         return 1;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "error[internal]: %s\n", e.what());
+        std::fprintf(stderr, "error[internal]: %s\n", paywasm::escape_untrusted(e.what(), 500).c_str());
         return 1;
     }
 }

@@ -48,6 +48,7 @@ IncomingTx incoming_tx(const paywasm::Transaction& tx) {
                                               : tx.native_amount->to_string();
     }
     in.native_currency = tx.native_currency;
+    if (tx.currency_info) in.fiat = tx.currency_info->is_fiat;
     if (tx.received_amount) in.received = tx.received_amount->to_string();
     if (tx.amount && tx.currency) {
         in.amount = tx.amount->to_string();
@@ -119,8 +120,14 @@ Decision decide_webhook(std::string_view our_merchant_id, const std::optional<Se
         d.method = PayMethod::qr;
         d.bind_qr_transaction = !code->transaction_id;
     } else if (tx.order_id && *tx.order_id == session->offer_id && (session->offers_exchange || session->offers_bank)) {
+        // Which of the two: the only one offered; else what the signed text says (fiat: bank);
+        // else the method of the attempt the browser reported this transaction for.
         if (session->offers_exchange != session->offers_bank) {
             d.method = session->offers_exchange ? PayMethod::exchange : PayMethod::bank;
+        } else if (tx.fiat) {
+            d.method = *tx.fiat ? PayMethod::bank : PayMethod::exchange;
+        } else if (session->reported_method) {
+            d.method = paywasm::pay_method_from(*session->reported_method);
         }
     } else {
         d.outcome = Outcome::unknown_transaction;

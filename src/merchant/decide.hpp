@@ -48,6 +48,10 @@ struct SessionFacts {
     std::string offer_id, amount, currency;  // the order total, fixed at creation
     bool offers_exchange = false, offers_bank = false;
     std::optional<HeldStatus> current;       // nullopt: no status yet
+    // The method of the session's payment attempt whose transaction the shopper's browser reported
+    // as this webhook's (exchange | bank; nullopt: none). A label only: read when the session
+    // offers both and the signed text does not say (IncomingTx::fiat); it never moves money.
+    std::optional<std::string> reported_method;
 };
 
 // The verified transaction, reduced to what the rules read (all from the signed text).
@@ -60,6 +64,9 @@ struct IncomingTx {
     // The transaction's own amount and currency (upper case): what the shopper pays in (crypto for
     // a QR code). Not read by the rules; kept with the status (the amounts owed).
     std::optional<std::string> amount, currency;
+    // currencyInfo.isFiat of the signed text: a fiat payment of a checkout is a bank payment, a
+    // crypto one an exchange payment (nullopt: not said).
+    std::optional<bool> fiat;
 };
 
 // The rules' view of a verified transaction: nativeAmount in the core's amount_text() form (so that

@@ -10,6 +10,7 @@
 #include "paywasm/protocol.hpp"
 #include "client/transport.hpp"
 #include "server/util.hpp"
+#include "paywasm/text.hpp"
 
 namespace merchant {
 
@@ -50,7 +51,7 @@ HttpError Gateway::service_error(const paywasm::Error& e) {
     // an answer, its HTTP status only: the service's message may name ids that stay off logs.
     std::string detail;
     if (e.code() == ErrorCode::timeout || e.code() == ErrorCode::network) {
-        for (char c : std::string(e.what()).substr(0, 300)) detail += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+        detail = paywasm::escape_untrusted(e.what(), 300);
     } else {
         detail = "HTTP " + std::to_string(e.http_status());
     }

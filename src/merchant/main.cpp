@@ -14,6 +14,7 @@
 #include "server/client_address.hpp"
 #include "server/server.hpp"
 #include "server/signals.hpp"
+#include "paywasm/text.hpp"
 
 namespace {
 
@@ -259,7 +260,7 @@ int main(int argc, char** argv) {
         gw.stop();
         std::fprintf(stderr, "paywasm-merchant: stopped\n");
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "paywasm-merchant: %s\n", e.what());
+        std::fprintf(stderr, "paywasm-merchant: %s\n", paywasm::escape_untrusted(e.what(), 500).c_str());
         exit_code = 1;
     }
     return exit_code;

@@ -6,6 +6,7 @@
 
 #include "gateway.hpp"
 #include "server/util.hpp"
+#include "paywasm/text.hpp"
 
 namespace merchant {
 
@@ -28,7 +29,7 @@ void Gateway::start_pruner() {
                 }
                 ++retention_passes;
             } catch (const std::exception& e) {
-                std::fprintf(stderr, "paywasm-merchant: retention: %s\n", e.what());
+                std::fprintf(stderr, "paywasm-merchant: retention: %s\n", paywasm::escape_untrusted(e.what(), 500).c_str());
             }
             if (removed > 0) {
                 std::fprintf(stderr, "paywasm-merchant: retention: %lld rows older than %lld days removed\n",

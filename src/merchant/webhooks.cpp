@@ -10,6 +10,7 @@
 #include "paywasm/checkout.hpp"
 #include "paywasm/error.hpp"
 #include "server/util.hpp"
+#include "paywasm/text.hpp"
 
 namespace merchant {
 
@@ -24,8 +25,7 @@ void log_refusal(const std::string& what, const std::string& transaction_id) {
     if (window.exchange(minute) != minute) count = 0;
     const int n = ++count;
     if (n > 20) return;
-    std::string id;
-    for (char c : transaction_id.substr(0, 64)) id += (c >= 0x20 && c < 0x7f) ? c : '?';
+    const std::string id = paywasm::escape_untrusted(transaction_id, {64, true});
     std::fprintf(stderr, "paywasm-merchant: webhook refused: %s%s%s%s\n", what.c_str(), id.empty() ? "" : " (transaction ",
                  id.c_str(), id.empty() ? "" : ")");
     if (n == 20) std::fprintf(stderr, "paywasm-merchant: more refused webhooks this minute are not logged\n");

@@ -6,6 +6,7 @@
 
 #include "paywasm/error.hpp"
 #include "server/sql.hpp"
+#include "paywasm/text.hpp"
 
 namespace paywasm::server {
 
@@ -40,7 +41,7 @@ JsonDocument parse_object(const Request& req, const std::string& body) {
     for (char& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (media != "application/json") {
         throw HttpError(415, "unsupported_media_type",
-                        "Content-Type must be application/json" + (type.empty() ? std::string() : " (got " + type.substr(0, 60) + ")"));
+                        "Content-Type must be application/json" + (type.empty() ? std::string() : " (got " + paywasm::escape_untrusted(type, 60) + ")"));
     }
     // The core's reader: strict RFC 8259, at most kMaxJsonDepth levels, no recursion, so a hostile
     // nesting (120,000 levels) is refused here.
@@ -120,11 +121,11 @@ void guard(Response& res, const std::function<void()>& body) {
         std::string slug(paywasm::to_string(e.code()));
         send_error(res, 400, slug, e.what(), e.field());
     } catch (const StorageUnavailable& e) {
-        std::fprintf(stderr, "%s: %s\n", server_name().c_str(), e.what());
+        std::fprintf(stderr, "%s: %s\n", server_name().c_str(), paywasm::escape_untrusted(e.what(), 500).c_str());
         res.set_header("Retry-After", "2");
         send_error(res, 503, "storage_unavailable", "the database is unavailable; retry later");
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: internal error: %s\n", server_name().c_str(), e.what());
+        std::fprintf(stderr, "%s: internal error: %s\n", server_name().c_str(), paywasm::escape_untrusted(e.what(), 500).c_str());
         send_error(res, 500, "internal", "internal error in " + server_name());
     }
 }

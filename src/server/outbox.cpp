@@ -7,6 +7,7 @@
 
 #include "client/url.hpp"
 #include "server/util.hpp"
+#include "paywasm/text.hpp"
 
 namespace paywasm::server {
 
@@ -51,7 +52,7 @@ void Outbox::work() {
         try {
             item = store_.claim(now_ms());
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "%s: %s\n", options_.name.c_str(), e.what());
+            std::fprintf(stderr, "%s: %s\n", options_.name.c_str(), paywasm::escape_untrusted(e.what(), 500).c_str());
         }
         if (!item) {
             std::unique_lock<std::mutex> lock(mutex_);
@@ -84,10 +85,10 @@ void Outbox::work() {
             } else {
                 attempt.next_attempt_at = attempt.finished + options_.backoff_ms(item->attempts + 1);
                 store_.failed(*item, attempt);
-                if (options_.verbose) std::fprintf(stderr, "%s: %s: %s\n", options_.name.c_str(), item->id.c_str(), attempt.error.c_str());
+                if (options_.verbose) std::fprintf(stderr, "%s: %s: %s\n", options_.name.c_str(), item->id.c_str(), paywasm::escape_untrusted(attempt.error, 500).c_str());
             }
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "%s: %s\n", options_.name.c_str(), e.what());
+            std::fprintf(stderr, "%s: %s\n", options_.name.c_str(), paywasm::escape_untrusted(e.what(), 500).c_str());
         }
     }
 }

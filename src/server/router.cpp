@@ -1,6 +1,7 @@
 #include "server/router.hpp"
 
 #include "server/http.hpp"
+#include "paywasm/text.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -82,7 +83,7 @@ void Router::handle(Request& req, Response& res) const {
             }
         }
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "server: internal error: %s\n", e.what());
+        std::fprintf(stderr, "server: internal error: %s\n", paywasm::escape_untrusted(e.what(), 500).c_str());
         res = Response{};
         res.status = 500;
     }
@@ -91,7 +92,7 @@ void Router::handle(Request& req, Response& res) const {
             if (res.status >= 400 && res.body.empty() && error_) error_(req, res);
             if (post_) post_(req, res);
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "server: internal error: %s\n", e.what());
+            std::fprintf(stderr, "server: internal error: %s\n", paywasm::escape_untrusted(e.what(), 500).c_str());
         }
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -17,6 +17,7 @@
 #include "server/client_address.hpp"
 #include "server/event_stream.hpp"
 #include "server/response_head.hpp"
+#include "paywasm/text.hpp"
 
 namespace paywasm::server {
 
@@ -120,7 +121,7 @@ struct Server::Impl {
     void start_drain();
     void finish_if_drained();
     void log(const Request& req, int status) const {
-        if (options.access_log) std::fprintf(stderr, "%s %s %d\n", req.method.c_str(), loggable_path(req.path).c_str(), status);
+        if (options.access_log) std::fprintf(stderr, "%s %s %d\n", paywasm::escape_untrusted(req.method, 32).c_str(), loggable_path(req.path).c_str(), status);
     }
 };
 
@@ -195,7 +196,7 @@ awaitable<void> Server::Impl::session(std::shared_ptr<Connection> c) {
     try {
         co_await serve(*c);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "server: connection: %s\n", e.what());
+        std::fprintf(stderr, "server: connection: %s\n", paywasm::escape_untrusted(e.what(), 500).c_str());
     }
     beast::error_code ec;
     c->stream.socket().shutdown(tcp::socket::shutdown_both, ec);
@@ -327,7 +328,7 @@ awaitable<void> Server::Impl::serve(Connection& c) {
         auto parsed = parse_head(head, options.head);
         if (auto* bad = std::get_if<FramingError>(&parsed)) {
             ++refused_heads;
-            if (options.access_log) std::fprintf(stderr, "- - 400 (%s)\n", bad->reason.c_str());
+            if (options.access_log) std::fprintf(stderr, "- - 400 (%s)\n", paywasm::escape_untrusted(bad->reason, 300).c_str());
             co_await refuse(c, 400, bad->reason);
             co_return;
         }
@@ -471,7 +472,7 @@ awaitable<void> Server::Impl::run_stream(Connection& c, const Request& req, Resp
         co_await res.stream->run(stream);
         co_await send(c, "0\r\n\r\n");
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "server: stream: %s\n", e.what());
+        std::fprintf(stderr, "server: stream: %s\n", paywasm::escape_untrusted(e.what(), 500).c_str());
     }
     --open_streams;
     c.streaming = nullptr;

@@ -554,7 +554,7 @@ test('paywasm.d.ts follows the C++ enums: StatusKind, MoneyTaken, tone, next ste
   same(tsUnion('Method'), cppEnum(status, 'PayMethod'), 'Method = PayMethod');
   // Error codes: the core's, but `io` (a file of the CLI's), plus the browser's own.
   const CLI_ONLY = ['io'];
-  const BROWSER_ONLY = ['unsupported', 'internal', 'amount_mismatch', 'gateway', 'rate_limited'];
+  const BROWSER_ONLY = ['unsupported', 'internal', 'amount_mismatch', 'gateway', 'rate_limited', 'session_expired'];
   same(tsUnion('PayWasmErrorCode'), [...cppEnum(header('error.hpp'), 'ErrorCode').filter((c) => !CLI_ONLY.includes(c)), ...BROWSER_ONLY], 'PayWasmErrorCode');
   // Every code has the shopper's words.
   const en = JSON.parse(fs.readFileSync(path.join(REPO, 'web/src/locales/en.json'), 'utf8'));

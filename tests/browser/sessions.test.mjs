@@ -108,6 +108,23 @@ test('session mode: one Pay click makes at most 4 calls into the wasm core, coun
   await done();
 });
 
+test('session mode: an expired session (the gateway\'s 410) tells the shopper it expired, not that the checkout is broken', LIMIT, async () => {
+  const { page, api, done } = await openPage('checkout.html', { count: true });
+  const url = `${server.origin}/gateway/v1/checkout/cs_expired`;
+  await page.route(url, (route) => route.fulfill({ status: 410, contentType: 'application/json',
+    body: JSON.stringify({ code: 410, error: 'session_expired', message: 'this checkout session has expired' }) }));
+  await page.evaluate(([u, token]) => {
+    window.__ctl = PayWasm.mount('#app', { sessionUrl: u, getShopperToken: async () => token });
+  }, [url, TOKEN]);
+  const [err] = await waitEvent(page, 'paywasm-error');
+  assert.equal(err.error.code, 'session_expired', 'code');
+  await waitFor(async () => /This checkout has expired/.test(await shown(page)), { what: 'the expired text' });
+  assert.doesNotMatch(await shown(page), /not set up correctly/);
+  assert.equal(await page.locator('paywasm-checkout button.pay').count(), 0, 'no Pay button');
+  assert.deepEqual(api.calls.filter((c) => c.method === 'POST'), [], 'nothing sent');
+  await done();
+});
+
 test('session mode: a page cart that does not add up to the session\'s amount is refused by the core; nothing can be paid', LIMIT, async () => {
   const { page, api, done } = await openSession({ amount: '30.00' });
   const [err] = await waitEvent(page, 'paywasm-error');

@@ -4,9 +4,11 @@
 // rate token, the rate buckets on the database's clock (PostgreSQL), one process per SQLite file.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
+import net from 'node:net';
 
-import { SHOP_ORIGIN, gw, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
+import { APP_SECRET, SHOP_ORIGIN, gw, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
   webhookPrivateKey } from './harness.mjs';
 
 let sb, key;
@@ -52,6 +54,38 @@ test('each event carries the session\'s version; GET /v1/events shows type, sess
     const detail = (await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
     assert.equal(detail.transactions[0].receivedAmount, '0.0001');
     assert.equal(detail.transactions[0].receivedCurrency, 'BTC');
+  } finally {
+    await g.stop();
+    await app.close();
+  }
+});
+
+test('a checkout offering exchange and bank: each event names the method (signed isFiat; else the attempt the browser reported)', async () => {
+  const app = await startShopApp();
+  const g = await startGateway(sb, { appCallback: app.url, extra: ['--methods', 'exchange,bank,qr'] });
+  try {
+    const methodOf = async (s) => {
+      await waitFor(() => app.events.some((e) => e.body.sessionId === s.id), 10000, 'the event');
+      return app.events.find((e) => e.body.sessionId === s.id).body.method;
+    };
+    const pay = (s, extra) => hook(g, { id: crypto.randomUUID(), status: 0, nativeAmount: '5.00', nativeCurrency: 'USD',
+      amount: '5.00', currency: 'USD', meta: { offerId: s.offerId }, ...extra });
+    const bank = (await create(g, { methods: ['exchange', 'bank'] })).json;
+    assert.equal((await pay(bank, { currencyInfo: { isFiat: true } })).json.outcome, 'applied');
+    assert.equal(await methodOf(bank), 'bank');
+    const crypto1 = (await create(g, { methods: ['exchange', 'bank'] })).json;
+    assert.equal((await pay(crypto1, { currency: 'BTC', amount: '0.0001', currencyInfo: { isFiat: false } })).json.outcome, 'applied');
+    assert.equal(await methodOf(crypto1), 'exchange');
+    // Not said in the signed text: the attempt whose transaction the browser reported.
+    const reported = (await create(g, { methods: ['exchange', 'bank'] })).json;
+    const txId = crypto.randomUUID();
+    const at = await gw(g, 'POST', `/v1/checkout/${reported.id}/attempts`, { origin: SHOP_ORIGIN, body: { method: 'bank' } });
+    assert.equal(at.status, 201, at.text);
+    const rep = await gw(g, 'POST', `/v1/checkout/${reported.id}/attempts/${at.json.attemptId}`, { origin: SHOP_ORIGIN,
+      body: { transactionId: txId, status: 0 } });
+    assert.equal(rep.status, 200, rep.text);
+    assert.equal((await pay(reported, { id: txId })).json.outcome, 'applied');
+    assert.equal(await methodOf(reported), 'bank');
   } finally {
     await g.stop();
     await app.close();
@@ -126,3 +160,34 @@ test('PostgreSQL: an instance whose clock runs an hour ahead does not freeze the
       await pg.destroy();
     }
   });
+
+// Outside text reaches an answer, a log line or a terminal only through the core's
+// escape_untrusted (C0, DEL, C1, bidi, invalid UTF-8). Header values may carry bytes 0x80-0xFF
+// (obs-text), so a Content-Type can bring C1 controls and broken UTF-8 to the 415 answer; the CLI
+// quotes an unknown command.
+test('untrusted text at the edges is escaped: a 415\'s Content-Type, the CLI\'s unknown command', async () => {
+  const g = await startGateway(sb);
+  try {
+    const u = new URL(g.base);
+    const hostile = Buffer.concat([Buffer.from('text/x'), Buffer.from([0xc2, 0x9b]), Buffer.from('31m'), Buffer.from([0xff, 0xc3])]);
+    const head = Buffer.concat([Buffer.from(`POST /v1/sessions HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${APP_SECRET}\r\nContent-Length: 2\r\n`
+      + 'Content-Type: '), hostile, Buffer.from('\r\nConnection: close\r\n\r\n{}')]);
+    const answer = await new Promise((resolve, reject) => {
+      const socket = net.connect(Number(u.port), u.hostname, () => socket.write(head));
+      const parts = [];
+      socket.on('data', (d) => parts.push(d));
+      socket.on('end', () => resolve(Buffer.concat(parts)));
+      socket.on('error', reject);
+    });
+    const text = answer.toString('latin1');
+    assert.match(text.split('\r\n')[0], / 415 /, text.slice(0, 300));
+    const body = JSON.parse(answer.subarray(answer.indexOf('\r\n\r\n') + 4).toString('utf8'));
+    assert.match(body.message, /got text\/x\\u009b31m\\xff\\xc3/, body.message);
+  } finally {
+    await g.stop();
+  }
+  const cli = spawnSync(process.env.PAYWASM_CLI, ['ver\x1b[2Jsion\x7f'], { encoding: 'utf8' });
+  assert.notEqual(cli.status, 0);
+  assert.ok(!/[\x00-\x08\x0b-\x1f\x7f]/.test(cli.stderr), JSON.stringify(cli.stderr));
+  assert.match(cli.stderr, /unknown command 'ver\\u001b\[2Jsion\\u007f'/);
+});

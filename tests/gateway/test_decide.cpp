@@ -11,7 +11,7 @@ namespace {
 const std::string kUs = "m-ours";
 
 SessionFacts facts(bool exchange = true, std::optional<HeldStatus> current = std::nullopt) {
-    return SessionFacts{"order-1", "82.00", "USD", exchange, false, std::move(current)};
+    return SessionFacts{"order-1", "82.00", "USD", exchange, false, std::move(current), {}};
 }
 
 IncomingTx tx(std::string id, int status, std::string order = "order-1") {
@@ -158,4 +158,24 @@ TEST_CASE("A debit's statuses: applied when they supersede the stored one, a suc
     const Decision done = decide_debit_webhook(HeldStatus{0, "d1", false, std::nullopt}, tx("d1", 1, "club-42-2026-12"));
     CHECK(done.outcome == Outcome::applied);
     CHECK(done.success);
+}
+
+TEST_CASE("A checkout offering exchange and bank: the method from the signed isFiat, else the browser's report, else none") {
+    SessionFacts both{"order-1", "82.00", "USD", true, true, std::nullopt, {}};
+    IncomingTx t = tx("t1", 0);
+    CHECK_FALSE(decide_webhook(kUs, both, {}, std::nullopt, t).method.has_value());
+    both.reported_method = "bank";
+    CHECK(decide_webhook(kUs, both, {}, std::nullopt, t).method == paywasm::PayMethod::bank);
+    // The signed text wins over what a browser reported.
+    t.fiat = false;
+    CHECK(decide_webhook(kUs, both, {}, std::nullopt, t).method == paywasm::PayMethod::exchange);
+    t.fiat = true;
+    both.reported_method.reset();
+    CHECK(decide_webhook(kUs, both, {}, std::nullopt, t).method == paywasm::PayMethod::bank);
+    // The label never changes the money: a success is a success either way.
+    CHECK(decide_webhook(kUs, both, {}, std::nullopt, tx("t2", 1)).success);
+    // One method offered: that one, whatever the text says.
+    SessionFacts exchange_only = facts();
+    t.fiat = true;
+    CHECK(decide_webhook(kUs, exchange_only, {}, std::nullopt, t).method == paywasm::PayMethod::exchange);
 }

@@ -27,23 +27,14 @@ using paywasm::test::error_of;
 namespace {
 
 // `cp` as UTF-8 (any value up to 0x10FFFF, surrogates included: the test needs ill-formed input too).
+// Written as the test's own oracle, not as the core's encoder: continuation bytes from the low end,
+// then a lead byte of n one-bits and a zero.
 std::string utf8(std::uint32_t cp) {
-    std::string out;
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+    if (cp < 0x80) return std::string(1, static_cast<char>(cp));
+    const int n = cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    std::string out(static_cast<std::size_t>(n), '\0');
+    for (int i = n - 1; i > 0; --i, cp >>= 6) out[static_cast<std::size_t>(i)] = static_cast<char>(0x80 | (cp & 0x3F));
+    out[0] = static_cast<char>(((0xFF00u >> n) & 0xFFu) | cp);
     return out;
 }
 

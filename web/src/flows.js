@@ -144,6 +144,11 @@ export async function readSession(c, life) {
     { timeoutMs: el.timeout, retries: 2, signal: life.signal });
   let v = null;
   try { v = JSON.parse(res.body); } catch (e) { /* below */ }
+  if (res.status === 410) {
+    // The gateway's session_expired: the shopper is told the checkout expired, not that it is broken.
+    throw new PayWasmError('session_expired', 'session-url answered HTTP 410: the checkout session has expired',
+      { httpStatus: 410, field: 'session-url' });
+  }
   if (res.status !== 200 || !v || !Array.isArray(v.cart) || !Array.isArray(v.methods)) {
     throw new PayWasmError(res.status >= 500 ? 'server' : 'usage', `session-url answered HTTP ${res.status}${v ? '' : ', not JSON'}`,
       { httpStatus: res.status, field: 'session-url' });
