@@ -180,7 +180,9 @@ export function holdPay(c, payable) {
     s.error = null;
   }
   if (!payable.armed && s.phase === 'idle') s.phase = 'ambiguous';
-  if (s.phase === 'ambiguous' && c.life) watchStatus(c, { meta: { offerId: c.host.offerId } }, null);
+  // The stream once the core is in (what a status means is its to say): element.js _sessionStatus
+  // holds Pay again then, and opens it.
+  if (s.phase === 'ambiguous' && c.core && c.life) watchStatus(c, { meta: { offerId: c.host.offerId } }, null);
   refresh(c);
 }
 
@@ -430,12 +432,6 @@ export function applyStatus(c, data, result, method) {
   // A gateway's event says whether Pay may be armed.
   if (tx && c.session) holdPay(c, tx.payable);
   if (!tx || typeof tx.status !== 'number') return false;
-  if (!c.core) {
-    // A held session's stream opens while the module loads: its status is read once the core is in.
-    const life = c.life;
-    if (c.loading) c.loading.then(() => { if (c.life === life && c.core) applyStatus(c, data, result, method); }, () => {});
-    return false;
-  }
   if (tx.state === 'amount_mismatch') {
     s.phase = 'ambiguous';
     showError(c, new PayWasmError('amount_mismatch', 'the amount paid differs from the order', {
