@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -108,7 +109,9 @@ public:
                                   bool forward, std::int64_t now);
     // The attention pass (the pruner thread): each attempt stuck by `t` (stuck_since() <= now) and
     // not yet signalled gets attention_at by compare-and-set and, in the same transaction, ONE
-    // checkout.attention_needed outbox row. Returns the sessions whose attempts changed.
+    // checkout.attention_needed outbox row. Candidates are read kAttentionPage at a time, paging on
+    // to the last. Returns the sessions whose attempts changed.
+    static constexpr int kAttentionPage = 500;
     std::vector<std::string> attention_pass(const AttentionThresholds& t, bool forward, std::int64_t now);
     // GET /v1/sessions?state=attention: the sessions with a stuck, unresolved attempt or a
     // resolution contradicted by a verified outcome, newest first, at most `limit`.
@@ -170,6 +173,11 @@ private:
     // and records what it said (verified_of); a contradicted resolution queues
     // checkout.resolution_conflict. True when an attempt changed.
     bool settle_attempt(Session& s, const Decision& d, const IncomingTx& in, bool forward, std::int64_t now);
+    // The one path of a change to an existing attempt (report, resolution): in one transaction, the
+    // session read with its row locked and the attempt found (else attempt_not_found; no session:
+    // not_found), then `change` decides with out.attempt set to the attempt as read.
+    using AttemptChanger = std::function<void(Session&, AttemptFacts&, AttemptChange&)>;
+    AttemptChange change_attempt(const std::string& session_id, const std::string& attempt_id, const AttemptChanger& change);
     // The session's version + 1 and its status pushed (NOTIFY at commit): a change of its attempts.
     PushedStatus push_change(Session& s, std::int64_t now);
     // One outbox row (ON CONFLICT DO NOTHING); `chain`/`seq`: delivered after the chain's earlier rows.

@@ -125,8 +125,8 @@ Store::AttemptChange Store::register_attempt(const std::string& session_id, cons
     return out;
 }
 
-Store::AttemptChange Store::report_attempt(const std::string& session_id, const std::string& attempt_id,
-                                           const Report& report, std::int64_t now) {
+Store::AttemptChange Store::change_attempt(const std::string& session_id, const std::string& attempt_id,
+                                           const AttemptChanger& change) {
     AttemptChange out;
     sql_->transaction([&] {
         auto s = read_session(session_id, true);
@@ -136,103 +136,115 @@ Store::AttemptChange Store::report_attempt(const std::string& session_id, const 
             out.result = AttemptChange::attempt_not_found;
             return;
         }
-        if (a->reported) {
-            out.attempt = *a;
+        out.attempt = *a;
+        change(*s, *a, out);
+    });
+    return out;
+}
+
+Store::AttemptChange Store::report_attempt(const std::string& session_id, const std::string& attempt_id,
+                                           const Report& report, std::int64_t now) {
+    return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, AttemptChange& out) {
+        if (a.reported) {
             out.result = AttemptChange::already_reported;
             return;
         }
         // A transaction id already attached by a verified webhook is kept: the browser's word does
         // not replace what the service signed.
-        const auto tx = a->transaction_id ? a->transaction_id : report.transaction_id;
+        const auto tx = a.transaction_id ? a.transaction_id : report.transaction_id;
         sql_->execute("UPDATE attempts SET reported_at = ?, transaction_id = ?, reported_status = ?, error_code = ?, "
                       "error_http = ? WHERE id = ? AND session_id = ?",
                       {now, or_null(tx), report.status ? SqlValue(std::int64_t(*report.status)) : SqlValue(),
                        or_null(report.error_code),
-                       report.error_http ? SqlValue(std::int64_t(*report.error_http)) : SqlValue(), a->id, s->id});
-        a->reported = true;
-        a->transaction_id = tx;
-        a->reported_status = report.status;
-        a->error_code = report.error_code;
-        a->error_http = report.error_http;
-        out.attempt = *a;
-        out.pushed = push_change(*s, now);
-        out.payable = payable_of(*s);
+                       report.error_http ? SqlValue(std::int64_t(*report.error_http)) : SqlValue(), a.id, s.id});
+        a.reported = true;
+        a.transaction_id = tx;
+        a.reported_status = report.status;
+        a.error_code = report.error_code;
+        a.error_http = report.error_http;
+        out.attempt = a;
+        out.pushed = push_change(s, now);
+        out.payable = payable_of(s);
         out.result = AttemptChange::done;
     });
-    return out;
 }
 
 Store::AttemptChange Store::resolve_attempt(const std::string& session_id, const std::string& attempt_id,
                                             const std::string& resolution, const std::string& note,
                                             const std::string& actor, bool forward, std::int64_t now) {
-    AttemptChange out;
-    sql_->transaction([&] {
-        auto s = read_session(session_id, true);
-        if (!s) return;
-        AttemptFacts* a = find(*s, attempt_id);
-        if (!a) {
-            out.result = AttemptChange::attempt_not_found;
-            return;
-        }
-        out.attempt = *a;
+    return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, AttemptChange& out) {
         // Decided by the service's signed word already (and not contradicted): nothing to resolve.
-        if ((a->verified == Verified::paid || a->verified == Verified::no_money) && !a->conflict_at) {
+        if ((a.verified == Verified::paid || a.verified == Verified::no_money) && !a.conflict_at) {
             out.result = AttemptChange::settled;
             return;
         }
-        if (a->resolution && !a->conflict_at) {
+        if (a.resolution && !a.conflict_at) {
             out.result = AttemptChange::already_resolved;
             return;
         }
         const std::string record = random_token("res_");
         sql_->execute("INSERT INTO resolutions (id, session_id, attempt_id, resolution, note, actor, created_at) VALUES "
                       "(?, ?, ?, ?, ?, ?, ?)",
-                      {record, s->id, a->id, resolution, note, actor, now});
-        sql_->execute("UPDATE attempts SET resolution = ?, conflict_at = NULL WHERE id = ?", {resolution, a->id});
-        a->resolution = resolution;
-        a->conflict_at.reset();
-        out.attempt = *a;
-        out.pushed = push_change(*s, now);
-        out.payable = payable_of(*s);
+                      {record, s.id, a.id, resolution, note, actor, now});
+        sql_->execute("UPDATE attempts SET resolution = ?, conflict_at = NULL WHERE id = ?", {resolution, a.id});
+        a.resolution = resolution;
+        a.conflict_at.reset();
+        out.attempt = a;
+        out.pushed = push_change(s, now);
+        out.payable = payable_of(s);
         if (forward) {
             const std::string id = "evt_" + record;
-            queue_event(id, attempt_event_json(id, resolution_event_type(resolution), now, *s, *a, note), now);
+            queue_event(id, attempt_event_json(id, resolution_event_type(resolution), now, s, a, note), now);
         }
         out.result = AttemptChange::done;
     });
-    return out;
 }
 
 std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, bool forward, std::int64_t now) {
     std::vector<std::string> changed;
-    // Candidates, read without a lock; each is decided again under its session's lock.
-    std::vector<std::pair<std::string, std::string>> due;  // session, attempt
-    for (const auto& r : sql_->query(std::string("SELECT session_id, ") + kAttemptColumns +
-                                         " FROM attempts WHERE attention_at IS NULL AND resolution IS NULL AND "
-                                         "verified IN ('none', 'open') ORDER BY created_at LIMIT 500")) {
-        SqlRow facts;
-        facts.columns.assign(r.columns.begin() + 1, r.columns.end());
-        const AttemptFacts a = attempt_from_row(facts);
-        if (const auto at = stuck_since(a, t); at && *at <= now) due.emplace_back(r.text(0), a.id);
-    }
-    for (const auto& [session_id, attempt_id] : due) {
-        sql_->transaction([&] {
-            auto s = read_session(session_id, true);
-            if (!s) return;
-            AttemptFacts* a = find(*s, attempt_id);
-            const auto at = a ? stuck_since(*a, t) : std::nullopt;
-            if (!at || *at > now || a->attention_at) return;
-            // The compare-and-set: of two instances' passes, one changes the row, one finds it set.
-            if (sql_->execute("UPDATE attempts SET attention_at = ? WHERE id = ? AND attention_at IS NULL", {now, a->id}) != 1) {
-                return;
-            }
-            a->attention_at = now;
-            if (forward) {
-                const std::string id = "evt_attention_" + a->id.substr(a->id.find('_') + 1);
-                queue_event(id, attempt_event_json(id, "checkout.attention_needed", now, *s, *a, std::nullopt), now);
-            }
-            changed.push_back(s->id);
-        });
+    // Candidates (no verified outcome, no resolution, not yet signalled), read without a lock a page
+    // at a time, oldest first, paging on by (created_at, id) to the last: a page of attempts not yet
+    // due (a bank payment pending for days, exchange attempts younger than their threshold) never
+    // hides a due one behind it. Each due one is decided again under its session's lock, in a
+    // transaction of its own.
+    std::int64_t after_at = -1;
+    std::string after_id;
+    for (bool more = true; more;) {
+        const auto page = sql_->query(std::string("SELECT session_id, ") + kAttemptColumns +
+                                          " FROM attempts WHERE attention_at IS NULL AND resolution IS NULL AND "
+                                          "verified IN ('none', 'open') AND (created_at > ? OR (created_at = ? AND id > ?)) "
+                                          "ORDER BY created_at, id LIMIT ?",
+                                      {after_at, after_at, after_id, std::int64_t(kAttentionPage)});
+        more = page.size() == static_cast<std::size_t>(kAttentionPage);
+        std::vector<std::pair<std::string, std::string>> due;  // session, attempt
+        for (const auto& r : page) {
+            SqlRow facts;
+            facts.columns.assign(r.columns.begin() + 1, r.columns.end());
+            const AttemptFacts a = attempt_from_row(facts);
+            after_at = a.created_at;
+            after_id = a.id;
+            if (const auto at = stuck_since(a, t); at && *at <= now) due.emplace_back(r.text(0), a.id);
+        }
+        for (const auto& [session_id, attempt_id] : due) {
+            sql_->transaction([&] {
+                auto s = read_session(session_id, true);
+                if (!s) return;
+                AttemptFacts* a = find(*s, attempt_id);
+                const auto at = a ? stuck_since(*a, t) : std::nullopt;
+                if (!at || *at > now || a->attention_at) return;
+                // The compare-and-set: of two instances' passes, one changes the row, one finds it set.
+                if (sql_->execute("UPDATE attempts SET attention_at = ? WHERE id = ? AND attention_at IS NULL",
+                                  {now, a->id}) != 1) {
+                    return;
+                }
+                a->attention_at = now;
+                if (forward) {
+                    const std::string id = "evt_attention_" + a->id.substr(a->id.find('_') + 1);
+                    queue_event(id, attempt_event_json(id, "checkout.attention_needed", now, *s, *a, std::nullopt), now);
+                }
+                changed.push_back(s->id);
+            });
+        }
     }
     return changed;
 }

@@ -452,7 +452,8 @@ export async function fakeSession(page, view = {}, { status = null } = {}) {
 // gw.calls the gateway's POSTs ({ path, json }). Returns gw with gw.url, the session-url.
 export async function fakeGateway(page, view = {}, { status = null } = {}) {
   const gw = { log: [], calls: [], stream: null, streams: 0, register: () => ({ status: 201, json: { attemptId: `at_${'a1'.repeat(16)}`, method: 'exchange', createdAt: new Date().toISOString(), state: 'registered' } }) };
-  gw.url = await fakeSession(page, view, { status });
+  // As the gateway's view: its status JSON carries `payable` too, a status or not.
+  gw.url = await fakeSession(page, view.payable && !view.status ? { ...view, status: gatewayView(view.payable) } : view, { status });
   await page.route(`${gw.url}/status`, (route) => {
     const sse = (route.request().headers().accept || '').includes('text/event-stream');
     gw.streams += 1;

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 
 import { api, bankPayload, encrypt, exchangePayload, payExchange, sendJson } from '../server/harness.mjs';
 import {
-  SHOP_ORIGIN, gw, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
+  SHOP_ORIGIN, activeSubscription, gw, outboxDrained, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
   webhookPrivateKey,
 } from './harness.mjs';
 
@@ -199,6 +199,81 @@ for (const method of ['exchange', 'bank']) {
   });
 }
 
+describe('the attention pass', () => {
+  // The pass reads its candidates a page (500) at a time, oldest first, and pages on to the last:
+  // 505 exchange attempts not yet due (younger than 180 min) do not hide 5 bank attempts behind
+  // them that are (older than 60 min); later all 510 are due and each is signalled once.
+  test('more stuck attempts than a page: none hidden behind attempts not yet due, each signalled once', { timeout: 120000 }, async () => {
+    const app = await startShopApp({ toleranceS: 86400 });
+    const dir = tempDir('pwm-page-');
+    const extra = ['--session-ttl', '86400'];
+    let g = await startGateway(sb, { dir, appCallback: app.url, extra });
+    try {
+      const made = { exchange: [], bank: [] };
+      for (const [method, count] of [['exchange', 505], ['bank', 5]]) {
+        for (let i = 0; i < count; i += 25) {
+          made[method].push(...await Promise.all(Array.from({ length: Math.min(25, count - i) }, async () => {
+            const r = await register(g, await session(g), method);
+            assert.equal(r.status, 201, r.text);
+            return r.json.attemptId;
+          })));
+        }
+      }
+      const signalled = () => app.events.filter((e) => e.body.type === 'checkout.attention_needed').map((e) => e.body.attemptId);
+      await g.stop();
+      g = await startGateway(sb, { dir, appCallback: app.url, extra, env: { PAYWASM_CLOCK_OFFSET_MS: String(61 * MINUTE) } });
+      await waitFor(() => signalled().length >= 5, 20000, 'the bank attempts signalled');
+      await outboxDrained(g);
+      assert.deepEqual(signalled().sort(), [...made.bank].sort(), 'the 5 due bank attempts, not one exchange attempt');
+      await g.stop();
+      g = await startGateway(sb, { dir, appCallback: app.url, extra, env: { PAYWASM_CLOCK_OFFSET_MS: String(181 * MINUTE) } });
+      await waitFor(() => signalled().length >= 510, 60000, 'all 510 signalled');
+      await outboxDrained(g, 30000);
+      const all = signalled();
+      assert.equal(all.length, 510, 'one event each');
+      assert.deepEqual([...new Set(all)].sort(), [...made.exchange, ...made.bank].sort(), 'every stuck attempt');
+    } finally {
+      await g.stop();
+      await app.close();
+    }
+  });
+
+  // Sessions take payments for --session-ttl (1 hour by default), the exchange threshold is 3
+  // hours: an attempt of a session that expired meanwhile is still stuck money, and still reaches
+  // the merchant; a release cannot arm Pay on it (expired), and the late webhook still applies.
+  test('an attempt of a session that expired (default TTL) still becomes attention; released, Pay stays off; the late webhook applies', { timeout: 60000 }, async () => {
+    const app = await startShopApp({ toleranceS: 86400 });
+    const dir = tempDir('pwm-expired-');
+    let g = await startGateway(sb, { dir, appCallback: app.url });
+    try {
+      const s = await session(g);
+      const a = (await register(g, s)).json;
+      const tx = 'tx-' + crypto.randomUUID();
+      assert.equal((await report(g, s, a.attemptId, { transactionId: tx, status: 0 })).status, 200);
+      await g.stop();
+      g = await startGateway(sb, { dir, appCallback: app.url, env: { PAYWASM_CLOCK_OFFSET_MS: String(181 * MINUTE) } });
+      const attention = await waitFor(() => app.events.find((e) => e.body.type === 'checkout.attention_needed'), 20000, 'attention');
+      assert.deepEqual([attention.body.sessionId, attention.body.attemptId, attention.body.transactionId], [s.id, a.attemptId, tx]);
+      assert.equal((await gw(g, 'GET', `/v1/checkout/${s.id}`)).status, 410, 'the session expired two hours ago');
+      assert.equal((await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json.payable.reason, 'expired', 'the app view says so');
+      const listed = (await gw(g, 'GET', '/v1/sessions?state=attention', { app: true })).json.sessions;
+      assert.ok(listed.some((x) => x.id === s.id), 'listed under state=attention');
+      const released = await gw(g, 'POST', `/v1/sessions/${s.id}/resolve`, { app: true,
+        body: { attemptId: a.attemptId, resolution: 'release', note: 'expired; nothing in the portal' } });
+      assert.equal(released.status, 200, released.text);
+      assert.deepEqual([released.json.payable.armed, released.json.payable.reason], [false, 'expired'], 'no Pay on an expired session');
+      assert.equal((await gw(g, 'POST', '/v1/webhooks', { raw: signed(s.offerId, { id: tx, status: 1 }) })).status, 200);
+      await waitFor(() => app.events.find((e) => e.body.type === 'checkout.succeeded' && e.body.sessionId === s.id), 10000, 'the success');
+      await outboxDrained(g);
+      assert.equal(app.events.filter((e) => e.body.type === 'checkout.attention_needed').length, 1, 'one attention event');
+      assert.equal(app.events.filter((e) => e.body.type === 'checkout.succeeded').length, 1, 'shipped once');
+    } finally {
+      await g.stop();
+      await app.close();
+    }
+  });
+});
+
 describe('two instances on one PostgreSQL', () => {
   let pg, a, b, app;
   before(async () => {
@@ -223,12 +298,7 @@ describe('two instances on one PostgreSQL', () => {
   });
 
   test('a debit raced "succeeded" against "pending" on two instances, 40 rounds: 40 final successes, events in order', { timeout: 120000 }, async () => {
-    const payload = exchangePayload(sb.merchant);
-    const pay = await payExchange(sb, payload, { exchange: 'coinbase' });
-    assert.equal(pay.status, 200, pay.text);
-    assert.equal((await sendJson('POST', `${sb.base}/__sandbox/transactions/${pay.json.id}/advance`, { status: 1 })).status, 200);
-    const subs = await waitFor(async () => (await (await fetch(`${sb.base}/__sandbox/subscriptions`)).json())
-      .find((x) => x.transactionId === pay.json.id && x.status === 'active'), 5000, 'an active subscription');
+    const subs = await activeSubscription(sb);
     const lost = [];
     for (let round = 0; round < 40; round++) {
       const orderId = `race-${round}-${crypto.randomUUID()}`;

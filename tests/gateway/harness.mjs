@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 
-import { startSandbox } from '../server/harness.mjs';
+import { exchangePayload, payExchange, sendJson, startSandbox } from '../server/harness.mjs';
 import { freePort, holdPort, sleep, tempDir, waitFor } from '../support/node.mjs';
 
 // The shared helpers (tests/support/node.mjs), for the suites that import them from here; `tmpdir`
@@ -237,6 +237,17 @@ export async function sessionThenWebhook(g, key) {
     shippingAddress: { firstname: 'A', lastname: 'B', email: 'a@b.example', country: 'US' } } }).catch(() => {});
   const text = JSON.stringify({ id: crypto.randomUUID(), status: 0, nativeAmount: '5.00', nativeCurrency: 'USD', meta: { offerId } });
   return gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(text, key) }).catch(() => null);
+}
+
+// An active subscription at sandbox `sb` (GET /__sandbox/subscriptions' row), for debits: a paid
+// exchange payment of exchangePayload()'s cart, which has a subscription item.
+export async function activeSubscription(sb) {
+  const payment = await payExchange(sb, exchangePayload(sb.merchant), { exchange: 'coinbase' });
+  if (payment.status !== 200) throw new Error(`the subscription's payment: ${payment.status} ${payment.text}`);
+  const moved = await sendJson('POST', `${sb.base}/__sandbox/transactions/${payment.json.id}/advance`, { status: 1 });
+  if (moved.status !== 200) throw new Error(`the subscription's payment not advanced: ${moved.status}`);
+  return waitFor(async () => (await (await fetch(`${sb.base}/__sandbox/subscriptions`)).json())
+    .find((x) => x.transactionId === payment.json.id && x.status === 'active'), 5000, 'an active subscription');
 }
 
 export function webhookPrivateKey(sb) {

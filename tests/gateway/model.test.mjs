@@ -5,13 +5,21 @@
 // here from docs/merchant.md's rules (not from the C++): every webhook's answer, every session's
 // final status, every stored transaction and the multiset of forwarded events must agree.
 //
-// Payment attempts (issue 32) ride along on the exchange sessions: tabs registering at once, tabs
-// closed mid-request (no report), true and false browser reports (a "success" the service never
-// signed, a refusal, a 502), lost webhooks, the merchant's resolutions and late webhooks after
-// them. Invariants checked after every step: no success without a verified webhook or a merchant's
-// resolution; Pay never armed while an attempt may have taken money; at most one 201 of two tabs.
-// At the end the instances restart with the clock past the threshold: each stuck attempt gives
-// exactly one checkout.attention_needed, and no other attempt any.
+// Payment attempts (issue 32) ride along on the exchange and bank sessions: tabs registering at
+// once, tabs closed mid-request (no report), true and false browser reports (a "success" the
+// service never signed, a refusal, which a bank payment does not have, a 502), lost webhooks, the
+// merchant's resolutions and late webhooks after them. Invariants checked after every step: no
+// success without a verified webhook or a merchant's resolution; Pay never armed while an attempt
+// may have taken money; at most one 201 of two tabs. At the end the instances restart with the
+// clock past the thresholds (181 minutes: exchange 180, bank 60; a bank payment verified pending
+// waits 7 days): each stuck attempt gives exactly one checkout.attention_needed, and no other
+// attempt any.
+//
+// Subscription debits (made through the gateway's app API) get scripts of their own: statuses
+// sent one at a time or raced on two instances at once, repeated deliveries. The events of each
+// debit must be one of the orders the model allows for the races (the gateway decides a debit
+// under its row lock and forwards its events in that order), and a success is followed by nothing
+// but a refund of it: a debit's final success is never overwritten.
 //
 // Sessions run concurrently (their webhooks interleave on the instances); within a session the
 // script's order is kept, so the model knows the order the gateway saw.
@@ -23,7 +31,7 @@ import crypto from 'node:crypto';
 
 import { sendJson } from '../server/harness.mjs';
 import {
-  SHOP_ORIGIN, gw, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
+  SHOP_ORIGIN, activeSubscription, gw, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
   webhookPrivateKey,
 } from './harness.mjs';
 
@@ -74,6 +82,9 @@ class ModelSession {
   constructor(offerId, methods) {
     Object.assign(this, { offerId, methods, codes: [], current: null, txs: new Map(), events: [], seen: new Set(),
       attempts: [], conflicts: 0, resolved: 0 });
+    // The browser's method of this session (its sessions offer one of exchange and bank, so a
+    // webhook of its offerId is of that method), or null: QR only.
+    this.payMethod = methods.find((m) => m === 'exchange' || m === 'bank') ?? null;
   }
 
   // The outcome the gateway must answer for a webhook of transaction `tx` (and what it changes).
@@ -108,7 +119,7 @@ class ModelSession {
   // else the oldest with no transaction): what it says is kept when the transaction row moved.
   settle(tx, outcome, storedBefore) {
     if (!['applied', 'stale', 'amount_mismatch'].includes(outcome) || tx.meta.offerId !== this.offerId) return;
-    const a = this.attempts.find((x) => x.tx === tx.id) ?? this.attempts.find((x) => !x.tx && x.verified === 'none');
+    const a = this.attempts.find((x) => x.tx === tx.id) ?? this.attempts.find((x) => !x.tx && x.verified === 'none' && x.method === this.payMethod);
     if (!a) return;
     a.tx = tx.id;
     const next = this.txs.get(tx.id);
@@ -121,15 +132,23 @@ class ModelSession {
       this.conflicts++;
     }
     a.verified = v;
+    if (v === 'open') a.openSeen = true;
   }
 
   // Whether an attempt may have taken money with nothing settled about it (Pay must stay off).
   static blocks(a) {
     if (a.verified === 'paid' || a.verified === 'no_money' || a.resolution) return false;
     if (a.verified === 'open' || !a.reported || !a.error) return true;
+    if (a.method !== 'exchange') return true;  // the service documents refusals of exchange payments only
     const refused = a.error.httpStatus != null ? a.error.httpStatus >= 418 && a.error.httpStatus <= 422
       : ['authentication_failed', 'insufficient_balance', 'whitelist_pending', 'wallet_unsupported', 'below_minimum'].includes(a.error.code);
     return !refused;
+  }
+
+  // Stuck 181 minutes after its registration: blocking, except a bank payment the service said is
+  // pending (it has 7 days from that status).
+  static stuck(a) {
+    return ModelSession.blocks(a) && !(a.method === 'bank' && a.openSeen);
   }
 
   // A new QR code in place of code `txId`: only when that code is the session's status, final, with
@@ -167,7 +186,7 @@ async function runModel(instances, sb, app, seed, restart) {
   const gwOf = () => pick(instances);
 
   async function oneSession(n) {
-    const methods = pick([['exchange', 'qr'], ['qr'], ['exchange']]);
+    const methods = pick([['exchange', 'qr'], ['qr'], ['exchange'], ['bank'], ['bank', 'qr']]);
     const offerId = `model-${seed}-${n}-${crypto.randomUUID().slice(0, 8)}`;
     const created = await gw(gwOf(), 'POST', '/v1/sessions', { app: true, body: { offerId, currency: 'USD', methods,
       cart: [{ id: 'x', name: 'X', price: 5, quantity: 1 }], customerInfo: { name: 'Ada', email: 'ada@example.com' },
@@ -179,7 +198,7 @@ async function runModel(instances, sb, app, seed, restart) {
     const stream = sse(`${gwOf().base}/v1/checkout/${s.id}/status`, { timeoutMs: 600000, onEvent: (e) => streamed.push(e) });
     stream.done.catch(() => {});  // ends when the gateway stops
     await stream.opened;
-    const exchangeTxs = [crypto.randomUUID(), crypto.randomUUID()];
+    const payTxs = [crypto.randomUUID(), crypto.randomUUID()];  // the exchange or bank payments' transactions
     const sent = [];
     let qrTx = null;
     if (methods.includes('qr')) {
@@ -217,7 +236,7 @@ async function runModel(instances, sb, app, seed, restart) {
         }
         continue;
       }
-      if (r < 0.45 && methods.includes('exchange')) {
+      if (r < 0.45 && m.payMethod) {
         await attemptStep();
         continue;
       }
@@ -225,13 +244,13 @@ async function runModel(instances, sb, app, seed, restart) {
       let txId;
       let orderId;
       const kind = rand();
-      if (qrTx && (kind < 0.5 || !methods.includes('exchange'))) {
+      if (qrTx && (kind < 0.5 || !m.payMethod)) {
         const code = pick(m.codes);
         orderId = code.orderId;
         txId = rand() < 0.06 ? crypto.randomUUID() : code.txId;  // a transaction the gateway did not create
       } else {
         orderId = offerId;
-        txId = pick(exchangeTxs);
+        txId = pick(payTxs);
       }
       const status = pick(STATUSES);
       const tx = {
@@ -274,17 +293,19 @@ async function runModel(instances, sb, app, seed, restart) {
       const open = m.attempts.filter((a) => !a.reported);
       if (r < 0.4 || (!open.length && r < 0.75) || !m.attempts.length) {
         const before = (await gw(gwOf(), 'GET', `/v1/checkout/${s.id}`)).json.payable;
-        const tabs = await Promise.all([0, 1].map(() => gw(gwOf(), 'POST', `/v1/checkout/${s.id}/attempts`, { origin: SHOP_ORIGIN, body: { method: 'exchange' } })));
+        const tabs = await Promise.all([0, 1].map(() => gw(gwOf(), 'POST', `/v1/checkout/${s.id}/attempts`, { origin: SHOP_ORIGIN, body: { method: m.payMethod } })));
         const made = tabs.filter((t) => t.status === 201);
         if (made.length > 1) failures.push(`${offerId}: two tabs both registered`);
         if (before.armed !== (made.length === 1)) failures.push(`${offerId}: payable ${JSON.stringify(before)} but ${made.length} registered`);
-        for (const t of made) m.attempts.push({ id: t.json.attemptId, reported: false, tx: null, error: null, verified: 'none', resolution: null });
+        for (const t of made) {
+          m.attempts.push({ id: t.json.attemptId, method: m.payMethod, reported: false, tx: null, error: null, verified: 'none', resolution: null });
+        }
         return;  // (the tab may close now: no report)
       }
       if (r < 0.75 && open.length) {
         const a = pick(open);
         const lie = rand();
-        const report = lie < 0.35 ? { transactionId: pick(exchangeTxs), status: pick([0, 1]) }  // true, or a "success" nobody signed
+        const report = lie < 0.35 ? { transactionId: pick(payTxs), status: pick([0, 1]) }  // true, or a "success" nobody signed
           : lie < 0.5 ? { transactionId: crypto.randomUUID(), status: 1 }                      // a transaction that does not exist
             : { error: pick([{ code: 'insufficient_balance', httpStatus: 419 }, { code: 'server', httpStatus: 502 },
               { code: 'network', httpStatus: null }, { code: 'below_minimum', httpStatus: null }, { code: 'server', httpStatus: 504 }]) };
@@ -312,7 +333,7 @@ async function runModel(instances, sb, app, seed, restart) {
 
     // The issue's invariants, against what the gateway shows now.
     async function invariants(after) {
-      if (!methods.includes('exchange')) return;
+      if (!m.payMethod) return;
       const v = (await gw(gwOf(), 'GET', `/v1/checkout/${s.id}`)).json;
       const blocking = m.attempts.filter(ModelSession.blocks);
       if (v.payable.armed && blocking.length) failures.push(`${offerId} after ${after}: Pay armed while ${JSON.stringify(blocking)} may have taken money`);
@@ -374,21 +395,135 @@ async function runModel(instances, sb, app, seed, restart) {
     const last = r.streamed.at(-1);
     failures.push(`${r.m.offerId}: the stream's last event ${JSON.stringify({ status: last.status, tx: last.transactionId })}, model ${r.m.current.status} ${r.m.current.id}`);
   }
+  const debitCount = await runDebits(instances, sb, app, seed, failures);
   // The clock moved past the exchange threshold (every instance restarted): each stuck attempt
   // gives exactly one attention event, whichever instance's pass finds it first.
   await restart(181 * 60000);
-  const stuck = results.flatMap(({ m }) => m.attempts.filter(ModelSession.blocks).map((a) => a.id)).sort();
+  const stuck = results.flatMap(({ m }) => m.attempts.filter(ModelSession.stuck).map((a) => a.id)).sort();
   const attention = () => app.events.filter((e) => e.body.type === 'checkout.attention_needed').map((e) => e.body.attemptId).sort();
   await waitFor(() => attention().length >= stuck.length, 15000, 'attention events').catch(() => {});
   await restart(182 * 60000);  // another pass of every instance: nothing more
   const sum = (f) => results.reduce((n, { m }) => n + f(m), 0);
   console.log(`model: ${sum((m) => m.attempts.length)} attempts, ${stuck.length} stuck, ${sum((m) => m.resolved)} resolved, ` +
-    `${sum((m) => m.conflicts)} conflicts`);
+    `${sum((m) => m.conflicts)} conflicts, ${debitCount} debits`);
   if (JSON.stringify(attention()) !== JSON.stringify(stuck)) {
     failures.push(`attention events for ${JSON.stringify(attention())}, model ${JSON.stringify(stuck)}`);
   }
   assert.deepEqual(failures, [], `seed ${seed}: the gateway disagrees with the model (repeat with PAYWASM_MODEL_SEED=${seed})`);
 }
+
+// ---- subscription debits ---------------------------------------------------------------------------
+
+// A debit's event type for a status (docs/merchant.md's subscription.debit.* table).
+function debitEventType(status) {
+  const k = row(status).kind;
+  if (k === 'success') return 'subscription.debit.succeeded';
+  if (['failed', 'canceled', 'timed_out'].includes(k)) return 'subscription.debit.failed';
+  if (['pending', 'processing', 'awaiting_payment'].includes(k)) return 'subscription.debit.pending';
+  if (['partial', 'partial_closed'].includes(k)) return 'subscription.debit.partially_paid';
+  if (k === 'refund') return 'subscription.debit.refunded';
+  return 'subscription.debit.status_unknown';
+}
+
+// What the gateway may have done with one debit transaction: the histories (stored status, events
+// forwarded in order) the answers so far allow. A webhook is stored and forwarded when it
+// supersedes the stored status (the rules of sessions' transactions), else it is stale.
+class ModelDebit {
+  constructor() {
+    this.histories = [{ held: null, events: [] }];
+    this.seen = new Set();
+  }
+
+  static apply(h, tx) {
+    const next = { status: tx.status, id: tx.id, mismatch: false, received: tx.receivedAmount ?? null };
+    if (h.held && !supersedes(h.held, next)) return { h, outcome: 'stale' };
+    return { h: { held: next, events: [...h.events, `${debitEventType(tx.status)}:${tx.status}`] }, outcome: 'applied' };
+  }
+
+  // Webhooks `sent` decided in some order (one, or two raced) with the gateway's `answers`: the
+  // histories of the orders that give those answers. False when none does.
+  decided(sent, answers) {
+    const orders = sent.length === 2 ? [[0, 1], [1, 0]] : [[0]];
+    const next = [];
+    for (const h of this.histories) {
+      for (const order of orders) {
+        let cur = h;
+        const got = [];
+        const seen = new Set(this.seen);
+        for (const i of order) {
+          if (seen.has(sent[i].body)) { got[i] = 'duplicate'; continue; }
+          seen.add(sent[i].body);
+          const r = ModelDebit.apply(cur, sent[i].tx);
+          cur = r.h;
+          got[i] = r.outcome;
+        }
+        if (got.every((o, i) => o === answers[i])) next.push(cur);
+      }
+    }
+    for (const x of sent) this.seen.add(x.body);
+    if (!next.length) return false;
+    this.histories = next;
+    return true;
+  }
+}
+
+// Debits through the gateway's app API on one active subscription, each with a script of statuses
+// sent alone or raced on two instances (either instance, when there is one). The app's events of
+// each debit must be one of the model's histories; after a success only a refund may come.
+async function runDebits(instances, sb, app, seed, failures) {
+  const rand = rng(seed ^ 0x5eed);
+  const pick = (list) => list[Math.floor(rand() * list.length)];
+  const key = webhookPrivateKey(sb);
+  const sub = await activeSubscription(sb);
+  const debits = [];
+  for (let n = 0; n < 8; n++) {
+    const orderId = `model-debit-${seed}-${n}-${crypto.randomUUID().slice(0, 8)}`;
+    const made = await gw(pick(instances), 'POST', `/v1/subscriptions/${sub.id}/debit`, { app: true,
+      body: { items: [{ amount: 15, currency: 'USD' }], orderId } });
+    assert.equal(made.status, 200, made.text);
+    const txId = crypto.randomUUID();
+    const model = new ModelDebit();
+    const bodies = [];
+    const signedBody = (status) => {
+      const tx = { id: txId, status, merchantId: sb.merchant.merchantId, nativeAmount: '15.00', nativeCurrency: 'USD',
+        receivedAmount: status === 101 ? '7.50' : null, meta: { offerId: orderId } };
+      const body = webhookBody(JSON.stringify(tx), key);
+      bodies.push({ tx, body });
+      return { tx, body };
+    };
+    const steps = 3 + Math.floor(rand() * 5);
+    for (let i = 0; i < steps; i++) {
+      const r = rand();
+      let sent;
+      if (r < 0.15 && bodies.length) sent = [pick(bodies)];                            // a delivery repeated
+      else if (r < 0.55) sent = [signedBody(pick(DEBIT_STATUSES)), signedBody(pick(DEBIT_STATUSES))];  // a race
+      else sent = [signedBody(pick(DEBIT_STATUSES))];
+      if (sent.length === 2 && sent[0].body === sent[1].body) sent.pop();  // the same status twice: one delivery
+      const order = sent.length === 2 ? [instances[0], instances[instances.length - 1]] : [pick(instances)];
+      const answers = await Promise.all(sent.map((x, k) => gw(order[k], 'POST', '/v1/webhooks', { raw: x.body })));
+      const outcomes = answers.map((a) => a.json?.outcome);
+      if (!model.decided(sent, outcomes)) {
+        failures.push(`debit ${orderId}: ${JSON.stringify(sent.map((x) => x.tx.status))} answered ${JSON.stringify(outcomes)}; ` +
+          `no order of them gives that after ${JSON.stringify(model.histories.map((h) => h.events))}`);
+        break;
+      }
+    }
+    debits.push({ orderId, model });
+  }
+  for (const { orderId, model } of debits) {
+    const events = () => app.events.filter((e) => e.body.debitOrderId === orderId).map((e) => `${e.body.type}:${e.body.status}`);
+    const want = model.histories.map((h) => JSON.stringify(h.events));
+    const got = await waitFor(() => want.includes(JSON.stringify(events())) && events(), 10000, 'the debit\'s events')
+      .catch(() => events());
+    if (!want.includes(JSON.stringify(got))) failures.push(`debit ${orderId}: forwarded ${JSON.stringify(got)}, model one of ${want.join(' | ')}`);
+    const success = got.findIndex((e) => e.startsWith('subscription.debit.succeeded'));
+    if (success >= 0 && got.slice(success + 1).some((e) => !e.startsWith('subscription.debit.refunded'))) {
+      failures.push(`debit ${orderId}: its success overwritten: ${JSON.stringify(got)}`);
+    }
+  }
+  return debits.length;
+}
+const DEBIT_STATUSES = [0, 0, 1, 1, 2, -1, 19, 101, 20, 7];
 
 const ATTEMPT_EVENTS = ['checkout.attention_needed', 'checkout.released', 'checkout.paid_elsewhere', 'checkout.marked_unpaid',
   'checkout.resolution_conflict'];

@@ -265,11 +265,12 @@ export class PayWasmCheckout extends HTMLElement {
   }
 
   // The session's status so far (a payment made before this page was loaded, or in another tab) is
-  // shown, and locks what it should.
+  // shown, and locks what it should; its `payable` (the status JSON carries it, a status or not)
+  // holds Pay again now that the core is in, which opens a held order's status stream.
   _sessionStatus() {
     const c = this._c;
     const status = c.session && c.session.status;
-    if (status && typeof status.status === 'number') applyStatus(c, status, { meta: { offerId: this.offerId } }, null);
+    if (status) applyStatus(c, status, { meta: { offerId: this.offerId } }, null);
   }
 
   // WebAssembly functions are compiled on their first call: when the page is idle after the first
@@ -321,11 +322,11 @@ export class PayWasmCheckout extends HTMLElement {
 
   // Clears status, error, QR code and the order's lock, for paying again: the same offer-id after an
   // unclear outcome the merchant has checked, or a new offer-id (set it first) for a new order.
-  // Refused while a request is in flight (phase 'sending'): returns false and changes nothing;
-  // true when it reset.
+  // Refused while a request is in flight (phase 'sending') or the gateway holds the order (session
+  // mode: only its payable arms Pay again): returns false and changes nothing; true when it reset.
   reset() {
     const c = this._c;
-    if (c.s.phase === 'sending') return false;
+    if (c.s.phase === 'sending' || c.s.hold) return false;
     stop(c);
     const keep = c.s;
     c.s = freshState();

@@ -180,7 +180,9 @@ export function holdPay(c, payable) {
     s.error = null;
   }
   if (!payable.armed && s.phase === 'idle') s.phase = 'ambiguous';
-  if (s.phase === 'ambiguous' && c.life) watchStatus(c, { meta: { offerId: c.host.offerId } }, null);
+  // The stream once the core is in (what a status means is its to say): element.js _sessionStatus
+  // holds Pay again then, and opens it.
+  if (s.phase === 'ambiguous' && c.core && c.life) watchStatus(c, { meta: { offerId: c.host.offerId } }, null);
   refresh(c);
 }
 

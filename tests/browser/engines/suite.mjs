@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { assertTokenNowhere, mountInPage, sandboxSite, distDir, opensslDecrypt, pageTraces, zbar } from '../lib.mjs';
 import { launchEngine } from './index.mjs';
+import { openChecked, until } from './checked.mjs';
 import { getJson, sendJson } from '../../server/harness.mjs';
 import { gw, startSandbox, startGateway } from '../../gateway/harness.mjs';
 import { holdPort, tempDir, waitFor } from '../../support/node.mjs';
@@ -90,32 +91,7 @@ afterEach(async () => {
   await Promise.all([...pages].map((page) => page.close().catch(() => {})));
   pages.clear();
 });
-async function open() {
-  const page = await engine.newPage();
-  pages.add(page);
-  await page.goto(`${ORIGIN}/`);
-  const loaded = await page.run(() => typeof window.PayWasm === 'object' && Array.isArray(window.__events));
-  assert.ok(loaded, 'the page loaded the widget and record.js');
-  page.done = async () => {
-    const seen = await page.run(() => ({ errors: window.__errors, violations: window.__violations }));
-    await page.close();
-    pages.delete(page);
-    assert.deepEqual(seen.errors, [], 'uncaught errors in the page');
-    assert.deepEqual(seen.violations, [], 'CSP violations');
-  };
-  return page;
-}
-
-// Polls fn(arg) in the page until it returns something truthy; fails after `timeout` ms with `what`
-// and the widget's events so far.
-async function until(page, fn, arg, what, timeout = 20000) {
-  try {
-    return await waitFor(() => page.run(fn, arg), { timeout, interval: 100, what });
-  } catch (e) {
-    const seen = await page.run(() => JSON.stringify({ events: window.__events, errors: window.__errors })).catch(() => '?');
-    throw new Error(`${e.message}; ${seen.slice(0, 1500)}`);
-  }
-}
+const open = () => openChecked(engine, `${ORIGIN}/`, pages);
 
 // The `nth` event of `type` (with status code `code` when given).
 const waitEvent = (page, type, { code = null, nth = 1 } = {}) => until(page, ([t, c, n]) => {
