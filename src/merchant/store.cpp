@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kSessionColumns =
     "id, offer_id, checkout, amount, currency, methods, created_at, expires_at, qr_state, qr_response, "
     "status, state, final, success, transaction_id, received_amount, status_at, version, method, tx_amount, "
-    "tx_currency";
+    "tx_currency, underpayment_accepted_at";
 
 Session session_from_row(const SqlRow& r) {
     Session s;
@@ -42,6 +42,7 @@ Session session_from_row(const SqlRow& r) {
     if (!r.is_null(18)) s.status.method = r.text(18);
     if (!r.is_null(19)) s.status.tx_amount = r.text(19);
     if (!r.is_null(20)) s.status.tx_currency = r.text(20);
+    if (!r.is_null(21)) s.underpayment_accepted_at = r.integer(21);
     return s;
 }
 
@@ -84,6 +85,14 @@ std::optional<Session> Store::read_session(const std::string& id, bool locked) {
     s.attempts = attempts(s.id);
     s.as_of = now_ms();
     return s;
+}
+
+std::vector<Session> Store::sessions_where(const std::string& select_tail, const std::vector<SqlValue>& params) {
+    std::vector<Session> out;
+    for (const auto& r : sql_->query(std::string("SELECT ") + kSessionColumns + " FROM sessions " + select_tail, params)) {
+        out.push_back(session_from_row(r));
+    }
+    return out;
 }
 
 std::optional<Session> Store::session_by_offer(const std::string& offer_id) {
