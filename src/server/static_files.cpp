@@ -1,0 +1,201 @@
+#include "server/static_files.hpp"
+
+#include <cryptopp/sha.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <stdexcept>
+
+#include "paywasm/crypto.hpp"
+
+namespace paywasm::server {
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::string sha384_base64(const std::string& bytes) {
+    CryptoPP::SHA384 hash;
+    std::string digest(CryptoPP::SHA384::DIGESTSIZE, '\0');
+    hash.CalculateDigest(reinterpret_cast<CryptoPP::byte*>(digest.data()),
+                         reinterpret_cast<const CryptoPP::byte*>(bytes.data()), bytes.size());
+    return paywasm::base64_encode(digest);
+}
+
+void join(std::string& out, const char* directive, std::string_view first, const std::vector<std::string>& more) {
+    out += directive;
+    out += ' ';
+    out += first;
+    for (const auto& s : more) {
+        out += ' ';
+        // A source is one token: a space or ';' in it would add a directive of its own.
+        for (char c : s) {
+            if (c == ';' || c == ',' || static_cast<unsigned char>(c) <= 0x20) throw std::logic_error("Csp: a source holds a separator");
+        }
+        out += s;
+    }
+    out += "; ";
+}
+
+}  // namespace
+
+std::string html_escape(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+Html Html::element_of(const std::string& tag, std::initializer_list<std::pair<const char*, std::string>> attributes,
+                      const Html& inner) {
+    std::string out = "<" + tag;
+    for (const auto& [name, value] : attributes) out += std::string(" ") + name + "=\"" + html_escape(value) + "\"";
+    out += ">" + inner.html_ + "</" + tag + ">";
+    return Html(std::move(out));
+}
+
+std::string render(std::string_view tmpl, const std::map<std::string, Html>& values) {
+    std::string out;
+    out.reserve(tmpl.size());
+    std::map<std::string, bool> used;
+    std::size_t at = 0;
+    for (;;) {
+        const std::size_t open = tmpl.find("{{", at);
+        if (open == std::string_view::npos) break;
+        const std::size_t close = tmpl.find("}}", open + 2);
+        if (close == std::string_view::npos) throw std::logic_error("render: an unclosed {{ in the template");
+        const std::string name(tmpl.substr(open + 2, close - open - 2));
+        const auto it = values.find(name);
+        if (it == values.end()) throw std::logic_error("render: no value for {{" + name + "}}");
+        used[name] = true;
+        out.append(tmpl.substr(at, open - at));
+        out += it->second.str();
+        at = close + 2;
+    }
+    out.append(tmpl.substr(at));
+    for (const auto& [name, value] : values) {
+        if (!used.count(name)) throw std::logic_error("render: the template has no {{" + name + "}}");
+    }
+    return out;
+}
+
+std::string Csp::text() const {
+    std::string out = "default-src 'none'; ";
+    join(out, "script-src", wasm ? "'self' 'wasm-unsafe-eval'" : "'self'", {});
+    join(out, "style-src", "'self'", {});
+    join(out, "img-src", "'self'", img_src);
+    join(out, "font-src", "'self'", {});
+    join(out, "connect-src", "'self'", connect_src);
+    join(out, "form-action", "'self'", form_action);
+    out += "base-uri 'none'; frame-ancestors 'none'";
+    return out;
+}
+
+void page_headers(Response& res, const Csp& csp) {
+    res.set_header("Content-Security-Policy", csp.text());
+    res.set_header("X-Frame-Options", "DENY");
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("Referrer-Policy", "no-referrer");
+    res.set_header("Cache-Control", "no-store");
+}
+
+std::string content_type_of(std::string_view name) {
+    if (ends_with(name, ".html")) return "text/html; charset=utf-8";
+    if (ends_with(name, ".js") || ends_with(name, ".mjs")) return "text/javascript; charset=utf-8";
+    if (ends_with(name, ".css")) return "text/css; charset=utf-8";
+    if (ends_with(name, ".wasm")) return "application/wasm";
+    if (ends_with(name, ".json") || ends_with(name, ".map")) return "application/json";
+    if (ends_with(name, ".svg")) return "image/svg+xml";
+    if (ends_with(name, ".png")) return "image/png";
+    if (ends_with(name, ".ico")) return "image/x-icon";
+    if (ends_with(name, ".woff2")) return "font/woff2";
+    if (ends_with(name, ".txt") || ends_with(name, ".ts")) return "text/plain; charset=utf-8";
+    return "application/octet-stream";
+}
+
+StaticFiles StaticFiles::load(const std::string& dir, const std::vector<std::string>& required) {
+    namespace fs = std::filesystem;
+    static const std::regex kName(R"([A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*)");
+    StaticFiles out;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw std::runtime_error(dir + ": not a readable directory");
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        const fs::path rel = fs::relative(it->path(), dir);
+        const std::string name = rel.generic_string();
+        if (!std::regex_match(name, kName)) {
+            if (it->is_directory()) it.disable_recursion_pending();
+            continue;
+        }
+        if (!it->is_regular_file()) continue;
+        std::ifstream in(it->path(), std::ios::binary);
+        if (!in) throw std::runtime_error(it->path().string() + ": cannot read");
+        out.add(name, std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
+    }
+    if (ec) throw std::runtime_error(dir + ": " + ec.message());
+    for (const auto& name : required) {
+        if (!out.find(name)) throw std::runtime_error(dir + ": " + name + " is missing");
+    }
+    return out;
+}
+
+void StaticFiles::add(const std::string& name, std::string body) {
+    File f;
+    f.content_type = content_type_of(name);
+    f.version = paywasm::sha256_hex(body).substr(0, 16);
+    f.integrity = "sha384-" + sha384_base64(body);
+    f.body = std::move(body);
+    files_.insert_or_assign(name, std::move(f));
+}
+
+const StaticFiles::File* StaticFiles::find(std::string_view name) const {
+    const auto it = files_.find(name);
+    return it == files_.end() ? nullptr : &it->second;
+}
+
+std::string StaticFiles::url(std::string_view prefix, std::string_view name) const {
+    const File* f = find(name);
+    if (!f) throw std::logic_error("StaticFiles::url: no file " + std::string(name));
+    return std::string(prefix) + std::string(name) + "?v=" + f->version;
+}
+
+const std::string& StaticFiles::integrity(std::string_view name) const {
+    const File* f = find(name);
+    if (!f) throw std::logic_error("StaticFiles::integrity: no file " + std::string(name));
+    return f->integrity;
+}
+
+bool StaticFiles::serve(const Request& req, Response& res, std::string_view name) const {
+    const File* f = find(name);
+    if (!f) return false;
+    const std::string etag = "\"" + f->version + "\"";
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("Referrer-Policy", "no-referrer");
+    res.set_header("Cross-Origin-Resource-Policy", "same-origin");
+    res.set_header("ETag", etag);
+    // Opened as a document (an SVG typed into the address bar), a file runs nothing of this origin.
+    if (f->content_type.rfind("text/html", 0) != 0) res.set_header("Content-Security-Policy", "default-src 'none'; sandbox");
+    res.set_header("Cache-Control", req.get_param_value("v") == f->version ? "public, max-age=31536000, immutable" : "no-cache");
+    if (req.get_header_value("If-None-Match") == etag) {
+        res.status = 304;
+        res.set_content("", f->content_type);
+        return true;
+    }
+    res.status = 200;
+    res.set_content(f->body, f->content_type);
+    return true;
+}
+
+}  // namespace paywasm::server

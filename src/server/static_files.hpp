@@ -1,0 +1,127 @@
+// src/server/static_files.hpp — a server's own pages and assets: a fixed set of files read once at
+// start from a directory the operator names (an option such as paywasm-merchant's --widget-dir), the
+// headers every page and asset gets, and HTML templating that escapes every value it inserts.
+//
+// Files. StaticFiles::load(dir) reads every regular file under `dir` (names of letters, digits and
+// ._- only; hidden files skipped) into memory; what changes on disk later is not seen until a
+// restart, so a page never mixes two versions (add() takes a file the program embedded at build
+// time instead). Each file keeps its Content-Type (by extension),
+// an ETag (SHA-256 of the bytes) and its Subresource Integrity value (SHA-384). serve() answers:
+//   - with ?v=<version> equal to the file's version (url() writes it): Cache-Control
+//     "public, max-age=31536000, immutable" (the URL changes when the bytes do);
+//   - otherwise Cache-Control "no-cache" with the ETag, and 304 for a matching If-None-Match;
+//   - always X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer and
+//     Cross-Origin-Resource-Policy: same-origin; and every file but HTML
+//     Content-Security-Policy "default-src 'none'; sandbox" (an SVG opened as a document runs nothing).
+//
+// Pages. page_headers() sets what an HTML page needs: the Content-Security-Policy built by
+// Csp::text() (default-src 'none'; scripts and styles from 'self' only, never inline; only the
+// origins the page names), frame-ancestors 'none' with X-Frame-Options DENY, nosniff,
+// Referrer-Policy and Cache-Control: no-store (a page shows one shopper's order).
+//
+// Templating. A template's "{{name}}" placeholders are replaced by Html values. An Html is built
+// only from text (escaped: & < > " ' become entities) or from markup written as a string literal in
+// the program's source, so nothing a shop, a shopper or a database holds can become markup. A
+// placeholder without a value, or a value without a placeholder, throws std::logic_error: a
+// template and its program cannot drift apart silently.
+#pragma once
+
+#include <cstddef>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "server/message.hpp"
+
+namespace paywasm::server {
+
+// `text` with & < > " ' written as entities: safe in element content and in quoted attributes.
+std::string html_escape(std::string_view text);
+
+// A piece of HTML that is safe by construction.
+class Html {
+public:
+    Html() = default;
+    // Text, escaped.
+    static Html text(std::string_view t) { return Html(html_escape(t)); }
+    // Markup from the program's source: only a string literal binds here (no runtime string).
+    template <std::size_t N>
+    static Html markup(const char (&literal)[N]) { return Html(std::string(literal, N - 1)); }
+    // An element `<tag attr="value"...>text</tag>` with each attribute value and the text escaped;
+    // `tag` and the attribute names are literals of the program's source.
+    template <std::size_t N>
+    static Html element(const char (&tag)[N], std::initializer_list<std::pair<const char*, std::string>> attributes,
+                        std::string_view text) {
+        return element_of(std::string(tag, N - 1), attributes, Html::text(text));
+    }
+    template <std::size_t N>
+    static Html element(const char (&tag)[N], std::initializer_list<std::pair<const char*, std::string>> attributes,
+                        const Html& inner) {
+        return element_of(std::string(tag, N - 1), attributes, inner);
+    }
+    Html& operator+=(const Html& more) {
+        html_ += more.html_;
+        return *this;
+    }
+    friend Html operator+(Html a, const Html& b) { return a += b; }
+    const std::string& str() const { return html_; }
+
+private:
+    explicit Html(std::string html) : html_(std::move(html)) {}
+    static Html element_of(const std::string& tag, std::initializer_list<std::pair<const char*, std::string>> attributes,
+                           const Html& inner);
+    std::string html_;
+};
+
+// `tmpl` with each "{{name}}" replaced by values[name] (see above: both must match exactly).
+std::string render(std::string_view tmpl, const std::map<std::string, Html>& values);
+
+// A page's Content-Security-Policy. Each list holds origins ("https://pay.example") or the CSP
+// keywords a page needs ('data:' for an image); 'self' is always there for scripts, styles, images,
+// fonts and connections.
+struct Csp {
+    bool wasm = false;                     // script-src 'wasm-unsafe-eval' (WebAssembly, no eval)
+    std::vector<std::string> connect_src;  // fetch, EventSource
+    std::vector<std::string> img_src;
+    std::vector<std::string> form_action;  // where the page's forms may go besides 'self'
+    std::string text() const;
+};
+
+// The headers of an HTML page (above), the policy `csp`.
+void page_headers(Response& res, const Csp& csp);
+
+class StaticFiles {
+public:
+    struct File {
+        std::string body, content_type;
+        std::string version;    // 16 hex digits of the SHA-256: the ?v= of url() and the ETag
+        std::string integrity;  // "sha384-<base64>": a <script>'s or <link>'s integrity attribute
+    };
+    StaticFiles() = default;
+    // Reads every file under `dir` (above). Throws std::runtime_error naming `dir` when it cannot be
+    // read, or naming the first of `required` that is not there.
+    static StaticFiles load(const std::string& dir, const std::vector<std::string>& required = {});
+    // Adds (or replaces) file `name` with `body`: files a program embeds at build time.
+    void add(const std::string& name, std::string body);
+
+    const File* find(std::string_view name) const;
+    // "<prefix><name>?v=<version>"; throws std::logic_error when `name` is not held.
+    std::string url(std::string_view prefix, std::string_view name) const;
+    // `name`'s integrity value; throws std::logic_error when it is not held.
+    const std::string& integrity(std::string_view name) const;
+    // Answers a GET or HEAD of `name` (above); false (nothing set) when no such file is held.
+    bool serve(const Request& req, Response& res, std::string_view name) const;
+    bool empty() const { return files_.empty(); }
+
+private:
+    std::map<std::string, File, std::less<>> files_;
+};
+
+// The Content-Type the files are served with, by the name's extension (application/octet-stream
+// for one not known).
+std::string content_type_of(std::string_view name);
+
+}  // namespace paywasm::server

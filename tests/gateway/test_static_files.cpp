@@ -1,0 +1,86 @@
+// src/server/static_files.hpp without a server: escaping, templates, the policy text, serving.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include <unistd.h>
+
+#include "server/static_files.hpp"
+
+using namespace paywasm::server;
+
+TEST_CASE("Text is escaped; markup only comes from literals") {
+    CHECK(html_escape("<script>alert('x')&\"</script>") == "&lt;script&gt;alert(&#39;x&#39;)&amp;&quot;&lt;/script&gt;");
+    const Html row = Html::element("td", {{"class", "a\" onclick=\"x"}}, "<b>Ada</b>");
+    CHECK(row.str() == "<td class=\"a&quot; onclick=&quot;x\">&lt;b&gt;Ada&lt;/b&gt;</td>");
+    CHECK((Html::markup("<br>") + Html::text("<i>")).str() == "<br>&lt;i&gt;");
+}
+
+TEST_CASE("render fills every placeholder and refuses a drift either way") {
+    CHECK(render("<h1>{{shop}}</h1>{{rows}}", {{"shop", Html::text("A&B")}, {"rows", Html::markup("<p>x</p>")}}) ==
+          "<h1>A&amp;B</h1><p>x</p>");
+    CHECK_THROWS_AS(render("{{missing}}", {}), std::logic_error);
+    CHECK_THROWS_AS(render("none", {{"extra", Html::text("x")}}), std::logic_error);
+    // A value holding "{{x}}" is not expanded again.
+    CHECK(render("{{a}}", {{"a", Html::text("{{a}}")}}) == "{{a}}");
+}
+
+TEST_CASE("The policy: nothing inline, only the named origins, no framing") {
+    Csp csp;
+    csp.wasm = true;
+    csp.connect_src = {"https://api.example"};
+    const std::string text = csp.text();
+    CHECK(text.find("default-src 'none'") == 0);
+    CHECK(text.find("script-src 'self' 'wasm-unsafe-eval';") != std::string::npos);
+    CHECK(text.find("style-src 'self';") != std::string::npos);
+    CHECK(text.find("connect-src 'self' https://api.example;") != std::string::npos);
+    CHECK(text.find("frame-ancestors 'none'") != std::string::npos);
+    CHECK(text.find("unsafe-inline") == std::string::npos);
+    csp.connect_src = {"https://a.example; script-src *"};
+    CHECK_THROWS_AS((void)csp.text(), std::logic_error);
+    Response res;
+    page_headers(res, Csp{});
+    CHECK(res.get_header_value("X-Content-Type-Options") == "nosniff");
+    CHECK(res.get_header_value("X-Frame-Options") == "DENY");
+    CHECK(res.get_header_value("Referrer-Policy") == "no-referrer");
+}
+
+TEST_CASE("Files: loaded once, typed, versioned, 304 on a matching ETag") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("paywasm-static-" + std::to_string(::getpid()));
+    fs::create_directories(dir / "sub");
+    std::ofstream(dir / "app.js") << "console.log(1)";
+    std::ofstream(dir / "sub" / "page.css") << "p{}";
+    std::ofstream(dir / ".hidden") << "secret";
+    const StaticFiles files = StaticFiles::load(dir.string(), {"app.js"});
+    CHECK_THROWS_AS(StaticFiles::load(dir.string(), {"absent.js"}), std::runtime_error);
+    CHECK_THROWS_AS(StaticFiles::load((dir / "nowhere").string()), std::runtime_error);
+    CHECK(files.find(".hidden") == nullptr);
+    REQUIRE(files.find("sub/page.css") != nullptr);
+    CHECK(files.find("sub/page.css")->content_type == "text/css; charset=utf-8");
+    CHECK(files.integrity("app.js").rfind("sha384-", 0) == 0);
+    const std::string url = files.url("/assets/", "app.js");
+    CHECK(url == "/assets/app.js?v=" + files.find("app.js")->version);
+
+    Request req;
+    req.query = "v=" + files.find("app.js")->version;
+    Response res;
+    REQUIRE(files.serve(req, res, "app.js"));
+    CHECK(res.status == 200);
+    CHECK(res.body == "console.log(1)");
+    CHECK(res.get_header_value("Cache-Control") == "public, max-age=31536000, immutable");
+    CHECK(res.get_header_value("X-Content-Type-Options") == "nosniff");
+
+    Request again;
+    again.headers = {{"If-None-Match", res.get_header_value("ETag")}};
+    Response cached;
+    REQUIRE(files.serve(again, cached, "app.js"));
+    CHECK(cached.status == 304);
+    CHECK(cached.get_header_value("Cache-Control") == "no-cache");
+    Response none;
+    CHECK_FALSE(files.serve(again, none, "../etc/passwd"));
+    fs::remove_all(dir);
+}
