@@ -50,6 +50,12 @@ struct Config {
     std::int64_t prune_interval_ms = 60 * 1000;
     int attempt_rate_per_session = 20;  // --attempt-rate-per-session: registrations + reports a minute
     AttentionThresholds attention;      // --attention-*: when an attempt is stuck (attempts.hpp)
+    // --console-listen HOST:PORT: the merchant's console on its own listener (console.hpp); port
+    // -1: no console. --console-origin: its origin as the browsers see it (https: Secure cookies).
+    std::string console_host;
+    int console_port = -1;
+    std::string console_origin;
+    int console_login_rate = 10;        // --console-login-rate: login attempts a minute per client address
 };
 
 }  // namespace merchant

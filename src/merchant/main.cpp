@@ -5,8 +5,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "client/url.hpp"
+#include "console.hpp"
+#include "console_auth.hpp"
 #include "gateway.hpp"
 #include "health.hpp"
 #include "options/options.hpp"
@@ -57,7 +60,14 @@ const char* kUsage =
     "                            1000000; more get 503; a --trusted-proxy's are not counted)\n"
     "  --stream-max-seconds S    a stream ends after S seconds; the widget reconnects (default 1800)\n"
     "  --service-timeout S       seconds per service call (default 30)\n"
+    "  --console-listen HOST:PORT  the merchant's console on its own listener (default: none); keep it on\n"
+    "                            loopback or a private network, behind your proxy (docs/merchant.md)\n"
+    "  --console-origin ORIGIN   the console's origin as browsers see it (default http://HOST:PORT of\n"
+    "                            --console-listen); https://...: its cookies are Secure\n"
+    "  --console-login-rate N    console login attempts a minute per client address (default 10; 0: no\n"
+    "                            limit); 5 wrong passwords in a row lock a user for 15 minutes\n"
     "  --verbose                 access log (session ids cut short) and refused webhooks on stderr\n"
+    "the console's users: paywasm-merchant console-user add|remove|list [NAME] [--db URL]\n"
     "environment:\n"
     "  PAYWASM_MERCHANT_TOKEN    the service's merchant access token (QR generate, subscriptions)\n"
     "  PAYWASM_APP_SECRET        the shop app's bearer for the app API (at least 16 characters)\n"
@@ -96,8 +106,17 @@ const paywasm::options::Spec kOptions{
      "max-streams-per-session", "max-streams-per-client", "stream-max-seconds", "session-rate", "qr-rate-per-session",
      "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout", "attempt-rate-per-session",
      "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days",
-     "max-connections-per-address"},
+     "max-connections-per-address", "console-listen", "console-origin", "console-login-rate"},
     {"verbose"}};
+
+// HOST:PORT of --listen and --console-listen (an IPv6 host in brackets).
+void split_listen(const std::string& name, const std::string& value, std::string& host, int& port) {
+    auto colon = value.rfind(':');
+    if (colon == std::string::npos || colon == 0) usage_error("--" + name + " takes HOST:PORT");
+    host = value.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    port = static_cast<int>(paywasm::options::whole_number(name, value.substr(colon + 1), 0, 65535));
+}
 
 // Each option of the command line into `c`, in the order given.
 void apply_option(merchant::Config& c, bool& db_given, const std::string& name, const std::string& value) {
@@ -108,12 +127,14 @@ void apply_option(merchant::Config& c, bool& db_given, const std::string& name, 
         std::exit(0);
     }
     if (name == "verbose") c.verbose = true;
-    else if (name == "listen") {
-        auto colon = value.rfind(':');
-        if (colon == std::string::npos || colon == 0) usage_error("--listen takes HOST:PORT");
-        c.host = value.substr(0, colon);
-        if (c.host.size() > 2 && c.host.front() == '[' && c.host.back() == ']') c.host = c.host.substr(1, c.host.size() - 2);
-        c.port = static_cast<int>(whole_number(name, value.substr(colon + 1), 0, 65535));
+    else if (name == "listen") split_listen(name, value, c.host, c.port);
+    else if (name == "console-listen") split_listen(name, value, c.console_host, c.console_port);
+    else if (name == "console-login-rate") c.console_login_rate = small(0, 1000000);
+    else if (name == "console-origin") {
+        if ((value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0) || value.back() == '/') {
+            usage_error("--console-origin is an origin: http(s)://host[:port], no path");
+        }
+        c.console_origin = value;
     } else if (name == "service-url") c.service_url = value;
     else if (name == "public-service-url") c.public_service_url = value;
     else if (name == "merchant-id") c.merchant_id = value;
@@ -221,6 +242,7 @@ merchant::Config parse_args(int argc, char** argv) {
 int main(int argc, char** argv) {
     // SIGINT/SIGTERM: taken by serve_until_signal (blocked in every thread from here on).
     paywasm::server::block_stop_signals();
+    if (argc > 1 && std::string(argv[1]) == "console-user") return merchant::console_user_command(argc - 2, argv + 2);
     merchant::Config config = parse_args(argc, argv);
     paywasm::server::set_server_name("paywasm-merchant");
 
@@ -251,11 +273,43 @@ int main(int argc, char** argv) {
         options.max_connections_per_address = static_cast<std::size_t>(config.max_connections_per_address);
         paywasm::server::Server http(options, server);
         running = &http;
+        // The console: its own router and listener, nothing of it on the shoppers' one.
+        paywasm::server::Router console_router;
+        std::unique_ptr<paywasm::server::Server> console;
+        std::shared_ptr<void> console_pages;
+        std::thread console_thread;
+        if (config.console_port >= 0) {
+            paywasm::server::ServerOptions co;
+            co.host = config.console_host;
+            co.port = config.console_port;
+            co.max_body = 16 * 1024;
+            co.max_connections = 256;
+            co.workers = 4;
+            co.access_log = config.verbose;
+            co.trusted_proxies = config.trusted_proxies;
+            console = std::make_unique<paywasm::server::Server>(co, console_router);
+            const std::string origin = config.console_origin.empty()
+                                           ? paywasm::server::http_origin(config.console_host, console->port())
+                                           : config.console_origin;
+            console_pages = merchant::register_console(console_router, gw, origin);
+            console_router.set_error_handler([](const paywasm::server::Request&, paywasm::server::Response& res) {
+                paywasm::server::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
+            });
+        }
         gw.start_forwarder();
         gw.start_pruner();
         std::printf("paywasm-merchant: listening on %s\n", paywasm::server::http_origin(config.host, http.port()).c_str());
+        if (console) {
+            std::printf("paywasm-merchant: console on %s\n",
+                        paywasm::server::http_origin(config.console_host, console->port()).c_str());
+            console_thread = std::thread([&] { console->run(); });
+        }
         std::fflush(stdout);
-        paywasm::server::serve_until_signal(http, [&] { gw.hub.shutdown(); });
+        paywasm::server::serve_until_signal(http, [&] {
+            gw.hub.shutdown();
+            if (console) console->drain();
+        });
+        if (console_thread.joinable()) console_thread.join();
         gw.stop();
         std::fprintf(stderr, "paywasm-merchant: stopped\n");
     } catch (const std::exception& e) {

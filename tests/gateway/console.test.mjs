@@ -6,10 +6,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 
 import {
-  GATEWAY, gw, outboxDrained, startGateway, startPostgres, startSandbox, startShopApp, waitFor, webhookBody,
+  GATEWAY, SHOP_ORIGIN, freePort, gw, tempDir, outboxDrained, startGateway, startPostgres, startSandbox, startShopApp, waitFor, webhookBody,
   webhookEventId, webhookPrivateKey,
 } from './harness.mjs';
 
@@ -183,3 +183,205 @@ function apiSuite(name, startDb) {
 
 apiSuite('SQLite', async () => null);
 apiSuite('PostgreSQL', startPostgres);
+
+// ---- the console's listener ----
+
+// `paywasm-merchant console-user ...` with `input` on stdin.
+function consoleUser(db, args, input = '') {
+  return spawnSync(GATEWAY, ['console-user', ...args, '--db', db], { input, encoding: 'utf8' });
+}
+
+// A browser's cookie jar, enough for the console: name=value pairs from Set-Cookie.
+class Client {
+  constructor(base) { this.base = base; this.jar = new Map(); }
+  cookie() { return [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '); }
+  take(res) {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      if (attrs.some((a) => /max-age=0/i.test(a.trim())) || value === '') this.jar.delete(name);
+      else this.jar.set(name, value);
+    }
+  }
+  async req(method, path, form, headers = {}) {
+    const h = { cookie: this.cookie(), ...headers };
+    let body;
+    if (form) { h['content-type'] = 'application/x-www-form-urlencoded'; body = new URLSearchParams(form).toString(); }
+    const res = await fetch(this.base + path, { method, headers: h, body, redirect: 'manual' });
+    this.take(res);
+    return { status: res.status, text: await res.text(), headers: res.headers };
+  }
+  async login(name, password) {
+    const page = await this.req('GET', '/login');
+    const token = /name="login_token" value="([^"]+)"/.exec(page.text)[1];
+    return this.req('POST', '/login', { login_token: token, name, password });
+  }
+  async csrf(path = '/') {
+    const page = await this.req('GET', path);
+    return /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
+  }
+}
+
+describe('the console (SQLite)', () => {
+  let g, app, dir, db, consoleBase;
+  const PASSWORD = 'correct horse battery staple';
+  before(async () => {
+    dir = tempDir('pwm-console-');
+    db = 'sqlite:' + dir + '/gateway.db';
+    assert.equal(consoleUser(db, ['add', 'ada'], 'short\n').status, 2, 'a short password is refused');
+    const added = consoleUser(db, ['add', 'ada'], PASSWORD + '\n');
+    assert.equal(added.status, 0, added.stderr);
+    assert.equal(consoleUser(db, ['add', 'grace'], PASSWORD + '\n').status, 0);
+    assert.equal(consoleUser(db, ['add', 'mallory'], PASSWORD + '\n').status, 0);
+    assert.equal(consoleUser(db, ['add', 'ada'], PASSWORD + '\n').status, 1, 'no second ada');
+    assert.match(consoleUser(db, ['list']).stdout, /^ada\t.*\ngrace\t.*\nmallory\t/);
+    assert.equal(consoleUser(db, ['remove', 'mallory']).status, 0);
+    assert.doesNotMatch(consoleUser(db, ['list']).stdout, /mallory/);
+    app = await startShopApp();
+    const port = await freePort();
+    g = await startGateway(sb, { dir, db, appCallback: app.url, extra: ['--console-listen', `127.0.0.1:${port}`, '--console-login-rate', '0'] });
+    consoleBase = `http://127.0.0.1:${port}`;
+  });
+  after(async () => { await g?.stop(); await app?.close(); });
+
+  test('no login: the pages send to /login, the API answers 401, the export too', async () => {
+    const c = new Client(consoleBase);
+    const home = await c.req('GET', '/');
+    assert.equal(home.status, 303);
+    assert.equal(home.headers.get('location'), '/login');
+    assert.equal((await c.req('GET', '/orders')).headers.get('location'), '/login');
+    assert.equal((await c.req('GET', '/api/sessions')).status, 401);
+    assert.equal((await c.req('GET', '/orders.csv')).status, 401);
+    const login = await c.req('GET', '/login');
+    assert.equal(login.status, 200);
+    const csp = login.headers.get('content-security-policy');
+    assert.match(csp, /default-src 'none'/);
+    assert.doesNotMatch(csp, /unsafe-inline|http/);
+    assert.ok(!/<script/i.test(login.text) && !/ style=/i.test(login.text), 'no script, no inline style');
+  });
+
+  test('a login cookie is HttpOnly and SameSite=Strict, and a cookie fixed before login is not the login', async () => {
+    const c = new Client(consoleBase);
+    c.jar.set('paywasm_console', 'fixed-by-the-attacker');
+    const r = await c.login('ada', PASSWORD);
+    assert.equal(r.status, 303, r.text);
+    const set = r.headers.getSetCookie().find((l) => l.startsWith('paywasm_console='));
+    assert.match(set, /HttpOnly/);
+    assert.match(set, /SameSite=Strict/);
+    assert.notEqual(c.jar.get('paywasm_console'), 'fixed-by-the-attacker');
+    assert.equal((await c.req('GET', '/')).status, 200);
+    const attacker = new Client(consoleBase);
+    attacker.jar.set('paywasm_console', 'fixed-by-the-attacker');
+    assert.equal((await attacker.req('GET', '/')).status, 303, 'the fixed value opens nothing');
+    // Logging out ends the login on the server: the old cookie opens nothing any more.
+    const token = c.jar.get('paywasm_console');
+    const csrf = await c.csrf('/');
+    assert.equal((await c.req('POST', '/logout', { csrf })).status, 303);
+    const replay = new Client(consoleBase);
+    replay.jar.set('paywasm_console', token);
+    assert.equal((await replay.req('GET', '/')).status, 303);
+  });
+
+  test('a login form without its login token is refused', async () => {
+    const c = new Client(consoleBase);
+    const r = await c.req('POST', '/login', { name: 'ada', password: PASSWORD, login_token: 'forged' });
+    assert.equal(r.status, 403);
+  });
+
+  test('wrong passwords lock the account, even against the right one; the audit log has each try', async () => {
+    const c = new Client(consoleBase);
+    for (let i = 0; i < 5; i++) assert.equal((await c.login('grace', 'wrong password ' + i)).status, 401);
+    const locked = await c.login('grace', PASSWORD);
+    assert.equal(locked.status, 429);
+    assert.match(locked.text, /locked/);
+    const ada = new Client(consoleBase);
+    await ada.login('ada', PASSWORD);
+    const audit = await ada.req('GET', '/audit');
+    assert.equal((audit.text.match(/login_failed/g) || []).length >= 5, true);
+    assert.match(audit.text, /login_locked/);
+  });
+
+  test('a state-changing request without the CSRF token is refused (403), with it the action is done and audited', async () => {
+    const s = await session(g);
+    const c = new Client(consoleBase);
+    await c.login('ada', PASSWORD);
+    const none = await c.req('POST', `/orders/${s.id}/note`, { note: 'no token' });
+    assert.equal(none.status, 403);
+    const wrong = await c.req('POST', `/orders/${s.id}/note`, { note: 'wrong token', csrf: 'x'.repeat(43) });
+    assert.equal(wrong.status, 403);
+    const cross = await c.req('POST', `/orders/${s.id}/note`, { note: 'cross', csrf: await c.csrf('/') },
+      { origin: 'http://evil.example' });
+    assert.equal(cross.status, 403);
+    const csrf = await c.csrf(`/orders/${s.id}`);
+    const ok = await c.req('POST', `/orders/${s.id}/note`, { note: 'called the shopper', csrf });
+    assert.equal(ok.status, 303, ok.text);
+    const page = await c.req('GET', `/orders/${s.id}`);
+    assert.match(page.text, /Note by console:ada: called the shopper/);
+    assert.deepEqual((await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json.notes.map((n) => n.note), ['called the shopper']);
+    assert.match((await c.req('GET', '/audit')).text, /console:ada<\/td><td>note/);
+  });
+
+  test('hostile cart names, offerIds and shopper names are inert in every page', async () => {
+    const evil = '<img src=x onerror=alert(1)>';
+    const s = await session(g, { offerId: '<script>alert(1)</script>', name: evil,
+      address: { ...ADDRESS, firstname: '"><svg onload=alert(2)>', lastname: evil } });
+    await webhook(g, s.offerId, 101, { receivedAmount: '10.00' });
+    const c = new Client(consoleBase);
+    await c.login('ada', PASSWORD);
+    for (const path of ['/', '/orders', '/orders?state=partial', `/orders/${s.id}`, '/events', '/audit',
+      '/orders?q=' + encodeURIComponent('<script>alert(1)</script>')]) {
+      const page = await c.req('GET', path);
+      assert.equal(page.status, 200, path);
+      assert.ok(!page.text.includes('<script>') && !page.text.includes('<img src=x') && !page.text.includes('<svg onload'), path);
+    }
+    const order = await c.req('GET', `/orders/${s.id}`);
+    assert.ok(order.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
+    assert.ok(order.text.includes('&lt;img src=x onerror=alert(1)&gt;'));
+  });
+
+  test("the console's paths answer 404 on the shoppers' listener", async () => {
+    for (const path of ['/login', '/orders', '/orders.csv', '/events', '/audit', '/subscriptions', '/assets/console.css', '/api/sessions']) {
+      assert.equal((await fetch(g.base + path)).status, 404, path);
+    }
+    assert.equal((await fetch(g.base + '/logout', { method: 'POST' })).status, 404);
+  });
+
+  test('resend, resolve and accept from the console reach the app as the API would', async () => {
+    const c = new Client(consoleBase);
+    await c.login('ada', PASSWORD);
+    const s = await session(g);
+    const tx = await webhook(g, s.offerId, 101, { receivedAmount: '20.00' });
+    await waitFor(() => app.events.some((e) => e.id === tx.eventId), 10000, 'the partial event');
+    const page = await c.req('GET', `/orders/${s.id}`);
+    assert.match(page.text, /Partly paid/);
+    assert.match(page.text, /Arrived 20.00 USD of 64.00 USD; missing 44.00 USD/);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)[1];
+    const n = app.events.filter((e) => e.id === tx.eventId).length;
+    assert.equal((await c.req('POST', `/events/${tx.eventId}/resend`, { csrf, back: s.id })).status, 303);
+    await waitFor(() => app.events.filter((e) => e.id === tx.eventId).length === n + 1, 10000, 'the same event again');
+    const accepted = await c.req('POST', `/orders/${s.id}/accept`, { csrf, note: 'good customer' });
+    assert.equal(accepted.status, 303, accepted.text);
+    await waitFor(() => app.events.some((e) => e.body.type === 'checkout.underpayment_accepted' && e.body.sessionId === s.id
+      && e.body.actor === 'console:ada'), 10000, 'the acceptance');
+    const audit = await c.req('GET', '/audit');
+    assert.match(audit.text, /accept_underpayment/);
+    assert.match(audit.text, /resend/);
+    // A stuck attempt (the tab closed mid-request) released by the merchant: checkout.released.
+    const stuck = await session(g);
+    const attempt = await gw(g, 'POST', `/v1/checkout/${stuck.id}/attempts`, { origin: SHOP_ORIGIN, body: { method: 'exchange' } });
+    assert.equal(attempt.status, 201, attempt.text);
+    const order = await c.req('GET', `/orders/${stuck.id}`);
+    assert.match(order.text, /Resolve attempt/);
+    const resolved = await c.req('POST', `/orders/${stuck.id}/resolve`, { csrf, attempt: attempt.json.attemptId,
+      resolution: 'release', note: 'checked the portal: nothing arrived' });
+    assert.equal(resolved.status, 303, resolved.text);
+    await waitFor(() => app.events.some((e) => e.body.type === 'checkout.released' && e.body.sessionId === stuck.id), 10000, 'checkout.released');
+    assert.equal((await gw(g, 'GET', `/v1/checkout/${stuck.id}`)).json.payable.armed, true, 'Pay is armed again');
+    const csv = await c.req('GET', '/orders.csv?state=paid');
+    assert.equal(csv.status, 200);
+    assert.ok(csv.text.includes(s.id));
+  });
+});
+
