@@ -141,6 +141,7 @@ Html head_row(std::initializer_list<const char*> names) {
     return Html::element("thead", {}, Html::element("tr", {}, out));
 }
 Html table(const char* caption, std::initializer_list<const char*> names, const Html& body) {
+    if (body.str().empty()) return Html::element("p", {{"class", "muted"}}, std::string(caption) + ": none.");
     return Html::element("table", {}, Html::element("caption", {{"class", "muted"}}, caption) + head_row(names) +
                                           Html::element("tbody", {}, body));
 }
@@ -470,7 +471,7 @@ void Console::order(Req req, Res res, const Signed& login, const std::string& id
     try {
         const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);
         for (const auto& item : checkout.cart) {
-            cart += row({Html::text(item.name), Html::text(item.quantity.to_string()), Html::text(money(item.price.to_string(), checkout.currency))});
+            cart += row({Html::text(item.name), Html::text(item.quantity.to_string()), Html::text(money(paywasm::amount_text({item.price, checkout.currency}), checkout.currency))});
         }
         if (checkout.shipping_address) {
             customer = checkout.shipping_address->firstname.value_or("") + " " + checkout.shipping_address->lastname.value_or("") +
