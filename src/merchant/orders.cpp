@@ -14,18 +14,16 @@ namespace {
 
 std::string opt_time(const std::optional<std::int64_t>& t) { return t ? iso8601(*t) : std::string(); }
 
-// The shopper's name as the checkout has it (address first, else the QR customer), for the CSV.
+// The shopper's name as the checkout has it (address first, else the QR customer), for the CSV:
+// read with the core's JSON reader only (a full Checkout decode per row would double the export's time).
 std::string customer_name(const Session& s) {
-    try {
-        const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);
-        if (checkout.shipping_address) {
-            const auto& a = *checkout.shipping_address;
-            return a.firstname.value_or("") + (a.firstname && a.lastname ? " " : "") + a.lastname.value_or("");
-        }
-        if (checkout.customer_info) return checkout.customer_info->name;
-    } catch (const paywasm::Error&) {
-        // A stored checkout the core no longer reads: no name rather than no export.
+    const auto doc = read_json(s.checkout_json);
+    if (!doc || !doc->root().is_object()) return {};
+    if (auto a = doc->root().member("shippingAddress"); has_kind(a, paywasm::JsonKind::object)) {
+        const std::string first = string_or(a.member("firstname")), last = string_or(a.member("lastname"));
+        return first + (!first.empty() && !last.empty() ? " " : "") + last;
     }
+    if (auto c = doc->root().member("customerInfo"); has_kind(c, paywasm::JsonKind::object)) return string_or(c.member("name"));
     return {};
 }
 
@@ -157,7 +155,7 @@ void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query) {
         throw HttpError(400, "validation", "the export takes the states partial, paid, pending, failed, refunded, expired", "state");
     }
     query.after.reset();
-    query.limit = 500;
+    query.limit = 1000;
     res.set_header("Content-Disposition", "attachment; filename=\"orders.csv\"");
     res.set_header("Cache-Control", "no-store");
     auto body = make_stream([&gw, query](std::shared_ptr<EventStream> out) mutable -> boost::asio::awaitable<void> {
@@ -185,7 +183,7 @@ void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query) {
                 text += '\n';
             }
             if (!text.empty() && !co_await out->write(std::move(text))) co_return;
-            if (page.size() < 500) co_return;
+            if (page.size() < 1000) co_return;
             query.after = std::pair{page.back().created_at, page.back().id};
         }
     });

@@ -38,7 +38,7 @@ std::optional<std::pair<std::int64_t, std::string>> decode_cursor(std::string_vi
 std::string sessions_page_json(Gateway& gw, const Store::SessionQuery& query);
 
 // The CSV export of every session the query's state and q select (its cursor and limit ignored),
-// newest first, as a streamed answer: pages of 500 rows read on the gateway's stream threads, each
+// newest first, as a streamed answer: pages of 1000 rows read on the gateway's stream threads, each
 // written as one chunk, so memory stays flat whatever the count. Every cell is quoted; a cell whose
 // text begins with = + - @, a tab or a CR gets a leading ' so a spreadsheet shows it as text.
 void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query);

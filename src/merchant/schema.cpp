@@ -162,6 +162,7 @@ ALTER TABLE sessions ADD COLUMN underpayment_accepted_at BIGINT;
 ALTER TABLE outbox ADD COLUMN session_id TEXT;   -- the event's sessionId, when it has one
 CREATE INDEX IF NOT EXISTS sessions_created ON sessions (created_at, id);
 CREATE INDEX IF NOT EXISTS sessions_transaction ON sessions (transaction_id);
+CREATE INDEX IF NOT EXISTS sessions_expires ON sessions (expires_at);
 CREATE INDEX IF NOT EXISTS attempts_transaction ON attempts (transaction_id);
 CREATE INDEX IF NOT EXISTS outbox_session ON outbox (session_id, created_at);
 CREATE INDEX IF NOT EXISTS outbox_created ON outbox (created_at, id);

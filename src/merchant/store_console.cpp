@@ -49,7 +49,7 @@ std::string_view order_state(const Session& s, std::int64_t now) {
 }
 
 std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_t now) {
-    const std::int64_t limit = std::clamp(query.limit, 1, 500);
+    const std::int64_t limit = std::clamp(query.limit, 1, 1000);
     // The keyset: rows strictly older than the previous page's last one, newest first.
     std::string keyset;
     std::vector<SqlValue> keyset_params;
@@ -88,8 +88,12 @@ std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_
         out = sessions_where(sql, params);
     } else if (query.state == "pending") {
         // Two index ranges (a status that may still move; open and not yet expired), merged.
+        // The open ones not yet expired were created after the oldest of them: that bound keeps the
+        // second range to the sessions of one TTL, however many expired ones lie below a deep cursor.
+        const auto oldest = sql_->query("SELECT min(created_at) FROM sessions WHERE expires_at > ?", {now});
+        const std::int64_t since = oldest.empty() || oldest[0].is_null(0) ? now : oldest[0].integer(0);
         auto [a, pa] = in_bucket(bucket + " = 'pending'", {});
-        auto [b, pb] = in_bucket(bucket + " = 'open' AND expires_at > ?", {now});
+        auto [b, pb] = in_bucket(bucket + " = 'open' AND expires_at > ? AND created_at >= ?", {now, since});
         out = sessions_where(a, pa);
         auto more = sessions_where(b, pb);
         out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
