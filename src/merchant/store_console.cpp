@@ -90,7 +90,9 @@ std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_
         // Two index ranges (a status that may still move; open and not yet expired), merged.
         // The open ones not yet expired were created after the oldest of them: that bound keeps the
         // second range to the sessions of one TTL, however many expired ones lie below a deep cursor.
-        const auto oldest = sql_->query("SELECT min(created_at) FROM sessions WHERE expires_at > ?", {now});
+        // (created_at + 0: by the expires_at index, a short range; SQLite would walk created_at's index
+        // from the oldest session otherwise.)
+        const auto oldest = sql_->query("SELECT min(created_at + 0) FROM sessions WHERE expires_at > ?", {now});
         const std::int64_t since = oldest.empty() || oldest[0].is_null(0) ? now : oldest[0].integer(0);
         auto [a, pa] = in_bucket(bucket + " = 'pending'", {});
         auto [b, pb] = in_bucket(bucket + " = 'open' AND expires_at > ? AND created_at >= ?", {now, since});
