@@ -51,7 +51,8 @@ struct Config {
     int attempt_rate_per_session = 20;  // --attempt-rate-per-session: registrations + reports a minute
     AttentionThresholds attention;      // --attention-*: when an attempt is stuck (attempts.hpp)
     // --console-listen HOST:PORT: the merchant's console on its own listener (console.hpp); port
-    // -1: no console. --console-origin: its origin as the browsers see it (https: Secure cookies).
+    // -1: no console. --console-origin: its origin as the browsers see it (https: Secure cookies);
+    // empty: http:// and the Host a request names.
     std::string console_host;
     int console_port = -1;
     std::string console_origin;

@@ -148,7 +148,8 @@ Html table(const char* caption, std::initializer_list<const char*> names, const 
 
 class Console {
 public:
-    Console(Gateway& gw, std::string origin) : gw_(gw), origin_(std::move(origin)) {
+    Console(Gateway& gw, std::string origin, bool explicit_origin)
+        : gw_(gw), origin_(std::move(origin)), explicit_origin_(explicit_origin) {
         secure_ = origin_.rfind("https://", 0) == 0;
         cookie_name_ = secure_ ? "__Host-paywasm_console" : "paywasm_console";
         login_cookie_ = secure_ ? "__Host-paywasm_login" : "paywasm_login";
@@ -186,9 +187,14 @@ private:
         }
         return *login;
     }
+    // A form's Origin (when the browser sends a real one) is the console's: --console-origin when given,
+    // else the origin the browser asked for (http:// and its Host header: 127.0.0.1 or localhost alike).
     void same_origin(Req req) const {
         const std::string o = req.get_header_value("Origin");
-        if (!o.empty() && o != "null" && o != origin_) throw HttpError(403, "cross_origin", "the console takes forms from its own pages only");
+        const std::string own = explicit_origin_ ? origin_ : "http://" + req.get_header_value("Host");
+        // "null": the pages' Referrer-Policy no-referrer makes browsers send that for their own forms
+        // (the CSRF token decides then).
+        if (!o.empty() && o != "null" && o != own) throw HttpError(403, "cross_origin", "the console takes forms from its own pages only");
     }
     std::string cookie_attrs() const { return std::string("; Path=/; HttpOnly; SameSite=Strict") + (secure_ ? "; Secure" : ""); }
     Actor actor(Req req, const Signed& login) const { return Actor{"console:" + login.session.user, req.remote_addr}; }
@@ -260,7 +266,7 @@ private:
 
     Gateway& gw_;
     std::string origin_, cookie_name_, login_cookie_;
-    bool secure_ = false;
+    bool explicit_origin_ = false, secure_ = false;
     paywasm::server::StaticFiles files_;
 };
 
@@ -437,7 +443,7 @@ void Console::order(Req req, Res res, const Signed& login, const std::string& id
     };
     Html main;
     // What the merchant should know first.
-    if (state == "partial" && !s.underpayment_accepted_at) {
+    if ((s.status.state == "partial" || s.status.state == "partial_closed") && !s.status.success && !s.underpayment_accepted_at) {
         Html f = hidden_csrf(login) +
                  Html::markup("<label for=\"accept-note\">Why you accept it (kept in the audit log)</label>"
                               "<input id=\"accept-note\" name=\"note\" required maxlength=\"2000\">") +
@@ -687,8 +693,12 @@ void Console::routes(Router& r) {
     get("/subscriptions", [this](Req req, Res res, const Signed& l) { subscriptions(req, res, l); });
     get("/audit", [this](Req req, Res res, const Signed& l) { audit(req, res, l); });
     r.route("GET", "/orders.csv", limit, [this](Req req, Res res, Body) {
-        if (!auth(req)) throw HttpError(401, "unauthorized", "log in to the console first");
-        send_sessions_csv(gw_, res, session_query(req));
+        const auto login = auth(req);
+        if (!login) throw HttpError(401, "unauthorized", "log in to the console first");
+        const auto query = session_query(req);
+        gw_.store.audit("console:" + login->session.user, "export", std::nullopt,
+                        "state=" + query.state + (query.q.empty() ? "" : " q=" + query.q), req.remote_addr, now_ms());
+        send_sessions_csv(gw_, res, query);
     });
 
     // The actions: the app API's operations, as the logged-in user.
@@ -763,7 +773,7 @@ void Console::routes(Router& r) {
 }  // namespace
 
 std::shared_ptr<void> register_console(Router& router, Gateway& gw, const std::string& public_origin) {
-    auto console = std::make_shared<Console>(gw, public_origin);
+    auto console = std::make_shared<Console>(gw, public_origin.empty() ? "http://" : public_origin, !public_origin.empty());
     console->routes(router);
     return console;
 }

@@ -19,8 +19,9 @@
 
 namespace merchant {
 
-// `public_origin`: the console's origin as its users' browsers see it (--console-origin; default
-// http://<listen address>). https: the cookies are Secure; POSTs with another Origin are refused.
+// `public_origin`: the console's origin as its users' browsers see it (--console-origin), or empty:
+// http:// and the Host a request names. https: the cookies are Secure. A form whose Origin is
+// another is refused (403).
 // The routes refer to the returned object: keep it as long as `router` serves.
 std::shared_ptr<void> register_console(Router& router, Gateway& gw, const std::string& public_origin);
 

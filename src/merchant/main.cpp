@@ -62,8 +62,8 @@ const char* kUsage =
     "  --service-timeout S       seconds per service call (default 30)\n"
     "  --console-listen HOST:PORT  the merchant's console on its own listener (default: none); keep it on\n"
     "                            loopback or a private network, behind your proxy (docs/merchant.md)\n"
-    "  --console-origin ORIGIN   the console's origin as browsers see it (default http://HOST:PORT of\n"
-    "                            --console-listen); https://...: its cookies are Secure\n"
+    "  --console-origin ORIGIN   the console's origin as browsers see it, behind your proxy (default: http://\n"
+    "                            and the Host asked for); https://...: its cookies are Secure\n"
     "  --console-login-rate N    console login attempts a minute per client address (default 10; 0: no\n"
     "                            limit); 5 wrong passwords in a row lock a user for 15 minutes\n"
     "  --verbose                 access log (session ids cut short) and refused webhooks on stderr\n"
@@ -288,10 +288,7 @@ int main(int argc, char** argv) {
             co.access_log = config.verbose;
             co.trusted_proxies = config.trusted_proxies;
             console = std::make_unique<paywasm::server::Server>(co, console_router);
-            const std::string origin = config.console_origin.empty()
-                                           ? paywasm::server::http_origin(config.console_host, console->port())
-                                           : config.console_origin;
-            console_pages = merchant::register_console(console_router, gw, origin);
+            console_pages = merchant::register_console(console_router, gw, config.console_origin);
             console_router.set_error_handler([](const paywasm::server::Request&, paywasm::server::Response& res) {
                 paywasm::server::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
             });

@@ -315,7 +315,10 @@ describe('the console (SQLite)', () => {
       { origin: 'http://evil.example' });
     assert.equal(cross.status, 403);
     const csrf = await c.csrf(`/orders/${s.id}`);
-    const ok = await c.req('POST', `/orders/${s.id}/note`, { note: 'called the shopper', csrf });
+    // Without --console-origin, the console's origin is the one the browser asked for (its Host).
+    const rebound = await c.req('POST', `/orders/${s.id}/note`, { note: 'other host', csrf }, { origin: 'http://localhost:1' });
+    assert.equal(rebound.status, 403);
+    const ok = await c.req('POST', `/orders/${s.id}/note`, { note: 'called the shopper', csrf }, { origin: consoleBase });
     assert.equal(ok.status, 303, ok.text);
     const page = await c.req('GET', `/orders/${s.id}`);
     assert.match(page.text, /Note by console:ada: called the shopper/);
