@@ -531,6 +531,11 @@ void Console::order(Req req, Res res, const Signed& login, const std::string& id
         lines.emplace_back(a.created_at, Html::text("The shopper's browser started a " + a.method + " payment (attempt " + a.id + ")."));
         if (a.attention_at) lines.emplace_back(*a.attention_at, Html::text("No verified outcome in time: the shop's app was told it needs attention."));
     }
+    for (const auto& q : gw_.store.session_qr_codes(s.id)) {
+        lines.emplace_back(q.created_at, Html::text("A QR code was made (order " + q.order_id + ")" +
+                                                    (q.transaction_id ? ", transaction " + *q.transaction_id : std::string()) +
+                                                    (q.replaced ? "; a newer code replaced it." : ".")));
+    }
     for (const auto& w : gw_.store.session_webhooks(s.id)) {
         const auto info = paywasm::describe_status(static_cast<int>(w.status));
         lines.emplace_back(w.received_at, Html::text("The service signed status " + std::to_string(w.status) + " (" + std::string(info.label) +

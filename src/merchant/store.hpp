@@ -172,6 +172,15 @@ public:
         std::int64_t received_at = 0, status = 0;
     };
     std::vector<WebhookRow> session_webhooks(const std::string& session_id);
+    // The session's QR codes, oldest first: the orderId sent to the service, its transaction once it
+    // answered, whether a newer code replaced it.
+    struct QrRow {
+        std::string order_id;
+        std::optional<std::string> transaction_id;
+        bool replaced = false;
+        std::int64_t created_at = 0;
+    };
+    std::vector<QrRow> session_qr_codes(const std::string& session_id);
     // The merchant's resolutions of a session's attempts (the audited records), oldest first.
     struct ResolutionRow {
         std::string attempt_id, resolution, note, actor;

@@ -207,6 +207,16 @@ std::vector<Store::WebhookRow> Store::session_webhooks(const std::string& sessio
     return out;
 }
 
+std::vector<Store::QrRow> Store::session_qr_codes(const std::string& session_id) {
+    std::vector<QrRow> out;
+    for (const auto& r : sql_->query("SELECT order_id, transaction_id, replaced, created_at FROM qr_codes WHERE session_id = ? "
+                                     "ORDER BY created_at, order_id",
+                                     {session_id})) {
+        out.push_back(QrRow{r.text(0), r.optional_text(1), r.integer(2) != 0, r.integer(3)});
+    }
+    return out;
+}
+
 std::vector<Store::ResolutionRow> Store::resolutions(const std::string& session_id) {
     std::vector<ResolutionRow> out;
     for (const auto& r : sql_->query("SELECT attempt_id, resolution, note, actor, created_at FROM resolutions "

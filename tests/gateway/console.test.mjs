@@ -22,9 +22,10 @@ before(async () => {
 });
 after(async () => { await sb?.stop(); });
 
-async function session(g, { offerId = 'co-' + crypto.randomUUID(), price = 64, name = 'Widget', address = ADDRESS } = {}) {
+async function session(g, { offerId = 'co-' + crypto.randomUUID(), price = 64, name = 'Widget', address = ADDRESS,
+  methods = ['exchange', 'bank'] } = {}) {
   const r = await gw(g, 'POST', '/v1/sessions', { app: true, body: { offerId, currency: 'USD',
-    cart: [{ id: 'x', name, price, quantity: 1 }], shippingAddress: address, methods: ['exchange', 'bank'] } });
+    cart: [{ id: 'x', name, price, quantity: 1 }], shippingAddress: address, methods } });
   assert.equal(r.status, 201, r.text);
   return r.json;
 }
@@ -382,6 +383,12 @@ describe('the console (SQLite)', () => {
     assert.equal(resolved.status, 303, resolved.text);
     await waitFor(() => app.events.some((e) => e.body.type === 'checkout.released' && e.body.sessionId === stuck.id), 10000, 'checkout.released');
     assert.equal((await gw(g, 'GET', `/v1/checkout/${stuck.id}`)).json.payable.armed, true, 'Pay is armed again');
+    // A QR code on the timeline: its order id at the service and its transaction.
+    const qr = await session(g, { methods: ['qr'] });
+    const code = await gw(g, 'POST', `/v1/checkout/${qr.id}/qr`, { body: { cryptoCurrency: 'BTC' }, origin: SHOP_ORIGIN });
+    assert.equal(code.status, 200, code.text);
+    const qrPage = await c.req('GET', `/orders/${qr.id}`);
+    assert.ok(qrPage.text.includes(`A QR code was made (order ${qr.offerId}~qr1), transaction `), 'the QR code on the timeline');
     const csv = await c.req('GET', '/orders.csv?state=paid');
     assert.equal(csv.status, 200);
     assert.ok(csv.text.includes(s.id));
