@@ -119,38 +119,35 @@ void register_app_api(Router& server, Gateway& gw) {
         send_sessions_csv(gw, res, session_query(req));
     });
 
+    // A merchant's action on a session (orders.hpp), answered with the session as GET
+    // /v1/sessions/{id} writes it: `act(req, body object, actor)`.
+    const auto session_action = [&server, &gw, limit](const std::string& pattern, int status, auto act) {
+        server.route("POST", pattern, limit, [&gw, status, act](Req req, Res res, Body body) {
+            require_app(gw, req);
+            const JsonDocument doc = parse_object(req, body);
+            act(req, doc.root(), Actor{"app", req.remote_addr});
+            auto s = gw.store.session(req.matches[1]);
+            send_json(res, status, session_json(gw, *s, true));
+        });
+    };
+
     // POST /v1/sessions/{id}/resolve {"attemptId", "resolution": "release" | "paid_elsewhere" |
     // "not_paid", "note"}: the merchant's word on an attempt (after checking the service's portal),
     // recorded with who and when, and sent back as its own event. A verified webhook arriving later
     // still applies by the money rules; one that contradicts this is flagged (resolution_conflict).
-    server.route("POST", R"(/v1/sessions/([^/]+)/resolve)", limit, [&gw](Req req, Res res, Body body) {
-        require_app(gw, req);
-        const JsonDocument doc = parse_object(req, body);
-        const std::string attempt_id = need_string(doc.root(), "attemptId");
-        const std::string resolution = need_string(doc.root(), "resolution");
-        const std::string note = need_string(doc.root(), "note");
-        resolve_attempt(gw, req.matches[1], attempt_id, resolution, note, Actor{"app", req.remote_addr});
-        auto s = gw.store.session(req.matches[1]);
-        send_json(res, 200, session_json(gw, *s, true));
+    session_action(R"(/v1/sessions/([^/]+)/resolve)", 200, [&gw](Req req, JsonValue o, const Actor& who) {
+        const std::string attempt_id = need_string(o, "attemptId");  // read in this order: the first missing is named
+        const std::string resolution = need_string(o, "resolution");
+        resolve_attempt(gw, req.matches[1], attempt_id, resolution, need_string(o, "note"), who);
     });
-
     // POST /v1/sessions/{id}/accept-underpayment {"note"}: the merchant takes what arrived of a
     // partly paid session as enough; the app receives checkout.underpayment_accepted.
-    server.route("POST", R"(/v1/sessions/([^/]+)/accept-underpayment)", limit, [&gw](Req req, Res res, Body body) {
-        require_app(gw, req);
-        const JsonDocument doc = parse_object(req, body);
-        accept_underpayment(gw, req.matches[1], need_string(doc.root(), "note"), Actor{"app", req.remote_addr});
-        auto s = gw.store.session(req.matches[1]);
-        send_json(res, 200, session_json(gw, *s, true));
+    session_action(R"(/v1/sessions/([^/]+)/accept-underpayment)", 200, [&gw](Req req, JsonValue o, const Actor& who) {
+        accept_underpayment(gw, req.matches[1], need_string(o, "note"), who);
     });
-
     // POST /v1/sessions/{id}/notes {"note"}: a note on the order's record (the console shows it).
-    server.route("POST", R"(/v1/sessions/([^/]+)/notes)", limit, [&gw](Req req, Res res, Body body) {
-        require_app(gw, req);
-        const JsonDocument doc = parse_object(req, body);
-        add_note(gw, req.matches[1], need_string(doc.root(), "note"), Actor{"app", req.remote_addr});
-        auto s = gw.store.session(req.matches[1]);
-        send_json(res, 201, session_json(gw, *s, true));
+    session_action(R"(/v1/sessions/([^/]+)/notes)", 201, [&gw](Req req, JsonValue o, const Actor& who) {
+        add_note(gw, req.matches[1], need_string(o, "note"), who);
     });
 
     server.route("GET", R"(/v1/sessions/([^/]+))", limit, [&gw](Req req, Res res, Body) {

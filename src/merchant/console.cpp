@@ -706,51 +706,44 @@ void Console::routes(Router& r) {
         send_sessions_csv(gw_, res, query);
     });
 
-    // The actions: the app API's operations, as the logged-in user.
-    r.route("POST", "/orders/([^/]+)/note", limit, [this](Req req, Res res, Body body) {
-        const Form form = read_form(req, body);
-        const Signed login = need_post(req, form);
-        action(req, res, [&] {
-            add_note(gw_, req.matches[1], field(form, "note"), actor(req, login));
-            see_other(res, "/orders/" + req.matches[1], "noted");
+    // The actions: the app API's operations, as the logged-in user. Each is a POST of a form with
+    // the login's CSRF token; `act(req, form, actor)` does it and names where to go and the flash.
+    const auto post = [this, &r, limit](const std::string& pattern, auto act) {
+        r.route("POST", pattern, limit, [this, act](Req req, Res res, Body body) {
+            const Form form = read_form(req, body);
+            const Signed login = need_post(req, form);
+            action(req, res, [&] {
+                const auto [to, done] = act(req, form, actor(req, login));
+                see_other(res, to, done);
+            });
         });
+    };
+    using Next = std::pair<std::string, const char*>;
+    post("/orders/([^/]+)/note", [this](Req req, const Form& form, const Actor& who) {
+        add_note(gw_, req.matches[1], field(form, "note"), who);
+        return Next{"/orders/" + req.matches[1], "noted"};
     });
-    r.route("POST", "/orders/([^/]+)/accept", limit, [this](Req req, Res res, Body body) {
-        const Form form = read_form(req, body);
-        const Signed login = need_post(req, form);
-        action(req, res, [&] {
-            accept_underpayment(gw_, req.matches[1], field(form, "note"), actor(req, login));
-            see_other(res, "/orders/" + req.matches[1], "accepted");
-        });
+    post("/orders/([^/]+)/accept", [this](Req req, const Form& form, const Actor& who) {
+        accept_underpayment(gw_, req.matches[1], field(form, "note"), who);
+        return Next{"/orders/" + req.matches[1], "accepted"};
     });
-    r.route("POST", "/orders/([^/]+)/resolve", limit, [this](Req req, Res res, Body body) {
-        const Form form = read_form(req, body);
-        const Signed login = need_post(req, form);
-        action(req, res, [&] {
-            resolve_attempt(gw_, req.matches[1], field(form, "attempt"), field(form, "resolution"), field(form, "note"), actor(req, login));
-            see_other(res, "/orders/" + req.matches[1], "resolved");
-        });
+    post("/orders/([^/]+)/resolve", [this](Req req, const Form& form, const Actor& who) {
+        resolve_attempt(gw_, req.matches[1], field(form, "attempt"), field(form, "resolution"), field(form, "note"), who);
+        return Next{"/orders/" + req.matches[1], "resolved"};
     });
-    r.route("POST", "/events/resend-failed", limit, [this](Req req, Res res, Body body) {
-        const Form form = read_form(req, body);
-        const Signed login = need_post(req, form);
-        action(req, res, [&] {
-            const auto since = parse_iso8601(field(form, "since"));
-            if (!since) throw HttpError(400, "validation", "give the time as 2026-05-01T10:00", "since");
-            resend_failed(gw_, *since, actor(req, login));
-            see_other(res, "/events", "resent_failed");
-        });
+    post("/events/resend-failed", [this](Req, const Form& form, const Actor& who) {
+        const auto since = parse_iso8601(field(form, "since"));
+        if (!since) throw HttpError(400, "validation", "give the time as 2026-05-01T10:00", "since");
+        resend_failed(gw_, *since, who);
+        return Next{"/events", "resent_failed"};
     });
-    r.route("POST", "/events/([^/]+)/resend", limit, [this](Req req, Res res, Body body) {
-        const Form form = read_form(req, body);
-        const Signed login = need_post(req, form);
-        action(req, res, [&] {
-            resend_event(gw_, req.matches[1], actor(req, login));
-            const std::string back = field(form, "back");
-            // Back to the order the form was on (a session id only: never a URL from the form).
-            const bool to_order = !back.empty() && back.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string::npos;
-            see_other(res, to_order ? "/orders/" + back : "/events", "resent");
-        });
+    post("/events/([^/]+)/resend", [this](Req req, const Form& form, const Actor& who) {
+        resend_event(gw_, req.matches[1], who);
+        const std::string back = field(form, "back");
+        // Back to the order the form was on (a session id only: never a URL from the form).
+        const bool to_order = !back.empty() && back.find_first_not_of(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string::npos;
+        return Next{to_order ? "/orders/" + back : "/events", "resent"};
     });
 
     // The app API's JSON for the logged-in user (401 without a login).
