@@ -6,6 +6,8 @@
 #   4. starts demo/shop-app (the shop's own back end, plain Node) on 127.0.0.1:$PORT: the shop page,
 #      sessions through the gateway, verified events from it;
 #   5. points the sandbox's webhook at the gateway, prints the URLs and credentials; Ctrl-C stops all.
+# The gateway's console (docs/merchant.md "The console") listens on 127.0.0.1:$((PORT+3)) with the user
+# "demo", whose password is made once and kept in build/demo/console-password (printed at the end).
 #
 # Environment:
 #   PORT        the shop's port (default 8080; the sandbox and the gateway take the next two)
@@ -93,6 +95,7 @@ await_start "the sandbox" "$!" "$DEMO/sandbox.out"
 SERVICE="http://127.0.0.1:$SANDBOX_PORT"
 SHOP="http://127.0.0.1:$PORT"
 GATEWAY_URL="http://127.0.0.1:$GATEWAY_PORT"
+CONSOLE_URL="http://127.0.0.1:$((PORT + 3))"
 
 # ---- 3. the merchant gateway --------------------------------------------------------------------------
 # The demo's secrets: the sandbox's merchant token, and an app secret made once and kept in build/demo.
@@ -103,7 +106,14 @@ field() { node -e 'const v = JSON.parse(process.argv[1])[process.argv[2]]; proce
 export PAYWASM_MERCHANT_TOKEN; PAYWASM_MERCHANT_TOKEN=$(field merchantAccessToken)
 export PAYWASM_APP_SECRET; PAYWASM_APP_SECRET=$(cat "$DEMO/app-secret")
 export PAYWASM_EVENT_SECRET; PAYWASM_EVENT_SECRET=$(cat "$DEMO/event-secret")
+# The console's demo user, made once (a new password file: the user made again with it).
+if [[ ! -s $DEMO/console-password ]]; then
+  (umask 077 && openssl rand -base64 18 >"$DEMO/console-password")
+  "$GATEWAY" console-user remove demo --db "sqlite:$DEMO/merchant.db" >/dev/null 2>&1 || true
+  "$GATEWAY" console-user add demo --db "sqlite:$DEMO/merchant.db" <"$DEMO/console-password" >/dev/null
+fi
 start_logged "$DEMO/gateway.out" "$GATEWAY" --listen "127.0.0.1:$GATEWAY_PORT" --service-url "$SERVICE/api" \
+  --console-listen "127.0.0.1:$((PORT + 3))" \
   --merchant-id "$(field merchantId)" --merchant-public-key "$DATA/merchant-public.pem" \
   --webhook-public-key "$DATA/webhook-public.pem" --shop-origin "$SHOP" --db "sqlite:$DEMO/merchant.db" \
   --app-callback "$SHOP/paywasm-events" --methods exchange,bank,qr --padding "$(field padding)" "${GW_VERBOSE[@]}" \
@@ -128,8 +138,9 @@ LINK_JSON=$(curl -fsS -X POST -H "Authorization: Bearer $PAYWASM_APP_SECRET" -H 
   -d "{\"name\":\"Demo mug\",\"currency\":\"USD\",\"cart\":[{\"id\":\"mug\",\"name\":\"Demo mug\",\"price\":12.5,\"quantity\":1}],\"methods\":[\"exchange\",\"bank\",\"qr\"],\"successUrl\":\"$SHOP/\"}" \
   "$GATEWAY_URL/v1/links")
 LINK_URL=$(node -e 'process.stdout.write(JSON.parse(process.argv[1]).url)' "$LINK_JSON")
-LINK_URL=$LINK_URL node - "$SHOP" "$SERVICE" "$GATEWAY_URL" "$DATA" "$DEMO" <<'JS'
-const [shop, base, gateway, data, demo] = process.argv.slice(2);
+LINK_URL=$LINK_URL node - "$SHOP" "$SERVICE" "$GATEWAY_URL" "$DATA" "$DEMO" "$CONSOLE_URL" <<'JS'
+const [shop, base, gateway, data, demo, consoleUrl] = process.argv.slice(2);
+const consolePassword = (await import('node:fs')).readFileSync(demo + '/console-password', 'utf8').trim();
 const m = await (await fetch(base + '/__sandbox/merchant')).json();
 const line = (k, v) => console.log('  ' + k.padEnd(24) + v);
 console.log('\npaywasm demo is running.\n');
@@ -137,6 +148,7 @@ line('Demo shop:', shop + '/');
 line('Payment service API:', base + '/api   (the sandbox)');
 line('Merchant gateway:', gateway + '   (docs/merchant.md)');
 line('Payment link:', process.env.LINK_URL + '   (hosted checkout; its QR code below)');
+line('Merchant console:', consoleUrl + '/   user demo, password ' + consolePassword + '   (docs/merchant.md)');
 line('Control API:', base + '/__sandbox/   (docs/sandbox.md)');
 line('Logs:', demo + '/{sandbox,gateway,shop-app}.out');
 console.log('\nSandbox credentials (test values; kept in ' + data + '):');

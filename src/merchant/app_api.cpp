@@ -3,6 +3,7 @@
 #include "events.hpp"
 #include "gateway.hpp"
 #include "hosted.hpp"
+#include "orders.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
@@ -11,6 +12,14 @@
 #include "server/util.hpp"
 
 namespace merchant {
+
+namespace {
+
+using Req = const Request&;
+using Res = Response&;
+using Body = const std::string&;
+
+}  // namespace
 
 void require_app(const Gateway& gw, const Request& req) {
     const std::string token = bearer_token(req);
@@ -46,35 +55,6 @@ std::string methods_csv(JsonValue given, const std::vector<std::string>& fallbac
     }
     return csv;
 }
-
-namespace {
-
-using Req = const Request&;
-using Res = Response&;
-using Body = const std::string&;
-
-std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
-    JsonWriter w;
-    w.begin_object().str("id", s.id).str("offerId", s.offer_id).str("amount", s.amount).str("currency", s.currency);
-    w.key("methods");
-    write_methods(w, s);
-    w.str("createdAt", iso8601(s.created_at)).str("expiresAt", iso8601(s.expires_at));
-    // An open session past its expiry takes no payment any more: "expired", not "open".
-    w.str("status", s.status.state == "open" && now_ms() >= s.expires_at ? std::string("expired") : s.status.state);
-    if (!gw.config.widget_dir.empty()) w.str("hostedUrl", hosted_url(gw, s.id));  // the hosted page (hosted.hpp)
-    if (s.link_id) w.str("linkId", *s.link_id);
-    if (with_detail) {
-        w.raw("checkout", s.checkout_json);
-        w.raw("latestStatus", status_json(s));
-        w.raw("transactions", transactions_json(gw.store.transactions(s.id)));
-        w.raw("attempts", attempts_json(s.attempts, true));
-        w.raw("payable", payable_json(payable_of(s)));
-    }
-    w.end_object();
-    return w.take();
-}
-
-}  // namespace
 
 void register_app_api(Router& server, Gateway& gw) {
     const std::size_t limit = gw.config.max_body;
@@ -129,49 +109,49 @@ void register_app_api(Router& server, Gateway& gw) {
         send_json(res, created ? 201 : 200, session_json(gw, stored, false));
     });
 
-    // GET /v1/sessions?state=attention: the sessions that need the merchant (a stuck attempt not
-    // yet resolved, or a resolution a verified outcome contradicted), newest first, with detail.
+    // GET /v1/sessions?state=&q=&cursor=&limit=: the orders newest first, one keyset page at a
+    // time (orders.hpp); state=attention: the sessions that need the merchant (a stuck attempt not
+    // yet resolved, or a resolution a verified outcome contradicted), with detail.
     server.route("GET", "/v1/sessions", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
-        if (req.get_param_value("state") != "attention") {
-            throw HttpError(400, "validation", "list sessions with ?state=attention", "state");
-        }
-        JsonWriter w;
-        w.begin_object().key("sessions").begin_array();
-        for (const auto& s : gw.store.attention_sessions(200)) w.raw(session_json(gw, s, true));
-        w.end_array().end_object();
-        send_json(res, 200, w.take());
+        send_json(res, 200, sessions_page_json(gw, session_query(req)));
     });
+
+    // GET /v1/sessions.csv?state=&q=: every order the filter selects, streamed as CSV.
+    server.route("GET", "/v1/sessions.csv", limit, [&gw](Req req, Res res, Body) {
+        require_app(gw, req);
+        send_sessions_csv(gw, res, session_query(req));
+    });
+
+    // A merchant's action on a session (orders.hpp), answered with the session as GET
+    // /v1/sessions/{id} writes it: `act(req, body object, actor)`.
+    const auto session_action = [&server, &gw, limit](const std::string& pattern, int status, auto act) {
+        server.route("POST", pattern, limit, [&gw, status, act](Req req, Res res, Body body) {
+            require_app(gw, req);
+            const JsonDocument doc = parse_object(req, body);
+            act(req, doc.root(), Actor{"app", req.remote_addr});
+            auto s = gw.store.session(req.matches[1]);
+            send_json(res, status, session_json(gw, *s, true));
+        });
+    };
 
     // POST /v1/sessions/{id}/resolve {"attemptId", "resolution": "release" | "paid_elsewhere" |
     // "not_paid", "note"}: the merchant's word on an attempt (after checking the service's portal),
     // recorded with who and when, and sent back as its own event. A verified webhook arriving later
     // still applies by the money rules; one that contradicts this is flagged (resolution_conflict).
-    server.route("POST", R"(/v1/sessions/([^/]+)/resolve)", limit, [&gw](Req req, Res res, Body body) {
-        require_app(gw, req);
-        const JsonDocument doc = parse_object(req, body);
-        const std::string attempt_id = need_string(doc.root(), "attemptId");
-        const std::string resolution = need_string(doc.root(), "resolution");
-        if (resolution != "release" && resolution != "paid_elsewhere" && resolution != "not_paid") {
-            throw HttpError(400, "validation", "resolution must be release, paid_elsewhere or not_paid", "resolution");
-        }
-        const std::string note = need_string(doc.root(), "note");
-        if (note.empty() || note.size() > 2000) throw HttpError(400, "validation", "note must be 1 to 2000 characters", "note");
-        const auto change = gw.store.resolve_attempt(req.matches[1], attempt_id, resolution, note, "app",
-                                                     !gw.config.app_callback.empty(), now_ms());
-        using C = Store::AttemptChange;
-        switch (change.result) {
-            case C::done: break;
-            case C::not_found: throw HttpError(404, "not_found", "no session with this id");
-            case C::attempt_not_found: throw HttpError(404, "not_found", "no attempt with this id in this session", "attemptId");
-            case C::settled: throw HttpError(409, "attempt_settled", "the service's verified status decided this attempt already", "attemptId");
-            case C::already_resolved: throw HttpError(409, "already_resolved", "this attempt was resolved already", "attemptId");
-            default: throw std::logic_error("resolve_attempt: an answer it does not give");
-        }
-        gw.hub.notify(req.matches[1], change.pushed);
-        gw.wake_forwarder();
-        auto s = gw.store.session(req.matches[1]);
-        send_json(res, 200, session_json(gw, *s, true));
+    session_action(R"(/v1/sessions/([^/]+)/resolve)", 200, [&gw](Req req, JsonValue o, const Actor& who) {
+        const std::string attempt_id = need_string(o, "attemptId");  // read in this order: the first missing is named
+        const std::string resolution = need_string(o, "resolution");
+        resolve_attempt(gw, req.matches[1], attempt_id, resolution, need_string(o, "note"), who);
+    });
+    // POST /v1/sessions/{id}/accept-underpayment {"note"}: the merchant takes what arrived of a
+    // partly paid session as enough; the app receives checkout.underpayment_accepted.
+    session_action(R"(/v1/sessions/([^/]+)/accept-underpayment)", 200, [&gw](Req req, JsonValue o, const Actor& who) {
+        accept_underpayment(gw, req.matches[1], need_string(o, "note"), who);
+    });
+    // POST /v1/sessions/{id}/notes {"note"}: a note on the order's record (the console shows it).
+    session_action(R"(/v1/sessions/([^/]+)/notes)", 201, [&gw](Req req, JsonValue o, const Actor& who) {
+        add_note(gw, req.matches[1], need_string(o, "note"), who);
     });
 
     server.route("GET", R"(/v1/sessions/([^/]+))", limit, [&gw](Req req, Res res, Body) {
@@ -255,10 +235,41 @@ void register_app_api(Router& server, Gateway& gw) {
         send_json(res, 200, paywasm::to_json(result));
     });
 
-    // The forwarding outbox, newest first: what was delivered to --app-callback and what waits.
+    // The forwarding outbox, newest first: what was delivered to --app-callback and what waits;
+    // ?failed=first lists the undelivered events that failed at least once first.
     server.route("GET", "/v1/events", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
+        if (req.get_param_value("failed") == "first") return send_json(res, 200, outbox_json(gw.store.events_page(true, 200)));
         send_json(res, 200, outbox_json(gw.store.outbox(200)));
+    });
+
+    // POST /v1/events/resend-failed {"since": ISO 8601 time}: every undelivered event created since
+    // then whose last delivery failed, due now. {"resent": n}.
+    server.route("POST", "/v1/events/resend-failed", limit, [&gw](Req req, Res res, Body body) {
+        require_app(gw, req);
+        const JsonDocument doc = parse_object(req, body);
+        const auto since = parse_iso8601(need_string(doc.root(), "since"));
+        if (!since) throw HttpError(400, "validation", "since must be a time like 2026-05-01T00:00:00Z", "since");
+        const std::int64_t n = resend_failed(gw, *since, Actor{"app", req.remote_addr});
+        JsonWriter w;
+        w.begin_object().num("resent", n).end_object();
+        send_json(res, 200, w.take());
+    });
+
+    // GET /v1/events/{id}: the event as the app receives it, and every delivery attempt.
+    server.route("GET", R"(/v1/events/([^/]+))", limit, [&gw](Req req, Res res, Body) {
+        require_app(gw, req);
+        const auto row = gw.store.event(req.matches[1]);
+        if (!row) throw HttpError(404, "not_found", "no event with this id");
+        send_json(res, 200, event_detail_json(*row, gw.store.deliveries(row->id)));
+    });
+
+    // POST /v1/events/{id}/resend: the same event (same id, same body) delivered again.
+    server.route("POST", R"(/v1/events/([^/]+)/resend)", limit, [&gw](Req req, Res res, Body) {
+        require_app(gw, req);
+        resend_event(gw, req.matches[1], Actor{"app", req.remote_addr});
+        const auto row = gw.store.event(req.matches[1]);
+        send_json(res, 202, event_detail_json(*row, gw.store.deliveries(row->id)));
     });
 }
 

@@ -63,6 +63,13 @@ struct Config {
     int link_rate_per_client = 20;      // --link-rate-per-client: link openings a minute per client address
     int link_rate_per_link = 600;       // --link-rate-per-link: openings a minute per link
     std::int64_t link_open_ttl_ms = 15LL * 60 * 1000;  // --link-session-ttl: a link session until the shopper's details
+    // --console-listen HOST:PORT: the merchant's console on its own listener (console.hpp); port
+    // -1: no console. --console-origin: its origin as the browsers see it (https: Secure cookies);
+    // empty: http:// and the Host a request names.
+    std::string console_host;
+    int console_port = -1;
+    std::string console_origin;
+    int console_login_rate = 10;        // --console-login-rate: login attempts a minute per client address
 };
 
 }  // namespace merchant

@@ -235,31 +235,73 @@ std::string transactions_json(const std::vector<Store::TransactionRow>& rows) {
     return w.take();
 }
 
+std::string underpayment_event_json(const std::string& id, std::int64_t now, const Session& s, const std::string& note,
+                                    const std::string& actor) {
+    JsonWriter w;
+    w.begin_object().str("id", id).str("type", "checkout.underpayment_accepted").str("createdAt", iso8601(now));
+    w.str("sessionId", s.id).str("offerId", s.offer_id).num("version", s.status.version);
+    opt_str(w, "transactionId", s.status.transaction_id);
+    write_amounts(w, s);
+    w.str("note", note).str("actor", actor).flag("accepted", true).flag("success", false);
+    w.end_object();
+    return w.take();
+}
+
+namespace {
+
+// One outbox row's members (outbox_json, event_detail_json), the object left open.
+void write_outbox_row(JsonWriter& w, const Store::OutboxRow& r);
+
+}  // namespace
+
+std::string event_detail_json(const Store::OutboxRow& row, const std::vector<Store::DeliveryRow>& deliveries) {
+    JsonWriter w;
+    write_outbox_row(w, row);
+    w.key("deliveries").begin_array();
+    for (const auto& d : deliveries) {
+        w.begin_object().str("startedAt", iso8601(d.started_at)).str("finishedAt", iso8601(d.finished_at));
+        w.key("httpStatus");
+        d.http_status ? w.number(*d.http_status) : w.null();
+        opt_str(w, "error", d.error);
+        w.end_object();
+    }
+    w.end_array().end_object();
+    return w.take();
+}
+
 std::string outbox_json(const std::vector<Store::OutboxRow>& rows) {
     JsonWriter w;
     w.begin_array();
     for (const auto& r : rows) {
-        w.begin_object().str("id", r.id).str("state", r.state).num("attempts", r.attempts);
-        w.str("nextAttemptAt", iso8601(r.next_attempt_at));
-        opt_str(w, "lastError", r.last_error);
-        w.str("createdAt", iso8601(r.created_at));
-        w.key("deliveredAt");
-        r.delivered_at ? w.string(iso8601(*r.delivered_at)) : w.null();
-        // What the event says, from the body that is (or was) delivered: its type and session, and
-        // the body itself, as the app receives it.
-        const auto body = paywasm::server::read_json(r.body);
-        const auto put = [&w](const char* name, JsonValue v) {
-            w.key(name);
-            v.valid() && !v.is_null() ? w.value(v) : w.null();
-        };
-        const bool object = body && body->root().is_object();
-        put("type", object ? body->root().member("type") : JsonValue());
-        put("sessionId", object ? body->root().member("sessionId") : JsonValue());
-        put("body", object ? body->root() : JsonValue());
+        write_outbox_row(w, r);
         w.end_object();
     }
     w.end_array();
     return w.take();
 }
+
+namespace {
+
+void write_outbox_row(JsonWriter& w, const Store::OutboxRow& r) {
+    w.begin_object().str("id", r.id).str("state", r.state).num("attempts", r.attempts);
+    w.str("nextAttemptAt", iso8601(r.next_attempt_at));
+    opt_str(w, "lastError", r.last_error);
+    w.str("createdAt", iso8601(r.created_at));
+    w.key("deliveredAt");
+    r.delivered_at ? w.string(iso8601(*r.delivered_at)) : w.null();
+    // What the event says, from the body that is (or was) delivered: its type and session, and
+    // the body itself, as the app receives it.
+    const auto body = paywasm::server::read_json(r.body);
+    const auto put = [&w](const char* name, JsonValue v) {
+        w.key(name);
+        v.valid() && !v.is_null() ? w.value(v) : w.null();
+    };
+    const bool object = body && body->root().is_object();
+    put("type", object ? body->root().member("type") : JsonValue());
+    put("sessionId", object ? body->root().member("sessionId") : JsonValue());
+    put("body", object ? body->root() : JsonValue());
+}
+
+}  // namespace
 
 }  // namespace merchant

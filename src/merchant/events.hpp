@@ -69,6 +69,17 @@ std::string attempt_event_json(const std::string& id, std::string_view type, std
 // checkout.released | checkout.paid_elsewhere | checkout.marked_unpaid
 std::string_view resolution_event_type(std::string_view resolution);
 
+// The merchant's acceptance of an underpayment (Store::accept_underpayment), for the shop app:
+// {"id", "type": "checkout.underpayment_accepted", "createdAt", "sessionId", "offerId", "version",
+// "transactionId", "orderTotal", "expected", "received", "remaining", "note", "actor", "accepted":
+// true, "success": false}: the service never said the order was paid; the merchant says it is
+// enough. The app ships on it as it would on a success.
+std::string underpayment_event_json(const std::string& id, std::int64_t now, const Session& s, const std::string& note,
+                                    const std::string& actor);
+// GET /v1/events/{id}: outbox_json()'s member for the event, with "deliveries": [{"startedAt",
+// "finishedAt", "httpStatus", "error"}] oldest first.
+std::string event_detail_json(const Store::OutboxRow& row, const std::vector<Store::DeliveryRow>& deliveries);
+
 std::string transactions_json(const std::vector<Store::TransactionRow>& rows);
 std::string outbox_json(const std::vector<Store::OutboxRow>& rows);
 

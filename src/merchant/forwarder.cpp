@@ -30,9 +30,19 @@ struct Gateway::Forwarder final : paywasm::server::OutboxStore {
         item.body = std::move(ev->body);
         return item;
     }
-    void delivered(const Item& item, const Attempt& attempt) override { gw.store.delivered(item.id, attempt.finished); }
+    void delivered(const Item& item, const Attempt& attempt) override {
+        gw.store.delivered(item.id, attempt.finished);
+        record(item, attempt);
+    }
     void failed(const Item& item, const Attempt& attempt) override {
         gw.store.failed(item.id, attempt.next_attempt_at, attempt.error);
+        record(item, attempt);
+    }
+    // Every attempt on the event's record (GET /v1/events/{id}, the console's timeline).
+    void record(const Item& item, const Attempt& attempt) {
+        Store::DeliveryRow row{attempt.started, attempt.finished, attempt.http_status, std::nullopt};
+        if (!attempt.error.empty()) row.error = attempt.error;
+        gw.store.record_delivery(item.id, row);
     }
 
     Gateway& gw;

@@ -6,8 +6,11 @@
 #include <fstream>
 #include <sstream>
 #include <regex>
+#include <thread>
 
 #include "client/url.hpp"
+#include "console.hpp"
+#include "console_auth.hpp"
 #include "gateway.hpp"
 #include "health.hpp"
 #include "hosted.hpp"
@@ -79,7 +82,14 @@ const char* kUsage =
     "  --link-rate-per-client N  link openings a minute per client address (default 20; 0: no limit)\n"
     "  --link-rate-per-link N    openings a minute per link (default 600; 0: no limit)\n"
     "  --link-session-ttl S      how long a link's session waits for the shopper's fields (default 900)\n"
+    "  --console-listen HOST:PORT  the merchant's console on its own listener (default: none); keep it on\n"
+    "                            loopback or a private network, behind your proxy (docs/merchant.md)\n"
+    "  --console-origin ORIGIN   the console's origin as browsers see it, behind your proxy (default: http://\n"
+    "                            and the Host asked for); https://...: its cookies are Secure\n"
+    "  --console-login-rate N    console login attempts a minute per client address (default 10; 0: no\n"
+    "                            limit); 5 wrong passwords in a row lock a user for 15 minutes\n"
     "  --verbose                 access log (session ids cut short) and refused webhooks on stderr\n"
+    "the console's users: paywasm-merchant console-user add|remove|list [NAME] [--db URL]\n"
     "environment:\n"
     "  PAYWASM_MERCHANT_TOKEN    the service's merchant access token (QR generate, subscriptions)\n"
     "  PAYWASM_APP_SECRET        the shop app's bearer for the app API (at least 16 characters)\n"
@@ -119,7 +129,8 @@ const paywasm::options::Spec kOptions{
      "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout", "attempt-rate-per-session",
      "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days",
      "max-connections-per-address", "widget-dir", "public-url", "return-origin", "shopper-token-url", "bank-account-id", "shop-name",
-     "shop-logo", "shop-colour", "link-rate-per-client", "link-rate-per-link", "link-session-ttl"},
+     "shop-logo", "shop-colour", "link-rate-per-client", "link-rate-per-link", "link-session-ttl", "console-listen",
+     "console-origin", "console-login-rate"},
     {"verbose"}};
 
 // An origin: scheme://host[:port] of http or https, nothing after.
@@ -164,6 +175,15 @@ void apply_hosted_option(merchant::Config& c, const std::string& name, const std
     else if (name == "link-session-ttl") c.link_open_ttl_ms = whole_number(name, value, 60, 24 * 3600) * 1000;
 }
 
+// HOST:PORT of --listen and --console-listen (an IPv6 host in brackets).
+void split_listen(const std::string& name, const std::string& value, std::string& host, int& port) {
+    auto colon = value.rfind(':');
+    if (colon == std::string::npos || colon == 0) usage_error("--" + name + " takes HOST:PORT");
+    host = value.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    port = static_cast<int>(paywasm::options::whole_number(name, value.substr(colon + 1), 0, 65535));
+}
+
 // Each option of the command line into `c`, in the order given.
 void apply_option(merchant::Config& c, bool& db_given, const std::string& name, const std::string& value) {
     using paywasm::options::whole_number;
@@ -173,12 +193,14 @@ void apply_option(merchant::Config& c, bool& db_given, const std::string& name, 
         std::exit(0);
     }
     if (name == "verbose") c.verbose = true;
-    else if (name == "listen") {
-        auto colon = value.rfind(':');
-        if (colon == std::string::npos || colon == 0) usage_error("--listen takes HOST:PORT");
-        c.host = value.substr(0, colon);
-        if (c.host.size() > 2 && c.host.front() == '[' && c.host.back() == ']') c.host = c.host.substr(1, c.host.size() - 2);
-        c.port = static_cast<int>(whole_number(name, value.substr(colon + 1), 0, 65535));
+    else if (name == "listen") split_listen(name, value, c.host, c.port);
+    else if (name == "console-listen") split_listen(name, value, c.console_host, c.console_port);
+    else if (name == "console-login-rate") c.console_login_rate = small(0, 1000000);
+    else if (name == "console-origin") {
+        if ((value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0) || value.back() == '/') {
+            usage_error("--console-origin is an origin: http(s)://host[:port], no path");
+        }
+        c.console_origin = value;
     } else if (name == "service-url") c.service_url = value;
     else if (name == "public-service-url") c.public_service_url = value;
     else if (name == "merchant-id") c.merchant_id = value;
@@ -288,6 +310,7 @@ merchant::Config parse_args(int argc, char** argv) {
 int main(int argc, char** argv) {
     // SIGINT/SIGTERM: taken by serve_until_signal (blocked in every thread from here on).
     paywasm::server::block_stop_signals();
+    if (argc > 1 && std::string(argv[1]) == "console-user") return merchant::console_user_command(argc - 2, argv + 2);
     merchant::Config config = parse_args(argc, argv);
     paywasm::server::set_server_name("paywasm-merchant");
 
@@ -323,11 +346,40 @@ int main(int argc, char** argv) {
         paywasm::server::Server http(options, server);
         running = &http;
         if (gw.config.public_url.empty()) gw.config.public_url = paywasm::server::http_origin(config.host, http.port());
+        // The console: its own router and listener, nothing of it on the shoppers' one.
+        paywasm::server::Router console_router;
+        std::unique_ptr<paywasm::server::Server> console;
+        std::shared_ptr<void> console_pages;
+        std::thread console_thread;
+        if (config.console_port >= 0) {
+            paywasm::server::ServerOptions co;
+            co.host = config.console_host;
+            co.port = config.console_port;
+            co.max_body = 16 * 1024;
+            co.max_connections = 256;
+            co.workers = 4;
+            co.access_log = config.verbose;
+            co.trusted_proxies = config.trusted_proxies;
+            console = std::make_unique<paywasm::server::Server>(co, console_router);
+            console_pages = merchant::register_console(console_router, gw, config.console_origin);
+            console_router.set_error_handler([](const paywasm::server::Request&, paywasm::server::Response& res) {
+                paywasm::server::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
+            });
+        }
         gw.start_forwarder();
         gw.start_pruner();
         std::printf("paywasm-merchant: listening on %s\n", paywasm::server::http_origin(config.host, http.port()).c_str());
+        if (console) {
+            std::printf("paywasm-merchant: console on %s\n",
+                        paywasm::server::http_origin(config.console_host, console->port()).c_str());
+            console_thread = std::thread([&] { console->run(); });
+        }
         std::fflush(stdout);
-        paywasm::server::serve_until_signal(http, [&] { gw.hub.shutdown(); });
+        paywasm::server::serve_until_signal(http, [&] {
+            gw.hub.shutdown();
+            if (console) console->drain();
+        });
+        if (console_thread.joinable()) console_thread.join();
         gw.stop();
         std::fprintf(stderr, "paywasm-merchant: stopped\n");
     } catch (const std::exception& e) {

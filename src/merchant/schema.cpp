@@ -4,6 +4,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "order_state.hpp"
 #include "server/util.hpp"
 
 namespace merchant {
@@ -170,14 +171,74 @@ ALTER TABLE sessions ADD COLUMN cancel_url TEXT;
 ALTER TABLE sessions ADD COLUMN details_at BIGINT;  -- a link session: the shopper's fields given
 CREATE INDEX IF NOT EXISTS sessions_link ON sessions (link_id);
 )sql";
+// Schema version 7 (issue 34, the merchant's console): the indexes of the orders list (keyset
+// pagination newest first, by state bucket: order_state.hpp; searches by transaction id), the
+// outbox's session (the order page's events), every delivery attempt of a forwarded event, notes,
+// an accepted underpayment, the console's users and login sessions, and the audit log.
+std::string schema_v7() {
+    return std::string(R"sql(
+ALTER TABLE sessions ADD COLUMN underpayment_accepted_at BIGINT;
+ALTER TABLE outbox ADD COLUMN session_id TEXT;   -- the event's sessionId, when it has one
+CREATE INDEX IF NOT EXISTS sessions_created ON sessions (created_at, id);
+CREATE INDEX IF NOT EXISTS sessions_transaction ON sessions (transaction_id);
+CREATE INDEX IF NOT EXISTS sessions_expires ON sessions (expires_at);
+CREATE INDEX IF NOT EXISTS attempts_transaction ON attempts (transaction_id);
+CREATE INDEX IF NOT EXISTS outbox_session ON outbox (session_id, created_at);
+CREATE INDEX IF NOT EXISTS outbox_created ON outbox (created_at, id);
+CREATE INDEX IF NOT EXISTS webhook_events_session ON webhook_events (session_id, received_at);
+CREATE TABLE IF NOT EXISTS deliveries (
+  event_id        TEXT NOT NULL,         -- the outbox row's id
+  started_at      BIGINT NOT NULL,
+  finished_at     BIGINT NOT NULL,
+  http_status     BIGINT,                -- the app's answer (NULL: none arrived)
+  error           TEXT                   -- NULL when delivered (a 2xx)
+);
+CREATE INDEX IF NOT EXISTS deliveries_event ON deliveries (event_id, started_at);
+CREATE TABLE IF NOT EXISTS session_notes (
+  id              TEXT PRIMARY KEY,      -- note_ + random
+  session_id      TEXT NOT NULL,
+  actor           TEXT NOT NULL,         -- app | console:<user>
+  note            TEXT NOT NULL,
+  created_at      BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS session_notes_session ON session_notes (session_id, created_at);
+CREATE TABLE IF NOT EXISTS console_users (
+  name            TEXT PRIMARY KEY,
+  password_hash   TEXT NOT NULL,         -- scrypt$N$r$p$<salt hex>$<key hex> (console_auth.hpp)
+  created_at      BIGINT NOT NULL,
+  failed_logins   BIGINT NOT NULL DEFAULT 0,  -- wrong passwords in a row
+  locked_until    BIGINT NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS console_sessions (
+  token_hash      TEXT PRIMARY KEY,      -- SHA-256 of the cookie's token (the token itself is not kept)
+  user_name       TEXT NOT NULL,
+  csrf            TEXT NOT NULL,         -- the form token of this login
+  created_at      BIGINT NOT NULL,
+  seen_at         BIGINT NOT NULL,
+  expires_at      BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS console_sessions_user ON console_sessions (user_name);
+CREATE TABLE IF NOT EXISTS audit_log (
+  id              TEXT PRIMARY KEY,      -- aud_ + random
+  at              BIGINT NOT NULL,
+  actor           TEXT NOT NULL,         -- app | console:<user> | the name tried at a login
+  action          TEXT NOT NULL,         -- login | login_failed | logout | resend | resend_failed | resolve | accept_underpayment | note
+  target          TEXT,                  -- a session or event id
+  detail          TEXT,
+  address         TEXT                   -- the client's address (console and app API)
+);
+CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at, id);
+)sql") + "CREATE INDEX IF NOT EXISTS sessions_bucket ON sessions (" + kOrderBucketSql + ", created_at, id);\n";
+}
 
 // The schema versions in order; the database records the last one applied (paywasm_schema).
-constexpr int kSchemaVersion = 6;
+constexpr int kSchemaVersion = 7;
 
 // Every table of the gateway: the writer guard covers each.
 constexpr const char* kTables[] = {"sessions", "transactions", "webhook_events", "outbox", "qr_codes",
                                    "debits", "gateway_keys", "rate_buckets", "attempts", "resolutions",
-                                   "links", "paywasm_schema"};
+                                   "links", "deliveries", "session_notes", "console_users", "console_sessions", "audit_log",
+                                   "paywasm_schema"};
 
 // The writer guard's error (Sql::guard_writers): once a database is at a version, a write by a
 // connection not marked as a writer of it (an older binary still running, or 0.2.0, which checks no
@@ -218,6 +279,7 @@ void migrate(paywasm::server::Sql& sql) {
         if (version < 4) sql.exec_script(kSchemaV4);
         if (version < 5) sql.exec_script(kSchemaV5);
         if (version < 6) sql.exec_script(kSchemaV6);
+        if (version < 7) sql.exec_script(schema_v7());
         sql.exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
         // Every migration: the guard at the new version, on every table.
         sql.guard_writers(std::vector<std::string>(std::begin(kTables), std::end(kTables)), kSchemaVersion,

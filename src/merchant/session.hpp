@@ -36,6 +36,8 @@ struct Session {
     // was read: what `payable` counts the expiry against (payable_of()).
     std::vector<AttemptFacts> attempts;
     std::int64_t as_of = 0;
+    // When the merchant accepted what arrived of a partly paid session (Store::accept_underpayment).
+    std::optional<std::int64_t> underpayment_accepted_at;
     bool offers(std::string_view method) const;  // `method` is in methods_csv
     // Hosted checkout (hosted.hpp): the payment link that opened it, and where the hosted page sends
     // the shopper back (each on a --return-origin, checked at creation).

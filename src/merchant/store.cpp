@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kSessionColumns =
     "id, offer_id, checkout, amount, currency, methods, created_at, expires_at, qr_state, qr_response, "
     "status, state, final, success, transaction_id, received_amount, status_at, version, method, tx_amount, "
-    "tx_currency, link_id, success_url, cancel_url";
+    "tx_currency, link_id, success_url, cancel_url, underpayment_accepted_at";
 
 Session session_from_row(const SqlRow& r) {
     Session s;
@@ -45,6 +45,7 @@ Session session_from_row(const SqlRow& r) {
     s.link_id = r.optional_text(21);
     s.success_url = r.optional_text(22);
     s.cancel_url = r.optional_text(23);
+    if (!r.is_null(24)) s.underpayment_accepted_at = r.integer(24);
     return s;
 }
 
@@ -88,6 +89,14 @@ std::optional<Session> Store::read_session(const std::string& id, bool locked) {
     s.attempts = attempts(s.id);
     s.as_of = now_ms();
     return s;
+}
+
+std::vector<Session> Store::sessions_where(const std::string& select_tail, const std::vector<SqlValue>& params) {
+    std::vector<Session> out;
+    for (const auto& r : sql_->query(std::string("SELECT ") + kSessionColumns + " FROM sessions " + select_tail, params)) {
+        out.push_back(session_from_row(r));
+    }
+    return out;
 }
 
 std::optional<Session> Store::session_by_offer(const std::string& offer_id) {

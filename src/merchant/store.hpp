@@ -5,6 +5,8 @@
 //   store.cpp          sessions, QR codes, debits, key fingerprints
 //   store_webhook.cpp  apply_webhook: read -> decide -> persist
 //   store_upkeep.cpp   the forwarding outbox, retention, the rate limits' buckets
+//   store_console.cpp  the orders list, events and deliveries, notes, accepted underpayments, the
+//                      audit log, the console's users and logins
 //   store_attempts.cpp payment attempts: registration, reports, the merchant's resolutions, the
 //                      attention pass, a verified webhook's transaction attached to its attempt
 #pragma once
@@ -135,6 +137,126 @@ public:
     };
     std::vector<OutboxRow> outbox(int limit);
 
+    // ---- the orders list, an order's record, the console (store_console.cpp; order_state.hpp) ----
+    // The sessions newest first (created_at, id descending), by keyset: `after` is the (created_at,
+    // id) of the last row of the previous page. `state`: "" for all, else paid | partial | pending |
+    // failed | refunded | expired (order_state.hpp; attention is attention_sessions()). `q`: an
+    // offerId, a session id or a transaction id (the session's, any of its transactions' or
+    // attempts'), exactly. Attempts are not read (Session::attempts stays empty).
+    struct SessionQuery {
+        std::string state, q;
+        std::optional<std::pair<std::int64_t, std::string>> after;
+        int limit = 50;
+    };
+    std::vector<Session> list_sessions(const SessionQuery& query, std::int64_t now);
+    // One forwarded event (nullopt: none with this id), a session's events oldest first, and the
+    // events page: the `limit` newest, or with `failed_first` the undelivered ones that failed at
+    // least once first (oldest failure first), then the others newest first.
+    std::optional<OutboxRow> event(const std::string& id);
+    std::vector<OutboxRow> session_events(const std::string& session_id);
+    std::vector<OutboxRow> events_page(bool failed_first, int limit);
+    // Every delivery attempt of an event, oldest first (the forwarder records each).
+    struct DeliveryRow {
+        std::int64_t started_at = 0, finished_at = 0;
+        std::optional<int> http_status;
+        std::optional<std::string> error;
+    };
+    void record_delivery(const std::string& event_id, const DeliveryRow& row);
+    std::vector<DeliveryRow> deliveries(const std::string& event_id);
+    // The same event (same id, same body) delivered again: due now, whatever its state. in_flight:
+    // a worker is delivering it right now (its lease holds). resend_failed(): every undelivered
+    // event created since `since` whose last delivery failed, due now; returns how many.
+    enum class Resend { done, not_found, in_flight };
+    Resend resend_event(const std::string& id, std::int64_t now);
+    std::int64_t resend_failed(std::int64_t since, std::int64_t now);
+    // The verified webhooks recorded for a session, oldest first, with what the rules decided.
+    struct WebhookRow {
+        std::string id, transaction_id, outcome;
+        std::int64_t received_at = 0, status = 0;
+    };
+    std::vector<WebhookRow> session_webhooks(const std::string& session_id);
+    // The session's QR codes, oldest first: the orderId sent to the service, its transaction once it
+    // answered, whether a newer code replaced it.
+    struct QrRow {
+        std::string order_id;
+        std::optional<std::string> transaction_id;
+        bool replaced = false;
+        std::int64_t created_at = 0;
+    };
+    std::vector<QrRow> session_qr_codes(const std::string& session_id);
+    // The merchant's resolutions of a session's attempts (the audited records), oldest first.
+    struct ResolutionRow {
+        std::string attempt_id, resolution, note, actor;
+        std::int64_t created_at = 0;
+    };
+    std::vector<ResolutionRow> resolutions(const std::string& session_id);
+    // Notes on a session, oldest first; add_note() is false when there is no such session.
+    struct NoteRow {
+        std::string id, actor, note;
+        std::int64_t created_at = 0;
+    };
+    std::vector<NoteRow> notes(const std::string& session_id);
+    bool add_note(const std::string& session_id, const std::string& actor, const std::string& note, std::int64_t now);
+    // The merchant accepts what arrived for a partly paid session (state partial | partial_closed,
+    // not a success): under the session's row lock, underpayment_accepted_at set, the session's
+    // version + 1 (`pushed`), and its own event (checkout.underpayment_accepted) in the outbox
+    // (`forward`). The verified status is left as the service signed it.
+    struct Acceptance {
+        enum Result { done, not_found, not_partial, already_accepted } result = not_found;
+        std::optional<PushedStatus> pushed;
+        std::string event_id;
+    };
+    Acceptance accept_underpayment(const std::string& session_id, const std::string& note, const std::string& actor,
+                                   bool forward, std::int64_t now);
+    // The audit log: every merchant action (app API and console) and every console login.
+    struct AuditRow {
+        std::string id, actor, action;
+        std::optional<std::string> target, detail, address;
+        std::int64_t at = 0;
+    };
+    void audit(const std::string& actor, const std::string& action, const std::optional<std::string>& target,
+               const std::optional<std::string>& detail, const std::string& address, std::int64_t now);
+    std::vector<AuditRow> audit_log(const std::optional<std::pair<std::int64_t, std::string>>& after, int limit);
+    // The overview's raw figures: the sessions created since `since` (currency, method, amount,
+    // success, final, times), the dashboard sums them (console_pages.cpp) with the core's decimals.
+    struct OverviewRow {
+        std::string currency, method, amount, state;
+        bool success = false, final = false, accepted = false;
+        std::int64_t created_at = 0, status_at = 0;
+    };
+    std::vector<OverviewRow> overview_rows(std::int64_t since);
+    std::int64_t attention_count();
+    // Subscription debits, newest first, with the latest verified status of each (none yet: no row).
+    struct DebitRow {
+        std::string order_id, subscription_id;
+        std::optional<std::string> merchant_subscription_id, state, amount, currency;
+        std::optional<std::int64_t> status;
+        std::int64_t created_at = 0;
+    };
+    std::vector<DebitRow> debits(int limit);
+
+    // ---- the console's accounts and logins (console_auth.hpp; store_console.cpp) ----
+    struct ConsoleUser {
+        std::string name, password_hash;
+        std::int64_t created_at = 0, failed_logins = 0, locked_until = 0;
+    };
+    bool add_console_user(const std::string& name, const std::string& password_hash, std::int64_t now);  // false: exists
+    bool remove_console_user(const std::string& name);  // and every login session of it; false: no such user
+    std::vector<ConsoleUser> console_users();
+    std::optional<ConsoleUser> console_user(const std::string& name);
+    // A wrong password: failed_logins + 1, and locked until `lock_until` once it reached `max_failures`.
+    void console_login_failed(const std::string& name, int max_failures, std::int64_t lock_until);
+    void console_login_succeeded(const std::string& name);
+    struct ConsoleSession {
+        std::string user, csrf;
+        std::int64_t created_at = 0, expires_at = 0;
+    };
+    void create_console_session(const std::string& token_hash, const ConsoleSession& s, std::int64_t now);
+    // The login whose token hashes to `token_hash`, if it has not expired and was seen within
+    // `idle_ms`; its seen_at moves to `now`.
+    std::optional<ConsoleSession> console_session(const std::string& token_hash, std::int64_t idle_ms, std::int64_t now);
+    void end_console_session(const std::string& token_hash);
+
     // Retention (--retain-days): deletes, in one transaction, at most `batch` sessions last changed
     // before `cutoff` that are done with (expired, and final or with no money of the shopper's in
     // them) with everything about them (webhook events, transactions, QR codes: the shopper's
@@ -164,6 +286,9 @@ public:
     void check_keys(const std::string& merchant_fp, const std::string& webhook_fp, std::int64_t now);
 
 private:
+    // `select_tail` after "SELECT <the session's columns> FROM sessions " (WHERE ... ORDER BY ...),
+    // each row a Session without its attempts (store.cpp).
+    std::vector<Session> sessions_where(const std::string& select_tail, const std::vector<paywasm::server::SqlValue>& params);
     // Shared by the store's files: a session read by id (`locked`: its row held until the
     // transaction ends, Sql::query_locked), and the session's QR codes as the rules read them.
     std::optional<Session> read_session(const std::string& id, bool locked);

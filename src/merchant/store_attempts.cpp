@@ -6,6 +6,7 @@
 #include "events.hpp"
 #include "store.hpp"
 
+#include "server/http.hpp"
 #include "server/util.hpp"
 
 namespace merchant {
@@ -90,9 +91,14 @@ PushedStatus Store::push_change(Session& s, std::int64_t now) {
 
 void Store::queue_event(const std::string& id, const std::string& body, std::int64_t now,
                         const std::optional<std::string>& chain, std::optional<std::int64_t> seq) {
-    sql_->execute("INSERT INTO outbox (id, created_at, body, state, next_attempt_at, chain, seq) VALUES (?, ?, ?, "
-                  "'pending', ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-                  {id, now, body, now, or_null(chain), seq ? SqlValue(*seq) : SqlValue()});
+    // The event's session (the order page lists its events): the body's sessionId, when it has one.
+    std::optional<std::string> session_id;
+    if (const auto doc = read_json(body); doc && doc->root().is_object()) {
+        if (auto v = doc->root().member("sessionId"); has_kind(v, paywasm::JsonKind::string)) session_id = std::string(v.text());
+    }
+    sql_->execute("INSERT INTO outbox (id, created_at, body, state, next_attempt_at, chain, seq, session_id) VALUES (?, ?, ?, "
+                  "'pending', ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                  {id, now, body, now, or_null(chain), seq ? SqlValue(*seq) : SqlValue(), or_null(session_id)});
 }
 
 Store::AttemptChange Store::register_attempt(const std::string& session_id, const std::string& method,

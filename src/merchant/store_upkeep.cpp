@@ -63,6 +63,7 @@ Store::Pruned Store::prune(std::int64_t cutoff, int batch) {
             removed += sql_->execute("DELETE FROM qr_codes WHERE session_id = ?", {id});
             removed += sql_->execute("DELETE FROM attempts WHERE session_id = ?", {id});
             removed += sql_->execute("DELETE FROM resolutions WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM session_notes WHERE session_id = ?", {id});
             removed += sql_->execute("DELETE FROM sessions WHERE id = ?", {id});
         }
         const std::int64_t limit = batch;
@@ -76,6 +77,10 @@ Store::Pruned Store::prune(std::int64_t cutoff, int batch) {
         removed += sql_->execute(
             "DELETE FROM transactions WHERE id IN (SELECT id FROM transactions WHERE session_id IS NULL AND "
             "updated_at < ? LIMIT ?)",
+            {cutoff, limit});
+        removed += sql_->execute(
+            "DELETE FROM deliveries WHERE event_id IN (SELECT event_id FROM deliveries WHERE finished_at < ? AND event_id "
+            "NOT IN (SELECT id FROM outbox) LIMIT ?)",
             {cutoff, limit});
         removed += sql_->execute(
             "DELETE FROM debits WHERE order_id IN (SELECT order_id FROM debits WHERE created_at < ? LIMIT ?)", {cutoff, limit});

@@ -73,6 +73,9 @@ public:
 // What Response::stream holds: the coroutine that writes the stream.
 struct StreamBody {
     std::function<boost::asio::awaitable<void>(std::shared_ptr<EventStream>)> run;
+    // The answer's Content-Type: an event stream, or another text written in pieces (the gateway's
+    // CSV export: write() takes any text, each piece one chunk of a chunked answer).
+    std::string content_type = "text/event-stream";
 };
 inline std::shared_ptr<StreamBody> make_stream(std::function<boost::asio::awaitable<void>(std::shared_ptr<EventStream>)> run) {
     return std::make_shared<StreamBody>(StreamBody{std::move(run)});

@@ -445,7 +445,7 @@ awaitable<void> Server::Impl::serve(Connection& c) {
 }
 
 awaitable<void> Server::Impl::run_stream(Connection& c, const Request& req, Response& res) {
-    std::string text = response_head(res.status, res.headers, {"text/event-stream", std::nullopt, true, "close", std::nullopt});
+    std::string text = response_head(res.status, res.headers, {res.stream->content_type, std::nullopt, true, "close", std::nullopt});
     log(req, res.status);
     if (!co_await send(c, std::move(text))) co_return;
     c.buffer.clear();

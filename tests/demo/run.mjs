@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { useBrowser, waitEvent as waitEvents } from '../browser/lib.mjs';
 import { startDemo } from './start.mjs';
-import { sleep } from '../support/node.mjs';
+import { sleep, waitFor } from '../support/node.mjs';
 
 const LIMIT = { timeout: 60000 };  // each test's time limit
 const chromium = useBrowser();
@@ -21,6 +21,22 @@ before(async () => {
   SHOP = demo.shop;
 });
 after(async () => { await demo?.stop(); });
+
+test('the demo prints the console\'s URL and password, and they log in', LIMIT, async () => {
+  let m;
+  await waitFor(() => (m = /Merchant console:\s+(\S+)\/\s+user demo, password (\S+)/.exec(demo.output())), 10000, 'the console line');
+  assert.equal(m[1], demo.console);
+  const form = await fetch(demo.console + '/login');
+  const cookie = form.headers.getSetCookie()[0].split(';')[0];
+  const token = /name="login_token" value="([^"]+)"/.exec(await form.text())[1];
+  const login = await fetch(demo.console + '/login', { method: 'POST', redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ login_token: token, name: 'demo', password: m[2] }) });
+  assert.equal(login.status, 303);
+  const session = login.headers.getSetCookie().find((c) => c.startsWith('paywasm_console=')).split(';')[0];
+  const home = await fetch(demo.console + '/', { headers: { cookie: session } });
+  assert.match(await home.text(), /<h1>Overview<\/h1>/);
+});
 
 const shopJson = async (method, p, body) => {
   const r = await fetch(SHOP + p, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body && JSON.stringify(body) });

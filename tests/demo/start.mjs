@@ -12,16 +12,16 @@ import { tempDir } from '../support/node.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
-// Three consecutive free ports: the shop, the sandbox (+1) and the gateway (+2).
+// Four consecutive free ports: the shop, the sandbox (+1), the gateway (+2) and its console (+3).
 async function freeTriple() {
   const free = (port) => new Promise((resolve) => {
     const s = net.createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
   for (let tries = 0; tries < 50; tries++) {
     const base = 20000 + Math.floor(Math.random() * 40000);
-    if (await free(base) && await free(base + 1) && await free(base + 2)) return base;
+    if (await free(base) && await free(base + 1) && await free(base + 2) && await free(base + 3)) return base;
   }
-  throw new Error('no three free ports in a row');
+  throw new Error('no four free ports in a row');
 }
 
 // Resolves once the demo says it is running (90 s at most); `env` is added to the script's.
@@ -54,5 +54,5 @@ export async function startDemo(env = {}, { shell } = {}) {
     await stop();
     throw e;
   }
-  return { shop: `http://127.0.0.1:${port}`, gateway: `http://127.0.0.1:${port + 2}`, stop, proc, output: () => output };
+  return { shop: `http://127.0.0.1:${port}`, gateway: `http://127.0.0.1:${port + 2}`, console: `http://127.0.0.1:${port + 3}`, stop, proc, output: () => output };
 }

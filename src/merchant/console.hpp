@@ -1,0 +1,28 @@
+// The merchant's console (docs/merchant.md "The console"): pages served by paywasm-merchant on its
+// own listener (--console-listen), never on the shoppers' one. Server-rendered HTML, no script at
+// all: every value from a shop, a shopper or the service is inserted as escaped text
+// (src/server/static_files.hpp's Html), the page's CSP allows nothing inline and no other origin.
+// Each page reads and acts through the app API's own operations (orders.hpp), as the logged-in
+// user; every state-changing request is a POST carrying the login's CSRF token (403 without).
+//   /login, /logout            the login form (a login token cookie against login CSRF), the end
+//   /                          overview: today / 7 / 30 days, per currency and method, a chart
+//   /orders, /orders/{id}      the list (filters, search, keyset pages) and an order's record
+//   /orders.csv                the export (orders.hpp)
+//   /events, /subscriptions, /audit
+//   /api/sessions[/{id}], /api/events/{id}   the app API's JSON, for the logged-in user
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "gateway.hpp"
+
+namespace merchant {
+
+// `public_origin`: the console's origin as its users' browsers see it (--console-origin), or empty:
+// http:// and the Host a request names. https: the cookies are Secure. A form whose Origin is
+// another is refused (403).
+// The routes refer to the returned object: keep it as long as `router` serves.
+std::shared_ptr<void> register_console(Router& router, Gateway& gw, const std::string& public_origin);
+
+}  // namespace merchant

@@ -1,0 +1,8 @@
+// The console's embedded assets (console_assets.cpp).
+#pragma once
+
+namespace merchant {
+
+extern const char* const kConsoleCss;
+
+}  // namespace merchant

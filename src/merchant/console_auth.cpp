@@ -1,0 +1,184 @@
+// The console's accounts and logins (console_auth.hpp).
+#include "console_auth.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include <cryptopp/scrypt.h>
+#include <cryptopp/secblock.h>
+
+#include "paywasm/crypto.hpp"
+#include "server/util.hpp"
+
+namespace merchant {
+
+using paywasm::server::now_ms;
+
+namespace {
+
+constexpr std::uint64_t kN = 32768;
+constexpr unsigned kR = 8, kP = 1;
+constexpr std::size_t kSaltBytes = 16, kKeyBytes = 32;
+
+std::string to_hex(const unsigned char* p, std::size_t n) {
+    static const char* hex = "0123456789abcdef";
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) {
+        out += hex[p[i] >> 4];
+        out += hex[p[i] & 15];
+    }
+    return out;
+}
+
+std::string scrypt_hex(const std::string& password, const std::string& salt, std::uint64_t n, unsigned r, unsigned p) {
+    CryptoPP::SecByteBlock key(kKeyBytes);
+    CryptoPP::Scrypt scrypt;
+    scrypt.DeriveKey(key, key.size(), reinterpret_cast<const CryptoPP::byte*>(password.data()), password.size(),
+                     reinterpret_cast<const CryptoPP::byte*>(salt.data()), salt.size(), n, r, p);
+    return to_hex(key, key.size());
+}
+
+// A hash no password matches, for a user that does not exist: the same work as a real check.
+const std::string& decoy_hash() {
+    static const std::string hash = hash_password("decoy password that no one has");
+    return hash;
+}
+
+std::string token_hash(const std::string& token) { return paywasm::sha256_hex(token); }
+
+}  // namespace
+
+std::string hash_password(const std::string& password) {
+    unsigned char salt[kSaltBytes];
+    paywasm::random_bytes(salt, sizeof salt);
+    const std::string salt_hex = to_hex(salt, sizeof salt);
+    return "scrypt$" + std::to_string(kN) + "$" + std::to_string(kR) + "$" + std::to_string(kP) + "$" + salt_hex + "$" +
+           scrypt_hex(password, salt_hex, kN, kR, kP);
+}
+
+bool verify_password(const std::string& password, const std::string& stored) {
+    // scrypt$N$r$p$salt$key, parameters as stored (a later release may raise them for new users).
+    std::vector<std::string> parts;
+    std::size_t at = 0;
+    for (;;) {
+        const auto bar = stored.find('$', at);
+        parts.push_back(stored.substr(at, bar == std::string::npos ? std::string::npos : bar - at));
+        if (bar == std::string::npos) break;
+        at = bar + 1;
+    }
+    if (parts.size() != 6 || parts[0] != "scrypt") return false;
+    const auto number = [](const std::string& s) -> std::uint64_t {
+        if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos) return 0;
+        return std::strtoull(s.c_str(), nullptr, 10);
+    };
+    const std::uint64_t n = number(parts[1]), r = number(parts[2]), p = number(parts[3]);
+    if (n < 2 || n > (1u << 20) || (n & (n - 1)) || r < 1 || r > 32 || p < 1 || p > 16) return false;
+    return paywasm::constant_time_equal(scrypt_hex(password, parts[4], n, static_cast<unsigned>(r), static_cast<unsigned>(p)),
+                                        parts[5]);
+}
+
+bool valid_user_name(const std::string& name) {
+    if (name.empty() || name.size() > 64) return false;
+    for (char c : name) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                        c == '-' || c == '@';
+        if (!ok) return false;
+    }
+    return true;
+}
+
+Login log_in(Store& store, const std::string& name, const std::string& password, std::int64_t now) {
+    Login out;
+    const auto user = valid_user_name(name) ? store.console_user(name) : std::nullopt;
+    if (user && user->locked_until > now) {
+        out.result = Login::locked;
+        out.locked_until = user->locked_until;
+        return out;
+    }
+    const bool match = verify_password(password, user ? user->password_hash : decoy_hash());
+    if (!user || !match) {
+        if (user) store.console_login_failed(user->name, kMaxFailures, now + kLockMs);
+        out.result = Login::wrong;
+        return out;
+    }
+    store.console_login_succeeded(user->name);
+    out.result = Login::ok;
+    out.token = paywasm::server::random_token("");
+    out.csrf = paywasm::server::random_token("");
+    store.create_console_session(token_hash(out.token), Store::ConsoleSession{user->name, out.csrf, now, now + kLoginMaxMs}, now);
+    return out;
+}
+
+std::optional<Store::ConsoleSession> logged_in(Store& store, const std::string& token, std::int64_t now) {
+    if (token.empty() || token.size() > 100) return std::nullopt;
+    return store.console_session(token_hash(token), kLoginIdleMs, now);
+}
+
+void log_out(Store& store, const std::string& token) {
+    if (!token.empty()) store.end_console_session(token_hash(token));
+}
+
+int console_user_command(int argc, char** argv) {
+    const char* usage =
+        "usage: paywasm-merchant console-user add NAME [--db URL]    (the password on stdin, one line)\n"
+        "       paywasm-merchant console-user remove NAME [--db URL] (its logins end too)\n"
+        "       paywasm-merchant console-user list [--db URL]\n"
+        "--db defaults to PAYWASM_DB, else sqlite:paywasm-merchant.db (stop a gateway on the same SQLite file first)\n";
+    std::vector<std::string> args(argv, argv + argc);
+    std::string db = std::getenv("PAYWASM_DB") && *std::getenv("PAYWASM_DB") ? std::getenv("PAYWASM_DB") : "sqlite:paywasm-merchant.db";
+    std::vector<std::string> words;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--db" && i + 1 < args.size()) db = args[++i];
+        else if (args[i].rfind("--db=", 0) == 0) db = args[i].substr(5);
+        else words.push_back(args[i]);
+    }
+    const bool named = words.size() == 2 && (words[0] == "add" || words[0] == "remove");
+    if (!named && !(words.size() == 1 && words[0] == "list")) {
+        std::fputs(usage, stderr);
+        return 2;
+    }
+    if (named && !valid_user_name(words[1])) {
+        std::fprintf(stderr, "paywasm-merchant: a user name is 1 to 64 letters, digits and . _ - @\n");
+        return 2;
+    }
+    try {
+        Store store(paywasm::server::open_sql(db));
+        if (words[0] == "list") {
+            for (const auto& u : store.console_users()) {
+                std::printf("%s\tcreated %s%s\n", u.name.c_str(), paywasm::server::iso8601(u.created_at).c_str(),
+                            u.locked_until > now_ms() ? "\tlocked" : "");
+            }
+            return 0;
+        }
+        if (words[0] == "remove") {
+            if (!store.remove_console_user(words[1])) {
+                std::fprintf(stderr, "paywasm-merchant: no console user %s\n", words[1].c_str());
+                return 1;
+            }
+            store.audit("cli", "user_removed", words[1], std::nullopt, "", now_ms());
+            std::printf("removed %s\n", words[1].c_str());
+            return 0;
+        }
+        std::string password;
+        std::getline(std::cin, password);
+        if (!password.empty() && password.back() == '\r') password.pop_back();
+        if (password.size() < kMinPassword) {
+            std::fprintf(stderr, "paywasm-merchant: the password must be at least %zu characters\n", kMinPassword);
+            return 2;
+        }
+        if (!store.add_console_user(words[1], hash_password(password), now_ms())) {
+            std::fprintf(stderr, "paywasm-merchant: console user %s exists (remove it first)\n", words[1].c_str());
+            return 1;
+        }
+        store.audit("cli", "user_added", words[1], std::nullopt, "", now_ms());
+        std::printf("added %s\n", words[1].c_str());
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "paywasm-merchant: %s\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace merchant

@@ -1,0 +1,297 @@
+// The merchant's operations on orders (orders.hpp): the app API and the console both call these.
+#include "orders.hpp"
+
+#include "hosted.hpp"
+
+#include "events.hpp"
+#include "order_state.hpp"
+#include "paywasm/codec.hpp"
+#include "paywasm/error.hpp"
+#include "server/event_stream.hpp"
+#include "server/util.hpp"
+
+namespace merchant {
+
+namespace {
+
+std::string opt_time(const std::optional<std::int64_t>& t) { return t ? iso8601(*t) : std::string(); }
+
+// The shopper's name as the checkout has it (address first, else the QR customer), for the CSV:
+// read with the core's JSON reader only (a full Checkout decode per row would double the export's time).
+std::string customer_name(const Session& s) {
+    const auto doc = read_json(s.checkout_json);
+    if (!doc || !doc->root().is_object()) return {};
+    if (auto a = doc->root().member("shippingAddress"); has_kind(a, paywasm::JsonKind::object)) {
+        const std::string first = string_or(a.member("firstname")), last = string_or(a.member("lastname"));
+        return first + (!first.empty() && !last.empty() ? " " : "") + last;
+    }
+    if (auto c = doc->root().member("customerInfo"); has_kind(c, paywasm::JsonKind::object)) return string_or(c.member("name"));
+    return {};
+}
+
+}  // namespace
+
+std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
+    const std::int64_t now = now_ms();
+    JsonWriter w;
+    w.begin_object().str("id", s.id).str("offerId", s.offer_id).str("amount", s.amount).str("currency", s.currency);
+    w.key("methods");
+    write_methods(w, s);
+    w.str("createdAt", iso8601(s.created_at)).str("expiresAt", iso8601(s.expires_at));
+    // An open session past its expiry takes no payment any more: "expired", not "open".
+    w.str("status", s.status.state == "open" && now >= s.expires_at ? std::string("expired") : s.status.state);
+    w.str("orderState", order_state(s, now));
+    w.key("underpaymentAcceptedAt");
+    s.underpayment_accepted_at ? w.string(iso8601(*s.underpayment_accepted_at)) : w.null();
+    if (!gw.config.widget_dir.empty()) w.str("hostedUrl", hosted_url(gw, s.id));  // the hosted page (hosted.hpp)
+    if (s.link_id) w.str("linkId", *s.link_id);
+    if (with_detail) {
+        w.raw("checkout", s.checkout_json);
+        w.raw("latestStatus", status_json(s));
+        w.raw("transactions", transactions_json(gw.store.transactions(s.id)));
+        w.raw("attempts", attempts_json(s.attempts, true));
+        w.raw("payable", payable_json(payable_of(s)));
+        w.key("notes").begin_array();
+        for (const auto& n : gw.store.notes(s.id)) {
+            w.begin_object().str("actor", n.actor).str("note", n.note).str("createdAt", iso8601(n.created_at)).end_object();
+        }
+        w.end_array();
+    }
+    w.end_object();
+    return w.take();
+}
+
+std::string encode_cursor(std::int64_t created_at, const std::string& id) {
+    static const char* hex = "0123456789abcdef";
+    const std::string raw = std::to_string(created_at) + "|" + id;
+    std::string out;
+    for (unsigned char c : raw) {
+        out += hex[c >> 4];
+        out += hex[c & 15];
+    }
+    return out;
+}
+
+std::optional<std::pair<std::int64_t, std::string>> decode_cursor(std::string_view cursor) {
+    if (cursor.empty() || cursor.size() % 2 || cursor.size() > 600) return std::nullopt;
+    std::string raw;
+    for (std::size_t i = 0; i < cursor.size(); i += 2) {
+        int v = 0;
+        for (char c : cursor.substr(i, 2)) {
+            v <<= 4;
+            if (c >= '0' && c <= '9') v |= c - '0';
+            else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
+            else return std::nullopt;
+        }
+        raw += static_cast<char>(v);
+    }
+    const auto bar = raw.find('|');
+    if (bar == std::string::npos || bar == 0 || bar > 19) return std::nullopt;
+    std::int64_t at = 0;
+    for (char c : raw.substr(0, bar)) {
+        if (c < '0' || c > '9') return std::nullopt;
+        at = at * 10 + (c - '0');
+    }
+    return std::pair{at, raw.substr(bar + 1)};
+}
+
+Store::SessionQuery session_query(const Request& req) {
+    Store::SessionQuery q;
+    q.state = req.get_param_value("state");
+    if (!q.state.empty() && !is_order_state(q.state)) {
+        throw HttpError(400, "validation",
+                        "state must be one of attention, partial, paid, pending, failed, refunded, expired", "state");
+    }
+    q.q = req.get_param_value("q");
+    if (q.q.size() > 200) throw HttpError(400, "validation", "q is at most 200 characters", "q");
+    if (const std::string cursor = req.get_param_value("cursor"); !cursor.empty()) {
+        q.after = decode_cursor(cursor);
+        if (!q.after) throw HttpError(400, "validation", "cursor is not one this gateway gave (pass nextCursor as is)", "cursor");
+    }
+    if (const std::string limit = req.get_param_value("limit"); !limit.empty()) {
+        int n = 0;
+        for (char c : limit) {
+            if (c < '0' || c > '9' || n > 1000) throw HttpError(400, "validation", "limit must be 1 to 200", "limit");
+            n = n * 10 + (c - '0');
+        }
+        if (n < 1 || n > 200) throw HttpError(400, "validation", "limit must be 1 to 200", "limit");
+        q.limit = n;
+    }
+    return q;
+}
+
+std::string sessions_page_json(Gateway& gw, const Store::SessionQuery& query) {
+    JsonWriter w;
+    w.begin_object().key("sessions").begin_array();
+    if (query.state == "attention") {
+        for (const auto& s : gw.store.attention_sessions(200)) w.raw(session_json(gw, s, true));
+        w.end_array().key("nextCursor").null().end_object();
+        return w.take();
+    }
+    Store::SessionQuery one_more = query;
+    one_more.limit = query.limit + 1;  // one row past the page says whether there is a next one
+    auto rows = gw.store.list_sessions(one_more, now_ms());
+    const bool more = static_cast<int>(rows.size()) > query.limit;
+    if (more) rows.resize(static_cast<std::size_t>(query.limit));
+    for (const auto& s : rows) w.raw(session_json(gw, s, false));
+    w.end_array().key("nextCursor");
+    more ? w.string(encode_cursor(rows.back().created_at, rows.back().id)) : w.null();
+    w.end_object();
+    return w.take();
+}
+
+std::string csv_cell(std::string_view text) {
+    std::string out = "\"";
+    // A spreadsheet runs a cell that starts with one of these as a formula: shown as text instead.
+    if (!text.empty() && (text[0] == '=' || text[0] == '+' || text[0] == '-' || text[0] == '@' || text[0] == '\t' ||
+                          text[0] == '\r')) {
+        out += '\'';
+    }
+    for (char c : text) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query) {
+    if (query.state == "attention") {
+        throw HttpError(400, "validation", "the export takes the states partial, paid, pending, failed, refunded, expired", "state");
+    }
+    query.after.reset();
+    query.limit = 1000;
+    res.set_header("Content-Disposition", "attachment; filename=\"orders.csv\"");
+    res.set_header("Cache-Control", "no-store");
+    auto body = make_stream([&gw, query](std::shared_ptr<EventStream> out) mutable -> boost::asio::awaitable<void> {
+        if (!co_await out->write("\"sessionId\",\"offerId\",\"createdAt\",\"orderState\",\"status\",\"amount\",\"currency\","
+                                 "\"method\",\"transactionId\",\"received\",\"receivedCurrency\",\"customer\","
+                                 "\"underpaymentAcceptedAt\"\r\n")) {
+            co_return;
+        }
+        while (out->open()) {
+            const std::int64_t now = now_ms();
+            auto page = co_await on_pool(*gw.stream_reads, [&] { return gw.store.list_sessions(query, now); });
+            std::string text;
+            for (const auto& s : page) {
+                const StatusView& v = s.status;
+                for (const std::string& cell :
+                     {s.id, s.offer_id, iso8601(s.created_at), std::string(order_state(s, now)),
+                      v.status ? std::to_string(*v.status) : std::string(), s.amount, s.currency, v.method.value_or(""),
+                      v.transaction_id.value_or(""), v.received_amount.value_or(""),
+                      v.received_amount ? v.tx_currency.value_or("") : std::string(), customer_name(s),
+                      opt_time(s.underpayment_accepted_at)}) {
+                    text += csv_cell(cell);
+                    text += ',';
+                }
+                text.back() = '\r';
+                text += '\n';
+            }
+            if (!text.empty() && !co_await out->write(std::move(text))) co_return;
+            if (page.size() < 1000) co_return;
+            query.after = std::pair{page.back().created_at, page.back().id};
+        }
+    });
+    body->content_type = "text/csv; charset=utf-8";
+    res.stream = std::move(body);
+}
+
+std::optional<std::int64_t> parse_iso8601(std::string_view text) {
+    if (!text.empty() && text.back() == 'Z') text.remove_suffix(1);
+    if (const auto dot = text.find('.'); dot != std::string_view::npos && dot > 10) text = text.substr(0, dot);
+    // Digits at the given places, separators at the others: YYYY-MM-DD[THH:MM[:SS]].
+    const auto number = [&](std::size_t at, std::size_t len) -> std::optional<int> {
+        int v = 0;
+        for (std::size_t i = at; i < at + len; ++i) {
+            if (i >= text.size() || text[i] < '0' || text[i] > '9') return std::nullopt;
+            v = v * 10 + (text[i] - '0');
+        }
+        return v;
+    };
+    if (text.size() != 10 && text.size() != 16 && text.size() != 19) return std::nullopt;
+    if (text[4] != '-' || text[7] != '-' || (text.size() > 10 && (text[10] != 'T' || text[13] != ':'))) return std::nullopt;
+    if (text.size() == 19 && text[16] != ':') return std::nullopt;
+    const auto y = number(0, 4), mo = number(5, 2), d = number(8, 2);
+    const auto h = text.size() > 10 ? number(11, 2) : std::optional<int>(0);
+    const auto mi = text.size() > 10 ? number(14, 2) : std::optional<int>(0);
+    const auto sec = text.size() > 16 ? number(17, 2) : std::optional<int>(0);
+    if (!y || !mo || !d || !h || !mi || !sec || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 || *mi > 59 || *sec > 59) {
+        return std::nullopt;
+    }
+    // Days from the civil date (proleptic Gregorian), then seconds: no time zone of this host's.
+    const int yy = *y - (*mo <= 2);
+    const int era = (yy >= 0 ? yy : yy - 399) / 400;
+    const int yoe = yy - era * 400;
+    const int doy = (153 * (*mo + (*mo > 2 ? -3 : 9)) + 2) / 5 + *d - 1;
+    const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    const std::int64_t days = static_cast<std::int64_t>(era) * 146097 + doe - 719468;
+    return ((days * 24 + *h) * 60 + *mi) * 60000LL + *sec * 1000LL;
+}
+
+void check_note(const std::string& note, const char* field) {
+    if (note.empty() || note.size() > 2000) throw HttpError(400, "validation", "note must be 1 to 2000 characters", field);
+}
+
+void resend_event(Gateway& gw, const std::string& event_id, const Actor& actor) {
+    switch (gw.store.resend_event(event_id, now_ms())) {
+        case Store::Resend::done: break;
+        case Store::Resend::not_found: throw HttpError(404, "not_found", "no event with this id");
+        case Store::Resend::in_flight:
+            throw HttpError(409, "delivery_in_flight", "the event is being delivered right now; look again in a minute");
+    }
+    gw.store.audit(actor.name, "resend", event_id, std::nullopt, actor.address, now_ms());
+    gw.wake_forwarder();
+}
+
+std::int64_t resend_failed(Gateway& gw, std::int64_t since, const Actor& actor) {
+    const std::int64_t n = gw.store.resend_failed(since, now_ms());
+    gw.store.audit(actor.name, "resend_failed", std::nullopt,
+                   "since " + iso8601(since) + ": " + std::to_string(n) + " event(s)", actor.address, now_ms());
+    gw.wake_forwarder();
+    return n;
+}
+
+void resolve_attempt(Gateway& gw, const std::string& session_id, const std::string& attempt_id,
+                     const std::string& resolution, const std::string& note, const Actor& actor) {
+    if (resolution != "release" && resolution != "paid_elsewhere" && resolution != "not_paid") {
+        throw HttpError(400, "validation", "resolution must be release, paid_elsewhere or not_paid", "resolution");
+    }
+    check_note(note);
+    const auto change =
+        gw.store.resolve_attempt(session_id, attempt_id, resolution, note, actor.name, !gw.config.app_callback.empty(), now_ms());
+    using C = Store::AttemptChange;
+    switch (change.result) {
+        case C::done: break;
+        case C::not_found: throw HttpError(404, "not_found", "no session with this id");
+        case C::attempt_not_found: throw HttpError(404, "not_found", "no attempt with this id in this session", "attemptId");
+        case C::settled: throw HttpError(409, "attempt_settled", "the service's verified status decided this attempt already", "attemptId");
+        case C::already_resolved: throw HttpError(409, "already_resolved", "this attempt was resolved already", "attemptId");
+        default: throw std::logic_error("resolve_attempt: an answer it does not give");
+    }
+    gw.store.audit(actor.name, "resolve", session_id, attempt_id + ": " + resolution + ": " + note, actor.address, now_ms());
+    gw.hub.notify(session_id, change.pushed);
+    gw.wake_forwarder();
+}
+
+void accept_underpayment(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor) {
+    check_note(note);
+    const auto a = gw.store.accept_underpayment(session_id, note, actor.name, !gw.config.app_callback.empty(), now_ms());
+    using A = Store::Acceptance;
+    switch (a.result) {
+        case A::done: break;
+        case A::not_found: throw HttpError(404, "not_found", "no session with this id");
+        case A::not_partial:
+            throw HttpError(409, "not_partially_paid", "only a partly paid session's underpayment can be accepted");
+        case A::already_accepted: throw HttpError(409, "already_accepted", "this session's underpayment was accepted already");
+    }
+    gw.store.audit(actor.name, "accept_underpayment", session_id, a.event_id + ": " + note, actor.address, now_ms());
+    gw.hub.notify(session_id, a.pushed);
+    gw.wake_forwarder();
+}
+
+void add_note(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor) {
+    check_note(note);
+    if (!gw.store.add_note(session_id, actor.name, note, now_ms())) throw HttpError(404, "not_found", "no session with this id");
+    gw.store.audit(actor.name, "note", session_id, note, actor.address, now_ms());
+}
+
+}  // namespace merchant

@@ -1,0 +1,60 @@
+// The merchant's operations on orders, one implementation for both of their callers: the app API
+// (app_api.cpp, the shop's server with its bearer) and the console (console.cpp, a logged-in
+// merchant). Each action is audited (Store::audit) under the actor that asked; each read writes
+// the app API's JSON, which the console renders.
+//   listing      GET /v1/sessions?state=&q=&cursor=&limit=   (keyset pages, an opaque cursor)
+//   export       GET /v1/sessions.csv                        (streamed, constant memory)
+//   an order     GET /v1/sessions/{id}                       (session_json with detail)
+//   events       GET /v1/events/{id}, POST /v1/events/{id}/resend, POST /v1/events/resend-failed
+//   actions      resolve an attempt, accept an underpayment, add a note
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gateway.hpp"
+
+namespace merchant {
+
+// Who asked: "app" (the app API's bearer) or "console:<user>", and from which address.
+struct Actor {
+    std::string name, address;
+};
+
+// A session as the app API writes it: its order, status and (with `with_detail`) the checkout,
+// latest status, transactions, attempts, payable, and the merchant's notes and acceptance.
+std::string session_json(Gateway& gw, const Session& s, bool with_detail);
+
+// The list query of a request's parameters state, q, cursor and limit (1..200, default 50);
+// HttpError 400 naming the parameter otherwise.
+Store::SessionQuery session_query(const Request& req);
+// The opaque cursor of a page's last row, and back (nullopt: not one of ours).
+std::string encode_cursor(std::int64_t created_at, const std::string& id);
+std::optional<std::pair<std::int64_t, std::string>> decode_cursor(std::string_view cursor);
+// One page: {"sessions": [...], "nextCursor": "..." | null}. state=attention: the attention list
+// (newest first, at most 200, with detail; no further page).
+std::string sessions_page_json(Gateway& gw, const Store::SessionQuery& query);
+
+// The CSV export of every session the query's state and q select (its cursor and limit ignored),
+// newest first, as a streamed answer: pages of 1000 rows read on the gateway's stream threads, each
+// written as one chunk, so memory stays flat whatever the count. Every cell is quoted; a cell whose
+// text begins with = + - @, a tab or a CR gets a leading ' so a spreadsheet shows it as text.
+void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query);
+std::string csv_cell(std::string_view text);
+
+// ---- actions (each audited; HttpError for a refusal: 404 unknown, 409 not now) ----
+void resend_event(Gateway& gw, const std::string& event_id, const Actor& actor);
+std::int64_t resend_failed(Gateway& gw, std::int64_t since, const Actor& actor);
+void resolve_attempt(Gateway& gw, const std::string& session_id, const std::string& attempt_id,
+                     const std::string& resolution, const std::string& note, const Actor& actor);
+void accept_underpayment(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor);
+void add_note(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor);
+// A UTC time as the API and the console's forms write it: 2026-05-01, 2026-05-01T10:00,
+// 2026-05-01T10:00:00, each with an optional Z (and .sss); nullopt for anything else.
+std::optional<std::int64_t> parse_iso8601(std::string_view text);
+// A merchant's note: 1 to 2000 characters (HttpError 400 naming `field` otherwise).
+void check_note(const std::string& note, const char* field = "note");
+
+}  // namespace merchant

@@ -1,0 +1,413 @@
+// The store's side of the orders list, an order's record and the console (store.hpp): keyset
+// pages over the indexes of schema version 6, events with every delivery attempt, resends, notes,
+// accepted underpayments, the audit log, the console's users and logins. Same SQL on SQLite and
+// PostgreSQL (sql.hpp's dialect, plus row values in the keyset comparisons: SQLite 3.15+, any
+// PostgreSQL this gateway supports).
+#include <algorithm>
+
+#include "events.hpp"
+#include "order_state.hpp"
+#include "store.hpp"
+
+#include "paywasm/status.hpp"
+#include "server/util.hpp"
+
+namespace merchant {
+
+using namespace paywasm::server;  // Sql, SqlRow, SqlValue, or_null, now_ms, random_token
+
+namespace {
+
+constexpr const char* kOutboxColumns =
+    "id, state, attempts, next_attempt_at, last_error, created_at, delivered_at, body";
+
+Store::OutboxRow outbox_from_row(const SqlRow& r) {
+    Store::OutboxRow row{r.text(0), r.text(1), r.text(7), r.integer(2), r.integer(3), r.integer(5), r.optional_text(4),
+                         std::nullopt};
+    if (!r.is_null(6)) row.delivered_at = r.integer(6);
+    return row;
+}
+
+std::optional<std::int64_t> opt_i64(const SqlRow& r, std::size_t i) {
+    return r.is_null(i) ? std::nullopt : std::optional<std::int64_t>(r.integer(i));
+}
+
+}  // namespace
+
+bool is_order_state(std::string_view state) {
+    return std::find(std::begin(kOrderStates), std::end(kOrderStates), state) != std::end(kOrderStates);
+}
+
+std::string_view order_state(const Session& s, std::int64_t now) {
+    const std::string& st = s.status.state;
+    if (s.status.success || s.underpayment_accepted_at) return "paid";
+    if (st == "partial" || st == "partial_closed" || st == "amount_mismatch") return "partial";
+    if (st == "failed" || st == "timed_out" || st == "canceled") return "failed";
+    if (st == "refund") return "refunded";
+    if (st == "open") return now >= s.expires_at ? "expired" : "pending";
+    return "pending";
+}
+
+std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_t now) {
+    const std::int64_t limit = std::clamp(query.limit, 1, 1000);
+    // The keyset: rows strictly older than the previous page's last one, newest first.
+    std::string keyset;
+    std::vector<SqlValue> keyset_params;
+    if (query.after) {
+        keyset = " AND (created_at, id) < (?, ?)";
+        keyset_params = {query.after->first, query.after->second};
+    }
+    const std::string order = " ORDER BY created_at DESC, id DESC LIMIT ?";
+    const std::string bucket = kOrderBucketSql;
+    // One bucket by its index: the condition, its parameters.
+    const auto in_bucket = [&](const std::string& extra, std::vector<SqlValue> params) {
+        std::vector<SqlValue> all = std::move(params);
+        all.insert(all.end(), keyset_params.begin(), keyset_params.end());
+        all.push_back(limit);
+        return std::pair<std::string, std::vector<SqlValue>>{"WHERE " + extra + keyset + order, all};
+    };
+    if (!query.q.empty()) {
+        // A search names one order (or the few of one transaction): no index on the state needed.
+        std::string where =
+            "WHERE (offer_id = ? OR id = ? OR transaction_id = ? OR id IN (SELECT session_id FROM transactions WHERE id = ?) "
+            "OR id IN (SELECT session_id FROM attempts WHERE transaction_id = ?))";
+        std::vector<SqlValue> params = {query.q, query.q, query.q, query.q, query.q};
+        std::vector<Session> found = sessions_where(where + " ORDER BY created_at DESC, id DESC LIMIT 200", params);
+        std::vector<Session> out;
+        for (auto& s : found) {
+            if (query.after && std::pair(s.created_at, s.id) >= *query.after) continue;
+            if (!query.state.empty() && order_state(s, now) != query.state) continue;
+            out.push_back(std::move(s));
+            if (static_cast<std::int64_t>(out.size()) == limit) break;
+        }
+        return out;
+    }
+    std::vector<Session> out;
+    if (query.state.empty()) {
+        auto [sql, params] = in_bucket("1 = 1", {});
+        out = sessions_where(sql, params);
+    } else if (query.state == "pending") {
+        // Two index ranges (a status that may still move; open and not yet expired), merged.
+        // The open ones not yet expired were created after the oldest of them: that bound keeps the
+        // second range to the sessions of one TTL, however many expired ones lie below a deep cursor.
+        // (created_at + 0: by the expires_at index, a short range; SQLite would walk created_at's index
+        // from the oldest session otherwise.)
+        const auto oldest = sql_->query("SELECT min(created_at + 0) FROM sessions WHERE expires_at > ?", {now});
+        const std::int64_t since = oldest.empty() || oldest[0].is_null(0) ? now : oldest[0].integer(0);
+        auto [a, pa] = in_bucket(bucket + " = 'pending'", {});
+        auto [b, pb] = in_bucket(bucket + " = 'open' AND expires_at > ? AND created_at >= ?", {now, since});
+        out = sessions_where(a, pa);
+        auto more = sessions_where(b, pb);
+        out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+        std::sort(out.begin(), out.end(), [](const Session& x, const Session& y) {
+            return std::pair(x.created_at, x.id) > std::pair(y.created_at, y.id);
+        });
+        if (static_cast<std::int64_t>(out.size()) > limit) out.resize(static_cast<std::size_t>(limit));
+    } else if (query.state == "expired") {
+        auto [sql, params] = in_bucket(bucket + " = 'open' AND expires_at <= ?", {now});
+        out = sessions_where(sql, params);
+    } else {
+        auto [sql, params] = in_bucket(bucket + " = ?", {query.state});
+        out = sessions_where(sql, params);
+    }
+    return out;
+}
+
+std::optional<Store::OutboxRow> Store::event(const std::string& id) {
+    auto rows = sql_->query(std::string("SELECT ") + kOutboxColumns + " FROM outbox WHERE id = ?", {id});
+    if (rows.empty()) return std::nullopt;
+    return outbox_from_row(rows[0]);
+}
+
+std::vector<Store::OutboxRow> Store::session_events(const std::string& session_id) {
+    std::vector<OutboxRow> out;
+    for (const auto& r : sql_->query(std::string("SELECT ") + kOutboxColumns +
+                                         " FROM outbox WHERE session_id = ? ORDER BY created_at, id LIMIT 500",
+                                     {session_id})) {
+        out.push_back(outbox_from_row(r));
+    }
+    return out;
+}
+
+std::vector<Store::OutboxRow> Store::events_page(bool failed_first, int limit) {
+    std::vector<OutboxRow> out;
+    const std::int64_t n = std::clamp(limit, 1, 500);
+    if (failed_first) {
+        for (const auto& r : sql_->query(std::string("SELECT ") + kOutboxColumns +
+                                             " FROM outbox WHERE state = 'pending' AND last_error IS NOT NULL "
+                                             "ORDER BY created_at, id LIMIT ?",
+                                         {n})) {
+            out.push_back(outbox_from_row(r));
+        }
+    }
+    const std::int64_t rest = n - static_cast<std::int64_t>(out.size());
+    if (rest <= 0) return out;
+    for (const auto& r : sql_->query(std::string("SELECT ") + kOutboxColumns +
+                                         " FROM outbox ORDER BY created_at DESC, id DESC LIMIT ?",
+                                     {rest + static_cast<std::int64_t>(out.size())})) {
+        OutboxRow row = outbox_from_row(r);
+        if (failed_first && row.state == "pending" && row.last_error) continue;  // listed above
+        if (static_cast<std::int64_t>(out.size()) < n) out.push_back(std::move(row));
+    }
+    return out;
+}
+
+void Store::record_delivery(const std::string& event_id, const DeliveryRow& row) {
+    sql_->execute("INSERT INTO deliveries (event_id, started_at, finished_at, http_status, error) VALUES (?, ?, ?, ?, ?)",
+                  {event_id, row.started_at, row.finished_at,
+                   row.http_status ? SqlValue(std::int64_t(*row.http_status)) : SqlValue(),
+                   row.error ? SqlValue(row.error->substr(0, 500)) : SqlValue()});
+}
+
+std::vector<Store::DeliveryRow> Store::deliveries(const std::string& event_id) {
+    std::vector<DeliveryRow> out;
+    for (const auto& r : sql_->query("SELECT started_at, finished_at, http_status, error FROM deliveries WHERE event_id = ? "
+                                     "ORDER BY started_at LIMIT 1000",
+                                     {event_id})) {
+        DeliveryRow d;
+        d.started_at = r.integer(0);
+        d.finished_at = r.integer(1);
+        if (!r.is_null(2)) d.http_status = static_cast<int>(r.integer(2));
+        d.error = r.optional_text(3);
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+Store::Resend Store::resend_event(const std::string& id, std::int64_t now) {
+    Resend result = Resend::not_found;
+    sql_->transaction([&] {
+        auto rows = sql_->query_locked("SELECT lease_until FROM outbox WHERE id = ?", {id});
+        if (rows.empty()) return;
+        if (!rows[0].is_null(0) && rows[0].integer(0) >= now) {
+            result = Resend::in_flight;
+            return;
+        }
+        // The same row, due again: the same id and body reach the app (it deduplicates by id).
+        sql_->execute("UPDATE outbox SET state = 'pending', next_attempt_at = ?, lease_until = NULL WHERE id = ?", {now, id});
+        result = Resend::done;
+    });
+    return result;
+}
+
+std::int64_t Store::resend_failed(std::int64_t since, std::int64_t now) {
+    return sql_->execute(
+        "UPDATE outbox SET next_attempt_at = ? WHERE state = 'pending' AND last_error IS NOT NULL AND created_at >= ? AND "
+        "(lease_until IS NULL OR lease_until < ?)",
+        {now, since, now});
+}
+
+std::vector<Store::WebhookRow> Store::session_webhooks(const std::string& session_id) {
+    std::vector<WebhookRow> out;
+    for (const auto& r : sql_->query("SELECT id, transaction_id, outcome, received_at, status FROM webhook_events "
+                                     "WHERE session_id = ? ORDER BY received_at, id LIMIT 500",
+                                     {session_id})) {
+        out.push_back(WebhookRow{r.text(0), r.text(1), r.text(2), r.integer(3), r.integer(4)});
+    }
+    return out;
+}
+
+std::vector<Store::QrRow> Store::session_qr_codes(const std::string& session_id) {
+    std::vector<QrRow> out;
+    for (const auto& r : sql_->query("SELECT order_id, transaction_id, replaced, created_at FROM qr_codes WHERE session_id = ? "
+                                     "ORDER BY created_at, order_id",
+                                     {session_id})) {
+        out.push_back(QrRow{r.text(0), r.optional_text(1), r.integer(2) != 0, r.integer(3)});
+    }
+    return out;
+}
+
+std::vector<Store::ResolutionRow> Store::resolutions(const std::string& session_id) {
+    std::vector<ResolutionRow> out;
+    for (const auto& r : sql_->query("SELECT attempt_id, resolution, note, actor, created_at FROM resolutions "
+                                     "WHERE session_id = ? ORDER BY created_at, id",
+                                     {session_id})) {
+        out.push_back(ResolutionRow{r.text(0), r.text(1), r.text(2), r.text(3), r.integer(4)});
+    }
+    return out;
+}
+
+std::vector<Store::NoteRow> Store::notes(const std::string& session_id) {
+    std::vector<NoteRow> out;
+    for (const auto& r : sql_->query("SELECT id, actor, note, created_at FROM session_notes WHERE session_id = ? "
+                                     "ORDER BY created_at, id",
+                                     {session_id})) {
+        out.push_back(NoteRow{r.text(0), r.text(1), r.text(2), r.integer(3)});
+    }
+    return out;
+}
+
+bool Store::add_note(const std::string& session_id, const std::string& actor, const std::string& note, std::int64_t now) {
+    bool added = false;
+    sql_->transaction([&] {
+        if (sql_->query("SELECT id FROM sessions WHERE id = ?", {session_id}).empty()) return;
+        sql_->execute("INSERT INTO session_notes (id, session_id, actor, note, created_at) VALUES (?, ?, ?, ?, ?)",
+                      {random_token("note_"), session_id, actor, note, now});
+        added = true;
+    });
+    return added;
+}
+
+Store::Acceptance Store::accept_underpayment(const std::string& session_id, const std::string& note,
+                                             const std::string& actor, bool forward, std::int64_t now) {
+    Acceptance out;
+    sql_->transaction([&] {
+        auto s = read_session(session_id, true);
+        if (!s) return;
+        if (s->underpayment_accepted_at) {
+            out.result = Acceptance::already_accepted;
+            return;
+        }
+        if (s->status.success || (s->status.state != "partial" && s->status.state != "partial_closed")) {
+            out.result = Acceptance::not_partial;
+            return;
+        }
+        sql_->execute("UPDATE sessions SET underpayment_accepted_at = ? WHERE id = ?", {now, s->id});
+        s->underpayment_accepted_at = now;
+        out.pushed = push_change(*s, now);
+        out.event_id = "evt_accept_" + random_hex(12);
+        if (forward) queue_event(out.event_id, underpayment_event_json(out.event_id, now, *s, note, actor), now);
+        out.result = Acceptance::done;
+    });
+    return out;
+}
+
+void Store::audit(const std::string& actor, const std::string& action, const std::optional<std::string>& target,
+                  const std::optional<std::string>& detail, const std::string& address, std::int64_t now) {
+    sql_->execute("INSERT INTO audit_log (id, at, actor, action, target, detail, address) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                  {random_token("aud_"), now, actor.substr(0, 200), action, or_null(target),
+                   detail ? SqlValue(detail->substr(0, 2000)) : SqlValue(), address});
+}
+
+std::vector<Store::AuditRow> Store::audit_log(const std::optional<std::pair<std::int64_t, std::string>>& after, int limit) {
+    std::vector<AuditRow> out;
+    std::vector<SqlValue> params;
+    std::string where;
+    if (after) {
+        where = "WHERE (at, id) < (?, ?) ";
+        params = {after->first, after->second};
+    }
+    params.push_back(std::int64_t(std::clamp(limit, 1, 500)));
+    for (const auto& r : sql_->query("SELECT id, actor, action, target, detail, address, at FROM audit_log " + where +
+                                         "ORDER BY at DESC, id DESC LIMIT ?",
+                                     params)) {
+        out.push_back(AuditRow{r.text(0), r.text(1), r.text(2), r.optional_text(3), r.optional_text(4), r.optional_text(5),
+                               r.integer(6)});
+    }
+    return out;
+}
+
+std::vector<Store::OverviewRow> Store::overview_rows(std::int64_t since) {
+    std::vector<OverviewRow> out;
+    for (const auto& r : sql_->query("SELECT currency, method, amount, success, final, underpayment_accepted_at, created_at, "
+                                     "status_at, state FROM sessions WHERE created_at >= ? ORDER BY created_at, id",
+                                     {since})) {
+        OverviewRow row;
+        row.currency = r.text(0);
+        row.method = r.is_null(1) ? "" : r.text(1);
+        row.amount = r.text(2);
+        row.success = r.integer(3) != 0;
+        row.final = r.integer(4) != 0;
+        row.accepted = !r.is_null(5);
+        row.created_at = r.integer(6);
+        row.status_at = r.integer(7);
+        row.state = r.text(8);
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+std::int64_t Store::attention_count() {
+    auto rows = sql_->query("SELECT count(DISTINCT session_id) FROM attempts WHERE (attention_at IS NOT NULL AND "
+                            "resolution IS NULL) OR conflict_at IS NOT NULL");
+    return rows.empty() ? 0 : rows[0].integer(0);
+}
+
+std::vector<Store::DebitRow> Store::debits(int limit) {
+    std::vector<DebitRow> out;
+    for (const auto& r : sql_->query(
+             "SELECT d.order_id, d.subscription_id, d.merchant_subscription_id, d.created_at, t.status, t.state, "
+             "t.native_amount, t.native_currency FROM debits AS d LEFT JOIN transactions AS t ON t.offer_id = d.order_id "
+             "ORDER BY d.created_at DESC, d.order_id LIMIT ?",
+             {std::int64_t(std::clamp(limit, 1, 1000))})) {
+        DebitRow d;
+        d.order_id = r.text(0);
+        d.subscription_id = r.text(1);
+        d.merchant_subscription_id = r.optional_text(2);
+        d.created_at = r.integer(3);
+        d.status = opt_i64(r, 4);
+        d.state = r.optional_text(5);
+        d.amount = r.optional_text(6);
+        d.currency = r.optional_text(7);
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+bool Store::add_console_user(const std::string& name, const std::string& password_hash, std::int64_t now) {
+    return sql_->execute("INSERT INTO console_users (name, password_hash, created_at) VALUES (?, ?, ?) "
+                         "ON CONFLICT (name) DO NOTHING",
+                         {name, password_hash, now}) == 1;
+}
+
+bool Store::remove_console_user(const std::string& name) {
+    bool removed = false;
+    sql_->transaction([&] {
+        sql_->execute("DELETE FROM console_sessions WHERE user_name = ?", {name});
+        removed = sql_->execute("DELETE FROM console_users WHERE name = ?", {name}) == 1;
+    });
+    return removed;
+}
+
+std::vector<Store::ConsoleUser> Store::console_users() {
+    std::vector<ConsoleUser> out;
+    for (const auto& r : sql_->query("SELECT name, password_hash, created_at, failed_logins, locked_until FROM console_users "
+                                     "ORDER BY name")) {
+        out.push_back(ConsoleUser{r.text(0), r.text(1), r.integer(2), r.integer(3), r.integer(4)});
+    }
+    return out;
+}
+
+std::optional<Store::ConsoleUser> Store::console_user(const std::string& name) {
+    auto rows = sql_->query("SELECT name, password_hash, created_at, failed_logins, locked_until FROM console_users "
+                            "WHERE name = ?",
+                            {name});
+    if (rows.empty()) return std::nullopt;
+    const auto& r = rows[0];
+    return ConsoleUser{r.text(0), r.text(1), r.integer(2), r.integer(3), r.integer(4)};
+}
+
+void Store::console_login_failed(const std::string& name, int max_failures, std::int64_t lock_until) {
+    sql_->execute("UPDATE console_users SET failed_logins = failed_logins + 1, locked_until = CASE WHEN failed_logins + 1 >= ? "
+                  "THEN ? ELSE locked_until END WHERE name = ?",
+                  {std::int64_t(max_failures), lock_until, name});
+}
+
+void Store::console_login_succeeded(const std::string& name) {
+    sql_->execute("UPDATE console_users SET failed_logins = 0, locked_until = 0 WHERE name = ?", {name});
+}
+
+void Store::create_console_session(const std::string& token_hash, const ConsoleSession& s, std::int64_t now) {
+    sql_->transaction([&] {
+        // Logins long over go with each new one: the table holds live logins only.
+        sql_->execute("DELETE FROM console_sessions WHERE expires_at < ?", {now});
+        sql_->execute("INSERT INTO console_sessions (token_hash, user_name, csrf, created_at, seen_at, expires_at) "
+                      "VALUES (?, ?, ?, ?, ?, ?)",
+                      {token_hash, s.user, s.csrf, now, now, s.expires_at});
+    });
+}
+
+std::optional<Store::ConsoleSession> Store::console_session(const std::string& token_hash, std::int64_t idle_ms,
+                                                            std::int64_t now) {
+    auto rows = sql_->query("UPDATE console_sessions SET seen_at = ? WHERE token_hash = ? AND expires_at > ? AND seen_at > ? "
+                            "RETURNING user_name, csrf, created_at, expires_at",
+                            {now, token_hash, now, now - idle_ms});
+    if (rows.empty()) return std::nullopt;
+    return ConsoleSession{rows[0].text(0), rows[0].text(1), rows[0].integer(2), rows[0].integer(3)};
+}
+
+void Store::end_console_session(const std::string& token_hash) {
+    sql_->execute("DELETE FROM console_sessions WHERE token_hash = ?", {token_hash});
+}
+
+}  // namespace merchant

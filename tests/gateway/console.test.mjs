@@ -1,0 +1,397 @@
+// The merchant's console (issue 34; docs/merchant.md "The console"): the app API's operations the
+// console is a client of (orders list with keyset pages, the CSV export, events with every delivery
+// attempt, resend, accept an underpayment, notes), on SQLite and on the real PostgreSQL; then the
+// console's own listener: accounts, logins, CSRF, lockout, hostile text, and the shoppers' listener
+// answering none of it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+
+import {
+  GATEWAY, SHOP_ORIGIN, freePort, gw, tempDir, outboxDrained, startGateway, startPostgres, startSandbox, startShopApp, waitFor, webhookBody,
+  webhookEventId, webhookPrivateKey,
+} from './harness.mjs';
+
+const ADDRESS = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', country: 'GB' };
+
+let sb, key;
+before(async () => {
+  sb = await startSandbox();
+  key = webhookPrivateKey(sb);
+});
+after(async () => { await sb?.stop(); });
+
+async function session(g, { offerId = 'co-' + crypto.randomUUID(), price = 64, name = 'Widget', address = ADDRESS,
+  methods = ['exchange', 'bank'] } = {}) {
+  const r = await gw(g, 'POST', '/v1/sessions', { app: true, body: { offerId, currency: 'USD',
+    cart: [{ id: 'x', name, price, quantity: 1 }], shippingAddress: address, methods } });
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+}
+// The service's signed word on `offerId`: status `status`, with receivedAmount for a partial.
+async function webhook(g, offerId, status, over = {}) {
+  const text = JSON.stringify({ id: over.id ?? crypto.randomUUID(), status, merchantId: sb.merchant.merchantId,
+    nativeAmount: '64.00', nativeCurrency: 'USD', amount: '64.00', currency: 'USD', meta: { offerId }, ...over });
+  const r = await gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(text, key) });
+  assert.equal(r.status, 200, r.text);
+  return { text, eventId: webhookEventId(text), id: JSON.parse(text).id };
+}
+const list = (g, query) => gw(g, 'GET', '/v1/sessions?' + new URLSearchParams(query), { app: true });
+
+function apiSuite(name, startDb) {
+  describe(`the app API's console operations (${name})`, () => {
+    let g, app, db;
+    const made = {};
+    before(async () => {
+      db = await startDb();
+      app = await startShopApp();
+      g = await startGateway(sb, { db: db?.url, appCallback: app.url });
+      made.paid = await session(g);
+      made.partial = await session(g);
+      made.failed = await session(g);
+      made.pending = await session(g);
+      made.open = await session(g);
+      made.paidTx = await webhook(g, made.paid.offerId, 1);
+      made.partialTx = await webhook(g, made.partial.offerId, 101, { receivedAmount: '30.00' });
+      await webhook(g, made.failed.offerId, -1);
+      await webhook(g, made.pending.offerId, 0);
+      await outboxDrained(g);
+    });
+    after(async () => { await g?.stop(); await app?.close(); await db?.destroy(); });
+
+    test('each state filter lists its sessions, newest first, with orderState', async () => {
+      for (const [state, s] of [['paid', made.paid], ['partial', made.partial], ['failed', made.failed],
+        ['pending', made.pending], ['pending', made.open]]) {
+        const r = await list(g, { state });
+        assert.equal(r.status, 200, r.text);
+        const ids = r.json.sessions.map((x) => x.id);
+        assert.ok(ids.includes(s.id), `${state} lists ${s.offerId}`);
+        for (const x of r.json.sessions) assert.equal(x.orderState, state);
+      }
+      const paid = (await list(g, { state: 'paid' })).json.sessions.map((x) => x.id);
+      assert.ok(!paid.includes(made.partial.id) && !paid.includes(made.pending.id));
+      assert.equal((await list(g, { state: 'refunded' })).json.sessions.length, 0);
+      assert.equal((await list(g, { state: 'nonsense' })).status, 400);
+      assert.equal((await gw(g, 'GET', '/v1/sessions')).status, 401, 'the app API needs its bearer');
+    });
+
+    test('q finds a session by offerId, session id and transaction id', async () => {
+      for (const q of [made.partial.offerId, made.partial.id, made.partialTx.id]) {
+        const r = await list(g, { q });
+        assert.deepEqual(r.json.sessions.map((x) => x.id), [made.partial.id], q);
+      }
+      assert.deepEqual((await list(g, { q: 'no-such-order' })).json.sessions, []);
+    });
+
+    test('keyset pages: every session once, in order, and a foreign cursor is refused', async () => {
+      const seen = [];
+      let cursor = null;
+      for (let i = 0; i < 20; i++) {
+        const r = await list(g, { limit: 2, ...(cursor ? { cursor } : {}) });
+        assert.equal(r.status, 200, r.text);
+        seen.push(...r.json.sessions);
+        cursor = r.json.nextCursor;
+        if (!cursor) break;
+      }
+      assert.equal(new Set(seen.map((s) => s.id)).size, seen.length, 'no session twice');
+      assert.ok(seen.length >= 5);
+      const times = seen.map((s) => s.createdAt);
+      assert.deepEqual(times, [...times].sort().reverse(), 'newest first');
+      assert.equal((await list(g, { cursor: 'zz' })).status, 400);
+      assert.equal((await list(g, { limit: 0 })).status, 400);
+    });
+
+    test('GET /v1/events/{id} has the body and every delivery attempt; a resend brings the same id again', async () => {
+      app.failing = 2;
+      const s = await session(g);
+      const tx = await webhook(g, s.offerId, 0);
+      await waitFor(() => app.events.some((e) => e.id === tx.eventId), 15000, 'the event after two failures');
+      const ev = await gw(g, 'GET', `/v1/events/${tx.eventId}`, { app: true });
+      assert.equal(ev.status, 200, ev.text);
+      assert.equal(ev.json.body.sessionId, s.id);
+      assert.deepEqual(ev.json.deliveries.map((d) => d.httpStatus), [500, 500, 204]);
+      assert.match(ev.json.deliveries[0].error, /500/);
+      assert.equal(ev.json.deliveries[2].error, null);
+      const before = app.events.filter((e) => e.id === tx.eventId).length;
+      const r = await gw(g, 'POST', `/v1/events/${tx.eventId}/resend`, { app: true });
+      assert.equal(r.status, 202, r.text);
+      await waitFor(() => app.events.filter((e) => e.id === tx.eventId).length === before + 1, 10000, 'the resent event');
+      const again = app.events.filter((e) => e.id === tx.eventId);
+      assert.deepEqual(again.at(-1).body, again[0].body, 'the same body');
+      assert.equal((await gw(g, 'POST', '/v1/events/evt_nope/resend', { app: true })).status, 404);
+      assert.equal((await gw(g, 'GET', '/v1/events/evt_nope', { app: true })).status, 404);
+    });
+
+    test('resend-failed makes every failed event since a time due now', async () => {
+      const r = await gw(g, 'POST', '/v1/events/resend-failed', { app: true, body: { since: '2000-01-01T00:00:00Z' } });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(typeof r.json.resent, 'number');
+      assert.equal((await gw(g, 'POST', '/v1/events/resend-failed', { app: true, body: { since: 'yesterday' } })).status, 400);
+    });
+
+    test('accept-underpayment: only a partly paid session, once, with its own signed event', async () => {
+      const refused = await gw(g, 'POST', `/v1/sessions/${made.paid.id}/accept-underpayment`, { app: true, body: { note: 'x' } });
+      assert.equal(refused.status, 409);
+      assert.equal(refused.json.error, 'not_partially_paid');
+      const r = await gw(g, 'POST', `/v1/sessions/${made.partial.id}/accept-underpayment`, { app: true,
+        body: { note: 'regular customer, rest by bank' } });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.orderState, 'paid');
+      assert.ok(r.json.underpaymentAcceptedAt);
+      assert.equal(r.json.latestStatus.state, 'partial', 'the service\'s status is kept as signed');
+      await waitFor(() => app.events.some((e) => e.body.type === 'checkout.underpayment_accepted' && e.body.sessionId === made.partial.id),
+        10000, 'checkout.underpayment_accepted');
+      const ev = app.events.find((e) => e.body.type === 'checkout.underpayment_accepted');
+      assert.deepEqual(ev.body.received, { amount: '30.00', currency: 'USD' });
+      assert.deepEqual(ev.body.remaining, { amount: '34.00', currency: 'USD' });
+      assert.equal(ev.body.accepted, true);
+      assert.equal(ev.body.actor, 'app');
+      const twice = await gw(g, 'POST', `/v1/sessions/${made.partial.id}/accept-underpayment`, { app: true, body: { note: 'x' } });
+      assert.equal(twice.status, 409);
+      assert.ok((await list(g, { state: 'paid' })).json.sessions.some((x) => x.id === made.partial.id));
+    });
+
+    test('notes are kept on the order', async () => {
+      const r = await gw(g, 'POST', `/v1/sessions/${made.failed.id}/notes`, { app: true, body: { note: 'called the shopper' } });
+      assert.equal(r.status, 201, r.text);
+      assert.deepEqual(r.json.notes.map((n) => [n.actor, n.note]), [['app', 'called the shopper']]);
+      assert.equal((await gw(g, 'POST', `/v1/sessions/${made.failed.id}/notes`, { app: true, body: { note: '' } })).status, 400);
+      assert.equal((await gw(g, 'POST', '/v1/sessions/cs_nope/notes', { app: true, body: { note: 'x' } })).status, 404);
+    });
+
+    test('the CSV export streams every order, formulas neutralised', async () => {
+      const hostile = await session(g, { offerId: '=HYPERLINK("http://evil.example","x")', name: '+cmd|calc',
+        address: { ...ADDRESS, firstname: '@SUM(1+1)', lastname: '-2+3' } });
+      const r = await fetch(g.base + '/v1/sessions.csv', { headers: { authorization: 'Bearer not-the-secret' } });
+      assert.equal(r.status, 401);
+      const ok = await gw(g, 'GET', '/v1/sessions.csv', { app: true });
+      assert.equal(ok.status, 200);
+      assert.match(ok.headers.get('content-type'), /^text\/csv/);
+      const lines = ok.text.trim().split('\r\n');
+      assert.match(lines[0], /^"sessionId","offerId"/);
+      const row = lines.find((l) => l.includes(hostile.id));
+      assert.ok(row.includes('"\'=HYPERLINK(""http://evil.example"",""x"")"'), row);
+      assert.ok(row.includes('"\'@SUM(1+1) -2+3"'), row);
+      for (const cell of row.split('","')) assert.doesNotMatch(cell.replace(/^"/, ''), /^[=+\-@]/);
+      const all = (await list(g, { limit: 200 })).json.sessions.length;
+      assert.equal(lines.length - 1, all, 'one line per session');
+      const paid = await gw(g, 'GET', '/v1/sessions.csv?state=paid', { app: true });
+      assert.ok(paid.text.includes(made.paid.id) && !paid.text.includes(made.pending.id));
+    });
+  });
+}
+
+apiSuite('SQLite', async () => null);
+apiSuite('PostgreSQL', startPostgres);
+
+// ---- the console's listener ----
+
+// `paywasm-merchant console-user ...` with `input` on stdin.
+function consoleUser(db, args, input = '') {
+  return spawnSync(GATEWAY, ['console-user', ...args, '--db', db], { input, encoding: 'utf8' });
+}
+
+// A browser's cookie jar, enough for the console: name=value pairs from Set-Cookie.
+class Client {
+  constructor(base) { this.base = base; this.jar = new Map(); }
+  cookie() { return [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '); }
+  take(res) {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      if (attrs.some((a) => /max-age=0/i.test(a.trim())) || value === '') this.jar.delete(name);
+      else this.jar.set(name, value);
+    }
+  }
+  async req(method, path, form, headers = {}) {
+    const h = { cookie: this.cookie(), ...headers };
+    let body;
+    if (form) { h['content-type'] = 'application/x-www-form-urlencoded'; body = new URLSearchParams(form).toString(); }
+    const res = await fetch(this.base + path, { method, headers: h, body, redirect: 'manual' });
+    this.take(res);
+    return { status: res.status, text: await res.text(), headers: res.headers };
+  }
+  async login(name, password) {
+    const page = await this.req('GET', '/login');
+    const token = /name="login_token" value="([^"]+)"/.exec(page.text)[1];
+    return this.req('POST', '/login', { login_token: token, name, password });
+  }
+  async csrf(path = '/') {
+    const page = await this.req('GET', path);
+    return /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
+  }
+}
+
+describe('the console (SQLite)', () => {
+  let g, app, dir, db, consoleBase;
+  const PASSWORD = 'correct horse battery staple';
+  before(async () => {
+    dir = tempDir('pwm-console-');
+    db = 'sqlite:' + dir + '/gateway.db';
+    assert.equal(consoleUser(db, ['add', 'ada'], 'short\n').status, 2, 'a short password is refused');
+    const added = consoleUser(db, ['add', 'ada'], PASSWORD + '\n');
+    assert.equal(added.status, 0, added.stderr);
+    assert.equal(consoleUser(db, ['add', 'grace'], PASSWORD + '\n').status, 0);
+    assert.equal(consoleUser(db, ['add', 'mallory'], PASSWORD + '\n').status, 0);
+    assert.equal(consoleUser(db, ['add', 'ada'], PASSWORD + '\n').status, 1, 'no second ada');
+    assert.match(consoleUser(db, ['list']).stdout, /^ada\t.*\ngrace\t.*\nmallory\t/);
+    assert.equal(consoleUser(db, ['remove', 'mallory']).status, 0);
+    assert.doesNotMatch(consoleUser(db, ['list']).stdout, /mallory/);
+    app = await startShopApp();
+    const port = await freePort();
+    g = await startGateway(sb, { dir, db, appCallback: app.url, extra: ['--console-listen', `127.0.0.1:${port}`, '--console-login-rate', '0'] });
+    consoleBase = `http://127.0.0.1:${port}`;
+  });
+  after(async () => { await g?.stop(); await app?.close(); });
+
+  test('no login: the pages send to /login, the API answers 401, the export too', async () => {
+    const c = new Client(consoleBase);
+    const home = await c.req('GET', '/');
+    assert.equal(home.status, 303);
+    assert.equal(home.headers.get('location'), '/login');
+    assert.equal((await c.req('GET', '/orders')).headers.get('location'), '/login');
+    assert.equal((await c.req('GET', '/api/sessions')).status, 401);
+    assert.equal((await c.req('GET', '/orders.csv')).status, 401);
+    const login = await c.req('GET', '/login');
+    assert.equal(login.status, 200);
+    const csp = login.headers.get('content-security-policy');
+    assert.match(csp, /default-src 'none'/);
+    assert.doesNotMatch(csp, /unsafe-inline|http/);
+    assert.ok(!/<script/i.test(login.text) && !/ style=/i.test(login.text), 'no script, no inline style');
+  });
+
+  test('a login cookie is HttpOnly and SameSite=Strict, and a cookie fixed before login is not the login', async () => {
+    const c = new Client(consoleBase);
+    c.jar.set('paywasm_console', 'fixed-by-the-attacker');
+    const r = await c.login('ada', PASSWORD);
+    assert.equal(r.status, 303, r.text);
+    const set = r.headers.getSetCookie().find((l) => l.startsWith('paywasm_console='));
+    assert.match(set, /HttpOnly/);
+    assert.match(set, /SameSite=Strict/);
+    assert.notEqual(c.jar.get('paywasm_console'), 'fixed-by-the-attacker');
+    assert.equal((await c.req('GET', '/')).status, 200);
+    const attacker = new Client(consoleBase);
+    attacker.jar.set('paywasm_console', 'fixed-by-the-attacker');
+    assert.equal((await attacker.req('GET', '/')).status, 303, 'the fixed value opens nothing');
+    // Logging out ends the login on the server: the old cookie opens nothing any more.
+    const token = c.jar.get('paywasm_console');
+    const csrf = await c.csrf('/');
+    assert.equal((await c.req('POST', '/logout', { csrf })).status, 303);
+    const replay = new Client(consoleBase);
+    replay.jar.set('paywasm_console', token);
+    assert.equal((await replay.req('GET', '/')).status, 303);
+  });
+
+  test('a login form without its login token is refused', async () => {
+    const c = new Client(consoleBase);
+    const r = await c.req('POST', '/login', { name: 'ada', password: PASSWORD, login_token: 'forged' });
+    assert.equal(r.status, 403);
+  });
+
+  test('wrong passwords lock the account, even against the right one; the audit log has each try', async () => {
+    const c = new Client(consoleBase);
+    for (let i = 0; i < 5; i++) assert.equal((await c.login('grace', 'wrong password ' + i)).status, 401);
+    const locked = await c.login('grace', PASSWORD);
+    assert.equal(locked.status, 429);
+    assert.match(locked.text, /locked/);
+    const ada = new Client(consoleBase);
+    await ada.login('ada', PASSWORD);
+    const audit = await ada.req('GET', '/audit');
+    assert.equal((audit.text.match(/login_failed/g) || []).length >= 5, true);
+    assert.match(audit.text, /login_locked/);
+  });
+
+  test('a state-changing request without the CSRF token is refused (403), with it the action is done and audited', async () => {
+    const s = await session(g);
+    const c = new Client(consoleBase);
+    await c.login('ada', PASSWORD);
+    const none = await c.req('POST', `/orders/${s.id}/note`, { note: 'no token' });
+    assert.equal(none.status, 403);
+    const wrong = await c.req('POST', `/orders/${s.id}/note`, { note: 'wrong token', csrf: 'x'.repeat(43) });
+    assert.equal(wrong.status, 403);
+    const cross = await c.req('POST', `/orders/${s.id}/note`, { note: 'cross', csrf: await c.csrf('/') },
+      { origin: 'http://evil.example' });
+    assert.equal(cross.status, 403);
+    const csrf = await c.csrf(`/orders/${s.id}`);
+    // Without --console-origin, the console's origin is the one the browser asked for (its Host).
+    const rebound = await c.req('POST', `/orders/${s.id}/note`, { note: 'other host', csrf }, { origin: 'http://localhost:1' });
+    assert.equal(rebound.status, 403);
+    const ok = await c.req('POST', `/orders/${s.id}/note`, { note: 'called the shopper', csrf }, { origin: consoleBase });
+    assert.equal(ok.status, 303, ok.text);
+    const page = await c.req('GET', `/orders/${s.id}`);
+    assert.match(page.text, /Note by console:ada: called the shopper/);
+    assert.deepEqual((await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json.notes.map((n) => n.note), ['called the shopper']);
+    assert.match((await c.req('GET', '/audit')).text, /console:ada<\/td><td>note/);
+  });
+
+  test('hostile cart names, offerIds and shopper names are inert in every page', async () => {
+    const evil = '<img src=x onerror=alert(1)>';
+    const s = await session(g, { offerId: '<script>alert(1)</script>', name: evil,
+      address: { ...ADDRESS, firstname: '"><svg onload=alert(2)>', lastname: evil } });
+    await webhook(g, s.offerId, 101, { receivedAmount: '10.00' });
+    const c = new Client(consoleBase);
+    await c.login('ada', PASSWORD);
+    for (const path of ['/', '/orders', '/orders?state=partial', `/orders/${s.id}`, '/events', '/audit',
+      '/orders?q=' + encodeURIComponent('<script>alert(1)</script>')]) {
+      const page = await c.req('GET', path);
+      assert.equal(page.status, 200, path);
+      assert.ok(!page.text.includes('<script>') && !page.text.includes('<img src=x') && !page.text.includes('<svg onload'), path);
+    }
+    const order = await c.req('GET', `/orders/${s.id}`);
+    assert.ok(order.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
+    assert.ok(order.text.includes('&lt;img src=x onerror=alert(1)&gt;'));
+  });
+
+  test("the console's paths answer 404 on the shoppers' listener", async () => {
+    for (const path of ['/login', '/orders', '/orders.csv', '/events', '/audit', '/subscriptions', '/assets/console.css', '/api/sessions']) {
+      assert.equal((await fetch(g.base + path)).status, 404, path);
+    }
+    assert.equal((await fetch(g.base + '/logout', { method: 'POST' })).status, 404);
+  });
+
+  test('resend, resolve and accept from the console reach the app as the API would', async () => {
+    const c = new Client(consoleBase);
+    await c.login('ada', PASSWORD);
+    const s = await session(g);
+    const tx = await webhook(g, s.offerId, 101, { receivedAmount: '20.00' });
+    await waitFor(() => app.events.some((e) => e.id === tx.eventId), 10000, 'the partial event');
+    const page = await c.req('GET', `/orders/${s.id}`);
+    assert.match(page.text, /Partly paid/);
+    assert.match(page.text, /Arrived 20.00 USD of 64.00 USD; missing 44.00 USD/);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)[1];
+    const n = app.events.filter((e) => e.id === tx.eventId).length;
+    assert.equal((await c.req('POST', `/events/${tx.eventId}/resend`, { csrf, back: s.id })).status, 303);
+    await waitFor(() => app.events.filter((e) => e.id === tx.eventId).length === n + 1, 10000, 'the same event again');
+    const accepted = await c.req('POST', `/orders/${s.id}/accept`, { csrf, note: 'good customer' });
+    assert.equal(accepted.status, 303, accepted.text);
+    await waitFor(() => app.events.some((e) => e.body.type === 'checkout.underpayment_accepted' && e.body.sessionId === s.id
+      && e.body.actor === 'console:ada'), 10000, 'the acceptance');
+    const audit = await c.req('GET', '/audit');
+    assert.match(audit.text, /accept_underpayment/);
+    assert.match(audit.text, /resend/);
+    // A stuck attempt (the tab closed mid-request) released by the merchant: checkout.released.
+    const stuck = await session(g);
+    const attempt = await gw(g, 'POST', `/v1/checkout/${stuck.id}/attempts`, { origin: SHOP_ORIGIN, body: { method: 'exchange' } });
+    assert.equal(attempt.status, 201, attempt.text);
+    const order = await c.req('GET', `/orders/${stuck.id}`);
+    assert.match(order.text, /Resolve attempt/);
+    const resolved = await c.req('POST', `/orders/${stuck.id}/resolve`, { csrf, attempt: attempt.json.attemptId,
+      resolution: 'release', note: 'checked the portal: nothing arrived' });
+    assert.equal(resolved.status, 303, resolved.text);
+    await waitFor(() => app.events.some((e) => e.body.type === 'checkout.released' && e.body.sessionId === stuck.id), 10000, 'checkout.released');
+    assert.equal((await gw(g, 'GET', `/v1/checkout/${stuck.id}`)).json.payable.armed, true, 'Pay is armed again');
+    // A QR code on the timeline: its order id at the service and its transaction.
+    const qr = await session(g, { methods: ['qr'] });
+    const code = await gw(g, 'POST', `/v1/checkout/${qr.id}/qr`, { body: { cryptoCurrency: 'BTC' }, origin: SHOP_ORIGIN });
+    assert.equal(code.status, 200, code.text);
+    const qrPage = await c.req('GET', `/orders/${qr.id}`);
+    assert.ok(qrPage.text.includes(`A QR code was made (order ${qr.offerId}~qr1), transaction `), 'the QR code on the timeline');
+    const csv = await c.req('GET', '/orders.csv?state=paid');
+    assert.equal(csv.status, 200);
+    assert.ok(csv.text.includes(s.id));
+  });
+});
+
