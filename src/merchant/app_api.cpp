@@ -13,14 +13,6 @@
 
 namespace merchant {
 
-namespace {
-
-using Req = const Request&;
-using Res = Response&;
-using Body = const std::string&;
-
-}  // namespace
-
 void require_app(const Gateway& gw, const Request& req) {
     const std::string token = bearer_token(req);
     if (token.empty() || !paywasm::constant_time_equal(token, gw.config.app_secret)) {

@@ -19,9 +19,6 @@ namespace merchant {
 
 namespace {
 
-using Req = const Request&;
-using Res = Response&;
-using Body = const std::string&;
 
 void cors(const Gateway& gw, Req req, Res res) {
     const std::string origin = req.get_header_value("Origin");

@@ -22,9 +22,6 @@ namespace merchant {
 namespace {
 
 using paywasm::server::Html;
-using Req = const Request&;
-using Res = Response&;
-using Body = const std::string&;
 using Form = std::map<std::string, std::string>;
 
 constexpr const char* kLayout = R"html(<!doctype html>

@@ -42,6 +42,11 @@ namespace merchant {
 
 using namespace paywasm::server;
 
+// A route handler's parameters (Router::route): the request, the response it fills, the body read.
+using Req = const Request&;
+using Res = Response&;
+using Body = const std::string&;
+
 struct Gateway {
     Gateway(Config config, std::unique_ptr<Sql> sql);
     ~Gateway();

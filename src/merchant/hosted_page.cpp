@@ -17,9 +17,6 @@ namespace merchant {
 
 namespace {
 
-using Req = const Request&;
-using Res = Response&;
-using Body = const std::string&;
 using paywasm::server::Html;
 
 // The pages' files, read once (register_hosted): web/hosted's, theme.css, the logo, the widget's.

@@ -21,9 +21,6 @@ namespace merchant {
 
 namespace {
 
-using Req = const Request&;
-using Res = Response&;
-using Body = const std::string&;
 using paywasm::server::Html;
 
 std::string link_url(const Gateway& gw, const std::string& id) { return gw.config.public_url + "/l/" + id; }
