@@ -364,19 +364,9 @@ void Console::overview(Req req, Res res, const Signed& login) {
 
 void Console::orders(Req req, Res res, const Signed& login) {
     Store::SessionQuery query = session_query(req);
-    std::vector<Session> rows;
-    std::optional<std::string> next;
-    if (query.state == "attention") {
-        rows = gw_.store.attention_sessions(200);
-    } else {
-        Store::SessionQuery one_more = query;
-        one_more.limit = query.limit + 1;
-        rows = gw_.store.list_sessions(one_more, now_ms());
-        if (static_cast<int>(rows.size()) > query.limit) {
-            rows.resize(static_cast<std::size_t>(query.limit));
-            next = encode_cursor(rows.back().created_at, rows.back().id);
-        }
-    }
+    const SessionsPage page_of = sessions_page(gw_, query);
+    const std::vector<Session>& rows = page_of.rows;
+    const std::optional<std::string>& next = page_of.next;
     const auto with = [&](const std::string& state, const std::string& q, const std::string& cursor) {
         std::string href = "/orders";
         std::string sep = "?";

@@ -28,6 +28,14 @@ Store::OutboxRow outbox_from_row(const SqlRow& r) {
     return row;
 }
 
+// A search reads kSearchBatch candidates at a time.
+constexpr std::int64_t kSearchBatch = 200;
+
+// A session that needs the merchant: an attempt stuck and not resolved, or a resolution a verified
+// outcome contradicted (GET /v1/sessions?state=attention, the overview's count).
+constexpr const char* kAttentionSql =
+    "id IN (SELECT session_id FROM attempts WHERE (attention_at IS NOT NULL AND resolution IS NULL) OR conflict_at IS NOT NULL)";
+
 std::optional<std::int64_t> opt_i64(const SqlRow& r, std::size_t i) {
     return r.is_null(i) ? std::nullopt : std::optional<std::int64_t>(r.integer(i));
 }
@@ -66,24 +74,51 @@ std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_
         all.push_back(limit);
         return std::pair<std::string, std::vector<SqlValue>>{"WHERE " + extra + keyset + order, all};
     };
+    const bool attention = query.state == "attention";
     if (!query.q.empty()) {
-        // A search names one order (or the few of one transaction): no index on the state needed.
+        // An exact id: one order, or the few of one transaction. Pages of kSearchBatch candidates
+        // by the keyset until the page is full; the state is checked on each.
         std::string where =
             "WHERE (offer_id = ? OR id = ? OR transaction_id = ? OR id IN (SELECT session_id FROM transactions WHERE id = ?) "
-            "OR id IN (SELECT session_id FROM attempts WHERE transaction_id = ?))";
+            "OR id IN (SELECT session_id FROM attempts WHERE transaction_id = ?)";
         std::vector<SqlValue> params = {query.q, query.q, query.q, query.q, query.q};
-        std::vector<Session> found = sessions_where(where + " ORDER BY created_at DESC, id DESC LIMIT 200", params);
+        where += ")";
+        if (attention) where += std::string(" AND ") + kAttentionSql;
+        const auto matches = [&](const Session& s) {
+            return query.state.empty() || attention || order_state(s, now) == query.state;
+        };
         std::vector<Session> out;
-        for (auto& s : found) {
-            if (query.after && std::pair(s.created_at, s.id) >= *query.after) continue;
-            if (!query.state.empty() && order_state(s, now) != query.state) continue;
-            out.push_back(std::move(s));
-            if (static_cast<std::int64_t>(out.size()) == limit) break;
+        auto after = query.after;
+        for (;;) {
+            std::vector<SqlValue> all = params;
+            std::string tail = where;
+            if (after) {
+                tail += " AND (created_at, id) < (?, ?)";
+                all.insert(all.end(), {after->first, after->second});
+            }
+            all.push_back(kSearchBatch);
+            std::vector<Session> found = sessions_where(tail + " ORDER BY created_at DESC, id DESC LIMIT ?", all);
+            for (auto& s : found) {
+                if (!matches(s)) continue;
+                out.push_back(std::move(s));
+                if (static_cast<std::int64_t>(out.size()) == limit) break;
+            }
+            if (static_cast<std::int64_t>(out.size()) == limit || static_cast<std::int64_t>(found.size()) < kSearchBatch) break;
+            after = std::pair{found.back().created_at, found.back().id};
+        }
+        if (attention) {
+            for (auto& s : out) s.attempts = attempts(s.id);
         }
         return out;
     }
     std::vector<Session> out;
-    if (query.state.empty()) {
+    if (attention) {
+        // The few sessions an attempt keeps in the list (the attempts' scan is attention_count()'s),
+        // paged by the sessions' own keyset like every other state, each with its attempts.
+        auto [sql, params] = in_bucket(kAttentionSql, {});
+        out = sessions_where(sql, params);
+        for (auto& s : out) s.attempts = attempts(s.id);
+    } else if (query.state.empty()) {
         auto [sql, params] = in_bucket("1 = 1", {});
         out = sessions_where(sql, params);
     } else if (query.state == "pending") {
@@ -318,8 +353,7 @@ std::vector<Store::OverviewRow> Store::overview_rows(std::int64_t since) {
 }
 
 std::int64_t Store::attention_count() {
-    auto rows = sql_->query("SELECT count(DISTINCT session_id) FROM attempts WHERE (attention_at IS NOT NULL AND "
-                            "resolution IS NULL) OR conflict_at IS NOT NULL");
+    auto rows = sql_->query(std::string("SELECT count(*) FROM sessions WHERE ") + kAttentionSql);
     return rows.empty() ? 0 : rows[0].integer(0);
 }
 

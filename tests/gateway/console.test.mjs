@@ -185,6 +185,55 @@ function apiSuite(name, startDb) {
 apiSuite('SQLite', async () => null);
 apiSuite('PostgreSQL', startPostgres);
 
+// state=attention pages like every other state: the sessions' own keyset, the same cursor.
+function attentionSuite(name, startDb) {
+  test(`state=attention is keyset-paged, each session with the attempts that put it there (${name})`, { timeout: 60000 }, async () => {
+    const db = await startDb();
+    const dir = tempDir('pwm-attention-');
+    const opts = { dir, db: db?.url, extra: ['--session-ttl', '86400'] };
+    let g = await startGateway(sb, opts);
+    try {
+      const stuck = [];
+      for (let i = 0; i < 3; i++) {
+        const s = await session(g);
+        const a = await gw(g, 'POST', `/v1/checkout/${s.id}/attempts`, { origin: SHOP_ORIGIN, body: { method: 'exchange' } });
+        assert.equal(a.status, 201, a.text);
+        stuck.push(s);
+      }
+      const calm = await session(g);
+      await g.stop();
+      // Past the exchange threshold (180 minutes): the attention pass flags the three attempts.
+      g = await startGateway(sb, { ...opts, env: { PAYWASM_CLOCK_OFFSET_MS: String(181 * 60000) } });
+      await waitFor(async () => (await list(g, { state: 'attention' })).json.sessions.length === 3, 15000, 'three sessions need attention');
+      const seen = [];
+      const pages = [];
+      let cursor = null;
+      do {
+        const r = await list(g, { state: 'attention', limit: 2, ...(cursor ? { cursor } : {}) });
+        assert.equal(r.status, 200, r.text);
+        pages.push(r.json.sessions.length);
+        seen.push(...r.json.sessions);
+        cursor = r.json.nextCursor;
+      } while (cursor && pages.length < 5);
+      assert.deepEqual(pages, [2, 1], 'two pages');
+      assert.deepEqual(seen.map((x) => x.id).sort(), stuck.map((x) => x.id).sort(), 'each once');
+      const times = seen.map((x) => x.createdAt);
+      assert.deepEqual(times, [...times].sort().reverse(), 'newest first');
+      for (const x of seen) assert.ok(x.attempts.length === 1 && x.attempts[0].attentionAt, 'with its stuck attempt');
+      assert.equal((await list(g, { state: 'attention', cursor: 'zz' })).status, 400);
+      // A search within the attention list.
+      assert.deepEqual((await list(g, { state: 'attention', q: stuck[1].offerId })).json.sessions.map((x) => x.id), [stuck[1].id]);
+      assert.deepEqual((await list(g, { state: 'attention', q: calm.offerId })).json.sessions, []);
+    } finally {
+      await g.stop();
+      await db?.destroy();
+    }
+  });
+}
+
+attentionSuite('SQLite', async () => null);
+attentionSuite('PostgreSQL', startPostgres);
+
 // ---- the console's listener ----
 
 // `paywasm-merchant console-user ...` with `input` on stdin.
