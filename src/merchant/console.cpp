@@ -655,7 +655,8 @@ void Console::routes(Router& r) {
         const auto login = log_in(gw_.store, name, field(form, "password"), now_ms());
         const std::string who = valid_user_name(name) ? name : "(invalid name)";
         if (login.result != merchant::Login::ok) {
-            gw_.store.audit(who, login.result == merchant::Login::locked ? "login_locked" : "login_failed", std::nullopt, std::nullopt,
+            // The audit log (staff only) says that the user was locked, whatever the password.
+            gw_.store.audit(who, login.locked_until != 0 ? "login_locked" : "login_failed", std::nullopt, std::nullopt,
                             req.remote_addr, now_ms());
             return login_page(req, res, login.result == merchant::Login::locked ? 429 : 401,
                               login.result == merchant::Login::locked ? "This account is locked after too many wrong passwords; try again later."

@@ -343,6 +343,30 @@ describe('the console (SQLite)', () => {
   test('wrong passwords lock the account, even against the right one; the audit log has each try', async () => {
     const c = new Client(consoleBase);
     for (let i = 0; i < 5; i++) assert.equal((await c.login('grace', 'wrong password ' + i)).status, 401);
+    // A guesser learns nothing: a wrong password for the locked user is answered as one for a
+    // name that does not exist, in the time of one scrypt each.
+    const alert = (r) => /role="alert">([^<]*)</.exec(r.text)?.[1];
+    const timed = async (name) => {
+      const t0 = process.hrtime.bigint();
+      const r = await c.login(name, 'another wrong password');
+      return { r, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
+    };
+    const lockedMs = [], unknownMs = [];
+    for (let i = 0; i < 3; i++) {
+      const lockedWrong = await timed('grace');
+      const unknown = await timed('nobody-by-this-name');
+      assert.equal(lockedWrong.r.status, 401);
+      assert.equal(unknown.r.status, 401);
+      assert.equal(alert(lockedWrong.r), alert(unknown.r));
+      assert.equal(alert(unknown.r), 'Wrong user name or password.');
+      lockedMs.push(lockedWrong.ms);
+      unknownMs.push(unknown.ms);
+    }
+    // The fastest of each (the machine's load only adds): without scrypt a locked user's answer
+    // would take a few milliseconds against scrypt's ~100.
+    assert.ok(Math.min(...lockedMs) > Math.min(...unknownMs) / 4,
+      `a locked user's wrong password runs scrypt too (${lockedMs} ms vs ${unknownMs} ms)`);
+    // Its owner, with the right password, is told.
     const locked = await c.login('grace', PASSWORD);
     assert.equal(locked.status, 429);
     assert.match(locked.text, /locked/);
