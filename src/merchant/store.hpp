@@ -259,7 +259,7 @@ public:
     // before `cutoff` that are done with (expired, and final or with no money of the shopper's in
     // them) with everything about them (webhook events, transactions, QR codes: the shopper's
     // name, e-mail and address are in those), and as many delivered outbox rows, unmatched webhook
-    // events and debits older than `cutoff`. An undelivered event and a session still holding money
+    // events, debits and audit log entries older than `cutoff`. An undelivered event and a session still holding money
     // in flight, or an attempt with no verified outcome and no resolution, are never deleted, and
     // never stop the others from going (the rule is in the query). `removed`: how many rows went
     // (0: nothing left to prune); `kept`: expired sessions older than `cutoff` kept.
