@@ -389,7 +389,7 @@ void Console::orders(Req req, Res res, const Signed& login) {
         filters += Html::element("li", {}, query.state == st ? Html::element("a", {{"href", with(st, query.q, "")}, {"aria-current", "page"}}, label)
                                                              : link(with(st, query.q, ""), label));
     }
-    Html search = Html::markup("<label for=\"q\">Search by offerId, session id or transaction id</label> <input id=\"q\" name=\"q\" value=\"") +
+    Html search = Html::markup("<label for=\"q\">Search by offerId (or its start), session id or transaction id</label> <input id=\"q\" name=\"q\" value=\"") +
                   Html::text(query.q) + Html::markup("\"> ");
     if (!query.state.empty()) search += Html::markup("<input type=\"hidden\" name=\"state\" value=\"") + Html::text(query.state) + Html::markup("\">");
     search += Html::element("button", {{"type", "submit"}}, "Search");

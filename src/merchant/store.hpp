@@ -140,7 +140,8 @@ public:
     // failed | refunded | expired (order_state.hpp), or attention: the sessions with a stuck,
     // unresolved attempt or a resolution a verified outcome contradicted. `q`: an offerId, a
     // session id or a transaction id (the session's, any of its transactions' or attempts'),
-    // exactly. Attempts are read for attention only (else Session::attempts stays empty).
+    // exactly, or (3 characters or more) the start of offerIds (a range of the offer_id index).
+    // Attempts are read for attention only (else Session::attempts stays empty).
     struct SessionQuery {
         std::string state, q;
         std::optional<std::pair<std::int64_t, std::string>> after;

@@ -84,6 +84,43 @@ function apiSuite(name, startDb) {
       assert.deepEqual((await list(g, { q: 'no-such-order' })).json.sessions, []);
     });
 
+    test('q of 3 characters or more also finds the offerIds that begin with it, paged, with the state filter', async () => {
+      const run = 'pfx-' + crypto.randomUUID().slice(0, 8);
+      const a1 = await session(g, { offerId: `${run}-a1` });
+      const a2 = await session(g, { offerId: `${run}-a2` });
+      const b1 = await session(g, { offerId: `${run}-b1` });
+      const accented = await session(g, { offerId: `${run}-é1` });
+      const after = await session(g, { offerId: `${run}-f1` });
+      await webhook(g, a1.offerId, 1);
+      const ids = async (query) => {
+        const r = await list(g, query);
+        assert.equal(r.status, 200, r.text);
+        return r.json.sessions.map((x) => x.id).sort();
+      };
+      assert.deepEqual(await ids({ q: `${run}-a` }), [a1.id, a2.id].sort());
+      assert.deepEqual(await ids({ q: run }), [a1.id, a2.id, b1.id, accented.id, after.id].sort());
+      assert.deepEqual(await ids({ q: `${run}-é` }), [accented.id], 'a multi-byte last character');
+      assert.deepEqual(await ids({ q: `${run}-a`, state: 'paid' }), [a1.id]);
+      assert.deepEqual(await ids({ q: `${run}-a`, state: 'pending' }), [a2.id]);
+      assert.deepEqual(await ids({ q: run.toUpperCase() }), [], 'case-sensitive');
+      assert.deepEqual(await ids({ q: `${run}-_` }), [], 'no wildcard');
+      assert.deepEqual(await ids({ q: `${run}%` }), [], 'no wildcard');
+      assert.deepEqual(await ids({ q: a1.offerId.slice(0, 2) }), [], 'two characters: exact only');
+      // Pages of the search: every match once, newest first.
+      const seen = [];
+      let cursor = null;
+      do {
+        const r = await list(g, { q: run, limit: 2, ...(cursor ? { cursor } : {}) });
+        assert.ok(r.json.sessions.length <= 2);
+        seen.push(...r.json.sessions);
+        cursor = r.json.nextCursor;
+      } while (cursor && seen.length < 10);
+      assert.deepEqual(seen.map((x) => x.id).sort(), [a1.id, a2.id, b1.id, accented.id, after.id].sort());
+      const times = seen.map((x) => x.createdAt);
+      assert.deepEqual(times, [...times].sort().reverse(), 'newest first');
+      await outboxDrained(g);  // the paid one's event is the app's before the next test counts failures
+    });
+
     test('keyset pages: every session once, in order, and a foreign cursor is refused', async () => {
       const seen = [];
       let cursor = null;
