@@ -364,19 +364,9 @@ void Console::overview(Req req, Res res, const Signed& login) {
 
 void Console::orders(Req req, Res res, const Signed& login) {
     Store::SessionQuery query = session_query(req);
-    std::vector<Session> rows;
-    std::optional<std::string> next;
-    if (query.state == "attention") {
-        rows = gw_.store.attention_sessions(200);
-    } else {
-        Store::SessionQuery one_more = query;
-        one_more.limit = query.limit + 1;
-        rows = gw_.store.list_sessions(one_more, now_ms());
-        if (static_cast<int>(rows.size()) > query.limit) {
-            rows.resize(static_cast<std::size_t>(query.limit));
-            next = encode_cursor(rows.back().created_at, rows.back().id);
-        }
-    }
+    const SessionsPage page_of = sessions_page(gw_, query);
+    const std::vector<Session>& rows = page_of.rows;
+    const std::optional<std::string>& next = page_of.next;
     const auto with = [&](const std::string& state, const std::string& q, const std::string& cursor) {
         std::string href = "/orders";
         std::string sep = "?";
@@ -399,7 +389,7 @@ void Console::orders(Req req, Res res, const Signed& login) {
         filters += Html::element("li", {}, query.state == st ? Html::element("a", {{"href", with(st, query.q, "")}, {"aria-current", "page"}}, label)
                                                              : link(with(st, query.q, ""), label));
     }
-    Html search = Html::markup("<label for=\"q\">Search by offerId, session id or transaction id</label> <input id=\"q\" name=\"q\" value=\"") +
+    Html search = Html::markup("<label for=\"q\">Search by offerId (or its start), session id or transaction id</label> <input id=\"q\" name=\"q\" value=\"") +
                   Html::text(query.q) + Html::markup("\"> ");
     if (!query.state.empty()) search += Html::markup("<input type=\"hidden\" name=\"state\" value=\"") + Html::text(query.state) + Html::markup("\">");
     search += Html::element("button", {{"type", "submit"}}, "Search");
@@ -665,7 +655,8 @@ void Console::routes(Router& r) {
         const auto login = log_in(gw_.store, name, field(form, "password"), now_ms());
         const std::string who = valid_user_name(name) ? name : "(invalid name)";
         if (login.result != merchant::Login::ok) {
-            gw_.store.audit(who, login.result == merchant::Login::locked ? "login_locked" : "login_failed", std::nullopt, std::nullopt,
+            // The audit log (staff only) says that the user was locked, whatever the password.
+            gw_.store.audit(who, login.locked_until != 0 ? "login_locked" : "login_failed", std::nullopt, std::nullopt,
                             req.remote_addr, now_ms());
             return login_page(req, res, login.result == merchant::Login::locked ? 429 : 401,
                               login.result == merchant::Login::locked ? "This account is locked after too many wrong passwords; try again later."

@@ -92,12 +92,16 @@ bool valid_user_name(const std::string& name) {
 Login log_in(Store& store, const std::string& name, const std::string& password, std::int64_t now) {
     Login out;
     const auto user = valid_user_name(name) ? store.console_user(name) : std::nullopt;
+    // Every attempt costs one scrypt, whatever the name: the answer's time tells no guesser which
+    // names exist or are locked.
+    const bool match = verify_password(password, user ? user->password_hash : decoy_hash());
     if (user && user->locked_until > now) {
-        out.result = Login::locked;
+        // Locked: only the right password learns it (its owner); a wrong one is answered as for a
+        // name that does not exist, and does not count (a guesser cannot prolong the lock).
+        out.result = match ? Login::locked : Login::wrong;
         out.locked_until = user->locked_until;
         return out;
     }
-    const bool match = verify_password(password, user ? user->password_hash : decoy_hash());
     if (!user || !match) {
         if (user) store.console_login_failed(user->name, kMaxFailures, now + kLockMs);
         out.result = Login::wrong;

@@ -7,7 +7,8 @@
 // Logins: a 256-bit random token in the cookie; the database keeps its SHA-256 only (a copy of the
 // database opens no console), the user, a CSRF token, and the times: a login ends after
 // kLoginIdleMs without a request, kLoginMaxMs after it began, at logout, or when its user is
-// removed. A wrong password counts against the user: kMaxFailures in a row lock it for kLockMs.
+// removed. A wrong password counts against the user: kMaxFailures in a row lock it for kLockMs
+// (wrong passwords meanwhile neither count nor prolong it).
 #pragma once
 
 #include <cstdint>
@@ -34,14 +35,17 @@ bool valid_user_name(const std::string& name);
 // add reads the password from stdin (one line). Returns the process's exit code.
 int console_user_command(int argc, char** argv);
 
-// A login attempt's outcome: the new login's cookie token and CSRF token, or why not.
+// A login attempt's outcome: the new login's cookie token and CSRF token, or why not. `locked`
+// only for the right password of a locked user; a wrong one for a locked user is `wrong`, as for
+// a name that does not exist (locked_until says it was locked, for the audit log only).
 struct Login {
     enum Result { ok, wrong, locked } result = wrong;
     std::string token, csrf;
     std::int64_t locked_until = 0;
 };
-// Checks `name` and `password` (a user that does not exist costs the same time as a wrong
-// password); on success a fresh login, never one the client brought (session fixation).
+// Checks `name` and `password`: one scrypt for every attempt (a user that does not exist, or is
+// locked, costs the same time as a wrong password); on success a fresh login, never one the
+// client brought (session fixation).
 Login log_in(Store& store, const std::string& name, const std::string& password, std::int64_t now);
 // The login of a cookie token, if live (its idle clock restarts).
 std::optional<Store::ConsoleSession> logged_in(Store& store, const std::string& token, std::int64_t now);

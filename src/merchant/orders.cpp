@@ -120,22 +120,24 @@ Store::SessionQuery session_query(const Request& req) {
     return q;
 }
 
-std::string sessions_page_json(Gateway& gw, const Store::SessionQuery& query) {
-    JsonWriter w;
-    w.begin_object().key("sessions").begin_array();
-    if (query.state == "attention") {
-        for (const auto& s : gw.store.attention_sessions(200)) w.raw(session_json(gw, s, true));
-        w.end_array().key("nextCursor").null().end_object();
-        return w.take();
-    }
+SessionsPage sessions_page(Gateway& gw, const Store::SessionQuery& query) {
     Store::SessionQuery one_more = query;
     one_more.limit = query.limit + 1;  // one row past the page says whether there is a next one
-    auto rows = gw.store.list_sessions(one_more, now_ms());
-    const bool more = static_cast<int>(rows.size()) > query.limit;
-    if (more) rows.resize(static_cast<std::size_t>(query.limit));
-    for (const auto& s : rows) w.raw(session_json(gw, s, false));
+    SessionsPage page{gw.store.list_sessions(one_more, now_ms()), std::nullopt};
+    if (static_cast<int>(page.rows.size()) > query.limit) {
+        page.rows.resize(static_cast<std::size_t>(query.limit));
+        page.next = encode_cursor(page.rows.back().created_at, page.rows.back().id);
+    }
+    return page;
+}
+
+std::string sessions_page_json(Gateway& gw, const Store::SessionQuery& query) {
+    const SessionsPage page = sessions_page(gw, query);
+    JsonWriter w;
+    w.begin_object().key("sessions").begin_array();
+    for (const auto& s : page.rows) w.raw(session_json(gw, s, query.state == "attention"));
     w.end_array().key("nextCursor");
-    more ? w.string(encode_cursor(rows.back().created_at, rows.back().id)) : w.null();
+    page.next ? w.string(*page.next) : w.null();
     w.end_object();
     return w.take();
 }

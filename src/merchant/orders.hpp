@@ -33,8 +33,14 @@ Store::SessionQuery session_query(const Request& req);
 // The opaque cursor of a page's last row, and back (nullopt: not one of ours).
 std::string encode_cursor(std::int64_t created_at, const std::string& id);
 std::optional<std::pair<std::int64_t, std::string>> decode_cursor(std::string_view cursor);
-// One page: {"sessions": [...], "nextCursor": "..." | null}. state=attention: the attention list
-// (newest first, at most 200, with detail; no further page).
+// One page of the query's sessions, and the cursor of the next one (none: this is the last).
+struct SessionsPage {
+    std::vector<Session> rows;
+    std::optional<std::string> next;
+};
+SessionsPage sessions_page(Gateway& gw, const Store::SessionQuery& query);
+// One page as JSON: {"sessions": [...], "nextCursor": "..." | null}; state=attention writes each
+// session with its detail (the attempts that put it there).
 std::string sessions_page_json(Gateway& gw, const Store::SessionQuery& query);
 
 // The CSV export of every session the query's state and q select (its cursor and limit ignored),

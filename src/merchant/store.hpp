@@ -115,9 +115,6 @@ public:
     // to the last. Returns the sessions whose attempts changed.
     static constexpr int kAttentionPage = 500;
     std::vector<std::string> attention_pass(const AttentionThresholds& t, bool forward, std::int64_t now);
-    // GET /v1/sessions?state=attention: the sessions with a stuck, unresolved attempt or a
-    // resolution contradicted by a verified outcome, newest first, at most `limit`.
-    std::vector<Session> attention_sessions(int limit);
 
     // The outbox (forwarder.cpp). claim_due() leases one due event to this caller for `lease_ms`;
     // an event of a chain (a debit's) only once the chain's earlier events are delivered.
@@ -140,9 +137,11 @@ public:
     // ---- the orders list, an order's record, the console (store_console.cpp; order_state.hpp) ----
     // The sessions newest first (created_at, id descending), by keyset: `after` is the (created_at,
     // id) of the last row of the previous page. `state`: "" for all, else paid | partial | pending |
-    // failed | refunded | expired (order_state.hpp; attention is attention_sessions()). `q`: an
-    // offerId, a session id or a transaction id (the session's, any of its transactions' or
-    // attempts'), exactly. Attempts are not read (Session::attempts stays empty).
+    // failed | refunded | expired (order_state.hpp), or attention: the sessions with a stuck,
+    // unresolved attempt or a resolution a verified outcome contradicted. `q`: an offerId, a
+    // session id or a transaction id (the session's, any of its transactions' or attempts'),
+    // exactly, or (3 characters or more) the start of offerIds (a range of the offer_id index).
+    // Attempts are read for attention only (else Session::attempts stays empty).
     struct SessionQuery {
         std::string state, q;
         std::optional<std::pair<std::int64_t, std::string>> after;
@@ -261,7 +260,7 @@ public:
     // before `cutoff` that are done with (expired, and final or with no money of the shopper's in
     // them) with everything about them (webhook events, transactions, QR codes: the shopper's
     // name, e-mail and address are in those), and as many delivered outbox rows, unmatched webhook
-    // events and debits older than `cutoff`. An undelivered event and a session still holding money
+    // events, debits and audit log entries older than `cutoff`. An undelivered event and a session still holding money
     // in flight, or an attempt with no verified outcome and no resolution, are never deleted, and
     // never stop the others from going (the rule is in the query). `removed`: how many rows went
     // (0: nothing left to prune); `kept`: expired sessions older than `cutoff` kept.

@@ -255,17 +255,6 @@ std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, boo
     return changed;
 }
 
-std::vector<Session> Store::attention_sessions(int limit) {
-    std::vector<Session> out;
-    for (const auto& r : sql_->query(
-             "SELECT session_id, max(created_at) FROM attempts WHERE (attention_at IS NOT NULL AND resolution IS NULL) "
-             "OR conflict_at IS NOT NULL GROUP BY session_id ORDER BY max(created_at) DESC LIMIT ?",
-             {std::int64_t(limit)})) {
-        if (auto s = read_session(r.text(0), false)) out.push_back(std::move(*s));
-    }
-    return out;
-}
-
 bool Store::settle_attempt(Session& s, const Decision& d, const IncomingTx& in, bool forward, std::int64_t now) {
     if (d.method == paywasm::PayMethod::qr) return false;  // QR codes are the gateway's own, not attempts
     if (d.outcome != Outcome::applied && d.outcome != Outcome::stale && d.outcome != Outcome::amount_mismatch) return false;

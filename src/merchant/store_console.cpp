@@ -4,6 +4,9 @@
 // PostgreSQL (sql.hpp's dialect, plus row values in the keyset comparisons: SQLite 3.15+, any
 // PostgreSQL this gateway supports).
 #include <algorithm>
+#include <iterator>
+
+#include <boost/locale/utf.hpp>
 
 #include "events.hpp"
 #include "order_state.hpp"
@@ -27,6 +30,49 @@ Store::OutboxRow outbox_from_row(const SqlRow& r) {
     if (!r.is_null(6)) row.delivered_at = r.integer(6);
     return row;
 }
+
+// A search of at least kMinPrefix characters also finds the offerIds that begin with it, read
+// kSearchBatch candidates at a time.
+constexpr std::size_t kMinPrefix = 3;
+constexpr std::int64_t kSearchBatch = 200;
+
+using Utf8 = boost::locale::utf::utf_traits<char>;
+
+// The code points of valid UTF-8 `text`, or nullopt.
+std::optional<std::vector<boost::locale::utf::code_point>> utf8_decode(std::string_view text) {
+    std::vector<boost::locale::utf::code_point> out;
+    for (auto p = text.begin(); p != text.end();) {
+        const auto c = Utf8::decode(p, text.end());
+        if (c == boost::locale::utf::illegal || c == boost::locale::utf::incomplete) return std::nullopt;
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::int64_t utf8_length(std::string_view text) {
+    const auto points = utf8_decode(text);
+    return points ? static_cast<std::int64_t>(points->size()) : 0;
+}
+
+// The least valid UTF-8 text above every text that begins with `prefix` (in code point order, which
+// is UTF-8's byte order): its last code point one up (past the surrogates; a last U+10FFFF is
+// dropped and the one before it goes up). nullopt: not valid UTF-8, or no such text.
+std::optional<std::string> prefix_upper_bound(std::string_view prefix) {
+    auto points = utf8_decode(prefix);
+    if (!points) return std::nullopt;
+    while (!points->empty() && points->back() == 0x10FFFF) points->pop_back();
+    if (points->empty()) return std::nullopt;
+    auto& last = points->back();
+    last = last == 0xD7FF ? 0xE000 : last + 1;
+    std::string out;
+    for (const auto c : *points) Utf8::encode(c, std::back_inserter(out));
+    return out;
+}
+
+// A session that needs the merchant: an attempt stuck and not resolved, or a resolution a verified
+// outcome contradicted (GET /v1/sessions?state=attention, the overview's count).
+constexpr const char* kAttentionSql =
+    "id IN (SELECT session_id FROM attempts WHERE (attention_at IS NOT NULL AND resolution IS NULL) OR conflict_at IS NOT NULL)";
 
 std::optional<std::int64_t> opt_i64(const SqlRow& r, std::size_t i) {
     return r.is_null(i) ? std::nullopt : std::optional<std::int64_t>(r.integer(i));
@@ -66,24 +112,58 @@ std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_
         all.push_back(limit);
         return std::pair<std::string, std::vector<SqlValue>>{"WHERE " + extra + keyset + order, all};
     };
+    const bool attention = query.state == "attention";
     if (!query.q.empty()) {
-        // A search names one order (or the few of one transaction): no index on the state needed.
+        // An exact id (one order, or the few of one transaction), or an offerId's prefix: a range
+        // of the offer_id index, each row in it checked to begin with q (substr: under a linguistic
+        // collation the range is not exactly the prefix). Pages of kSearchBatch candidates by the
+        // keyset until the page is full; the state is checked on each.
         std::string where =
             "WHERE (offer_id = ? OR id = ? OR transaction_id = ? OR id IN (SELECT session_id FROM transactions WHERE id = ?) "
-            "OR id IN (SELECT session_id FROM attempts WHERE transaction_id = ?))";
+            "OR id IN (SELECT session_id FROM attempts WHERE transaction_id = ?)";
         std::vector<SqlValue> params = {query.q, query.q, query.q, query.q, query.q};
-        std::vector<Session> found = sessions_where(where + " ORDER BY created_at DESC, id DESC LIMIT 200", params);
+        const auto upper = query.q.size() >= kMinPrefix ? prefix_upper_bound(query.q) : std::nullopt;
+        if (upper) {
+            where += " OR (offer_id >= ? AND offer_id < ? AND substr(offer_id, 1, ?) = ?)";
+            params.insert(params.end(), {query.q, *upper, utf8_length(query.q), query.q});
+        }
+        where += ")";
+        if (attention) where += std::string(" AND ") + kAttentionSql;
+        const auto matches = [&](const Session& s) {
+            return query.state.empty() || attention || order_state(s, now) == query.state;
+        };
         std::vector<Session> out;
-        for (auto& s : found) {
-            if (query.after && std::pair(s.created_at, s.id) >= *query.after) continue;
-            if (!query.state.empty() && order_state(s, now) != query.state) continue;
-            out.push_back(std::move(s));
-            if (static_cast<std::int64_t>(out.size()) == limit) break;
+        auto after = query.after;
+        for (;;) {
+            std::vector<SqlValue> all = params;
+            std::string tail = where;
+            if (after) {
+                tail += " AND (created_at, id) < (?, ?)";
+                all.insert(all.end(), {after->first, after->second});
+            }
+            all.push_back(kSearchBatch);
+            std::vector<Session> found = sessions_where(tail + " ORDER BY created_at DESC, id DESC LIMIT ?", all);
+            for (auto& s : found) {
+                if (!matches(s)) continue;
+                out.push_back(std::move(s));
+                if (static_cast<std::int64_t>(out.size()) == limit) break;
+            }
+            if (static_cast<std::int64_t>(out.size()) == limit || static_cast<std::int64_t>(found.size()) < kSearchBatch) break;
+            after = std::pair{found.back().created_at, found.back().id};
+        }
+        if (attention) {
+            for (auto& s : out) s.attempts = attempts(s.id);
         }
         return out;
     }
     std::vector<Session> out;
-    if (query.state.empty()) {
+    if (attention) {
+        // The few sessions an attempt keeps in the list (the attempts' scan is attention_count()'s),
+        // paged by the sessions' own keyset like every other state, each with its attempts.
+        auto [sql, params] = in_bucket(kAttentionSql, {});
+        out = sessions_where(sql, params);
+        for (auto& s : out) s.attempts = attempts(s.id);
+    } else if (query.state.empty()) {
         auto [sql, params] = in_bucket("1 = 1", {});
         out = sessions_where(sql, params);
     } else if (query.state == "pending") {
@@ -318,8 +398,7 @@ std::vector<Store::OverviewRow> Store::overview_rows(std::int64_t since) {
 }
 
 std::int64_t Store::attention_count() {
-    auto rows = sql_->query("SELECT count(DISTINCT session_id) FROM attempts WHERE (attention_at IS NOT NULL AND "
-                            "resolution IS NULL) OR conflict_at IS NOT NULL");
+    auto rows = sql_->query(std::string("SELECT count(*) FROM sessions WHERE ") + kAttentionSql);
     return rows.empty() ? 0 : rows[0].integer(0);
 }
 

@@ -84,6 +84,9 @@ Store::Pruned Store::prune(std::int64_t cutoff, int batch) {
             {cutoff, limit});
         removed += sql_->execute(
             "DELETE FROM debits WHERE order_id IN (SELECT order_id FROM debits WHERE created_at < ? LIMIT ?)", {cutoff, limit});
+        // The console's audit log: its entries name users, addresses and orders (audit_log_at's range).
+        removed += sql_->execute("DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)",
+                                 {cutoff, limit});
     });
     // Expired before the cutoff but kept for the money in them: the figure an operator watches.
     const auto kept = sql_->query(kept_count(), {cutoff, cutoff});

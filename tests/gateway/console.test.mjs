@@ -84,6 +84,43 @@ function apiSuite(name, startDb) {
       assert.deepEqual((await list(g, { q: 'no-such-order' })).json.sessions, []);
     });
 
+    test('q of 3 characters or more also finds the offerIds that begin with it, paged, with the state filter', async () => {
+      const run = 'pfx-' + crypto.randomUUID().slice(0, 8);
+      const a1 = await session(g, { offerId: `${run}-a1` });
+      const a2 = await session(g, { offerId: `${run}-a2` });
+      const b1 = await session(g, { offerId: `${run}-b1` });
+      const accented = await session(g, { offerId: `${run}-é1` });
+      const after = await session(g, { offerId: `${run}-f1` });
+      await webhook(g, a1.offerId, 1);
+      const ids = async (query) => {
+        const r = await list(g, query);
+        assert.equal(r.status, 200, r.text);
+        return r.json.sessions.map((x) => x.id).sort();
+      };
+      assert.deepEqual(await ids({ q: `${run}-a` }), [a1.id, a2.id].sort());
+      assert.deepEqual(await ids({ q: run }), [a1.id, a2.id, b1.id, accented.id, after.id].sort());
+      assert.deepEqual(await ids({ q: `${run}-é` }), [accented.id], 'a multi-byte last character');
+      assert.deepEqual(await ids({ q: `${run}-a`, state: 'paid' }), [a1.id]);
+      assert.deepEqual(await ids({ q: `${run}-a`, state: 'pending' }), [a2.id]);
+      assert.deepEqual(await ids({ q: run.toUpperCase() }), [], 'case-sensitive');
+      assert.deepEqual(await ids({ q: `${run}-_` }), [], 'no wildcard');
+      assert.deepEqual(await ids({ q: `${run}%` }), [], 'no wildcard');
+      assert.deepEqual(await ids({ q: a1.offerId.slice(0, 2) }), [], 'two characters: exact only');
+      // Pages of the search: every match once, newest first.
+      const seen = [];
+      let cursor = null;
+      do {
+        const r = await list(g, { q: run, limit: 2, ...(cursor ? { cursor } : {}) });
+        assert.ok(r.json.sessions.length <= 2);
+        seen.push(...r.json.sessions);
+        cursor = r.json.nextCursor;
+      } while (cursor && seen.length < 10);
+      assert.deepEqual(seen.map((x) => x.id).sort(), [a1.id, a2.id, b1.id, accented.id, after.id].sort());
+      const times = seen.map((x) => x.createdAt);
+      assert.deepEqual(times, [...times].sort().reverse(), 'newest first');
+      await outboxDrained(g);  // the paid one's event is the app's before the next test counts failures
+    });
+
     test('keyset pages: every session once, in order, and a foreign cursor is refused', async () => {
       const seen = [];
       let cursor = null;
@@ -184,6 +221,55 @@ function apiSuite(name, startDb) {
 
 apiSuite('SQLite', async () => null);
 apiSuite('PostgreSQL', startPostgres);
+
+// state=attention pages like every other state: the sessions' own keyset, the same cursor.
+function attentionSuite(name, startDb) {
+  test(`state=attention is keyset-paged, each session with the attempts that put it there (${name})`, { timeout: 60000 }, async () => {
+    const db = await startDb();
+    const dir = tempDir('pwm-attention-');
+    const opts = { dir, db: db?.url, extra: ['--session-ttl', '86400'] };
+    let g = await startGateway(sb, opts);
+    try {
+      const stuck = [];
+      for (let i = 0; i < 3; i++) {
+        const s = await session(g);
+        const a = await gw(g, 'POST', `/v1/checkout/${s.id}/attempts`, { origin: SHOP_ORIGIN, body: { method: 'exchange' } });
+        assert.equal(a.status, 201, a.text);
+        stuck.push(s);
+      }
+      const calm = await session(g);
+      await g.stop();
+      // Past the exchange threshold (180 minutes): the attention pass flags the three attempts.
+      g = await startGateway(sb, { ...opts, env: { PAYWASM_CLOCK_OFFSET_MS: String(181 * 60000) } });
+      await waitFor(async () => (await list(g, { state: 'attention' })).json.sessions.length === 3, 15000, 'three sessions need attention');
+      const seen = [];
+      const pages = [];
+      let cursor = null;
+      do {
+        const r = await list(g, { state: 'attention', limit: 2, ...(cursor ? { cursor } : {}) });
+        assert.equal(r.status, 200, r.text);
+        pages.push(r.json.sessions.length);
+        seen.push(...r.json.sessions);
+        cursor = r.json.nextCursor;
+      } while (cursor && pages.length < 5);
+      assert.deepEqual(pages, [2, 1], 'two pages');
+      assert.deepEqual(seen.map((x) => x.id).sort(), stuck.map((x) => x.id).sort(), 'each once');
+      const times = seen.map((x) => x.createdAt);
+      assert.deepEqual(times, [...times].sort().reverse(), 'newest first');
+      for (const x of seen) assert.ok(x.attempts.length === 1 && x.attempts[0].attentionAt, 'with its stuck attempt');
+      assert.equal((await list(g, { state: 'attention', cursor: 'zz' })).status, 400);
+      // A search within the attention list.
+      assert.deepEqual((await list(g, { state: 'attention', q: stuck[1].offerId })).json.sessions.map((x) => x.id), [stuck[1].id]);
+      assert.deepEqual((await list(g, { state: 'attention', q: calm.offerId })).json.sessions, []);
+    } finally {
+      await g.stop();
+      await db?.destroy();
+    }
+  });
+}
+
+attentionSuite('SQLite', async () => null);
+attentionSuite('PostgreSQL', startPostgres);
 
 // ---- the console's listener ----
 
@@ -294,6 +380,30 @@ describe('the console (SQLite)', () => {
   test('wrong passwords lock the account, even against the right one; the audit log has each try', async () => {
     const c = new Client(consoleBase);
     for (let i = 0; i < 5; i++) assert.equal((await c.login('grace', 'wrong password ' + i)).status, 401);
+    // A guesser learns nothing: a wrong password for the locked user is answered as one for a
+    // name that does not exist, in the time of one scrypt each.
+    const alert = (r) => /role="alert">([^<]*)</.exec(r.text)?.[1];
+    const timed = async (name) => {
+      const t0 = process.hrtime.bigint();
+      const r = await c.login(name, 'another wrong password');
+      return { r, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
+    };
+    const lockedMs = [], unknownMs = [];
+    for (let i = 0; i < 3; i++) {
+      const lockedWrong = await timed('grace');
+      const unknown = await timed('nobody-by-this-name');
+      assert.equal(lockedWrong.r.status, 401);
+      assert.equal(unknown.r.status, 401);
+      assert.equal(alert(lockedWrong.r), alert(unknown.r));
+      assert.equal(alert(unknown.r), 'Wrong user name or password.');
+      lockedMs.push(lockedWrong.ms);
+      unknownMs.push(unknown.ms);
+    }
+    // The fastest of each (the machine's load only adds): without scrypt a locked user's answer
+    // would take a few milliseconds against scrypt's ~100.
+    assert.ok(Math.min(...lockedMs) > Math.min(...unknownMs) / 4,
+      `a locked user's wrong password runs scrypt too (${lockedMs} ms vs ${unknownMs} ms)`);
+    // Its owner, with the right password, is told.
     const locked = await c.login('grace', PASSWORD);
     assert.equal(locked.status, 429);
     assert.match(locked.text, /locked/);

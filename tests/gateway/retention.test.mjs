@@ -36,6 +36,18 @@ const hook = (g, offerId, id, status) => gw(g, 'POST', '/v1/webhooks', { raw: we
 // A shop's month: a paid order, an abandoned one, one whose money is still on its way, and events
 // delivered to the app. Then the gateway again, 40 days later, keeping 30 days.
 async function monthThenPrune(db, dir, dump) {
+  // The console's audit log: an entry of the month (a user added and removed: the name is in the
+  // audit log only), and one written 40 days later, younger than the retention.
+  const audited = (name, env = {}) => {
+    for (const verb of ['add', 'remove']) {
+      const r = spawnSync(GATEWAY, ['console-user', verb, name, '--db', db], { input: 'a password long enough\n', encoding: 'utf8',
+        env: { ...process.env, ...env } });
+      assert.equal(r.status, 0, r.stderr);
+    }
+  };
+  const oldUser = 'audited-' + crypto.randomUUID().slice(0, 8);
+  const newUser = 'audited-' + crypto.randomUUID().slice(0, 8);
+  audited(oldUser);
   const app = await startShopApp();
   const g = await startGateway(sb, { db, dir, appCallback: app.url, extra: ['--session-ttl', '60'] });
   const paid = await session(g, 'ret-paid-' + crypto.randomUUID());
@@ -48,6 +60,8 @@ async function monthThenPrune(db, dir, dump) {
   await g.stop();
   await app.close();
   assert.ok(dump().includes('Hopperretained'), 'the shopper\'s data is there before');
+  assert.ok(dump().includes(oldUser), 'the audit log has the month\'s entries');
+  audited(newUser, { PAYWASM_CLOCK_OFFSET_MS: String(40 * DAY) });
 
   const later = await startGateway(sb, { db, dir, extra: ['--retain-days', '30'],
     env: { PAYWASM_CLOCK_OFFSET_MS: String(40 * DAY) } });
@@ -65,6 +79,8 @@ async function monthThenPrune(db, dir, dump) {
   const left = dump();
   assert.ok(!left.includes(paid.offerId) && !left.includes(abandoned.offerId), 'nothing of the pruned sessions is left');
   assert.ok(left.includes(inFlight.offerId));
+  assert.ok(!left.includes(oldUser), 'the audit log\'s entries older than the retention are gone');
+  assert.ok(left.includes(newUser), 'younger ones are kept');
 }
 
 test('SQLite: --retain-days prunes what is done with, 40 days later, and keeps money in flight', async () => {
