@@ -1,6 +1,5 @@
 // The demo page at / (demo/site/) and the widget's files at /dist/ (the repo's dist/, from
 // `make dist`), with exact MIME types (application/wasm for instantiateStreaming) and a strict CSP.
-#include <cryptopp/sha.h>
 
 #include <fstream>
 #include <iterator>
@@ -69,13 +68,6 @@ bool serve_file(Response& res, const std::string& dir, const std::string& rel) {
     return true;
 }
 
-std::string sri_sha384(const std::string& bytes) {
-    CryptoPP::SHA384 hash;
-    std::string digest(CryptoPP::SHA384::DIGESTSIZE, '\0');
-    hash.CalculateDigest(reinterpret_cast<CryptoPP::byte*>(digest.data()),
-                         reinterpret_cast<const CryptoPP::byte*>(bytes.data()), bytes.size());
-    return "sha384-" + paywasm::base64_encode(digest);
-}
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
     for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
@@ -93,7 +85,7 @@ void serve_index(Sandbox& sb, Response& res) {
     std::string widget;
     std::string script;
     if (read_file(sb.config.dist_dir + "/paywasm.js", widget)) {
-        script = "<script src=\"/dist/paywasm.js\" integrity=\"" + sri_sha384(widget) + "\" crossorigin=\"anonymous\"></script>";
+        script = "<script src=\"/dist/paywasm.js\" integrity=\"" + paywasm::server::sri_sha384(widget) + "\" crossorigin=\"anonymous\"></script>";
     } else {
         script = "<!-- dist/paywasm.js is not built: run `make dist` -->";
     }

@@ -56,13 +56,17 @@ bool accepts_gzip(std::string_view header) {
     return false;
 }
 
-std::string sha384_base64(const std::string& bytes) {
+}  // namespace
+
+std::string sri_sha384(const std::string& bytes) {
     CryptoPP::SHA384 hash;
     std::string digest(CryptoPP::SHA384::DIGESTSIZE, '\0');
     hash.CalculateDigest(reinterpret_cast<CryptoPP::byte*>(digest.data()),
                          reinterpret_cast<const CryptoPP::byte*>(bytes.data()), bytes.size());
-    return paywasm::base64_encode(digest);
+    return "sha384-" + paywasm::base64_encode(digest);
 }
+
+namespace {
 
 void join(std::string& out, const char* directive, std::string_view first, const std::vector<std::string>& more) {
     out += directive;
@@ -196,7 +200,7 @@ void StaticFiles::add(const std::string& name, std::string body) {
     File f;
     f.content_type = content_type_of(name);
     f.version = paywasm::sha256_hex(body).substr(0, 16);
-    f.integrity = "sha384-" + sha384_base64(body);
+    f.integrity = sri_sha384(body);
     // Text, scripts and wasm travel gzip-compressed to a browser that accepts it, when that is smaller.
     const bool compressible = f.content_type.rfind("text/", 0) == 0 || f.content_type.find("javascript") != std::string::npos ||
                               f.content_type.find("json") != std::string::npos || f.content_type.find("svg") != std::string::npos ||

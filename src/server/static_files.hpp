@@ -42,6 +42,9 @@
 
 namespace paywasm::server {
 
+// The Subresource Integrity value of `bytes`: "sha384-<base64 of the SHA-384>".
+std::string sri_sha384(const std::string& bytes);
+
 // `text` with & < > " ' written as entities: safe in element content and in quoted attributes.
 std::string html_escape(std::string_view text);
 
