@@ -8,11 +8,11 @@ import http from 'node:http';
 import path from 'node:path';
 
 import { exchangePayload, payExchange, sendJson, startSandbox } from '../server/harness.mjs';
-import { freePort, holdPort, sleep, tempDir, waitFor } from '../support/node.mjs';
+import { WAIT_FLOOR_MS, freePort, holdPort, settlesWithin, sleep, tempDir, waitFor } from '../support/node.mjs';
 
 // The shared helpers (tests/support/node.mjs), for the suites that import them from here; `tmpdir`
 // is tempDir's older name, still imported by the browser and faults suites.
-export { freePort, holdPort, sleep, startSandbox, tempDir, tempDir as tmpdir, waitFor };
+export { freePort, holdPort, settlesWithin, sleep, startSandbox, tempDir, tempDir as tmpdir, waitFor };
 export const GATEWAY = process.env.PAYWASM_MERCHANT;
 if (!GATEWAY) throw new Error('set PAYWASM_MERCHANT to the built paywasm-merchant');
 
@@ -56,7 +56,7 @@ export async function startGateway(sb, { db, dir = tempDir('pwm-'), appCallback,
   proc.stderr.on('data', (d) => { stderr += d; });
   const base = await new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error('gateway did not start: ' + stderr)), 15000);
+    const timer = setTimeout(() => reject(new Error('gateway did not start: ' + stderr)), WAIT_FLOOR_MS * 2);
     proc.stdout.on('data', (d) => {
       out += d;
       const m = out.match(/^paywasm-merchant: listening on (http:\/\/\S+)/m);
@@ -130,7 +130,9 @@ export async function startShopApp({ toleranceS = 300 } = {}) {
 // Reads an SSE stream; resolves the list of `data:` JSON objects when the server closes it or
 // `until(events)` is true. `opened` resolves once the headers arrived. `onEvent(event)` is called
 // as each event arrives (the load test takes its own clock there). `close()` ends it from this side.
-export function sse(url, { origin, until = () => false, timeoutMs = 15000, onEvent } = {}) {
+// `timeoutMs`: when to give up on a stream that never ends (at least WAIT_FLOOR_MS, like waitFor).
+export function sse(url, { origin, until = () => false, timeoutMs: asked = 15000, onEvent } = {}) {
+  const timeoutMs = Math.max(asked, WAIT_FLOOR_MS);
   const u = new URL(url);
   let onOpen, request;
   const opened = new Promise((resolve) => { onOpen = resolve; });
