@@ -110,7 +110,7 @@ check: deps
 SUITES ?=
 N ?= 5
 STRESS ?= 0
-STRESS_SUITES := ^(server|gateway|widget|load|demo|faults|proxy|examples|cli|deploy|consumer|package)\.
+STRESS_SUITES := ^(server|gateway|widget|bench|load|demo|faults|proxy|examples|cli|kat|deploy|consumer|package)\.
 test-repeat: build
 	@[[ '$(N)' =~ ^[1-9][0-9]*$$ ]] || { echo "make test-repeat: N must be a positive number, not '$(N)'" >&2; exit 2; }
 	@[[ '$(STRESS)' =~ ^[0-9]+$$ ]] || { echo "make test-repeat: STRESS must be a number of busy loops, not '$(STRESS)'" >&2; exit 2; }
