@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { freePort, sleep } from '../../support/node.mjs';
 
 // Starts `command args` (its own process group) and resolves { proc, output(), stop() }; `ready`
-// polls until it is up (or fails after 15 s with what it printed).
+// polls until it is up (or fails after 60 s, a deadline for a busy machine, with what it printed).
 export async function startProcess(command, args, { env, ready }) {
   const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
@@ -18,12 +18,12 @@ export async function startProcess(command, args, { env, ready }) {
     const killed = await Promise.race([exited.then(() => true), sleep(3000).then(() => false)]);
     if (!killed) try { process.kill(-proc.pid, 'SIGKILL'); } catch (e) { /* gone */ }
   };
-  for (const end = Date.now() + 15000; ;) {
+  for (const end = Date.now() + 60000; ;) {
     if (proc.exitCode !== null) throw new Error(`${command} exited (${proc.exitCode}): ${output}`);
     if (await ready().catch(() => false)) break;
     if (Date.now() > end) {
       await stop();
-      throw new Error(`${command} did not start in 15 s: ${output}`);
+      throw new Error(`${command} did not start in 60 s: ${output}`);
     }
     await sleep(100);
   }
