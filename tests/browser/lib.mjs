@@ -353,14 +353,14 @@ export async function mount(page, options = {}) {
 
 export const events = (page, type) => page.evaluate((t) => window.__events.filter((e) => e.type === t), type);
 export const text = (page, selector) => page.locator(`paywasm-checkout ${selector}`).first().textContent();
-// The text of `selector` once `ok(text)` holds (a language file arrives asynchronously); fails after
-// 20 s (a deadline for a busy machine, not a promise of the widget's) naming the last text seen.
+// The text of `selector` once `ok(text)` holds (a language file arrives asynchronously); fails at
+// waitFor's deadline (one for a busy machine, not a promise of the widget's) naming the last text.
 export async function textWhen(page, selector, ok, what) {
   let got = null;
   try {
     return await waitFor(async () => { got = await text(page, selector); return ok(got) && got; }, { timeout: 20000, what });
   } catch (e) {
-    throw new Error(`${what}: '${got}' after 20 s`);
+    throw new Error(`${e.message}: the text was '${got}'`);
   }
 }
 export const languageFiles = (requests) => requests.filter((r) => /^GET \/dist\/paywasm-[a-z]+\.json$/.test(r));

@@ -2,7 +2,7 @@
 // WebKit engines need (WebKitWebDriver, WPEWebDriver). Used by webkit.mjs and wpe.mjs; each page is
 // a session of its own, so a fresh browser with nothing cached or stored.
 import { spawn } from 'node:child_process';
-import { freePort, sleep } from '../../support/node.mjs';
+import { freePort, sleep, waitFor } from '../../support/node.mjs';
 
 // Starts `command args` (its own process group) and resolves { proc, output(), stop() }; `ready`
 // polls until it is up (or fails after 60 s, a deadline for a busy machine, with what it printed).
@@ -11,11 +11,12 @@ export async function startProcess(command, args, { env, ready }) {
   let output = '';
   proc.stdout.on('data', (d) => { output += d; });
   proc.stderr.on('data', (d) => { output += d; });
-  const exited = new Promise((resolve) => proc.on('exit', resolve));
+  const gone = () => proc.exitCode !== null || proc.signalCode !== null;
   const stop = async () => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    if (gone()) return;
     try { process.kill(-proc.pid, 'SIGTERM'); } catch (e) { /* gone */ }
-    const killed = await Promise.race([exited.then(() => true), sleep(3000).then(() => false)]);
+    // The driver's exit, waited for (not a fixed grace time); one that will not go is killed.
+    const killed = await waitFor(gone, { timeout: 3000, interval: 50, what: `${command} to exit` }).then(() => true, () => false);
     if (!killed) try { process.kill(-proc.pid, 'SIGKILL'); } catch (e) { /* gone */ }
   };
   for (const end = Date.now() + 60000; ;) {
