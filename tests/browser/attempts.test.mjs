@@ -165,7 +165,7 @@ async function reload(page, sessionUrl) {
   assert.deepEqual(seen, { errors: [], violations: [] }, 'uncaught errors or CSP violations before the reload');
   await page.goto(`${sandbox.base}/`);
   await until(page, () => typeof window.PayWasm === 'object' && Array.isArray(window.__events) && window.__events.length === 0,
-    null, 'the page loaded again', 10000);
+    null, 'the page loaded again');
   await mountSession(page, sessionUrl);
 }
 
@@ -222,7 +222,7 @@ async function payOnPage(page, method) {
   await settled(page);
   if (method === 'bank') {
     await page.click((m) => window.__shadow(`input#method-${m}`), method);
-    await until(page, (m) => window.__shadow(`input#method-${m}`).checked, method, 'bank chosen', 5000);
+    await until(page, (m) => window.__shadow(`input#method-${m}`).checked, method, 'bank chosen');
   }
   await page.click((m) => window.__shadow(`button[data-key=pay-${m}]`), method);
   return until(page, () => window.__events.find((e) => e.type === 'paywasm-status' || e.type === 'paywasm-error'), null,

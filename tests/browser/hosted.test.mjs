@@ -85,11 +85,11 @@ test('a link, opened, fields typed, paid by QR: receipt, return to successUrl, e
     assert.ok(receipt.includes('19.00 USD'), `the total with its currency: ${receipt}`);
     assert.deepEqual(await violations(page), [], 'no CSP violation');
     await page.click(() => [...document.querySelectorAll('a')].find((a) => a.textContent === 'Return to the shop'));
-    await waitFor(async () => (await page.run(() => location.href)) === `${sandbox.base}/thanks`, { timeout: 10000, what: 'successUrl' });
+    await waitFor(async () => (await page.run(() => location.href)) === `${sandbox.base}/thanks`, { timeout: 20000, what: 'successUrl' });
     const events = await waitFor(() => {
       const list = app.events.filter((e) => e.body.sessionId === sessionId);
       return list.some((e) => e.body.success) && list;
-    }, { timeout: 10000, what: 'the success event' });
+    }, { timeout: 20000, what: 'the success event' });
     for (const e of events) assert.equal(e.body.linkId, link.id, 'every event carries linkId');
   } finally {
     await page.close();
