@@ -206,7 +206,7 @@ CREATE TABLE IF NOT EXISTS console_users (
   name            TEXT PRIMARY KEY,
   password_hash   TEXT NOT NULL,         -- scrypt$N$r$p$<salt hex>$<key hex> (console_auth.hpp)
   created_at      BIGINT NOT NULL,
-  failed_logins   BIGINT NOT NULL DEFAULT 0,  -- wrong passwords in a row
+  failed_logins   BIGINT NOT NULL DEFAULT 0,  -- wrong passwords since the last good login
   locked_until    BIGINT NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS console_sessions (
@@ -231,13 +231,26 @@ CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at, id);
 )sql") + "CREATE INDEX IF NOT EXISTS sessions_bucket ON sessions (" + kOrderBucketSql + ", created_at, id);\n";
 }
 
+// Schema version 8 (issue 40): the console's wrong passwords in a sliding window, per user and per
+// client address (console_auth.hpp), what the user is told at the next good login, and the address
+// a login came from (`console-user sessions`).
+constexpr const char* kSchemaV8 = R"sql(
+CREATE TABLE IF NOT EXISTS login_failures (
+  subject         TEXT NOT NULL,         -- user:<name> | address:<client_key>
+  at              BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS login_failures_subject ON login_failures (subject, at);
+ALTER TABLE console_users ADD COLUMN locked_at BIGINT NOT NULL DEFAULT 0;  -- a lock began since the last good login (0: none)
+ALTER TABLE console_sessions ADD COLUMN address TEXT;
+)sql";
+
 // The schema versions in order; the database records the last one applied (paywasm_schema).
-constexpr int kSchemaVersion = 7;
+constexpr int kSchemaVersion = 8;
 
 // Every table of the gateway: the writer guard covers each.
 constexpr const char* kTables[] = {"sessions", "transactions", "webhook_events", "outbox", "qr_codes",
                                    "debits", "gateway_keys", "rate_buckets", "attempts", "resolutions",
-                                   "links", "deliveries", "session_notes", "console_users", "console_sessions", "audit_log",
+                                   "links", "deliveries", "session_notes", "console_users", "console_sessions", "audit_log", "login_failures",
                                    "paywasm_schema"};
 
 // The writer guard's error (Sql::guard_writers): once a database is at a version, a write by a
@@ -280,6 +293,7 @@ void migrate(paywasm::server::Sql& sql) {
         if (version < 5) sql.exec_script(kSchemaV5);
         if (version < 6) sql.exec_script(kSchemaV6);
         if (version < 7) sql.exec_script(schema_v7());
+        if (version < 8) sql.exec_script(kSchemaV8);
         sql.exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
         // Every migration: the guard at the new version, on every table.
         sql.guard_writers(std::vector<std::string>(std::begin(kTables), std::end(kTables)), kSchemaVersion,

@@ -235,22 +235,40 @@ public:
     std::vector<DebitRow> debits(int limit);
 
     // ---- the console's accounts and logins (console_auth.hpp; store_console.cpp) ----
+    // failed_logins: wrong passwords since the last good login; locked_at: when a lock began since
+    // then (0: none). Both are what the user is told at the next good login.
     struct ConsoleUser {
         std::string name, password_hash;
-        std::int64_t created_at = 0, failed_logins = 0, locked_until = 0;
+        std::int64_t created_at = 0, failed_logins = 0, locked_at = 0;
     };
     bool add_console_user(const std::string& name, const std::string& password_hash, std::int64_t now);  // false: exists
     bool remove_console_user(const std::string& name);  // and every login session of it; false: no such user
+    // A new password hash, every login of the user ended; false: no such user.
+    bool set_console_password(const std::string& name, const std::string& password_hash);
     std::vector<ConsoleUser> console_users();
     std::optional<ConsoleUser> console_user(const std::string& name);
-    // A wrong password: failed_logins + 1, and locked until `lock_until` once it reached `max_failures`.
-    void console_login_failed(const std::string& name, int max_failures, std::int64_t lock_until);
+    // The sliding window of wrong passwords (console_auth.hpp): `subject` is user:<name> or
+    // address:<client_key>. login_locked_until: while `subject` has `max` failures or more within
+    // the last `window_ms`, when the max-th most recent of them leaves the window (else 0).
+    std::int64_t login_locked_until(const std::string& subject, std::int64_t window_ms, int max, std::int64_t now);
+    // One wrong password of `subject` at `now` (its failures older than `window_ms` go).
+    void login_failed(const std::string& subject, std::int64_t window_ms, std::int64_t now);
+    // Forgets `subject`'s failures (`console-user unlock`); false: there were none.
+    bool clear_login_failures(const std::string& subject);
+    // A counted wrong password of user `name`: failed_logins + 1, and locked_at = now when it locked.
+    void console_user_failed(const std::string& name, bool locked, std::int64_t now);
+    // A good login: failed_logins and locked_at back to 0 (the caller read them first, to tell).
     void console_login_succeeded(const std::string& name);
     struct ConsoleSession {
         std::string user, csrf;
-        std::int64_t created_at = 0, expires_at = 0;
+        std::int64_t created_at = 0, expires_at = 0, seen_at = 0;
+        std::string address;
     };
     void create_console_session(const std::string& token_hash, const ConsoleSession& s, std::int64_t now);
+    // The live logins of `name` (console-user sessions), newest first.
+    std::vector<ConsoleSession> console_sessions_of(const std::string& name, std::int64_t now);
+    // Ends every login of `name`; how many.
+    std::int64_t end_console_sessions_of(const std::string& name);
     // The login whose token hashes to `token_hash`, if it has not expired and was seen within
     // `idle_ms`; its seen_at moves to `now`.
     std::optional<ConsoleSession> console_session(const std::string& token_hash, std::int64_t idle_ms, std::int64_t now);

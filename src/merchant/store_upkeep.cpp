@@ -124,10 +124,12 @@ std::int64_t Store::take_token(const std::string& key, int per_minute) {
     return std::max<std::int64_t>(1, (kToken - have + rate - 1) / rate);
 }
 
-// Buckets untouched for a minute are full again: the row says nothing a missing one would not.
+// Buckets untouched for a minute are full again: the row says nothing a missing one would not. The
+// console's wrong passwords a day old are outside any window (console_auth.hpp's is 15 minutes).
 std::int64_t Store::prune_buckets() {
     const std::int64_t now = sql_->clock_ms();
-    return sql_->execute("DELETE FROM rate_buckets WHERE updated_at < ?", {now - 60000});
+    return sql_->execute("DELETE FROM rate_buckets WHERE updated_at < ?", {now - 60000}) +
+           sql_->execute("DELETE FROM login_failures WHERE at < ?", {now - 24LL * 3600 * 1000});
 }
 
 std::optional<Store::OutboxEvent> Store::claim_due(std::int64_t now, std::int64_t lease_ms) {

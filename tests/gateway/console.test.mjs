@@ -2,16 +2,16 @@
 // console is a client of (orders list with keyset pages, the CSV export, events with every delivery
 // attempt, resend, accept an underpayment, notes), on SQLite and on the real PostgreSQL; then the
 // console's own listener: accounts, logins, CSRF, lockout, hostile text, and the shoppers' listener
-// answering none of it.
+// answering none of it. The lockout and the login limits: console_login.test.mjs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { spawnSync } from 'node:child_process';
 
 import {
-  GATEWAY, SHOP_ORIGIN, freePort, gw, tempDir, outboxDrained, startGateway, startPostgres, startSandbox, startShopApp, waitFor, webhookBody,
+  SHOP_ORIGIN, freePort, gw, tempDir, outboxDrained, startGateway, startPostgres, startSandbox, startShopApp, waitFor, webhookBody,
   webhookEventId, webhookPrivateKey,
 } from './harness.mjs';
+import { Client, consoleUser } from './console_client.mjs';
 
 const ADDRESS = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', country: 'GB' };
 
@@ -273,44 +273,6 @@ attentionSuite('PostgreSQL', startPostgres);
 
 // ---- the console's listener ----
 
-// `paywasm-merchant console-user ...` with `input` on stdin.
-function consoleUser(db, args, input = '') {
-  return spawnSync(GATEWAY, ['console-user', ...args, '--db', db], { input, encoding: 'utf8' });
-}
-
-// A browser's cookie jar, enough for the console: name=value pairs from Set-Cookie.
-class Client {
-  constructor(base) { this.base = base; this.jar = new Map(); }
-  cookie() { return [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '); }
-  take(res) {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(';');
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      if (attrs.some((a) => /max-age=0/i.test(a.trim())) || value === '') this.jar.delete(name);
-      else this.jar.set(name, value);
-    }
-  }
-  async req(method, path, form, headers = {}) {
-    const h = { cookie: this.cookie(), ...headers };
-    let body;
-    if (form) { h['content-type'] = 'application/x-www-form-urlencoded'; body = new URLSearchParams(form).toString(); }
-    const res = await fetch(this.base + path, { method, headers: h, body, redirect: 'manual' });
-    this.take(res);
-    return { status: res.status, text: await res.text(), headers: res.headers };
-  }
-  async login(name, password) {
-    const page = await this.req('GET', '/login');
-    const token = /name="login_token" value="([^"]+)"/.exec(page.text)[1];
-    return this.req('POST', '/login', { login_token: token, name, password });
-  }
-  async csrf(path = '/') {
-    const page = await this.req('GET', path);
-    return /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
-  }
-}
-
 describe('the console (SQLite)', () => {
   let g, app, dir, db, consoleBase;
   const PASSWORD = 'correct horse battery staple';
@@ -375,43 +337,6 @@ describe('the console (SQLite)', () => {
     const c = new Client(consoleBase);
     const r = await c.req('POST', '/login', { name: 'ada', password: PASSWORD, login_token: 'forged' });
     assert.equal(r.status, 403);
-  });
-
-  test('wrong passwords lock the account, even against the right one; the audit log has each try', async () => {
-    const c = new Client(consoleBase);
-    for (let i = 0; i < 5; i++) assert.equal((await c.login('grace', 'wrong password ' + i)).status, 401);
-    // A guesser learns nothing: a wrong password for the locked user is answered as one for a
-    // name that does not exist, in the time of one scrypt each.
-    const alert = (r) => /role="alert">([^<]*)</.exec(r.text)?.[1];
-    const timed = async (name) => {
-      const t0 = process.hrtime.bigint();
-      const r = await c.login(name, 'another wrong password');
-      return { r, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
-    };
-    const lockedMs = [], unknownMs = [];
-    for (let i = 0; i < 3; i++) {
-      const lockedWrong = await timed('grace');
-      const unknown = await timed('nobody-by-this-name');
-      assert.equal(lockedWrong.r.status, 401);
-      assert.equal(unknown.r.status, 401);
-      assert.equal(alert(lockedWrong.r), alert(unknown.r));
-      assert.equal(alert(unknown.r), 'Wrong user name or password.');
-      lockedMs.push(lockedWrong.ms);
-      unknownMs.push(unknown.ms);
-    }
-    // The fastest of each (the machine's load only adds): without scrypt a locked user's answer
-    // would take a few milliseconds against scrypt's ~100.
-    assert.ok(Math.min(...lockedMs) > Math.min(...unknownMs) / 4,
-      `a locked user's wrong password runs scrypt too (${lockedMs} ms vs ${unknownMs} ms)`);
-    // Its owner, with the right password, is told.
-    const locked = await c.login('grace', PASSWORD);
-    assert.equal(locked.status, 429);
-    assert.match(locked.text, /locked/);
-    const ada = new Client(consoleBase);
-    await ada.login('ada', PASSWORD);
-    const audit = await ada.req('GET', '/audit');
-    assert.equal((audit.text.match(/login_failed/g) || []).length >= 5, true);
-    assert.match(audit.text, /login_locked/);
   });
 
   test('a state-changing request without the CSRF token is refused (403), with it the action is done and audited', async () => {
