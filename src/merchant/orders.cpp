@@ -144,14 +144,15 @@ std::string sessions_page_json(Gateway& gw, const Store::SessionQuery& query) {
 
 std::string csv_cell(std::string_view text) {
     std::string out = "\"";
-    // A spreadsheet runs a cell that starts with one of these as a formula: shown as text instead.
-    if (!text.empty() && (text[0] == '=' || text[0] == '+' || text[0] == '-' || text[0] == '@' || text[0] == '\t' ||
-                          text[0] == '\r')) {
-        out += '\'';
-    }
+    // A spreadsheet may start a cell at the text's start and after any separator some locale uses
+    // (, ; tab |) or a line break, and skips spaces and a quote there: a formula's first character
+    // (= + - @ tab CR) in such a place gets a ' before it, so it is read as text.
+    bool cell_start = true;
     for (char c : text) {
+        if (cell_start && (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r')) out += '\'';
         if (c == '"') out += '"';
         out += c;
+        cell_start = c == ',' || c == ';' || c == '\t' || c == '|' || c == '\r' || c == '\n' || (cell_start && (c == ' ' || c == '"'));
     }
     return out + "\"";
 }

@@ -45,8 +45,9 @@ std::string sessions_page_json(Gateway& gw, const Store::SessionQuery& query);
 
 // The CSV export of every session the query's state and q select (its cursor and limit ignored),
 // newest first, as a streamed answer: pages of 1000 rows read on the gateway's stream threads, each
-// written as one chunk, so memory stays flat whatever the count. Every cell is quoted; a cell whose
-// text begins with = + - @, a tab or a CR gets a leading ' so a spreadsheet shows it as text.
+// written as one chunk, so memory stays flat whatever the count. Every cell is quoted (csv_cell); a
+// formula's first character (= + - @ tab CR) where any locale's spreadsheet may start a cell (the
+// text's start, after , ; tab | or a line break, spaces and quotes skipped) gets a ' before it.
 void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query);
 std::string csv_cell(std::string_view text);
 
