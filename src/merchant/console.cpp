@@ -89,8 +89,8 @@ Html table(const char* caption, std::initializer_list<const char*> names, const 
 
 class Console {
 public:
-    Console(Gateway& gw, std::string origin, bool explicit_origin)
-        : gw_(gw), origin_(std::move(origin)), explicit_origin_(explicit_origin) {
+    Console(Gateway& gw, std::string origin, bool explicit_origin, std::vector<std::string> hosts)
+        : gw_(gw), origin_(std::move(origin)), hosts_(std::move(hosts)), explicit_origin_(explicit_origin) {
         secure_ = origin_.rfind("https://", 0) == 0;
         cookie_name_ = secure_ ? "__Host-paywasm_console" : "paywasm_console";
         login_cookie_ = secure_ ? "__Host-paywasm_login" : "paywasm_login";
@@ -128,14 +128,10 @@ private:
         }
         return *login;
     }
-    // A form's Origin (when the browser sends a real one) is the console's: --console-origin when given,
-    // else the origin the browser asked for (http:// and its Host header: 127.0.0.1 or localhost alike).
+    // A form's Origin is the console's (check_form_origin): --console-origin when given, else the
+    // origin the browser asked for (http:// and its Host, one of the allowed hosts).
     void same_origin(Req req) const {
-        const std::string o = req.get_header_value("Origin");
-        const std::string own = explicit_origin_ ? origin_ : "http://" + req.get_header_value("Host");
-        // "null": the pages' Referrer-Policy no-referrer makes browsers send that for their own forms
-        // (the CSRF token decides then).
-        if (!o.empty() && o != "null" && o != own) throw HttpError(403, "cross_origin", "the console takes forms from its own pages only");
+        check_form_origin(req, explicit_origin_ ? origin_ : "http://" + req.get_header_value("Host"));
     }
     std::string cookie_attrs() const { return std::string("; Path=/; HttpOnly; SameSite=Strict") + (secure_ ? "; Secure" : ""); }
     Actor actor(Req req, const Signed& login) const { return Actor{"console:" + login.session.user, req.remote_addr}; }
@@ -143,7 +139,9 @@ private:
     // ---- pages ----
     void page(Res res, int status, const std::string& title, const Signed* login, const Html& main, Req req,
               const std::string& current) {
-        paywasm::server::page_headers(res, {});
+        paywasm::server::Csp csp;
+        csp.scripts = false;  // the console serves no script at all
+        paywasm::server::page_headers(res, csp);
         Html flash;
         const auto it = flashes().find(req.get_param_value("done"));
         if (it != flashes().end()) {
@@ -207,6 +205,7 @@ private:
 
     Gateway& gw_;
     std::string origin_, cookie_name_, login_cookie_;
+    std::vector<std::string> hosts_;
     bool explicit_origin_ = false, secure_ = false;
     paywasm::server::StaticFiles files_;
 };
@@ -450,7 +449,9 @@ void Console::order(Req req, Res res, const Signed& login, const std::string& id
         }
         attempts += row({Html::element("span", {{"class", "id"}}, a.id), Html::text(a.method), when(a.created_at),
                          Html::text(std::string(to_string(st)) + (a.attention_at ? " (needs attention)" : "")),
-                         Html::element("span", {{"class", "id"}}, a.transaction_id.value_or("")), act});
+                         a.transaction_id ? Html::element("span", {{"class", "id"}}, *a.transaction_id) + Html::text(" (verified)")
+                                          : Html::element("span", {{"class", "id"}}, a.reported_transaction_id.value_or("")) +
+                                                Html::text(a.reported_transaction_id ? " (reported by the browser, not verified)" : ""), act});
     }
     main += Html::element("h2", {}, "Payment attempts") +
             table("What the shopper's browser tried", {"Attempt", "Method", "Started", "State", "Transaction", "Action"}, attempts);
@@ -568,6 +569,13 @@ void Console::audit(Req req, Res res, const Signed& login) {
 
 void Console::routes(Router& r) {
     const std::size_t limit = 16 * 1024;
+    // Only the console's own host names (421 otherwise: DNS rebinding); JSON never cached nor sniffed.
+    r.set_pre_routing_handler([this](Req req, Res res) {
+        if (host_allowed(req, hosts_)) return false;
+        paywasm::server::send_error(res, 421, "misdirected_request", "this console answers on its own host names only (--console-hosts)");
+        return true;
+    });
+    r.set_post_routing_handler([](Req, Res res) { no_store_json(res); });
     // A GET page: the login first (a redirect to /login without one), a refusal as the error page.
     const auto get = [this, &r, limit](const std::string& pattern, auto render) {
         r.route("GET", pattern, limit, [this, render](Req req, Res res, Body) {
@@ -707,8 +715,9 @@ void Console::routes(Router& r) {
 
 }  // namespace
 
-std::shared_ptr<void> register_console(Router& router, Gateway& gw, const std::string& public_origin) {
-    auto console = std::make_shared<Console>(gw, public_origin.empty() ? "http://" : public_origin, !public_origin.empty());
+std::shared_ptr<void> register_console(Router& router, Gateway& gw, const std::string& public_origin, std::vector<std::string> hosts) {
+    auto console = std::make_shared<Console>(gw, public_origin.empty() ? "http://" : public_origin, !public_origin.empty(),
+                                             std::move(hosts));
     console->routes(router);
     return console;
 }

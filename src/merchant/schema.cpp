@@ -232,8 +232,9 @@ CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at, id);
 }
 
 // Schema version 8 (issue 40): the console's wrong passwords in a sliding window, per user and per
-// client address (console_auth.hpp), what the user is told at the next good login, and the address
-// a login came from (`console-user sessions`).
+// client address (console_auth.hpp), what the user is told at the next good login, the address a
+// login came from (`console-user sessions`); an attempt's transaction id as the browser reported it
+// apart from the one a verified webhook attached (a reported one with no verified outcome moves).
 constexpr const char* kSchemaV8 = R"sql(
 CREATE TABLE IF NOT EXISTS login_failures (
   subject         TEXT NOT NULL,         -- user:<name> | address:<client_key>
@@ -242,6 +243,10 @@ CREATE TABLE IF NOT EXISTS login_failures (
 CREATE INDEX IF NOT EXISTS login_failures_subject ON login_failures (subject, at);
 ALTER TABLE console_users ADD COLUMN locked_at BIGINT NOT NULL DEFAULT 0;  -- a lock began since the last good login (0: none)
 ALTER TABLE console_sessions ADD COLUMN address TEXT;
+ALTER TABLE attempts ADD COLUMN reported_transaction_id TEXT;  -- the browser's word only (transaction_id: verified)
+UPDATE attempts SET reported_transaction_id = transaction_id WHERE reported_at IS NOT NULL;
+UPDATE attempts SET transaction_id = NULL WHERE reported_at IS NOT NULL AND verified = 'none';
+CREATE INDEX IF NOT EXISTS attempts_reported_transaction ON attempts (reported_transaction_id);
 )sql";
 
 // The schema versions in order; the database records the last one applied (paywasm_schema).

@@ -120,8 +120,8 @@ std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_
         // keyset until the page is full; the state is checked on each.
         std::string where =
             "WHERE (offer_id = ? OR id = ? OR transaction_id = ? OR id IN (SELECT session_id FROM transactions WHERE id = ?) "
-            "OR id IN (SELECT session_id FROM attempts WHERE transaction_id = ?)";
-        std::vector<SqlValue> params = {query.q, query.q, query.q, query.q, query.q};
+            "OR id IN (SELECT session_id FROM attempts WHERE transaction_id = ? OR reported_transaction_id = ?)";
+        std::vector<SqlValue> params = {query.q, query.q, query.q, query.q, query.q, query.q};
         const auto upper = query.q.size() >= kMinPrefix ? prefix_upper_bound(query.q) : std::nullopt;
         if (upper) {
             where += " OR (offer_id >= ? AND offer_id < ? AND substr(offer_id, 1, ?) = ?)";

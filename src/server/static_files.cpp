@@ -136,7 +136,7 @@ std::string render(std::string_view tmpl, const std::map<std::string, Html>& val
 
 std::string Csp::text() const {
     std::string out = "default-src 'none'; ";
-    join(out, "script-src", wasm ? "'self' 'wasm-unsafe-eval'" : "'self'", {});
+    join(out, "script-src", !scripts ? "'none'" : wasm ? "'self' 'wasm-unsafe-eval'" : "'self'", {});
     join(out, "style-src", "'self'", {});
     join(out, "img-src", "'self'", img_src);
     join(out, "font-src", "'self'", {});

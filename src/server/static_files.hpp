@@ -91,6 +91,7 @@ std::string render(std::string_view tmpl, const std::map<std::string, Html>& val
 // fonts and connections.
 struct Csp {
     bool wasm = false;                     // script-src 'wasm-unsafe-eval' (WebAssembly, no eval)
+    bool scripts = true;                   // false: script-src 'none' (a page that runs no script at all)
     std::vector<std::string> connect_src;  // fetch, EventSource
     std::vector<std::string> img_src;
     std::vector<std::string> form_action;  // where the page's forms may go besides 'self'

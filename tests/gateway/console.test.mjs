@@ -12,6 +12,32 @@ import {
   webhookEventId, webhookPrivateKey,
 } from './harness.mjs';
 import { Client, consoleUser } from './console_client.mjs';
+import http from 'node:http';
+import net from 'node:net';
+
+// A request with exactly these headers (fetch cannot set Host), from `localAddress`.
+function raw(base, method, path, headers, body, localAddress) {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, method, path, headers, localAddress, agent: false,
+      setHost: false }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+// A connection from `localAddress` that sent `text` and waits: { socket, closed }.
+function hold(port, localAddress, text) {
+  return new Promise((resolve, reject) => {
+    const h = { closed: false };
+    h.socket = net.connect({ port, host: '127.0.0.1', localAddress }, () => { h.socket.write(text); resolve(h); });
+    h.socket.on('close', () => { h.closed = true; });
+    h.socket.on('error', (e) => (h.socket.connecting ? reject(e) : null));
+  });
+}
 
 const ADDRESS = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', country: 'GB' };
 
@@ -215,6 +241,14 @@ function apiSuite(name, startDb) {
       assert.equal(lines.length - 1, all, 'one line per session');
       const paid = await gw(g, 'GET', '/v1/sessions.csv?state=paid', { app: true });
       assert.ok(paid.text.includes(made.paid.id) && !paid.text.includes(made.pending.id));
+      // A spreadsheet that splits on ; (most non-English Excel locales), a tab or |, and reads quotes
+      // only at a cell's start, sees no formula in the shopper's name either.
+      const split = await session(g, { address: { ...ADDRESS, firstname: 'Ann;=1+2;x', lastname: 'B,+3|@4 -5; "=6' } });
+      const splitRow = (await gw(g, 'GET', '/v1/sessions.csv', { app: true })).text.split('\r\n').find((l) => l.includes(split.id));
+      assert.ok(splitRow.includes(`"Ann;'=1+2;x B,'+3|'@4 -5; ""'=6"`), splitRow);
+      for (const separator of [',', ';', '\t', '|']) {
+        for (const cell of splitRow.split(separator)) assert.doesNotMatch(cell, /^[\s"]*[=+\-@]/, `split on ${JSON.stringify(separator)}`);
+      }
     });
   });
 }
@@ -378,6 +412,66 @@ describe('the console (SQLite)', () => {
     const order = await c.req('GET', `/orders/${s.id}`);
     assert.ok(order.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
     assert.ok(order.text.includes('&lt;img src=x onerror=alert(1)&gt;'));
+  });
+
+  // Issue 40 P3, P-a, P-b, P6: the console's listener against a page of another site and one client.
+  test('P3: only its own host names are answered (421 otherwise): a rebinding name gets nothing', async () => {
+    const port = new URL(consoleBase).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
+      assert.equal((await raw(consoleBase, 'GET', '/login', { host })).status, 200, host);
+    }
+    for (const host of [`rebind.attacker.example:${port}`, 'rebind.attacker.example', `127.0.0.1:${Number(port) + 1}`]) {
+      const r = await raw(consoleBase, 'GET', '/login', { host });
+      assert.equal(r.status, 421, host);
+      assert.doesNotMatch(r.text, /login_token/, 'no page, no token');
+    }
+    const c = new Client(consoleBase);
+    await c.login('ada', PASSWORD);
+    const s = await session(g);
+    const csrf = await c.csrf(`/orders/${s.id}`);
+    const rebound = await raw(consoleBase, 'POST', `/orders/${s.id}/note`, { host: 'rebind.attacker.example', cookie: c.cookie(),
+      'content-type': 'application/x-www-form-urlencoded', origin: 'http://rebind.attacker.example' }, `csrf=${csrf}&note=rebound`);
+    assert.equal(rebound.status, 421);
+    assert.equal((await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json.notes.length, 0, 'no note');
+  });
+
+  test("P-a: a form with Origin: null is refused; P-b: JSON no-store and nosniff, script-src 'none'", async () => {
+    const s = await session(g);
+    const c = new Client(consoleBase);
+    await c.login('ada', PASSWORD);
+    const csrf = await c.csrf(`/orders/${s.id}`);
+    const opaque = await c.req('POST', `/orders/${s.id}/note`, { note: 'from a sandboxed frame', csrf }, { origin: 'null' });
+    assert.equal(opaque.status, 403);
+    const login = new Client(consoleBase);
+    const page = await login.req('GET', '/login');
+    const token = /name="login_token" value="([^"]+)"/.exec(page.text)[1];
+    assert.equal((await login.req('POST', '/login', { login_token: token, name: 'ada', password: PASSWORD }, { origin: 'null' })).status, 403);
+    for (const path of ['/api/sessions', `/api/sessions/${s.id}`]) {
+      const r = await c.req('GET', path);
+      assert.equal(r.status, 200, path);
+      assert.equal(r.headers.get('cache-control'), 'no-store', path);
+      assert.equal(r.headers.get('x-content-type-options'), 'nosniff', path);
+    }
+    assert.match(page.headers.get('content-security-policy'), /script-src 'none'/);
+  });
+
+  test('P6: one address holds at most 16 of its connections; a trickled body is cut within 5 s', { timeout: 90000 }, async () => {
+    const port = Number(new URL(consoleBase).port);
+    // 16 connections from 127.0.0.1, each with half a request head; a 17th is answered 503 while
+    // they are held (each head has 5 s: tried again should the machine be slow), one from 127.0.0.2 is not.
+    let refused = 0;
+    for (let round = 0; round < 3 && refused !== 503; round++) {
+      const held = await Promise.all(Array.from({ length: 16 }, () => hold(port, '127.0.0.1', `GET /login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`)));
+      refused = (await raw(consoleBase, 'GET', '/login', { host: `127.0.0.1:${port}` })).status;
+      const other = await raw(consoleBase, 'GET', '/login', { host: `127.0.0.1:${port}` }, undefined, '127.0.0.2');
+      assert.equal(other.status, 200, 'another address is served');
+      for (const h of held) h.socket.destroy();
+    }
+    assert.equal(refused, 503, 'the 17th connection of one address');
+    // A body that never ends: closed by the 5 s body deadline (the 30 s one before).
+    const slow = await hold(port, '127.0.0.1', `POST /login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`
+      + 'Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nname=a');
+    await waitFor(() => slow.closed, 20000, 'the trickled body cut');
   });
 
   test("the console's paths answer 404 on the shoppers' listener", async () => {
