@@ -1,6 +1,8 @@
 // The merchant's operations on orders (orders.hpp): the app API and the console both call these.
 #include "orders.hpp"
 
+#include <algorithm>
+
 #include "hosted.hpp"
 
 #include "events.hpp"
@@ -104,6 +106,7 @@ Store::SessionQuery session_query(const Request& req) {
     }
     q.q = req.get_param_value("q");
     if (q.q.size() > 200) throw HttpError(400, "validation", "q is at most 200 characters", "q");
+    check_text(q.q, "q");
     if (const std::string cursor = req.get_param_value("cursor"); !cursor.empty()) {
         q.after = decode_cursor(cursor);
         if (!q.after) throw HttpError(400, "validation", "cursor is not one this gateway gave (pass nextCursor as is)", "cursor");
@@ -230,8 +233,16 @@ std::optional<std::int64_t> parse_iso8601(std::string_view text) {
     return ((days * 24 + *h) * 60 + *mi) * 60000LL + *sec * 1000LL;
 }
 
+void check_text(const std::string& text, const char* field) {
+    const auto points = utf8_decode(text);
+    if (!points || std::find(points->begin(), points->end(), 0u) != points->end()) {
+        throw HttpError(400, "validation", std::string(field) + " must be UTF-8 text without NUL", field);
+    }
+}
+
 void check_note(const std::string& note, const char* field) {
     if (note.empty() || note.size() > 2000) throw HttpError(400, "validation", "note must be 1 to 2000 characters", field);
+    check_text(note, field);
 }
 
 void resend_event(Gateway& gw, const std::string& event_id, const Actor& actor) {

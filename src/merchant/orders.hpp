@@ -63,5 +63,8 @@ void add_note(Gateway& gw, const std::string& session_id, const std::string& not
 std::optional<std::int64_t> parse_iso8601(std::string_view text);
 // A merchant's note: 1 to 2000 characters (HttpError 400 naming `field` otherwise).
 void check_note(const std::string& note, const char* field = "note");
+// 400 validation on `field` unless `text` is valid UTF-8 without NUL (a search's q, a note): what
+// the database could not compare or store is refused before it is asked.
+void check_text(const std::string& text, const char* field);
 
 }  // namespace merchant

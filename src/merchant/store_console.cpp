@@ -38,17 +38,6 @@ constexpr std::int64_t kSearchBatch = 200;
 
 using Utf8 = boost::locale::utf::utf_traits<char>;
 
-// The code points of valid UTF-8 `text`, or nullopt.
-std::optional<std::vector<boost::locale::utf::code_point>> utf8_decode(std::string_view text) {
-    std::vector<boost::locale::utf::code_point> out;
-    for (auto p = text.begin(); p != text.end();) {
-        const auto c = Utf8::decode(p, text.end());
-        if (c == boost::locale::utf::illegal || c == boost::locale::utf::incomplete) return std::nullopt;
-        out.push_back(c);
-    }
-    return out;
-}
-
 std::int64_t utf8_length(std::string_view text) {
     const auto points = utf8_decode(text);
     return points ? static_cast<std::int64_t>(points->size()) : 0;
@@ -79,6 +68,16 @@ std::optional<std::int64_t> opt_i64(const SqlRow& r, std::size_t i) {
 }
 
 }  // namespace
+
+std::optional<std::vector<std::uint32_t>> utf8_decode(std::string_view text) {
+    std::vector<std::uint32_t> out;
+    for (auto p = text.begin(); p != text.end();) {
+        const auto c = Utf8::decode(p, text.end());
+        if (c == boost::locale::utf::illegal || c == boost::locale::utf::incomplete) return std::nullopt;
+        out.push_back(c);
+    }
+    return out;
+}
 
 bool is_order_state(std::string_view state) {
     return std::find(std::begin(kOrderStates), std::end(kOrderStates), state) != std::end(kOrderStates);

@@ -99,7 +99,9 @@ Store::Pruned Store::prune(std::int64_t cutoff, int batch) {
 
 // One statement takes the token or finds none, whichever instance asks: the row's refill since its
 // last take (at most a minute's: a full bucket; none should the database's clock have gone back)
-// is added, capped at a full bucket, and one token taken only when one is there.
+// is added, capped at a full bucket, and one token taken only when one is there. A row stamped
+// after `now` (the clock stepped back) is first clamped to now: it refills from now on instead of
+// staying frozen for the size of the step.
 std::int64_t Store::take_token(const std::string& key, int per_minute) {
     if (per_minute <= 0) return 0;
     const std::int64_t now = sql_->clock_ms();
@@ -117,6 +119,7 @@ std::int64_t Store::take_token(const std::string& key, int per_minute) {
                "units = " + refilled + " - 60000, updated_at = CASE WHEN excluded.updated_at > rate_buckets.updated_at "
                "THEN excluded.updated_at ELSE rate_buckets.updated_at END WHERE " + refilled + " >= 60000 RETURNING units";
     }();
+    sql_->execute("UPDATE rate_buckets SET updated_at = ? WHERE key = ? AND updated_at > ?", {now, key, now});
     const auto taken = sql_->query(take, {key, full - kToken, now, rate, full, full, rate, rate, full, full, rate});
     if (!taken.empty()) return 0;
     // Empty: how long until a whole token is there again (read after the refused take).

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 
 import {
-  SHOP_ORIGIN, freePort, gw, tempDir, outboxDrained, startGateway, startPostgres, startSandbox, startShopApp, waitFor, webhookBody,
+  APP_SECRET, SHOP_ORIGIN, freePort, gw, tempDir, outboxDrained, startGateway, startPostgres, startSandbox, startShopApp, waitFor, webhookBody,
   webhookEventId, webhookPrivateKey,
 } from './harness.mjs';
 import { Client, consoleUser } from './console_client.mjs';
@@ -102,6 +102,23 @@ function apiSuite(name, startDb) {
       assert.equal((await gw(g, 'GET', '/v1/sessions')).status, 401, 'the app API needs its bearer');
     });
 
+    test('P-c: a q or a note that is not UTF-8 text (or holds NUL) is refused (400), the export too', async () => {
+      for (const q of ['%FF', 'abc%C3', '%ED%A0%80x', 'a%00b']) {
+        for (const path of ['/v1/sessions?q=', '/v1/sessions.csv?q=']) {
+          const r = await gw(g, 'GET', path + q, { app: true });
+          assert.equal(r.status, 400, `${path}${q}: ${r.text}`);
+          assert.equal(r.json.field, 'q');
+        }
+      }
+      for (const note of ['\u0000', 'ok\u0000no']) {
+        const r = await gw(g, 'POST', `/v1/sessions/${made.open.id}/notes`, { app: true, body: { note } });
+        assert.equal(r.status, 400, r.text);
+      }
+      const bad = await fetch(`${g.base}/v1/sessions/${made.open.id}/notes`, { method: 'POST', body: Buffer.from('{"note":"\xff"}', 'latin1'),
+        headers: { authorization: `Bearer ${APP_SECRET}`, 'content-type': 'application/json' } });
+      assert.equal(bad.status, 400, 'not UTF-8 at all: the JSON reader refuses it');
+    });
+
     test('q finds a session by offerId, session id and transaction id', async () => {
       for (const q of [made.partial.offerId, made.partial.id, made.partialTx.id]) {
         const r = await list(g, { q });
@@ -170,7 +187,11 @@ function apiSuite(name, startDb) {
       const s = await session(g);
       const tx = await webhook(g, s.offerId, 0);
       await waitFor(() => app.events.some((e) => e.id === tx.eventId), 15000, 'the event after two failures');
-      const ev = await gw(g, 'GET', `/v1/events/${tx.eventId}`, { app: true });
+      // The app has the event before the forwarder records its answer: wait for the third delivery.
+      const ev = await waitFor(async () => {
+        const r = await gw(g, 'GET', `/v1/events/${tx.eventId}`, { app: true });
+        return r.json?.deliveries?.length === 3 && r;
+      }, 10000, 'the third delivery recorded');
       assert.equal(ev.status, 200, ev.text);
       assert.equal(ev.json.body.sessionId, s.id);
       assert.deepEqual(ev.json.deliveries.map((d) => d.httpStatus), [500, 500, 204]);
