@@ -171,7 +171,8 @@ std::string content_type_of(std::string_view name) {
     return "application/octet-stream";
 }
 
-StaticFiles StaticFiles::load(const std::string& dir, const std::vector<std::string>& required) {
+StaticFiles StaticFiles::load(const std::string& dir, const std::vector<std::string>& required,
+                              const std::function<bool(const std::string&)>& keep) {
     namespace fs = std::filesystem;
     static const std::regex kName(R"([A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*)");
     StaticFiles out;
@@ -184,7 +185,7 @@ StaticFiles StaticFiles::load(const std::string& dir, const std::vector<std::str
             if (it->is_directory()) it.disable_recursion_pending();
             continue;
         }
-        if (!it->is_regular_file()) continue;
+        if (!it->is_regular_file() || (keep && !keep(name))) continue;
         std::ifstream in(it->path(), std::ios::binary);
         if (!in) throw std::runtime_error(it->path().string() + ": cannot read");
         out.add(name, std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));

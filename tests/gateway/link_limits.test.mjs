@@ -194,3 +194,21 @@ describe('usageLimit under concurrent shoppers on two instances (PostgreSQL)', (
     } finally { await g1.stop(); await g2.stop(); }
   });
 });
+
+// Issue 40 P-f: --widget-dir serves the widget's own files only, whatever else the folder holds.
+test("P-f: the widget's folder serves the widget's files only", async () => {
+  const dir = tempDir('pwm-widget-');
+  for (const name of fs.readdirSync(WIDGET)) fs.copyFileSync(`${WIDGET}/${name}`, `${dir}/${name}`);
+  fs.writeFileSync(`${dir}/notes.txt`, 'deploy password: hunter2');
+  fs.writeFileSync(`${dir}/evil.html`, '<script>alert(1)</script>');
+  const g = await startGateway(sb, { appCallback: app.url, extra: ['--widget-dir', dir] });
+  try {
+    for (const name of ['paywasm.js', 'paywasm.wasm', 'paywasm-nosimd.wasm', 'paywasm.css', 'paywasm-de.json', 'paywasm-pt-BR.json']) {
+      assert.equal((await fetch(`${g.base}/assets/widget/${name}`)).status, 200, name);
+    }
+    for (const name of ['notes.txt', 'evil.html', 'integrity.json', 'paywasm.d.ts', 'paywasm-0.2.0.tgz']) {
+      if (!fs.existsSync(`${dir}/${name}`)) continue;
+      assert.equal((await fetch(`${g.base}/assets/widget/${name}`)).status, 404, name);
+    }
+  } finally { await g.stop(); }
+});
