@@ -115,7 +115,7 @@ std::optional<std::int64_t> stuck_since(const AttemptFacts& a, const AttentionTh
     return a.created_at + (a.method == "bank" ? t.bank_ms : t.exchange_ms);
 }
 
-bool unconfirmed(const AttemptFacts& a) { return !a.reported && a.verified == Verified::none && !a.transaction_id; }
+bool unconfirmed(const AttemptFacts& a) { return a.verified == Verified::none && !a.transaction_id; }
 
 std::string_view stuck_reason(const AttemptFacts& a) {
     if (a.method == "bank" && a.verified_open_at) return "bank_pending";

@@ -84,9 +84,11 @@ struct AttentionThresholds {
     std::int64_t exchange_ms = 180LL * 60000, bank_ms = 60LL * 60000, bank_pending_ms = 7LL * 86400000;
 };
 std::optional<std::int64_t> stuck_since(const AttemptFacts&, const AttentionThresholds&);
-// An attempt the browser never reported and no verified webhook reached (no transaction known).
-// On a payment link's session (anyone may open one) it is not raised as attention and does not keep
-// the session from retention: a late webhook still settles it as any other.
+// An attempt no verified webhook reached (whatever the browser reported: its word can be made up).
+// On a payment link's session (anyone may open one, give made-up fields and report made-up
+// transactions) it is not raised as attention and does not keep the session from retention: a
+// late webhook still settles it as any other. The merchant relies on the service's (retried)
+// webhooks and its portal for those (docs/merchant.md "Public links and the merchant's work").
 bool unconfirmed(const AttemptFacts&);
 // Why the attempt is stuck (the event's "reason"): registered | answered | unknown | bank_pending.
 std::string_view stuck_reason(const AttemptFacts&);

@@ -14,8 +14,8 @@ namespace {
 // status yet, or one the core's table calls final or without money taken (describe_status); every
 // other status (pending, partly paid, refunds, a code the table does not know) may still move money.
 // A session with an attempt nobody settled (no verified outcome, no resolution: the merchant was
-// told, and may still need it) is kept too, but for a payment link's attempt that nothing ever
-// confirmed (attempts.hpp unconfirmed(): the merchant was not told).
+// told, and may still need it) is kept too, but for a payment link's attempt that no verified
+// webhook ever reached (attempts.hpp unconfirmed(): the merchant was not told).
 const std::string& done_with() {
     static const std::string where = [] {
         std::string codes;
@@ -26,8 +26,7 @@ const std::string& done_with() {
         }
         return "((status IS NULL OR status IN (" + codes + ")) AND NOT EXISTS (SELECT 1 FROM attempts WHERE "
                "attempts.session_id = sessions.id AND attempts.resolution IS NULL AND attempts.verified IN ('none', 'open') AND "
-               "NOT (sessions.link_id IS NOT NULL AND attempts.reported_at IS NULL AND attempts.verified = 'none' AND "
-               "attempts.transaction_id IS NULL)))";
+               "NOT (sessions.link_id IS NOT NULL AND attempts.verified = 'none' AND attempts.transaction_id IS NULL)))";
     }();
     return where;
 }

@@ -137,17 +137,24 @@ for (const backend of ['sqlite', 'postgres']) {
       } finally { await limited.stop(); }
     });
 
-    test("P2: a link session's attempt that nothing confirmed is no attention, and goes with retention", { timeout: 120000 }, async () => {
+    test("P2: a link session's attempt that no webhook confirmed is no attention, and goes with retention", { timeout: 120000 }, async () => {
       const dir = tempDir('pwm-linkret-');
       const database = db() ?? `sqlite:${dir}/gateway.db`;
       const extra = ['--retain-days', '30'];
       let h = await start(database, extra, { dir });
-      let linkSession, appSession, appAttempt;
+      let linkSession, reportedSession, appSession, appAttempt;
       try {
         const l = await link(h);
         linkSession = await open(h, l.id);
         await details(h, linkSession);
         assert.equal((await attempt(h, linkSession)).status, 201);
+        // A second link session whose browser reported a made-up transaction: no more work either.
+        reportedSession = await open(h, l.id);
+        await details(h, reportedSession);
+        const reportedAttempt = (await attempt(h, reportedSession)).json.attemptId;
+        const said = await gw(h, 'POST', `/v1/checkout/${reportedSession}/attempts/${reportedAttempt}`,
+          { body: { transactionId: 'tx-' + crypto.randomUUID(), status: 0 } });
+        assert.equal(said.status, 200, said.text);
         // The same on a session the shop's app made: that one is the merchant's to look at.
         const made = await gw(h, 'POST', '/v1/sessions', { app: true, body: { offerId: 'ret-' + crypto.randomUUID(), currency: 'USD',
           cart: CART, methods: ['exchange'] } });
@@ -162,8 +169,10 @@ for (const backend of ['sqlite', 'postgres']) {
         await waitFor(() => attention().some((e) => e.body.attemptId === appAttempt), 20000, "the app session's attention");
         await waitFor(async () => (await gw(h, 'GET', `/v1/sessions/${linkSession}`, { app: true })).status === 404, 20000,
           'the link session pruned');
+        await waitFor(async () => (await gw(h, 'GET', `/v1/sessions/${reportedSession}`, { app: true })).status === 404, 20000,
+          'the reported link session pruned');
         await outboxDrained(h);
-        assert.ok(!attention().some((e) => e.body.sessionId === linkSession), 'no attention for the link session');
+        assert.ok(!attention().some((e) => [linkSession, reportedSession].includes(e.body.sessionId)), 'no attention for the link sessions');
         assert.equal((await gw(h, 'GET', `/v1/sessions/${appSession}`, { app: true })).status, 200, "the app's session is kept");
         const listed = (await gw(h, 'GET', '/v1/sessions?state=attention', { app: true })).json.sessions.map((x) => x.id);
         assert.ok(!listed.includes(linkSession));
