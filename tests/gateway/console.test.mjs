@@ -495,6 +495,22 @@ describe('the console (SQLite)', () => {
     await waitFor(() => slow.closed, 20000, 'the trickled body cut');
   });
 
+  test("P7: an attempt's order page tells a browser-reported transaction from a verified one", async () => {
+    const s = await session(g);
+    const a = await gw(g, 'POST', `/v1/checkout/${s.id}/attempts`, { origin: SHOP_ORIGIN, body: { method: 'exchange' } });
+    assert.equal(a.status, 201, a.text);
+    const said = 'tx-said-' + crypto.randomUUID();
+    assert.equal((await gw(g, 'POST', `/v1/checkout/${s.id}/attempts/${a.json.attemptId}`, { origin: SHOP_ORIGIN,
+      body: { transactionId: said, status: 0 } })).status, 200);
+    const c = new Client(consoleBase);
+    await c.login('ada', PASSWORD);
+    const before = await c.req('GET', `/orders/${s.id}`);
+    assert.ok(before.text.includes(`${said}</span> (reported by the browser, not verified)`), 'the browser\'s word, named as such');
+    await webhook(g, s.offerId, 0, { id: said });
+    const after = await c.req('GET', `/orders/${s.id}`);
+    assert.ok(after.text.includes(`${said}</span> (verified)`), 'verified once a webhook attached it');
+  });
+
   test("the console's paths answer 404 on the shoppers' listener", async () => {
     for (const path of ['/login', '/orders', '/orders.csv', '/events', '/audit', '/subscriptions', '/assets/console.css', '/api/sessions']) {
       assert.equal((await fetch(g.base + path)).status, 404, path);
