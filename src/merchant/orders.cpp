@@ -286,6 +286,38 @@ void resolve_attempt(Gateway& gw, const std::string& session_id, const std::stri
     gw.wake_forwarder();
 }
 
+std::int64_t resolve_stuck(Gateway& gw, std::int64_t before, const std::string& resolution, const std::string& note,
+                           const Actor& actor) {
+    if (resolution != "release" && resolution != "not_paid") {
+        throw HttpError(400, "validation", "resolution must be release or not_paid (paid_elsewhere only one by one)", "resolution");
+    }
+    check_note(note);
+    Store::SessionQuery query;
+    query.state = "attention";
+    query.limit = 200;
+    std::int64_t resolved = 0;
+    for (;;) {
+        const auto page = gw.store.list_sessions(query, now_ms());
+        for (const auto& s : page) {
+            for (const auto& a : s.attempts) {
+                if (!a.attention_at || *a.attention_at >= before || a.resolution) continue;
+                const auto change = gw.store.resolve_attempt(s.id, a.id, resolution, note, actor.name,
+                                                             !gw.config.app_callback.empty(), now_ms());
+                if (change.result != Store::AttemptChange::done) continue;  // settled or resolved meanwhile
+                ++resolved;
+                gw.hub.notify(s.id, change.pushed);
+            }
+        }
+        if (page.size() < 200) break;
+        query.after = std::pair{page.back().created_at, page.back().id};
+    }
+    gw.store.audit(actor.name, "resolve_stuck", std::nullopt,
+                   "before " + iso8601(before) + ": " + resolution + ": " + std::to_string(resolved) + " attempt(s): " + note,
+                   actor.address, now_ms());
+    gw.wake_forwarder();
+    return resolved;
+}
+
 void accept_underpayment(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor) {
     check_note(note);
     const auto a = gw.store.accept_underpayment(session_id, note, actor.name, !gw.config.app_callback.empty(), now_ms());

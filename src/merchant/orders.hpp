@@ -56,6 +56,11 @@ void resend_event(Gateway& gw, const std::string& event_id, const Actor& actor);
 std::int64_t resend_failed(Gateway& gw, std::int64_t since, const Actor& actor);
 void resolve_attempt(Gateway& gw, const std::string& session_id, const std::string& attempt_id,
                      const std::string& resolution, const std::string& note, const Actor& actor);
+// Every attempt raised as attention before `before` and not resolved (no verified outcome), resolved
+// as `resolution` (release or not_paid only: "paid" is never said in bulk) with `note`, each as
+// resolve_attempt() does it (its own event, under its session's lock); how many. One audit entry.
+std::int64_t resolve_stuck(Gateway& gw, std::int64_t before, const std::string& resolution, const std::string& note,
+                           const Actor& actor);
 void accept_underpayment(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor);
 void add_note(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor);
 // A UTC time as the API and the console's forms write it: 2026-05-01, 2026-05-01T10:00,

@@ -78,6 +78,48 @@ for (const backend of ['SQLite', 'PostgreSQL']) {
     });
   });
 }
+// Issue 40 P2: stuck attempts resolved at once (release or not_paid, never "paid" in bulk), each with
+// its own event, on SQLite and PostgreSQL.
+for (const backend of ['SQLite', 'PostgreSQL']) {
+  test(`POST /v1/sessions/resolve-stuck releases every attempt raised before a time (${backend})`, { timeout: 120000 }, async () => {
+    const pg = backend === 'PostgreSQL' ? await startPostgres() : null;
+    const app = await startShopApp({ toleranceS: 86400 });
+    const dir = tempDir('pwm-bulk-');
+    let g = await startGateway(sb, { dir, db: pg?.url, appCallback: app.url });
+    try {
+      const stuck = [];
+      for (let i = 0; i < 3; i++) {
+        const s = await session(g);
+        stuck.push({ s, a: (await register(g, s)).json.attemptId });
+      }
+      await g.stop();
+      g = await startGateway(sb, { dir, db: pg?.url, appCallback: app.url, env: { PAYWASM_CLOCK_OFFSET_MS: String(181 * MINUTE) } });
+      const raised = () => app.events.filter((e) => e.body.type === 'checkout.attention_needed').map((e) => e.body.attemptId);
+      await waitFor(() => stuck.every((x) => raised().includes(x.a)), 20000, 'the three attention events');
+      const bulk = (body) => gw(g, 'POST', '/v1/sessions/resolve-stuck', { app: true, body });
+      const now = new Date(Date.now() + 181 * MINUTE + 60000).toISOString();
+      assert.equal((await bulk({ before: now, resolution: 'paid_elsewhere', note: 'x' })).status, 400, 'never "paid" in bulk');
+      assert.equal((await bulk({ before: 'yesterday', resolution: 'release', note: 'x' })).status, 400);
+      assert.equal((await gw(g, 'POST', '/v1/sessions/resolve-stuck', { body: { before: now, resolution: 'release', note: 'x' } })).status, 401);
+      const r = await bulk({ before: now, resolution: 'release', note: 'checked the portal: nothing arrived' });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.resolved, 3);
+      for (const { s, a } of stuck) {
+        const detail = (await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
+        assert.equal(detail.attempts.find((x) => x.attemptId === a).resolution, 'release');
+        await waitFor(() => app.events.some((e) => e.body.type === 'checkout.released' && e.body.attemptId === a), 10000, 'its own event');
+      }
+      const left = (await gw(g, 'GET', '/v1/sessions?state=attention', { app: true })).json.sessions.map((x) => x.id);
+      for (const { s } of stuck) assert.ok(!left.includes(s.id), 'no longer needs attention');
+      assert.equal((await bulk({ before: now, resolution: 'release', note: 'again' })).json.resolved, 0, 'nothing twice');
+    } finally {
+      await g.stop();
+      await app.close();
+      await pg?.destroy();
+    }
+  });
+}
+
 const list = async (g, q) => (await gw(g, 'GET', '/v1/sessions?' + new URLSearchParams({ q }), { app: true })).json.sessions;
 
 describe('registration, reports and Pay (SQLite)', () => {
