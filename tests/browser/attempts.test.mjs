@@ -271,7 +271,8 @@ for (const method of ['exchange', 'bank']) {
       // The widget's report reached the gateway (a keepalive POST): the attempt is answered.
       const v = await waitFor(async () => { const x = await checkoutView(s); return x.attempts[0]?.state === 'answered' && x; },
         { what: 'the attempt reported' });
-      assert.equal(v.attempts[0].transactionId, txId);
+      assert.equal(v.attempts[0].reportedTransactionId, txId);
+      assert.equal(v.attempts[0].transactionId, null, 'the browser\'s word only');
       assert.equal(v.status.status, null, 'nothing verified');
 
       // Reload: "payment in progress" with the transaction id; no Pay; trying pays nothing.
@@ -296,7 +297,7 @@ for (const method of ['exchange', 'bank']) {
       await startGatewayAt(dir, PAST_THRESHOLD[method]);
       const attention = await waitFor(() => eventsFor(s.offerId, 'checkout.attention_needed')[0], { timeout: 20000, what: 'checkout.attention_needed' });
       assert.equal(attention.body.attemptId, v.attempts[0].attemptId, 'the attempt');
-      assert.equal(attention.body.transactionId, txId, 'its transaction');
+      assert.equal(attention.body.reportedTransactionId, txId, 'its transaction, as the browser reported it');
       assert.equal(attention.body.method, method);
       assert.ok(eventsFor(s.offerId).every((e) => e.body.type !== 'checkout.succeeded'), 'no success without a verified webhook');
 

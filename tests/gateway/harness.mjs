@@ -44,7 +44,7 @@ export async function startGateway(sb, { db, dir = tempDir('pwm-'), appCallback,
     ...(noDb ? [] : ['--db', db ?? 'sqlite:' + path.join(dir, 'gateway.db')]), '--retry-base-ms', '50',
     // Every test talks from 127.0.0.1 and makes many sessions and codes a minute: the rate limits
     // are lifted unless a test sets them (money.test.mjs tests them).
-    '--session-rate', '0', '--qr-rate-per-client', '0', '--qr-rate-per-session', '0', '--attempt-rate-per-session', '0',
+    '--session-rate', '0', '--qr-rate-per-client', '0', '--qr-rate-per-session', '0', '--attempt-rate-per-session', '0', '--attempt-rate-per-client', '0',
     ...(appCallback ? ['--app-callback', appCallback] : []), ...extra,
   ];
   const proc = spawn(GATEWAY, args, {
