@@ -199,8 +199,10 @@ describe('registration, reports and Pay (SQLite)', () => {
     // Until the verified failure is on the stream. A stream reads the session's row when it is woken
     // (the wake carries no status), so changes close together may reach it as one event: what it
     // sends is, in order, a subsequence of what the session went through.
+    // The registration waits for the stream's first event (its read of the row), so that the first
+    // event shows the session before it.
     const stream = sse(`${g.base}/v1/checkout/${s.id}/status`, { until: (ev) => ev.some((e) => e.status === -1) });
-    await stream.opened;
+    await stream.first;
     const a = (await register(g, s)).json;
     await report(g, s, a.attemptId, { transactionId: 'tx-' + crypto.randomUUID(), status: 0 });
     const tx = (await view(g, s)).attempts[0].reportedTransactionId;

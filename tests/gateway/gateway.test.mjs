@@ -310,9 +310,12 @@ describe('statuses end to end', () => {
     assert.equal(open.status, 200);
     assert.match(open.headers['content-type'], /text\/event-stream/);
     assert.equal(open.headers['access-control-allow-origin'], SHOP_ORIGIN);
+    await stream.first;  // the stream read the session before the payment
     const pay = await payExchangeFor(s);
     assert.equal(pay.status, 200, pay.text);
-    await waitFor(async () => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json.status === 0, 5000, 'pending');
+    // Paced by what the stream saw: pending on it before the payment moves on (two changes close
+    // together may reach a stream as one event: it reads the row when woken).
+    await waitFor(() => stream.events.some((e) => e.status === 0), 5000, 'pending on the stream');
     await advance(pay.json.id);
     const events = await stream.done;
     assert.equal(events[0].status, null, 'the current status first');
@@ -347,8 +350,7 @@ describe('statuses end to end', () => {
       body: { data: encrypt(sb.merchant.publicKey, JSON.stringify(payload)) } });
     assert.equal(pay.status, 200, pay.text);
     const stream = sse(`${g.base}/v1/checkout/${s.id}/status`);
-    await stream.opened;
-    await waitFor(async () => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json.status === 0, 5000, 'pending');
+    await waitFor(() => stream.events.some((e) => e.status === 0), 5000, 'pending on the stream');
     await advance(pay.json.id);
     const events = await stream.done;
     assert.equal(events.at(-1).status, 1);
@@ -361,8 +363,9 @@ describe('statuses end to end', () => {
     const qr = (await gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {} })).json.result;
     await waitFor(async () => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json.status === 10, 5000, 'status 10');
     const stream = sse(`${g.base}/v1/checkout/${s.id}/status`, { until: (ev) => ev.at(-1).status === 101 });
-    await stream.opened;
+    await stream.first;  // 10: read before the code moves
     await advance(qr.id, { outcome: 101 });
+    await waitFor(() => stream.events.some((e) => e.status === 0), 5000, '0 on the stream');
     await advance(qr.id);
     const events = await stream.done;
     assert.deepEqual(events.map((e) => e.status), [10, 0, 101], JSON.stringify(events));
