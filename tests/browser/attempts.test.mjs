@@ -225,8 +225,18 @@ async function payOnPage(page, method) {
     await until(page, (m) => window.__shadow(`input#method-${m}`).checked, method, 'bank chosen');
   }
   await page.click((m) => window.__shadow(`button[data-key=pay-${m}]`), method);
-  return until(page, () => window.__events.find((e) => e.type === 'paywasm-status' || e.type === 'paywasm-error'), null,
-    'the payment\'s answer');
+  try {
+    return await until(page, () => window.__events.find((e) => e.type === 'paywasm-status' || e.type === 'paywasm-error'), null,
+      'the payment\'s answer');
+  } catch (e) {
+    // What the click led to, for the record: the page's POSTs, Pay's state, what reached the proxy.
+    const seen = await page.run((m) => {
+      const b = window.__shadow(`button[data-key=pay-${m}]`);
+      return { posts: window.__posts.map((p) => p.url), pay: b && { disabled: b.disabled, label: b.textContent },
+        busy: window.__shadow('[part~=container]').getAttribute('aria-busy'), console: window.__console };
+    }, method).catch(() => '?');
+    throw new Error(`${e.message}; after the click: ${JSON.stringify(seen)}; payments at the proxy: ${proxy.payments.length}`);
+  }
 }
 
 // The late webhook: the sandbox's URL set to the gateway, the transaction moved to success; the app
