@@ -4,7 +4,7 @@
 // the receipt shown, the return to successUrl followed, the app's events carry linkId; no CSP
 // violation (the page records them: window.paywasmHosted.violations). In Chromium also: axe-core
 // (no serious or critical violation; run with bypassCSP, the driver's injection only) on the fields
-// page, the checkout and the receipt, light and dark, and screenshots at 375 px into docs/img.
+// page, the checkout and the receipt, light and dark, and screenshots at 375 px (into PAYWASM_HOSTED_SHOTS when set: docs/img).
 //   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... \
 //     node --test-reporter=spec tests/browser/hosted.test.mjs --engine <chromium|firefox|webkit> --dist <dist dir>
 import { after, before, test } from 'node:test';
@@ -16,14 +16,16 @@ import { distDir } from './lib.mjs';
 import { launchEngine } from './engines/index.mjs';
 import { sendJson } from '../server/harness.mjs';
 import { gw, startGateway, startSandbox, startShopApp } from '../gateway/harness.mjs';
-import { waitFor } from '../support/node.mjs';
+import { tempDir, waitFor } from '../support/node.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const argv = process.argv.slice(2);
 const ENGINE = argv.includes('--engine') ? argv[argv.indexOf('--engine') + 1] : process.env.PAYWASM_ENGINE;
 const DIST = distDir(['paywasm.js', 'paywasm.wasm', 'paywasm.css']);
 const LIMIT = { timeout: 90000 };
-const SHOTS = path.join(here, '../../docs/img');
+// Screenshots go to a temporary folder; PAYWASM_HOSTED_SHOTS=docs/img refreshes the docs' copies
+// (a test run never writes into the source tree).
+const SHOTS = process.env.PAYWASM_HOSTED_SHOTS || tempDir('pwm-hosted-shots-');
 
 let engine;
 let sandbox;
