@@ -223,9 +223,10 @@ describe('QR: a new code', () => {
     // A stream watches the first code until its final status (a stream ends there).
     const stream = sse(`${g.base}/v1/checkout/${s.id}/status`, { origin: SHOP_ORIGIN });
     assert.equal((await stream.opened).status, 200);
+    await stream.first;  // the stream read the session before the code: paced by what it saw below
     const post = (body) => gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { body, origin: SHOP_ORIGIN });
     const first = (await post({})).json.result;
-    await waitFor(async () => (await statusOf(s)).status === 10, 5000, 'status 10');
+    await waitFor(() => stream.events.some((e) => e.status === 10), 5000, 'status 10 on the stream');
     assert.equal((await post({ replaces: first.id })).json.result.id, first.id, 'a code still payable stays');
     await advance(first.id, { status: 19 });
     await waitFor(async () => (await statusOf(s)).status === 19, 5000, 'timed out');
@@ -248,6 +249,7 @@ describe('QR: a new code', () => {
     }, 5000, 'the new code waits');
     const streamTwo = sse(`${g.base}/v1/checkout/${s.id}/status`, { origin: SHOP_ORIGIN });
     assert.equal((await streamTwo.opened).status, 200);
+    await streamTwo.first;  // its read of the new code's 10, before the payment
     await advance(second.id, { status: 1 });
     const done = await waitFor(async () => {
       const st = await statusOf(s);
