@@ -150,7 +150,7 @@ test('a forged NOTIFY from another role does not make a stream show success; LIS
   listener.stdin.write("LISTEN paywasm_status; SELECT 'listening';\n");
   await waitFor(() => heard.includes('listening'), 10000, 'the intruder listening');
   const stream = sse(`${b.base}/v1/checkout/${s.id}/status`, { until: (ev) => ev.some((e) => e.status === 0) });
-  await stream.opened;
+  await stream.first;  // the stream read the session before the forged wakes and the payment
   const forged = JSON.stringify({ sessionId: s.id, offerId, status: 1, kind: 'success', state: 'paid', final: true,
     success: true, taken: 'all', version: 99 });
   const tag = crypto.createHash('sha256').update('paywasm-wake:' + s.id).digest('hex').slice(0, 32);
