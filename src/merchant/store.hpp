@@ -31,6 +31,10 @@ class Store {
 public:
     // Brings the database to the schema of this binary (schema.hpp's migrate()).
     explicit Store(std::unique_ptr<Sql> sql);
+    // Beside a running gateway (console-user): migrates nothing, requires this binary's schema
+    // (schema.hpp's require_current_schema()).
+    struct BesideGateway {};
+    Store(std::unique_ptr<Sql> sql, BesideGateway);
     Sql& sql() { return *sql_; }
 
     // Inserts the session, or returns the existing one for the same offerId: `created` says which;
@@ -245,7 +249,10 @@ public:
     std::optional<ConsoleUser> console_user(const std::string& name);
     // A wrong password: failed_logins + 1, and locked until `lock_until` once it reached `max_failures`.
     void console_login_failed(const std::string& name, int max_failures, std::int64_t lock_until);
-    void console_login_succeeded(const std::string& name);
+    // The user's failure count and lock cleared (a login, or `console-user unlock`); false: no such user.
+    bool console_login_succeeded(const std::string& name);
+    // A new password hash, and every login session of the user ended; false: no such user.
+    bool set_console_password(const std::string& name, const std::string& password_hash);
     struct ConsoleSession {
         std::string user, csrf;
         std::int64_t created_at = 0, expires_at = 0;

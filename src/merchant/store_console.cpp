@@ -462,8 +462,17 @@ void Store::console_login_failed(const std::string& name, int max_failures, std:
                   {std::int64_t(max_failures), lock_until, name});
 }
 
-void Store::console_login_succeeded(const std::string& name) {
-    sql_->execute("UPDATE console_users SET failed_logins = 0, locked_until = 0 WHERE name = ?", {name});
+bool Store::console_login_succeeded(const std::string& name) {
+    return sql_->execute("UPDATE console_users SET failed_logins = 0, locked_until = 0 WHERE name = ?", {name}) == 1;
+}
+
+bool Store::set_console_password(const std::string& name, const std::string& password_hash) {
+    bool changed = false;
+    sql_->transaction([&] {
+        changed = sql_->execute("UPDATE console_users SET password_hash = ? WHERE name = ?", {password_hash, name}) == 1;
+        if (changed) sql_->execute("DELETE FROM console_sessions WHERE user_name = ?", {name});
+    });
+    return changed;
 }
 
 void Store::create_console_session(const std::string& token_hash, const ConsoleSession& s, std::int64_t now) {

@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 
 import {
-  GATEWAY, SHOP_ORIGIN, freePort, gw, tempDir, outboxDrained, startGateway, startPostgres, startSandbox, startShopApp, waitFor, webhookBody,
+  ConsoleClient as Client, GATEWAY, SHOP_ORIGIN, freePort, gw, tempDir, outboxDrained, startGateway, startPostgres, startSandbox, startShopApp, waitFor, webhookBody,
   webhookEventId, webhookPrivateKey,
 } from './harness.mjs';
 
@@ -276,39 +276,6 @@ attentionSuite('PostgreSQL', startPostgres);
 // `paywasm-merchant console-user ...` with `input` on stdin.
 function consoleUser(db, args, input = '') {
   return spawnSync(GATEWAY, ['console-user', ...args, '--db', db], { input, encoding: 'utf8' });
-}
-
-// A browser's cookie jar, enough for the console: name=value pairs from Set-Cookie.
-class Client {
-  constructor(base) { this.base = base; this.jar = new Map(); }
-  cookie() { return [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '); }
-  take(res) {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(';');
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      if (attrs.some((a) => /max-age=0/i.test(a.trim())) || value === '') this.jar.delete(name);
-      else this.jar.set(name, value);
-    }
-  }
-  async req(method, path, form, headers = {}) {
-    const h = { cookie: this.cookie(), ...headers };
-    let body;
-    if (form) { h['content-type'] = 'application/x-www-form-urlencoded'; body = new URLSearchParams(form).toString(); }
-    const res = await fetch(this.base + path, { method, headers: h, body, redirect: 'manual' });
-    this.take(res);
-    return { status: res.status, text: await res.text(), headers: res.headers };
-  }
-  async login(name, password) {
-    const page = await this.req('GET', '/login');
-    const token = /name="login_token" value="([^"]+)"/.exec(page.text)[1];
-    return this.req('POST', '/login', { login_token: token, name, password });
-  }
-  async csrf(path = '/') {
-    const page = await this.req('GET', path);
-    return /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
-  }
 }
 
 describe('the console (SQLite)', () => {

@@ -40,7 +40,8 @@ export async function startGateway(sb, { db, dir = tempDir('pwm-'), appCallback,
   const keys = keyFiles(sb, dir);
   const args = [
     '--listen', `127.0.0.1:${port}`, '--service-url', serviceUrl, '--merchant-id', sb.merchant.merchantId,
-    '--merchant-public-key', keys.merchant, '--webhook-public-key', keys.webhook, '--shop-origin', shopOrigin,
+    '--merchant-public-key', keys.merchant, '--webhook-public-key', keys.webhook,
+    ...(shopOrigin === null ? [] : ['--shop-origin', shopOrigin]),
     ...(noDb ? [] : ['--db', db ?? 'sqlite:' + path.join(dir, 'gateway.db')]), '--retry-base-ms', '50',
     // Every test talks from 127.0.0.1 and makes many sessions and codes a minute: the rate limits
     // are lifted unless a test sets them (money.test.mjs tests them).
@@ -272,3 +273,36 @@ export async function outboxPending(g) {
 // Resolves once the outbox holds no pending event: every event written so far has reached the app.
 // The condition to wait for before asserting that something was forwarded once, or never.
 export const outboxDrained = (g, ms = 10000) => waitFor(async () => (await outboxPending(g)) === 0, ms, 'the outbox to drain');
+
+// A browser's cookie jar, enough for the console: name=value pairs from Set-Cookie.
+export class ConsoleClient {
+  constructor(base) { this.base = base; this.jar = new Map(); }
+  cookie() { return [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '); }
+  take(res) {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      if (attrs.some((a) => /max-age=0/i.test(a.trim())) || value === '') this.jar.delete(name);
+      else this.jar.set(name, value);
+    }
+  }
+  async req(method, path, form, headers = {}) {
+    const h = { cookie: this.cookie(), ...headers };
+    let body;
+    if (form) { h['content-type'] = 'application/x-www-form-urlencoded'; body = new URLSearchParams(form).toString(); }
+    const res = await fetch(this.base + path, { method, headers: h, body, redirect: 'manual' });
+    this.take(res);
+    return { status: res.status, text: await res.text(), headers: res.headers };
+  }
+  async login(name, password) {
+    const page = await this.req('GET', '/login');
+    const token = /name="login_token" value="([^"]+)"/.exec(page.text)[1];
+    return this.req('POST', '/login', { login_token: token, name, password });
+  }
+  async csrf(path = '/') {
+    const page = await this.req('GET', path);
+    return /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
+  }
+}

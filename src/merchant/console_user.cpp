@@ -1,0 +1,145 @@
+// `paywasm-merchant console-user` (console_auth.hpp): the console's accounts from the command line,
+// while the gateway runs. On SQLite the command opens the file beside the gateway (SqlShare::
+// beside_server: no process lock; WAL and the busy timeout let it take turns with the gateway's
+// writes) and migrates nothing (Store::BesideGateway); on PostgreSQL it is one more client. The
+// gateway reads users and logins from the database at each request, so a change is in effect at
+// once: a removed user's or a changed password's logins end, an unlocked user can log in.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <sys/stat.h>
+
+#include "console_auth.hpp"
+#include "options/options.hpp"
+#include "paywasm/crypto.hpp"
+#include "paywasm/error.hpp"
+#include "server/util.hpp"
+#include "settings.hpp"
+
+namespace merchant {
+
+using paywasm::server::now_ms;
+
+std::string read_password(std::istream& in) {
+    std::string password;
+    std::getline(in, password);
+    if (!password.empty() && password.back() == '\r') password.pop_back();
+    if (password.size() < kMinPassword) {
+        throw paywasm::Error(paywasm::ErrorCode::usage, "the password must be at least " + std::to_string(kMinPassword) + " characters");
+    }
+    return password;
+}
+
+std::string generate_password() {
+    static const char alphabet[] = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";  // 56: no 0/O, 1/l/I
+    std::string out;
+    while (out.size() < 20) {
+        unsigned char b = 0;
+        paywasm::random_bytes(&b, 1);
+        if (b < 224) out += alphabet[b % 56];  // 224 = 4 * 56: no bias
+    }
+    return out;
+}
+
+bool add_console_user(Store& store, const std::string& name, const std::string& password, const std::string& actor) {
+    if (!store.add_console_user(name, hash_password(password), now_ms())) {
+        std::fprintf(stderr, "paywasm-merchant: console user %s exists (passwd changes its password)\n", name.c_str());
+        return false;
+    }
+    store.audit(actor, "user_added", name, std::nullopt, "", now_ms());
+    return true;
+}
+
+namespace {
+
+const char* kUsage =
+    "usage: paywasm-merchant console-user add NAME     (the password on stdin, one line, at least 12 characters)\n"
+    "       paywasm-merchant console-user passwd NAME  (the new password on stdin; the user's logins end)\n"
+    "       paywasm-merchant console-user unlock NAME  (after 5 wrong passwords: lets the user log in again now)\n"
+    "       paywasm-merchant console-user remove NAME  (its logins end too)\n"
+    "       paywasm-merchant console-user list\n"
+    "options: --db URL (else PAYWASM_DB, else the configuration file's db, else sqlite:paywasm-merchant.db)\n"
+    "         --config FILE (default /etc/paywasm/merchant.conf when it exists)\n"
+    "each works while the gateway runs, on SQLite too\n";
+
+// The database: --db, PAYWASM_DB, the configuration file's `db`, the gateway's default.
+std::string database_of(const paywasm::options::Args& args) {
+    if (args.has("db")) return args.get("db");
+    if (const char* db = std::getenv("PAYWASM_DB"); db && *db) return db;
+    std::string path = args.get("config");
+    struct stat st {};
+    if (path.empty() && ::stat(kDefaultConfigPath, &st) == 0) path = kDefaultConfigPath;
+    if (!path.empty()) {
+        for (const auto& s : read_config_file(path)) {
+            if (s.name == "db") return s.value;
+        }
+    }
+    return Config{}.db;
+}
+
+// The store: alone on the database (no gateway holds the SQLite file), opened as the gateway opens
+// it (migrated); beside a running gateway, shared and at the gateway's schema.
+std::unique_ptr<Store> open_store(const std::string& db) {
+    try {
+        return std::make_unique<Store>(paywasm::server::open_sql(db));
+    } catch (const paywasm::server::StorageInUse&) {
+        return std::make_unique<Store>(paywasm::server::open_sql(db, paywasm::server::SqlShare::beside_server), Store::BesideGateway{});
+    }
+}
+
+}  // namespace
+
+int console_user_command(int argc, char** argv) {
+    try {
+        const paywasm::options::Args args(std::vector<std::string>(argv, argv + argc), {{"db", "config"}, {}, true});
+        const auto& words = args.positional();
+        const bool named = words.size() == 2 &&
+                           (words[0] == "add" || words[0] == "remove" || words[0] == "passwd" || words[0] == "unlock");
+        if (args.has("help") || (!named && !(words.size() == 1 && words[0] == "list"))) {
+            std::fputs(kUsage, args.has("help") ? stdout : stderr);
+            return args.has("help") ? 0 : 2;
+        }
+        if (named && !valid_user_name(words[1])) {
+            std::fprintf(stderr, "paywasm-merchant: a user name is 1 to 64 letters, digits and . _ - @\n");
+            return 2;
+        }
+        const std::string& verb = words[0];
+        // The password first: nothing is opened for a refused one.
+        const std::string password = verb == "add" || verb == "passwd" ? read_password(std::cin) : "";
+        const std::unique_ptr<Store> opened = open_store(database_of(args));
+        Store& store = *opened;
+        if (verb == "list") {
+            for (const auto& u : store.console_users()) {
+                std::printf("%s\tcreated %s%s\n", u.name.c_str(), paywasm::server::iso8601(u.created_at).c_str(),
+                            u.locked_until > now_ms() ? "\tlocked" : "");
+            }
+            return 0;
+        }
+        const std::string& name = words[1];
+        bool done = false;
+        if (verb == "add") done = add_console_user(store, name, password, "cli");
+        else if (verb == "remove") done = store.remove_console_user(name);
+        else if (verb == "passwd") done = store.set_console_password(name, hash_password(password));
+        else done = store.console_login_succeeded(name);
+        if (!done) {
+            if (verb != "add") std::fprintf(stderr, "paywasm-merchant: no console user %s\n", name.c_str());
+            return 1;
+        }
+        if (verb != "add") {
+            store.audit("cli", verb == "remove" ? "user_removed" : verb == "passwd" ? "user_password_changed" : "user_unlocked", name,
+                        std::nullopt, "", now_ms());
+        }
+        std::printf("%s %s\n", verb == "add" ? "added" : verb == "remove" ? "removed" : verb == "passwd" ? "new password for" : "unlocked",
+                    name.c_str());
+        return 0;
+    } catch (const paywasm::Error& e) {
+        std::fprintf(stderr, "paywasm-merchant: %s\n\n%s", e.what(), kUsage);
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "paywasm-merchant: %s\n", e.what());
+        return 1;
+    }
+}
+
+}  // namespace merchant
