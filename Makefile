@@ -9,6 +9,7 @@
 #                in a row (default 5), stopping at the first failing run and naming it: a flake shows
 #                as a failed run
 #   make dist    the files a merchant hosts, in dist/
+#   make package the Debian packages paywasm-merchant, paywasm, paywasm-sandbox in build/packages/ (lintian-checked)
 #   make demo    the sandbox server and a demo shop page
 #   make bench   benchmarks (results in bench/results/)
 #   make model-check  the gateway's model-based test with 400 sessions per database (MODEL_SEED=n repeats one)
@@ -35,7 +36,7 @@ export NODE_PATH := /usr/share/nodejs
 GENERATOR := $(if $(shell command -v ninja),-G Ninja,)
 CMAKE_COMMON := $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 
-.PHONY: all deps build build-native build-wasm build-asan build-fuzz test check test-repeat fuzz model-check dist demo bench clean
+.PHONY: package all deps build build-native build-wasm build-asan build-fuzz test check test-repeat fuzz model-check dist demo bench clean
 
 all: build
 
@@ -138,3 +139,7 @@ bench: build
 
 clean:
 	rm -rf $(BUILD) dist
+
+# The Debian packages (scripts/package.sh, cmake/Package.cmake): in build/packages/.
+package: build
+	scripts/package.sh $(NATIVE) $(BUILD)/packages
