@@ -2,12 +2,15 @@
 # missing first (scripts/deps.sh) and rebuild only what changed.
 #   make deps    install missing apt/npm packages, fetch + verify source tarballs, build Crypto++ for wasm
 #   make build   native build (build/native, binaries in build/bin) and wasm build (build/wasm)
-#   make test    deps + build + ctest in each build tree (native with the wasm suites, asan, fuzz)
+#   make test    deps + build + ctest in each build tree (native with the wasm suites, asan, fuzz),
+#                ending with the table of the slowest suites
 #   make check   the native unit tests alone (the fast inner loop)
-#   make test-repeat SUITES='widget.engines|load' N=5
+#   make test-repeat SUITES='widget.engines|load' N=5 STRESS=2
 #                the ctest suites matching SUITES (a ctest -R regex; default every native suite) N times
 #                in a row (default 5), stopping at the first failing run and naming it: a flake shows
-#                as a failed run
+#                as a failed run; STRESS=n beside n busy loops and a memory/disk/socket churner
+#                (SUITES='$$(STRESS_SUITES)': every suite with time, processes, sockets or browsers)
+#   make test-stress  CI's second pass: test-repeat of STRESS_SUITES once, beside STRESS=2
 #   make dist    the files a merchant hosts, in dist/
 #   make package the Debian packages paywasm-merchant, paywasm, paywasm-sandbox in build/packages/ (lintian-checked)
 #   make demo    the sandbox server and a demo shop page
@@ -35,8 +38,17 @@ export NODE_PATH := /usr/share/nodejs
 # Ninja when present (scripts/deps.sh installs it); CMake's default generator otherwise.
 GENERATOR := $(if $(shell command -v ninja),-G Ninja,)
 CMAKE_COMMON := $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+# ccache for the native, sanitized and fuzz trees when present (scripts/deps.sh installs it): a second
+# clone, or a build after `make clean`, compiles only what no build on this machine compiled before.
+# CCACHE_BASEDIR turns the clone's own paths relative, so clones in other folders share the cache
+# (~/.cache/ccache). The wasm tree compiles with em++, which it does not wrap.
+CCACHE := $(shell command -v ccache)
+ifneq ($(CCACHE),)
+export CCACHE_BASEDIR := $(CURDIR)
+CMAKE_LAUNCHER := -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE)
+endif
 
-.PHONY: package all deps build build-native build-wasm build-asan build-fuzz test check test-repeat fuzz model-check dist demo bench clean
+.PHONY: package all deps build build-native build-wasm build-asan build-fuzz test check test-repeat test-stress fuzz model-check dist demo bench clean
 
 all: build
 
@@ -54,7 +66,7 @@ $(WASM)/.configured: $(DEPS_ENV)
 	touch $@
 
 $(NATIVE)/.configured: $(DEPS_ENV)
-	cmake -S . -B $(NATIVE) $(CMAKE_COMMON) -DPAYWASM_WASM_DIR=$(CURDIR)/$(WASM) -DPAYWASM_BIN_DIR=$(CURDIR)/$(BUILD)/bin
+	cmake -S . -B $(NATIVE) $(CMAKE_COMMON) $(CMAKE_LAUNCHER) -DPAYWASM_WASM_DIR=$(CURDIR)/$(WASM) -DPAYWASM_BIN_DIR=$(CURDIR)/$(BUILD)/bin
 	touch $@
 
 # deps.env is produced by scripts/deps.sh (the `deps` target); this rule only covers `make build`
@@ -75,19 +87,24 @@ build: deps
 # CLI, sandbox; its own ctest: label asan), and the libFuzzer targets (clang; scripts/fuzz.sh --brief
 # runs their ctest).
 $(ASAN)/.configured: $(DEPS_ENV)
-	cmake -S . -B $(ASAN) $(CMAKE_COMMON) -DPAYWASM_SANITIZE=address,undefined -DPAYWASM_BIN_DIR=$(CURDIR)/$(ASAN)/bin
+	cmake -S . -B $(ASAN) $(CMAKE_COMMON) $(CMAKE_LAUNCHER) -DPAYWASM_SANITIZE=address,undefined -DPAYWASM_BIN_DIR=$(CURDIR)/$(ASAN)/bin
 	touch $@
 
 build-asan: $(ASAN)/.configured
 	cmake --build $(ASAN) -j$(JOBS)
 
 build-fuzz:
-	FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ) FUZZ_JOBS=$(JOBS) scripts/fuzz.sh --build-only
+	$(if $(CCACHE),CMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ) FUZZ_JOBS=$(JOBS) scripts/fuzz.sh --build-only
 
+# Each tree's ctest writes JUnit (junit.xml in the tree); whatever happens, the run ends with the
+# table of the slowest suites (tests/support/slowest.mjs), then stops at the first failing tree.
+SLOWEST := node tests/support/slowest.mjs $(NATIVE)/junit.xml $(ASAN)/junit.xml $(FUZZ)/junit.xml
 test: build
 	$(MAKE) --no-print-directory build-asan build-fuzz
-	ctest --test-dir $(NATIVE) --output-on-failure
-	ctest --test-dir $(ASAN) --output-on-failure
+	rm -f $(NATIVE)/junit.xml $(ASAN)/junit.xml $(FUZZ)/junit.xml
+	trap '$(SLOWEST) || true' EXIT; \
+	ctest --test-dir $(NATIVE) --output-on-failure --output-junit $(CURDIR)/$(NATIVE)/junit.xml; \
+	ctest --test-dir $(ASAN) --output-on-failure --output-junit $(CURDIR)/$(ASAN)/junit.xml; \
 	FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ) FUZZ_JOBS=$(JOBS) scripts/fuzz.sh --brief
 
 # The native unit tests only: build the native tree, run unit.native.
@@ -97,18 +114,35 @@ check: deps
 
 # The native tree's suites matching SUITES (a ctest -R regex; empty: all) N times in a row; stops at
 # the first failing run, says which run it was and exits 1; on success says that all N passed.
+# STRESS=n runs them beside a load of their own for the whole pass: n busy CPU loops and a churner of
+# memory, disk and sockets (tests/support/stress.mjs), ended by PID when the pass ends, pass or fail.
+# STRESS_SUITES: the suites that involve time, processes, sockets or browsers (CI's second pass).
 SUITES ?=
 N ?= 5
+STRESS ?= 0
+STRESS_SUITES := ^(server|gateway|widget|bench|load|demo|faults|proxy|examples|cli|kat|deploy|consumer|package)\.
 test-repeat: build
 	@[[ '$(N)' =~ ^[1-9][0-9]*$$ ]] || { echo "make test-repeat: N must be a positive number, not '$(N)'" >&2; exit 2; }
-	@suites='$(SUITES)'; \
+	@[[ '$(STRESS)' =~ ^[0-9]+$$ ]] || { echo "make test-repeat: STRESS must be a number of busy loops, not '$(STRESS)'" >&2; exit 2; }
+	@suites='$(SUITES)'; pids=$(CURDIR)/$(BUILD)/stress.pids; \
+	if (( $(STRESS) > 0 )); then \
+	  trap "node tests/support/stress.mjs stop $$pids || true" EXIT; \
+	  node tests/support/stress.mjs start $(STRESS) $$pids; \
+	fi; \
 	for run in $$(seq 1 $(N)); do \
-	  echo "test-repeat: run $$run of $(N): ctest -R '$${suites:-.}'"; \
-	  if ! ctest --test-dir $(NATIVE) --output-on-failure --no-tests=error -R "$${suites:-.}"; then \
-	    echo "test-repeat: run $$run of $(N) FAILED (suites '$${suites:-.}'; the $$((run - 1)) run(s) before it passed)" >&2; exit 1; \
+	  echo "test-repeat: run $$run of $(N): ctest -R '$${suites:-.}'$$( (( $(STRESS) > 0 )) && echo " beside STRESS=$(STRESS)")"; \
+	  if ! ctest --test-dir $(NATIVE) --output-on-failure --no-tests=error -R "$${suites:-.}" --output-junit $(CURDIR)/$(NATIVE)/junit-repeat.xml; then \
+	    node tests/support/slowest.mjs $(NATIVE)/junit-repeat.xml; \
+	    echo "test-repeat: run $$run of $(N) FAILED (suites '$${suites:-.}', STRESS=$(STRESS); the $$((run - 1)) run(s) before it passed)" >&2; exit 1; \
 	  fi; \
+	  node tests/support/slowest.mjs --top 5 $(NATIVE)/junit-repeat.xml; \
 	done; \
-	echo "test-repeat: all $(N) runs passed (suites '$${suites:-.}')"
+	echo "test-repeat: all $(N) runs passed (suites '$${suites:-.}', STRESS=$(STRESS))"
+
+# CI's second pass (.ci/run, after make test): every suite with time, processes, sockets or browsers
+# once more beside a load of its own (STRESS=2); a suite that passes only on a quiet machine fails it.
+test-stress:
+	$(MAKE) --no-print-directory test-repeat SUITES='$(STRESS_SUITES)' STRESS=2 N=1
 
 # Every fuzz target for FUZZ_SECONDS (default 60) each.
 fuzz: deps

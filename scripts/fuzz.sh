@@ -89,7 +89,8 @@ main() {
 
   if ((brief)); then
     regex=$(IFS='|'; printf '^fuzz\\.(%s)$' "${targets[*]}")
-    exec ctest --test-dir "$BUILD" -j"$JOBS" --output-on-failure -R "$regex"
+    # JUnit for make test's table of the slowest suites (tests/support/slowest.mjs).
+    exec ctest --test-dir "$BUILD" -j"$JOBS" --output-on-failure --output-junit "$BUILD/junit.xml" -R "$regex"
   fi
 
   # ---- Timed runs, one target at a time (each is single-threaded) ----

@@ -1,20 +1,17 @@
 // The console's accounts and logins (console_auth.hpp).
 #include "console_auth.hpp"
 
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <iostream>
+#include <vector>
 
 #include <cryptopp/scrypt.h>
 #include <cryptopp/secblock.h>
 
 #include "paywasm/crypto.hpp"
+#include "server/client_address.hpp"
 #include "server/util.hpp"
 
 namespace merchant {
-
-using paywasm::server::now_ms;
 
 namespace {
 
@@ -89,29 +86,38 @@ bool valid_user_name(const std::string& name) {
     return true;
 }
 
-Login log_in(Store& store, const std::string& name, const std::string& password, std::int64_t now) {
+Login log_in(Store& store, const std::string& name, const std::string& password, const std::string& address, std::int64_t now) {
     Login out;
+    const std::string from = "address:" + paywasm::server::client_key(address);
+    if (store.login_locked_until(from, kFailureWindowMs, kMaxAddressFailures, now) > now) {
+        out.result = Login::address_limited;
+        return out;
+    }
     const auto user = valid_user_name(name) ? store.console_user(name) : std::nullopt;
     // Every attempt costs one scrypt, whatever the name: the answer's time tells no guesser which
     // names exist or are locked.
     const bool match = verify_password(password, user ? user->password_hash : decoy_hash());
-    if (user && user->locked_until > now) {
-        // Locked: only the right password learns it (its owner); a wrong one is answered as for a
-        // name that does not exist, and does not count (a guesser cannot prolong the lock).
-        out.result = match ? Login::locked : Login::wrong;
-        out.locked_until = user->locked_until;
-        return out;
-    }
-    if (!user || !match) {
-        if (user) store.console_login_failed(user->name, kMaxFailures, now + kLockMs);
+    const std::string subject = user ? "user:" + user->name : std::string();
+    out.user_locked = user && store.login_locked_until(subject, kFailureWindowMs, kMaxFailures, now) > now;
+    if (!user || !match || out.user_locked) {
+        // One answer for all three; the address counts each (a locked user's right password too).
+        store.login_failed(from, kFailureWindowMs, now);
+        if (user && !out.user_locked) {
+            store.login_failed(subject, kFailureWindowMs, now);
+            out.locked_now = store.login_locked_until(subject, kFailureWindowMs, kMaxFailures, now) > now;
+            store.console_user_failed(user->name, out.locked_now, now);
+        }
         out.result = Login::wrong;
         return out;
     }
+    out.failures_before = user->failed_logins;
+    out.locked_at_before = user->locked_at;
     store.console_login_succeeded(user->name);
     out.result = Login::ok;
     out.token = paywasm::server::random_token("");
     out.csrf = paywasm::server::random_token("");
-    store.create_console_session(token_hash(out.token), Store::ConsoleSession{user->name, out.csrf, now, now + kLoginMaxMs}, now);
+    store.create_console_session(token_hash(out.token), Store::ConsoleSession{user->name, out.csrf, now, now + kLoginMaxMs, now, address},
+                                 now);
     return out;
 }
 

@@ -147,6 +147,10 @@ void register_health(Router& server, Gateway& gw, std::atomic<const paywasm::ser
             line("# HELP paywasm_http_refused_heads_total Requests refused by the framing rules (400, connection closed).");
             line("# TYPE paywasm_http_refused_heads_total counter");
             line("paywasm_http_refused_heads_total " + std::to_string(h->refused_heads()));
+            line("# HELP paywasm_http_received_bytes_total Bytes read from clients: as requests, or dropped after an answer that closes.");
+            line("# TYPE paywasm_http_received_bytes_total counter");
+            line("paywasm_http_received_bytes_total{use=\"request\"} " + std::to_string(h->bytes_read()));
+            line("paywasm_http_received_bytes_total{use=\"dropped\"} " + std::to_string(h->bytes_dropped()));
         }
         if (gw.config.retain_ms > 0) {
             line("# HELP paywasm_retention_passes_total Retention passes finished (--retain-days).");

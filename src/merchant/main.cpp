@@ -12,6 +12,7 @@
 #include "client/url.hpp"
 #include "console.hpp"
 #include "console_auth.hpp"
+#include "console_http.hpp"
 #include "gateway.hpp"
 #include "health.hpp"
 #include "hosted.hpp"
@@ -104,11 +105,18 @@ int main(int argc, char** argv) {
             co.port = config.console_port;
             co.max_body = 16 * 1024;
             co.max_connections = 256;
+            // One address cannot hold the staff's listener: a few browsers' worth of connections, and
+            // a form's body (16 KiB at most) within 5 s, its head within 5 s.
+            co.max_connections_per_address = 16;
+            co.body_timeout = std::chrono::milliseconds(5000);
+            co.header_timeout = std::chrono::milliseconds(5000);
             co.workers = 4;
             co.access_log = config.verbose;
             co.trusted_proxies = config.trusted_proxies;
             console = std::make_unique<paywasm::server::Server>(co, console_router);
-            console_pages = merchant::register_console(console_router, gw, config.console_origin);
+            console_pages = merchant::register_console(
+                console_router, gw, config.console_origin,
+                merchant::console_hosts(config.console_hosts, config.console_origin, config.console_host, console->port()));
             console_router.set_error_handler([](const paywasm::server::Request&, paywasm::server::Response& res) {
                 paywasm::server::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
             });

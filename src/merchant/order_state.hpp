@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 #include <string_view>
 
 #include "session.hpp"
@@ -26,6 +28,8 @@ inline constexpr const char* kOrderBucketSql =
 // The filters GET /v1/sessions takes, in the order the console lists them.
 inline constexpr std::string_view kOrderStates[] = {"attention", "partial", "paid", "pending", "failed", "refunded", "expired"};
 bool is_order_state(std::string_view state);
+// The code points of valid UTF-8 `text` (Boost.Locale's decoder), or nullopt (store_console.cpp).
+std::optional<std::vector<std::uint32_t>> utf8_decode(std::string_view text);
 
 // The state of one session at `now`, by the same rules as kOrderBucketSql (never "attention": that
 // is a list of its own).

@@ -108,6 +108,9 @@ struct Server::Impl {
     std::set<std::shared_ptr<Connection>> connections;  // loop only
     std::map<std::string, std::size_t> per_address;     // loop only: open connections by peer (no trusted proxy)
     std::atomic<std::size_t> open_connections{0}, open_streams{0}, refused_heads{0};
+    // Bytes read from clients: as requests (heads and bodies, also a body read only to be dropped),
+    // and after an answer that closes, by lingering_close (read and dropped, at most drain_limit each).
+    std::atomic<std::uint64_t> bytes_read{0}, bytes_dropped{0};
 
     awaitable<void> accept_loop();
     awaitable<void> session(std::shared_ptr<Connection> c);
@@ -213,6 +216,7 @@ awaitable<bool> Server::Impl::read_more(Connection& c, std::size_t chunk) {
     beast::error_code ec;
     const std::size_t n = co_await c.stream.async_read_some(c.buffer.prepare(chunk), asio::redirect_error(use_awaitable, ec));
     c.buffer.commit(n);
+    bytes_read += n;
     co_return !ec;
 }
 
@@ -233,7 +237,9 @@ awaitable<void> Server::Impl::lingering_close(Connection& c) {
     std::size_t dropped = 0;
     while (!ec && dropped < drain_limit(options.max_body)) {
         c.buffer.clear();
-        dropped += co_await c.stream.async_read_some(c.buffer.prepare(16384), asio::redirect_error(use_awaitable, ec));
+        const std::size_t n = co_await c.stream.async_read_some(c.buffer.prepare(16384), asio::redirect_error(use_awaitable, ec));
+        dropped += n;
+        bytes_dropped += n;
     }
 }
 
@@ -283,7 +289,7 @@ awaitable<beast::error_code> Server::Impl::read_chunked(Connection& c, const std
     ec = {};
     if (!parser.is_done()) {
         c.stream.expires_after(options.body_timeout);
-        co_await http::async_read(c.stream, bounded, parser, asio::redirect_error(use_awaitable, ec));
+        bytes_read += co_await http::async_read(c.stream, bounded, parser, asio::redirect_error(use_awaitable, ec));
     }
     // A pipelined request after the body stays for the next turn.
     c.buffer.commit(asio::buffer_copy(c.buffer.prepare(bounded.size()), bounded.data()));
@@ -545,6 +551,8 @@ void Server::drain() {
 std::size_t Server::open_connections() const { return impl_->open_connections; }
 std::size_t Server::open_streams() const { return impl_->open_streams; }
 std::size_t Server::refused_heads() const { return impl_->refused_heads; }
+std::uint64_t Server::bytes_read() const { return impl_->bytes_read; }
+std::uint64_t Server::bytes_dropped() const { return impl_->bytes_dropped; }
 
 // ---- helpers ----------------------------------------------------------------------------------------
 

@@ -77,6 +77,11 @@ public:
     std::size_t open_connections() const;
     std::size_t open_streams() const;
     std::size_t refused_heads() const;
+    // Bytes read from clients so far: as requests (a refused one stops at its bound: head.max_bytes,
+    // chunk_line_limit or max_body), and read only to be dropped after an answer that closes the
+    // connection (at most drain_limit(max_body) per connection, for 2 s).
+    std::uint64_t bytes_read() const;
+    std::uint64_t bytes_dropped() const;
 
     struct Impl;
 

@@ -17,15 +17,32 @@ async function freeTriple() {
   const free = (port) => new Promise((resolve) => {
     const s = net.createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
+  // Below the kernel's ephemeral range: a busy machine's outgoing connections take ports from that
+  // range at any moment, and could take one of these between this check and the demo's bind.
+  let low = 32768;
+  try { low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low; } catch { /* default */ }
+  const top = Math.max(12000, low - 4);
   for (let tries = 0; tries < 50; tries++) {
-    const base = 20000 + Math.floor(Math.random() * 40000);
+    const base = 10000 + Math.floor(Math.random() * (top - 10000));
     if (await free(base) && await free(base + 1) && await free(base + 2) && await free(base + 3)) return base;
   }
   throw new Error('no four free ports in a row');
 }
 
 // Resolves once the demo says it is running (90 s at most); `env` is added to the script's.
-export async function startDemo(env = {}, { shell } = {}) {
+export async function startDemo(env = {}, options = {}) {
+  // Another process may still bind one of the four ports first (they are free, not held): the demo
+  // then stops with "port in use", and a new set is tried (3 times at most).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDemoOnce(env, options);
+    } catch (e) {
+      if (attempt >= 3 || !/EADDRINUSE|port in use/.test(e.message)) throw e;
+    }
+  }
+}
+
+async function startDemoOnce(env, { shell } = {}) {
   const tmp = tempDir('paywasm-demo-');
   const port = await freeTriple();
   const script = path.join(root, 'scripts/demo.sh');

@@ -2,7 +2,7 @@
 // "Configuration"): one configuration file read by the options' own parser (the command line over
 // the environment over the file, every bad line named, no secret value in it, `config check`
 // masking secrets); `init` (files 0600, no second run without --force, a shop without a web site);
-// `console-user add|passwd|unlock|remove` while the gateway runs, on SQLite and on a real
+// `console-user add|passwd|unlock|sessions|list|remove` while the gateway runs, on SQLite and on a real
 // PostgreSQL; SIGHUP leaves the gateway running.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,8 +11,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import {
-  ConsoleClient, GATEWAY, freePort, gw, startGateway, startPostgres, startSandbox, tempDir, waitFor,
+  GATEWAY, freePort, gw, startGateway, startPostgres, startSandbox, tempDir, waitFor,
 } from './harness.mjs';
+import { Client as ConsoleClient } from './console_client.mjs';
 
 const PASSWORD = 'correct horse battery staple';
 const ADDRESS = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', country: 'GB' };
@@ -220,12 +221,15 @@ async function usersWhileRunning(g, consoleBase, db) {
   assert.equal(changed.status, 0, changed.stderr);
   assert.equal((await ada.req('GET', '/')).status, 303, 'a new password ends the logins');
   assert.equal((await new ConsoleClient(consoleBase).login('ada', PASSWORD)).status, 401, 'the old password is refused');
-  // Five wrong passwords lock her out; unlock lets her in at once.
+  // Five wrong passwords lock her out (her right password is answered as a wrong one, 401);
+  // `list` says so, and unlock lets her in at once.
   for (let i = 0; i < 5; i++) await new ConsoleClient(consoleBase).login('ada', 'wrong password ' + i);
-  assert.equal((await new ConsoleClient(consoleBase).login('ada', 'another long password')).status, 429, 'locked');
+  assert.equal((await new ConsoleClient(consoleBase).login('ada', 'another long password')).status, 401, 'locked');
+  assert.match(cu(['list']).stdout, /^ada\tcreated \S+\tlocked until /m);
   assert.equal(cu(['unlock', 'ada']).status, 0);
   const again = new ConsoleClient(consoleBase);
   assert.equal((await again.login('ada', 'another long password')).status, 303, 'unlocked');
+  assert.match(cu(['sessions', 'ada']).stdout, /^began \S+\tlast seen \S+\tends by \S+\tfrom 127\.0\.0\.1$/m, 'her login, seen beside the gateway');
   assert.match(cu(['list']).stdout, /^ada\t/m);
   assert.equal(cu(['remove', 'ada']).status, 0);
   assert.equal((await again.req('GET', '/')).status, 303, 'a removed user\'s login ends');

@@ -8,11 +8,11 @@ import http from 'node:http';
 import path from 'node:path';
 
 import { exchangePayload, payExchange, sendJson, startSandbox } from '../server/harness.mjs';
-import { freePort, holdPort, sleep, tempDir, waitFor } from '../support/node.mjs';
+import { WAIT_FLOOR_MS, freePort, holdPort, settlesWithin, sleep, tempDir, waitFor } from '../support/node.mjs';
 
 // The shared helpers (tests/support/node.mjs), for the suites that import them from here; `tmpdir`
 // is tempDir's older name, still imported by the browser and faults suites.
-export { freePort, holdPort, sleep, startSandbox, tempDir, tempDir as tmpdir, waitFor };
+export { freePort, holdPort, settlesWithin, sleep, startSandbox, tempDir, tempDir as tmpdir, waitFor };
 export const GATEWAY = process.env.PAYWASM_MERCHANT;
 if (!GATEWAY) throw new Error('set PAYWASM_MERCHANT to the built paywasm-merchant');
 
@@ -45,7 +45,7 @@ export async function startGateway(sb, { db, dir = tempDir('pwm-'), appCallback,
     ...(noDb ? [] : ['--db', db ?? 'sqlite:' + path.join(dir, 'gateway.db')]), '--retry-base-ms', '50',
     // Every test talks from 127.0.0.1 and makes many sessions and codes a minute: the rate limits
     // are lifted unless a test sets them (money.test.mjs tests them).
-    '--session-rate', '0', '--qr-rate-per-client', '0', '--qr-rate-per-session', '0', '--attempt-rate-per-session', '0',
+    '--session-rate', '0', '--qr-rate-per-client', '0', '--qr-rate-per-session', '0', '--attempt-rate-per-session', '0', '--attempt-rate-per-client', '0',
     ...(appCallback ? ['--app-callback', appCallback] : []), ...extra,
   ];
   const proc = spawn(GATEWAY, args, {
@@ -57,7 +57,7 @@ export async function startGateway(sb, { db, dir = tempDir('pwm-'), appCallback,
   proc.stderr.on('data', (d) => { stderr += d; });
   const base = await new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error('gateway did not start: ' + stderr)), 15000);
+    const timer = setTimeout(() => reject(new Error('gateway did not start: ' + stderr)), WAIT_FLOOR_MS * 2);
     proc.stdout.on('data', (d) => {
       out += d;
       const m = out.match(/^paywasm-merchant: listening on (http:\/\/\S+)/m);
@@ -129,15 +129,22 @@ export async function startShopApp({ toleranceS = 300 } = {}) {
 }
 
 // Reads an SSE stream; resolves the list of `data:` JSON objects when the server closes it or
-// `until(events)` is true. `opened` resolves once the headers arrived. `onEvent(event)` is called
-// as each event arrives (the load test takes its own clock there). `close()` ends it from this side.
-export function sse(url, { origin, until = () => false, timeoutMs = 15000, onEvent } = {}) {
+// `until(events)` is true. `opened` resolves once the headers arrived; `first` once the first event
+// did: the stream's read of the session (the gateway sends its headers, then reads the row), so a
+// change made after `first` is on the stream after it, and one made after `opened` may be in it
+// already. `events` is the list so far (waitFor(() => stream.events.some(...)) paces a test by
+// what the stream saw). `onEvent(event)` is called as each event arrives (the load test takes its
+// own clock there). `close()` ends it from this side. `timeoutMs`: when to give up on a stream
+// that never ends (at least WAIT_FLOOR_MS, like waitFor).
+export function sse(url, { origin, until = () => false, timeoutMs: asked = 15000, onEvent } = {}) {
+  const timeoutMs = Math.max(asked, WAIT_FLOOR_MS);
   const u = new URL(url);
-  let onOpen, request;
+  let onOpen, onFirst, request;
   const opened = new Promise((resolve) => { onOpen = resolve; });
+  const first = new Promise((resolve) => { onFirst = resolve; });
+  const events = [];
   let timer;
   const done = new Promise((resolve, reject) => {
-    const events = [];
     const req = http.get({ host: u.hostname, port: u.port, path: u.pathname,
       headers: { accept: 'text/event-stream', ...(origin ? { origin } : {}) } }, (res) => {
       onOpen({ status: res.statusCode, headers: res.headers });
@@ -151,6 +158,7 @@ export function sse(url, { origin, until = () => false, timeoutMs = 15000, onEve
           const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
           if (data) {
             events.push({ at: Date.now(), ...JSON.parse(data) });
+            if (events.length === 1) onFirst(events[0]);
             if (onEvent) onEvent(events.at(-1));
             if (until(events)) { req.destroy(); resolve(events); }
           }
@@ -165,7 +173,7 @@ export function sse(url, { origin, until = () => false, timeoutMs = 15000, onEve
     // Closed before an answer (reset, or destroyed by `until`): what arrived so far.
     req.on('close', () => resolve(events));
   }).finally(() => clearTimeout(timer));
-  return { opened, done, close: () => request.destroy() };
+  return { opened, first, events, done, close: () => request.destroy() };
 }
 
 // A throw-away PostgreSQL 15 server: initdb in a fresh directory owned by the `postgres` user
@@ -273,36 +281,3 @@ export async function outboxPending(g) {
 // Resolves once the outbox holds no pending event: every event written so far has reached the app.
 // The condition to wait for before asserting that something was forwarded once, or never.
 export const outboxDrained = (g, ms = 10000) => waitFor(async () => (await outboxPending(g)) === 0, ms, 'the outbox to drain');
-
-// A browser's cookie jar, enough for the console: name=value pairs from Set-Cookie.
-export class ConsoleClient {
-  constructor(base) { this.base = base; this.jar = new Map(); }
-  cookie() { return [...this.jar].map(([k, v]) => `${k}=${v}`).join('; '); }
-  take(res) {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(';');
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq).trim();
-      const value = pair.slice(eq + 1).trim();
-      if (attrs.some((a) => /max-age=0/i.test(a.trim())) || value === '') this.jar.delete(name);
-      else this.jar.set(name, value);
-    }
-  }
-  async req(method, path, form, headers = {}) {
-    const h = { cookie: this.cookie(), ...headers };
-    let body;
-    if (form) { h['content-type'] = 'application/x-www-form-urlencoded'; body = new URLSearchParams(form).toString(); }
-    const res = await fetch(this.base + path, { method, headers: h, body, redirect: 'manual' });
-    this.take(res);
-    return { status: res.status, text: await res.text(), headers: res.headers };
-  }
-  async login(name, password) {
-    const page = await this.req('GET', '/login');
-    const token = /name="login_token" value="([^"]+)"/.exec(page.text)[1];
-    return this.req('POST', '/login', { login_token: token, name, password });
-  }
-  async csrf(path = '/') {
-    const page = await this.req('GET', path);
-    return /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
-  }
-}

@@ -16,7 +16,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 
-import { gw, startGateway, startPostgres, startSandbox, waitFor, webhookBody, webhookPrivateKey } from '../gateway/harness.mjs';
+import { METRICS_TOKEN, gw, startGateway, startPostgres, startSandbox, waitFor, webhookBody, webhookPrivateKey } from '../gateway/harness.mjs';
 import { sleep } from '../support/node.mjs';
 
 const argv = process.argv.slice(2);
@@ -185,7 +185,7 @@ try {
     const pushed = new Promise((resolve) => waiting.set(s.id, { sent, resolve }));
     const a = await post(body, webhookTo(s.index));
     answers.push(a);
-    pushes.push(await Promise.race([pushed, new Promise((r) => setTimeout(() => r(NaN), 10000))]));
+    pushes.push(await Promise.race([pushed, new Promise((r) => setTimeout(() => r(NaN), 60000))]));  // missing: not there after a generous minute
   }));
   const seconds = (now() - started) / 1000;
   const gatewayCpu = cpuAll() - cpu0;
@@ -216,7 +216,10 @@ try {
   stopSlow = true;
   for (const s of slowSockets) s.destroy();
   for (const s of sockets) s.destroy();
-  await sleep(500);
+  // The ramp runs without streams: wait until every gateway has let its streams go.
+  const streamsOpen = async (x) => Number((await gw(x, 'GET', '/metrics', { token: METRICS_TOKEN })).text
+    .match(/^paywasm_sse_streams_open (\d+)$/m)?.[1] ?? NaN);
+  await waitFor(async () => (await Promise.all(gateways.map(streamsOpen))).every((n) => n === 0), 60000, 'the streams closed');
   figures.ramp = [];
   let next = 0;
   for (const rate of RAMP) {

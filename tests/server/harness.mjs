@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import http from 'node:http';
 
-import { sleep, tempDir, waitFor } from '../support/node.mjs';
+import { WAIT_FLOOR_MS, sleep, tempDir, waitFor } from '../support/node.mjs';
 
 // The shared helpers (tests/support/node.mjs), for the suites that import them from here.
 export { sleep, tempDir, waitFor };
@@ -21,7 +21,7 @@ export async function startSandbox(args = []) {
   proc.stderr.on('data', (d) => { stderr += d; });
   const line = await new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error('sandbox did not start: ' + stderr)), 15000);
+    const timer = setTimeout(() => reject(new Error('sandbox did not start: ' + stderr)), WAIT_FLOOR_MS * 2);
     proc.stdout.on('data', (d) => {
       out += d;
       const m = out.match(/listening on (http:\/\/\S+) \(data: ([^,)]+)/);

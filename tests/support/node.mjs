@@ -10,6 +10,18 @@ import path from 'node:path';
 // on a state: use waitFor() for that.
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+// Resolves true once `promise` settles, or false after max(`ms`, WAIT_FLOOR_MS): a deadline for
+// something that must end (a process's exit, streams that close), never a pause.
+export async function settlesWithin(promise, ms) {
+  let timer;
+  const deadline = new Promise((resolve) => { timer = setTimeout(() => resolve(false), Math.max(ms, WAIT_FLOOR_MS)); });
+  try {
+    return await Promise.race([promise.then(() => true, () => true), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 // A new empty directory under the system's temporary folder, named `<prefix>XXXXXX`.
 export function tempDir(prefix = 'paywasm-') {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -30,12 +42,19 @@ export async function freePort() {
   return held.port;
 }
 
+// A wait's deadline says when to give up on a condition that will not come (a broken run), never
+// how long a passing run may take: every waitFor() waits at least WAIT_FLOOR_MS (30 s, or
+// PAYWASM_WAIT_FLOOR_MS), so a busy machine makes a passing run slower, never red.
+export const WAIT_FLOOR_MS = Number(process.env.PAYWASM_WAIT_FLOOR_MS || 30000);
+
 // Polls `condition` (sync or async) every `interval` ms until it returns a truthy value, which is
-// resolved; rejects with `what` and the last error after `timeout` ms. Also waitFor(condition,
-// timeoutMs, what), the older suites' form.
+// resolved; rejects with `what` and the last error after max(`timeout`, WAIT_FLOOR_MS) ms. Also
+// waitFor(condition, timeoutMs, what), the older suites' form. The poll-until helper of the suites:
+// a test waits for a state through it, never with a fixed sleep.
 export async function waitFor(condition, options = {}, whatArg = undefined) {
-  const { timeout = 10000, interval = 25, what = whatArg ?? 'condition' } =
+  const { timeout: asked = 10000, interval = 25, what = whatArg ?? 'condition' } =
     typeof options === 'number' ? { timeout: options } : options;
+  const timeout = Math.max(asked, WAIT_FLOOR_MS);
   const deadline = Date.now() + timeout;
   let last;
   for (;;) {

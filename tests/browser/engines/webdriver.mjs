@@ -2,28 +2,29 @@
 // WebKit engines need (WebKitWebDriver, WPEWebDriver). Used by webkit.mjs and wpe.mjs; each page is
 // a session of its own, so a fresh browser with nothing cached or stored.
 import { spawn } from 'node:child_process';
-import { freePort, sleep } from '../../support/node.mjs';
+import { freePort, sleep, waitFor } from '../../support/node.mjs';
 
 // Starts `command args` (its own process group) and resolves { proc, output(), stop() }; `ready`
-// polls until it is up (or fails after 15 s with what it printed).
+// polls until it is up (or fails after 60 s, a deadline for a busy machine, with what it printed).
 export async function startProcess(command, args, { env, ready }) {
   const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   proc.stdout.on('data', (d) => { output += d; });
   proc.stderr.on('data', (d) => { output += d; });
-  const exited = new Promise((resolve) => proc.on('exit', resolve));
+  const gone = () => proc.exitCode !== null || proc.signalCode !== null;
   const stop = async () => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    if (gone()) return;
     try { process.kill(-proc.pid, 'SIGTERM'); } catch (e) { /* gone */ }
-    const killed = await Promise.race([exited.then(() => true), sleep(3000).then(() => false)]);
+    // The driver's exit, waited for (not a fixed grace time); one that will not go is killed.
+    const killed = await waitFor(gone, { timeout: 3000, interval: 50, what: `${command} to exit` }).then(() => true, () => false);
     if (!killed) try { process.kill(-proc.pid, 'SIGKILL'); } catch (e) { /* gone */ }
   };
-  for (const end = Date.now() + 15000; ;) {
+  for (const end = Date.now() + 60000; ;) {
     if (proc.exitCode !== null) throw new Error(`${command} exited (${proc.exitCode}): ${output}`);
     if (await ready().catch(() => false)) break;
     if (Date.now() > end) {
       await stop();
-      throw new Error(`${command} did not start in 15 s: ${output}`);
+      throw new Error(`${command} did not start in 60 s: ${output}`);
     }
     await sleep(100);
   }

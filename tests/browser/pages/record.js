@@ -39,9 +39,22 @@ window.fetch = function (url, init) {
       error: err ? { code: err.code, message: err.message, userMessage: err.userMessage, field: err.field,
         mayHaveGoneThrough: err.mayHaveGoneThrough, notSent: err.notSent, method: err.method, nextStep: err.nextStep,
         offerId: err.offerId, isPayWasmError: err instanceof Error && err.name === 'PayWasmError' } : null,
+      // What the shopper saw as the event came (the element draws before it emits): a later status
+      // may replace it before a test could look.
+      shown: err ? shownNow(e.target) : null,
     });
   });
 });
+// The checkout `host`'s error text, aria-busy and Pay label ({ error, busy, pay }; null where absent).
+function shownNow(host) {
+  var root = host && host.shadowRoot;
+  if (!root) return null;
+  var error = root.querySelector('.error');
+  var container = root.querySelector('[part~=container]');
+  var pay = root.querySelector('button.pay');
+  return { error: error ? error.textContent : null, busy: container ? container.getAttribute('aria-busy') : null,
+    pay: pay ? pay.textContent : null };
+}
 // The element `selector` names in the (first) checkout's shadow root.
 window.__shadow = function (selector) {
   return document.querySelector('paywasm-checkout').shadowRoot.querySelector(selector);

@@ -1,14 +1,19 @@
-// `paywasm-merchant console-user` (console_auth.hpp): the console's accounts from the command line,
-// while the gateway runs. On SQLite the command opens the file beside the gateway (SqlShare::
-// beside_server: no process lock; WAL and the busy timeout let it take turns with the gateway's
-// writes) and migrates nothing (Store::BesideGateway); on PostgreSQL it is one more client. The
-// gateway reads users and logins from the database at each request, so a change is in effect at
+// `paywasm-merchant console-user ...` (console_auth.hpp): the console's accounts from the command
+// line, on the gateway's database, while the gateway runs or not. Every change is in the audit log
+// as the actor "cli".
+// Beside a running gateway: on SQLite the command opens the file beside it (SqlShare::beside_server:
+// no process lock; WAL and the busy timeout let it take turns with the gateway's writes) and
+// migrates nothing (Store::BesideGateway); on PostgreSQL it is one more client. The gateway reads
+// users, logins and wrong passwords from the database at each request, so a change is in effect at
 // once: a removed user's or a changed password's logins end, an unlocked user can log in.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sys/stat.h>
+#include <vector>
 
 #include "console_auth.hpp"
 #include "options/options.hpp"
@@ -19,6 +24,7 @@
 
 namespace merchant {
 
+using paywasm::server::iso8601;
 using paywasm::server::now_ms;
 
 std::string read_password(std::istream& in) {
@@ -54,14 +60,20 @@ bool add_console_user(Store& store, const std::string& name, const std::string& 
 namespace {
 
 const char* kUsage =
-    "usage: paywasm-merchant console-user add NAME     (the password on stdin, one line, at least 12 characters)\n"
-    "       paywasm-merchant console-user passwd NAME  (the new password on stdin; the user's logins end)\n"
-    "       paywasm-merchant console-user unlock NAME  (after 5 wrong passwords: lets the user log in again now)\n"
-    "       paywasm-merchant console-user remove NAME  (its logins end too)\n"
+    "usage: paywasm-merchant console-user add NAME      (the password on stdin, one line, at least 12 characters)\n"
+    "       paywasm-merchant console-user passwd NAME   (the new password on stdin; its logins end)\n"
+    "       paywasm-merchant console-user unlock NAME   (forgets its wrong passwords: it can log in again now)\n"
+    "       paywasm-merchant console-user sessions NAME (its live logins)\n"
+    "       paywasm-merchant console-user remove NAME   (its logins end too)\n"
     "       paywasm-merchant console-user list\n"
     "options: --db URL (else PAYWASM_DB, else the configuration file's db, else sqlite:paywasm-merchant.db)\n"
     "         --config FILE (default /etc/paywasm/merchant.conf when it exists)\n"
     "each works while the gateway runs, on SQLite too\n";
+
+int no_such_user(const std::string& name) {
+    std::fprintf(stderr, "paywasm-merchant: no console user %s\n", name.c_str());
+    return 1;
+}
 
 // The database: --db, PAYWASM_DB, the configuration file's `db`, the gateway's default.
 std::string database_of(const paywasm::options::Args& args) {
@@ -94,8 +106,8 @@ int console_user_command(int argc, char** argv) {
     try {
         const paywasm::options::Args args(std::vector<std::string>(argv, argv + argc), {{"db", "config"}, {}, true});
         const auto& words = args.positional();
-        const bool named = words.size() == 2 &&
-                           (words[0] == "add" || words[0] == "remove" || words[0] == "passwd" || words[0] == "unlock");
+        const std::vector<std::string> named_verbs = {"add", "remove", "passwd", "unlock", "sessions"};
+        const bool named = words.size() == 2 && std::find(named_verbs.begin(), named_verbs.end(), words[0]) != named_verbs.end();
         if (args.has("help") || (!named && !(words.size() == 1 && words[0] == "list"))) {
             std::fputs(kUsage, args.has("help") ? stdout : stderr);
             return args.has("help") ? 0 : 2;
@@ -109,29 +121,47 @@ int console_user_command(int argc, char** argv) {
         const std::string password = verb == "add" || verb == "passwd" ? read_password(std::cin) : "";
         const std::unique_ptr<Store> opened = open_store(database_of(args));
         Store& store = *opened;
+        const std::int64_t now = now_ms();
         if (verb == "list") {
             for (const auto& u : store.console_users()) {
-                std::printf("%s\tcreated %s%s\n", u.name.c_str(), paywasm::server::iso8601(u.created_at).c_str(),
-                            u.locked_until > now_ms() ? "\tlocked" : "");
+                const std::int64_t until = store.login_locked_until("user:" + u.name, kFailureWindowMs, kMaxFailures, now);
+                std::printf("%s\tcreated %s%s%s\n", u.name.c_str(), iso8601(u.created_at).c_str(),
+                            until > now ? ("\tlocked until " + iso8601(until)).c_str() : "",
+                            u.failed_logins ? ("\t" + std::to_string(u.failed_logins) + " wrong passwords since the last login").c_str()
+                                            : "");
             }
             return 0;
         }
         const std::string& name = words[1];
-        bool done = false;
-        if (verb == "add") done = add_console_user(store, name, password, "cli");
-        else if (verb == "remove") done = store.remove_console_user(name);
-        else if (verb == "passwd") done = store.set_console_password(name, hash_password(password));
-        else done = store.console_login_succeeded(name);
-        if (!done) {
-            if (verb != "add") std::fprintf(stderr, "paywasm-merchant: no console user %s\n", name.c_str());
-            return 1;
+        if (verb == "add") {
+            if (!add_console_user(store, name, password, "cli")) return 1;
+            std::printf("added %s\n", name.c_str());
+            return 0;
         }
-        if (verb != "add") {
-            store.audit("cli", verb == "remove" ? "user_removed" : verb == "passwd" ? "user_password_changed" : "user_unlocked", name,
-                        std::nullopt, "", now_ms());
+        if (verb == "remove") {
+            if (!store.remove_console_user(name)) return no_such_user(name);
+            store.audit("cli", "user_removed", name, std::nullopt, "", now);
+            std::printf("removed %s\n", name.c_str());
+            return 0;
         }
-        std::printf("%s %s\n", verb == "add" ? "added" : verb == "remove" ? "removed" : verb == "passwd" ? "new password for" : "unlocked",
-                    name.c_str());
+        if (verb == "unlock") {
+            if (!store.console_user(name)) return no_such_user(name);
+            const bool had = store.clear_login_failures("user:" + name);
+            store.audit("cli", "user_unlocked", name, std::nullopt, "", now);
+            std::printf(had ? "unlocked %s (its wrong passwords are forgotten)\n" : "%s had no wrong passwords to forget\n", name.c_str());
+            return 0;
+        }
+        if (verb == "sessions") {
+            if (!store.console_user(name)) return no_such_user(name);
+            for (const auto& s : store.console_sessions_of(name, now)) {
+                std::printf("began %s\tlast seen %s\tends by %s\tfrom %s\n", iso8601(s.created_at).c_str(), iso8601(s.seen_at).c_str(),
+                            iso8601(s.expires_at).c_str(), s.address.empty() ? "-" : s.address.c_str());
+            }
+            return 0;
+        }
+        if (!store.set_console_password(name, hash_password(password))) return no_such_user(name);
+        store.audit("cli", "user_password_changed", name, std::nullopt, "", now);
+        std::printf("changed the password of %s; its logins ended\n", name.c_str());
         return 0;
     } catch (const paywasm::Error& e) {
         std::fprintf(stderr, "paywasm-merchant: %s\n\n%s", e.what(), kUsage);
