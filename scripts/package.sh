@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make package`: the Debian packages paywasm-merchant, paywasm and paywasm-sandbox (cmake/Package.cmake)
-# from a built native tree, then lintian on them (errors fail; warnings are docs/merchant.md's,
-# "The Debian packages").
+# from a built native tree, then lintian on them (an error or a warning fails; the info tags are
+# explained in docs/packaging.md).
 #   scripts/package.sh [NATIVE_BUILD_DIR [OUT_DIR]]   (default build/native, build/packages)
 # The widget's files come from scripts/dist.sh, built into <native>/package-widget (the wasm tree
 # must be built: make build). Prints the packages' paths, one a line, last.
@@ -27,7 +27,9 @@ lock_version=$(node -p 'require(process.argv[1]).version' "$ROOT/package-lock.js
 # The programs and their man pages, up to date.
 cmake --build "$BUILD" --target paywasm paywasm-merchant paywasm-sandbox paywasm_help >&2
 widget=$(sed -nE 's/^PAYWASM_PACKAGE_WIDGET_DIR:PATH=(.*)/\1/p' "$BUILD/CMakeCache.txt")
-PAYWASM_DIST_DIR=$widget scripts/dist.sh >&2 || die "the widget's files (scripts/dist.sh) failed"
+# The wasm tree the native tree was configured with (make build: build/wasm), else dist.sh's default.
+wasm=$(sed -nE 's/^PAYWASM_WASM_DIR:PATH=(.+)/\1/p' "$BUILD/CMakeCache.txt")
+env PAYWASM_DIST_DIR="$widget" ${wasm:+PAYWASM_WASM_BUILD_DIR="$wasm"} "$ROOT/scripts/dist.sh" >&2 || die "the widget's files (scripts/dist.sh) failed"
 [[ -f $widget/paywasm.js && -f $widget/paywasm.wasm ]] || die "no widget in $widget"
 
 mkdir -p "$OUT"
@@ -38,7 +40,8 @@ debs=("$OUT"/paywasm*_"$version"_*.deb)
 [[ ${#debs[@]} -eq 3 && -f ${debs[0]} ]] || die "expected 3 packages in $OUT, found: ${debs[*]}"
 rm -rf "$OUT/_CPack_Packages"
 
+# No error and no warning (either fails); the info tags it prints are explained in docs/packaging.md.
 say "lintian:"
-lintian --fail-on error --suppress-tags-from-file "$ROOT/deploy/debian/lintian-overrides" "${debs[@]}" >&2 ||
-  die "lintian reported an error"
+lintian --fail-on error,warning --display-info --suppress-tags-from-file "$ROOT/deploy/debian/lintian-overrides" "${debs[@]}" >&2 ||
+  die "lintian reported an error or a warning"
 printf '%s\n' "${debs[@]}"
