@@ -65,7 +65,7 @@ set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXE
 set(CPACK_DEBIAN_MERCHANT_PACKAGE_NAME paywasm-merchant)
 set(CPACK_DEBIAN_MERCHANT_PACKAGE_DEPENDS "adduser")
 set(CPACK_DEBIAN_MERCHANT_PACKAGE_CONTROL_EXTRA
-  "${_paywasm_deb_dir}/paywasm-merchant/postinst;${_paywasm_deb_dir}/paywasm-merchant/postrm;${_paywasm_deb_dir}/paywasm-merchant/conffiles")
+  "${_paywasm_deb_dir}/paywasm-merchant/postinst;${_paywasm_deb_dir}/paywasm-merchant/prerm;${_paywasm_deb_dir}/paywasm-merchant/postrm;${_paywasm_deb_dir}/paywasm-merchant/conffiles")
 set(CPACK_DEBIAN_MERCHANT_DESCRIPTION "paywasm merchant gateway
 The merchant's half of a paywasm checkout: checkout sessions, the payment
 service's signed webhooks, status streams to the shopper's page, signed
