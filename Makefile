@@ -3,7 +3,8 @@
 #   make deps    install missing apt/npm packages, fetch + verify source tarballs, build Crypto++ for wasm
 #   make build   native build (build/native, binaries in build/bin) and wasm build (build/wasm)
 #   make test    deps + build + ctest in each build tree (native with the wasm suites, asan, fuzz),
-#                ending with the table of the slowest suites
+#                ending with the table of the slowest suites; as root, since package.deb builds the
+#                Debian packages (scripts/package.sh), installs them with apt-get and purges them
 #   make check   the native unit tests alone (the fast inner loop)
 #   make test-repeat SUITES='widget.engines|load' N=5 STRESS=2
 #                the ctest suites matching SUITES (a ctest -R regex; default every native suite) N times

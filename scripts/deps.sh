@@ -43,6 +43,7 @@ APT_PACKAGES=(
   systemd                                      # systemd-analyze verify: the gateway's unit (deploy.install)
   nginx                                        # proxy.nginx: the gateway behind deploy/nginx.conf
   dpkg-dev fakeroot lintian adduser            # make package: cpack's dpkg-shlibdeps, root-owned files, lintian
+  apt util-linux                               # package.deb: apt-get install ./*.deb; setpriv, runuser, flock
 )
 
 missing_apt_packages() {
