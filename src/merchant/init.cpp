@@ -14,10 +14,12 @@
 #include <iostream>
 #include <sstream>
 
+#include "client/transport.hpp"
 #include "client/url.hpp"
 #include "console_auth.hpp"
 #include "options/options.hpp"
 #include "paywasm/error.hpp"
+#include "paywasm/json.hpp"
 #include "server/util.hpp"
 #include "settings.hpp"
 #include "store.hpp"
@@ -36,6 +38,8 @@ const char* kUsage =
     "  --webhook-public-key F     the service's webhook signing key (PEM): copied beside the file\n"
     "  --merchant-token-file F    a file holding the service's merchant access token (else PAYWASM_MERCHANT_TOKEN,\n"
     "                             else asked on the terminal): copied into secrets/merchant-token (0600)\n"
+    "  --sandbox URL              try it on a paywasm-sandbox (http://127.0.0.1:8080): the four values above come\n"
+    "                             from its control API, and its webhook URL is set to this gateway's\n"
     "  --shop-name TEXT           the shop's name on the hosted pages\n"
     "  --shop-origin ORIGIN       the shop's web site (https://shop.example), or\n"
     "  --no-web-site              a shop without one: hosted pages and payment links, no shop origin\n"
@@ -154,6 +158,35 @@ std::string line(const std::string& name, const std::string& value) {
     return name + " = " + (quote ? "\"" + value + "\"" : value) + "\n";
 }
 
+// What the service's merchant portal would show, read from a paywasm-sandbox's control API
+// (GET /__sandbox/merchant; docs/sandbox.md).
+struct Portal {
+    std::string service_url, merchant_id, merchant_key, webhook_key, token;
+};
+
+Portal sandbox_portal(const std::string& sandbox) {
+    paywasm::client::split_base_url(sandbox, "sandbox");
+    const auto answer = paywasm::client::send({"GET", "/__sandbox/merchant", {{"Accept", "application/json"}}, ""}, sandbox, {10});
+    if (answer.status != 200) fail("--sandbox " + sandbox + ": GET /__sandbox/merchant answered " + std::to_string(answer.status));
+    const auto doc = paywasm::parse_json(answer.body, paywasm::ErrorCode::bad_response);
+    const auto text = [&](const char* name) {
+        const auto v = doc.root().member(name);
+        if (!v.is_string() || v.text().empty()) fail("--sandbox " + sandbox + ": its merchant has no " + name);
+        return std::string(v.text());
+    };
+    std::string base = sandbox;
+    while (!base.empty() && base.back() == '/') base.pop_back();
+    return {base + "/api", text("merchantId"), text("publicKey"), text("webhookPublicKey"), text("merchantAccessToken")};
+}
+
+// Points the sandbox's webhooks at this gateway (PUT /__sandbox/webhook).
+void point_sandbox_webhook(const std::string& sandbox, const std::string& url) {
+    paywasm::JsonWriter w;
+    w.begin_object().str("url", url).end_object();
+    const auto answer = paywasm::client::send({"PUT", "/__sandbox/webhook", {{"Content-Type", "application/json"}}, w.take()}, sandbox, {10});
+    if (answer.status != 200) fail("--sandbox: setting its webhook URL to " + url + " answered " + std::to_string(answer.status) + ": " + answer.body);
+}
+
 // Chowns the SQLite file and its companions to the service's user (init ran as root).
 void give_database(const std::string& db, const Owner& owner) {
     if (owner.uid == static_cast<uid_t>(-1) || db.rfind("sqlite:", 0) != 0) return;
@@ -168,7 +201,7 @@ int run(const std::vector<std::string>& argv) {
     const paywasm::options::Args args(
         argv, {{"config", "service-url", "merchant-id", "merchant-public-key", "webhook-public-key", "merchant-token-file",
                 "shop-name", "shop-origin", "db", "listen", "console-listen", "public-url", "app-callback", "widget-dir", "user",
-                "console-user"},
+                "console-user", "sandbox"},
                {"no-web-site", "password-stdin", "force"}});
     if (args.has("help")) {
         std::fputs(kUsage, stdout);
@@ -189,14 +222,26 @@ int run(const std::vector<std::string>& argv) {
         owner = {pw->pw_uid, pw->pw_gid};
     }
     const Answers answers(args, !args.has("password-stdin") && ::isatty(STDIN_FILENO));
-    const std::string service_url = answers.get("service-url", "The payment service's base URL (https://.../api)");
-    const std::string merchant_id = answers.get("merchant-id", "Your merchant id");
-    const std::string merchant_key = slurp(answers.get("merchant-public-key", "The merchant public key's file (PEM)"));
-    const std::string webhook_key = slurp(answers.get("webhook-public-key", "The service's webhook public key's file (PEM)"));
-    std::string token;
-    if (args.has("merchant-token-file")) token = slurp(args.get("merchant-token-file"));
-    else if (const char* t = std::getenv("PAYWASM_MERCHANT_TOKEN"); t && *t) token = t;
-    else token = answers.get("merchant-token-file", "The service's merchant access token (not shown)", true);
+    const std::string sandbox = args.get("sandbox");
+    Portal portal;
+    if (!sandbox.empty()) {
+        for (const char* given : {"service-url", "merchant-id", "merchant-public-key", "webhook-public-key", "merchant-token-file"}) {
+            if (args.has(given)) fail(std::string("--sandbox gives --") + given + " itself: give one or the other");
+        }
+        portal = sandbox_portal(sandbox);
+    }
+    const std::string service_url = sandbox.empty() ? answers.get("service-url", "The payment service's base URL (https://.../api)") : portal.service_url;
+    const std::string merchant_id = sandbox.empty() ? answers.get("merchant-id", "Your merchant id") : portal.merchant_id;
+    const std::string merchant_key =
+        sandbox.empty() ? slurp(answers.get("merchant-public-key", "The merchant public key's file (PEM)")) : portal.merchant_key;
+    const std::string webhook_key =
+        sandbox.empty() ? slurp(answers.get("webhook-public-key", "The service's webhook public key's file (PEM)")) : portal.webhook_key;
+    std::string token = portal.token;
+    if (sandbox.empty()) {
+        if (args.has("merchant-token-file")) token = slurp(args.get("merchant-token-file"));
+        else if (const char* t = std::getenv("PAYWASM_MERCHANT_TOKEN"); t && *t) token = t;
+        else token = answers.get("merchant-token-file", "The service's merchant access token (not shown)", true);
+    }
     while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
     if (token.empty() || token.find('\n') != std::string::npos) fail("the merchant access token is one line, not empty");
     const std::string shop_name = answers.get("shop-name", "The shop's name (shown on the payment pages)");
@@ -252,6 +297,11 @@ int run(const std::vector<std::string>& argv) {
         }
     }
     give_database(db, owner);
+    // The webhook URL as the service reaches the gateway: --public-url, else the listening address.
+    std::string reach = "http://" + listen;
+    if (reach.rfind("http://0.0.0.0:", 0) == 0) reach = "http://127.0.0.1:" + reach.substr(15);
+    const std::string webhook_url = args.get("public-url", reach) + "/v1/webhooks";
+    if (!sandbox.empty()) point_sandbox_webhook(sandbox, webhook_url);
     const std::string console_url = "http://" + console_listen + "/";
     std::printf("paywasm-merchant: wrote %s (check it: paywasm-merchant config check --config %s)\n", config.c_str(), config.c_str());
     std::printf("secrets (0600%s): %s/{merchant-token,app-secret,event-secret,metrics-token}; your app's bearer is app-secret\n",
@@ -260,8 +310,13 @@ int run(const std::vector<std::string>& argv) {
     std::printf("console: %s user %s", console_url.c_str(), console_user.c_str());
     if (args.has("password-stdin")) std::printf(" (the password you gave)\n");
     else std::printf(" password %s (shown once: keep it; change it with console-user passwd)\n", password.c_str());
-    std::printf("next: start the gateway (systemctl enable --now paywasm-merchant), then set the service's webhook URL to %s/v1/webhooks\n",
-                args.get("public-url", "http://" + listen).c_str());
+    if (sandbox.empty()) {
+        std::printf("next: start the gateway (systemctl enable --now paywasm-merchant), then set the service's webhook URL to %s\n",
+                    webhook_url.c_str());
+    } else {
+        std::printf("the sandbox %s sends its webhooks to %s\nnext: start the gateway (systemctl enable --now paywasm-merchant)\n",
+                    sandbox.c_str(), webhook_url.c_str());
+    }
     return 0;
 }
 

@@ -6,6 +6,9 @@
 // (a generated password shown once, or one line read from stdin with --password-stdin), checks the
 // result with the gateway's own reader (settings.hpp), and prints the console's URL and the next
 // step. It refuses a configuration file that already holds a setting unless --force is given.
+// With --sandbox URL (trying it out: README's five commands) the service's URL, merchant id, keys
+// and token come from a paywasm-sandbox's control API, and the sandbox's webhook URL is set to the
+// gateway's /v1/webhooks (--public-url, else the listening address).
 #pragma once
 
 #include <string>

@@ -207,6 +207,35 @@ describe('init', () => {
     }
     assert.equal(await exited, 0, stderr);
   });
+
+  test('--sandbox: the service\'s values from a sandbox, its webhooks pointed at the gateway', async () => {
+    const own = await startSandbox();
+    try {
+      const dir = tempDir('pwm-init-sb-');
+      const port = await freePort();
+      const config = path.join(dir, 'etc', 'merchant.conf');
+      const args = ['init', '--config', config, '--sandbox', own.base, '--shop-name', 'Corner Bakery', '--shop-origin', 'https://shop.example',
+        '--db', `sqlite:${dir}/gw.db`, '--listen', `127.0.0.1:${port}`, '--console-listen', `127.0.0.1:${await freePort()}`,
+        '--password-stdin'];
+      const both = run([...args, '--merchant-id', 'someone'], { input: PASSWORD + '\n' });
+      assert.equal(both.status, 2);
+      assert.match(both.stderr, /--sandbox gives --merchant-id itself/);
+      const r = run(args, { input: PASSWORD + '\n' });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(`the sandbox .* sends its webhooks to http://127\\.0\\.0\\.1:${port}/v1/webhooks`));
+      const text = fs.readFileSync(config, 'utf8');
+      assert.match(text, new RegExp(`^service-url = ${own.base.replace(/[.]/g, '\\.')}/api$`, 'm'));
+      assert.match(text, new RegExp(`^merchant-id = ${own.merchant.merchantId}$`, 'm'));
+      assert.equal(fs.readFileSync(path.join(dir, 'etc', 'secrets', 'merchant-token'), 'utf8').trim(), own.merchant.merchantAccessToken);
+      assert.equal(fs.readFileSync(path.join(dir, 'etc', 'merchant-public.pem'), 'utf8'), own.merchant.publicKey);
+      assert.equal(fs.readFileSync(path.join(dir, 'etc', 'service-webhook-public.pem'), 'utf8'), own.merchant.webhookPublicKey);
+      const hook = await (await fetch(`${own.base}/__sandbox/webhook`)).json();
+      assert.equal(hook.url, `http://127.0.0.1:${port}/v1/webhooks`);
+      assert.equal(run(['config', 'check', '--config', config]).status, 0);
+    } finally {
+      await own.stop();
+    }
+  });
 });
 
 // console-user beside a running gateway: every verb takes effect on the running console.
