@@ -233,7 +233,9 @@ async function payOnPage(page, method) {
     const seen = await page.run((m) => {
       const b = window.__shadow(`button[data-key=pay-${m}]`);
       return { posts: window.__posts.map((p) => p.url), pay: b && { disabled: b.disabled, label: b.textContent },
-        busy: window.__shadow('[part~=container]').getAttribute('aria-busy'), console: window.__console };
+        busy: window.__shadow('[part~=container]').getAttribute('aria-busy'), console: window.__console,
+        inputs: window.__inputs, rect: b && JSON.stringify(b.getBoundingClientRect()), now: Math.round(performance.now()),
+        scroll: [window.scrollX, window.scrollY], viewport: [window.innerWidth, window.innerHeight] };
     }, method).catch(() => '?');
     throw new Error(`${e.message}; after the click: ${JSON.stringify(seen)}; payments at the proxy: ${proxy.payments.length}`);
   }

@@ -6,28 +6,13 @@
 //   demo.output() what the script printed so far.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { tempDir } from '../support/node.mjs';
+import { freePorts, tempDir } from '../support/node.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
 // Four consecutive free ports: the shop, the sandbox (+1), the gateway (+2) and its console (+3).
-async function freeTriple() {
-  const free = (port) => new Promise((resolve) => {
-    const s = net.createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-  // Below the kernel's ephemeral range: a busy machine's outgoing connections take ports from that
-  // range at any moment, and could take one of these between this check and the demo's bind.
-  let low = 32768;
-  try { low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low; } catch { /* default */ }
-  const top = Math.max(12000, low - 4);
-  for (let tries = 0; tries < 50; tries++) {
-    const base = 10000 + Math.floor(Math.random() * (top - 10000));
-    if (await free(base) && await free(base + 1) && await free(base + 2) && await free(base + 3)) return base;
-  }
-  throw new Error('no four free ports in a row');
-}
+const freeTriple = () => freePorts(4);
 
 // Resolves once the demo says it is running (90 s at most); `env` is added to the script's.
 export async function startDemo(env = {}, options = {}) {

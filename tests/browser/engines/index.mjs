@@ -10,6 +10,9 @@
 //                                                    // async); its JSON result
 //   await page.click(fn, arg)                        // a real click on the element fn(arg) returns
 //                                                    // (shadow DOM included)
+//   await page.pressAcross(fn, arg, during, duringArg)
+//                                                    // the mouse pressed on fn(arg)'s centre, then
+//                                                    // during(duringArg) run in the page, then released
 //   await page.press('Tab', '654321', 'Enter')       // keys: named ones (Tab, Enter, Space,
 //                                                    // ArrowDown, ArrowUp, Escape), else typed text
 //   await page.screenshot()                          // PNG of the viewport (a Buffer)

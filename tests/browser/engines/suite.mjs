@@ -248,6 +248,25 @@ test('QR: the code drawn is read by zbarimg as the wallet link; paid through the
   await page.done();
 });
 
+// WebKit drops a click whose pressed node left the document before the release: a redraw that
+// rewrote Pay's label while the shopper held the mouse (a greeting arriving mid-press) lost the
+// click (widget.attempts.webkit's flaky "no answer to Pay"). A redraw keeps the label's text node.
+test('a press on Pay across a redraw (something arriving mid-press) is a click: the label\'s text node stays, the code is drawn', LIMIT, async () => {
+  const page = await open();
+  const offerId = newOffer('press');
+  await mount(page, { offerId, methods: 'exchange qr', statusMode: 'sse', ...await session(offerId) });
+  await choose(page, 'qr');
+  const redraw = () => { const el = document.querySelector('paywasm-checkout'); el.shippingAddress = el.shippingAddress; };
+  await page.run(() => { window.__label = window.__shadow('button[data-key=pay-qr]').firstChild; });
+  await page.run(redraw);
+  assert.equal(await page.run(() => window.__shadow('button[data-key=pay-qr]').firstChild === window.__label), true,
+    'a redraw of the same view keeps Pay\'s text node');
+  await page.pressAcross(inShadow, 'button[data-key=pay-qr]', redraw);
+  const first = await waitEvent(page, 'paywasm-status');
+  assert.equal(first.status.code, 10, 'the code was asked for: waiting for payment');
+  await page.done();
+});
+
 test('keyboard only: Tab through exchange, 2FA and save, Enter on Pay; the payload has what was typed', LIMIT, async () => {
   const page = await open();
   const offerId = newOffer('keys');

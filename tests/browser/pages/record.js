@@ -7,6 +7,18 @@ window.__errors = [];
 window.__console = [];
 window.__events = [];
 window.__posts = [];
+// The pointer input the page received (the last 20): what a click in a test reached, for a failure's
+// record ({ type, at, x, y, target: the innermost element's tag, class and data-key }).
+window.__inputs = [];
+['pointerdown', 'mousedown', 'mouseup', 'click'].forEach(function (type) {
+  window.addEventListener(type, function (e) {
+    var t = e.composedPath ? e.composedPath()[0] : e.target;
+    window.__inputs.push({ type: type, at: Math.round(performance.now()), x: e.clientX, y: e.clientY,
+      target: t && t.tagName ? t.tagName.toLowerCase() + (t.className ? '.' + t.className : '')
+        + (t.dataset && t.dataset.key ? '[' + t.dataset.key + ']' : '') : String(t) });
+    if (window.__inputs.length > 20) window.__inputs.shift();
+  }, true);
+});
 document.addEventListener('securitypolicyviolation', function (e) {
   window.__violations.push({ directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample });
 });
