@@ -15,13 +15,12 @@
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { startSandbox } from '../server/harness.mjs';
 import { Client } from '../gateway/console_client.mjs';
-import { tempDir, waitFor } from '../support/node.mjs';
+import { freePorts, tempDir, waitFor } from '../support/node.mjs';
 import { readService, startUnit, systemdRuns } from './unit.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -63,21 +62,6 @@ const userExists = (name) => sh('getent', ['passwd', name], { allowFail: true })
 const groupExists = (name) => sh('getent', ['group', name], { allowFail: true }).status === 0;
 const apt = (args) => sh('apt-get', ['-y', '-q', '-o', 'DPkg::Lock::Timeout=300', ...args], { env: { DEBIAN_FRONTEND: 'noninteractive' } });
 const purge = () => apt(['purge', ...PACKAGES]);
-
-// Two free ports below the kernel's ephemeral range (an outgoing connection cannot take them
-// between this check and the gateway's bind; tests/demo/start.mjs does the same).
-async function twoPorts() {
-  const free = (port) => new Promise((resolve) => {
-    const s = net.createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-  let low = 32768;
-  try { low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low; } catch { /* default */ }
-  for (let tries = 0; tries < 50; tries++) {
-    const base = 10000 + Math.floor(Math.random() * (Math.max(12000, low - 2) - 10000));
-    if (await free(base) && await free(base + 1)) return [base, base + 1];
-  }
-  throw new Error('no two free ports in a row');
-}
 
 async function main() {
   check(process.getuid() === 0,
@@ -130,7 +114,8 @@ async function main() {
     // ---- init and the unit (a bind that meets a port taken meanwhile: init --force on new ports) ----
     let gatewayPort, consolePort;
     for (let attempt = 1; ; attempt++) {
-      [gatewayPort, consolePort] = await twoPorts();
+      gatewayPort = await freePorts(2);  // below the ephemeral range (tests/support/node.mjs)
+      consolePort = gatewayPort + 1;
       await step(`paywasm-merchant init (ports ${gatewayPort}, ${consolePort})`, async () => {
         const r = sh(MERCHANT, ['init', '--sandbox', sandbox.base, '--shop-name', 'Package Test Bakery', '--no-web-site',
           '--listen', `127.0.0.1:${gatewayPort}`, '--console-listen', `127.0.0.1:${consolePort}`, '--console-user', 'owner',
