@@ -43,8 +43,9 @@ bool serve_file(Response& res, const std::string& dir, const std::string& rel) {
     return true;
 }
 
-// index.html with {{PAYWASM_SCRIPT}}: the widget's script tag with the integrity of the file served
-// right now, or a note when dist/ is not built.
+// index.html, its {{PAYWASM_SCRIPT}} (when it has one: a shop's own built site, served with --site,
+// has none) replaced by the widget's script tag with the integrity of the file served right now, or
+// a note when dist/ is not built.
 void serve_index(Sandbox& sb, Response& res) {
     std::string page;
     if (!read_file(sb.config.site_dir + "/index.html", page)) {
@@ -55,9 +56,10 @@ void serve_index(Sandbox& sb, Response& res) {
         ? server::Html::element("script", {{"src", "/dist/paywasm.js"}, {"integrity", server::sri_sha384(widget)},
                                            {"crossorigin", "anonymous"}}, "")
         : server::Html::markup("<!-- dist/paywasm.js is not built: run `make dist` -->");
+    if (page.find("{{PAYWASM_SCRIPT}}") != std::string::npos) page = server::render(page, {{"PAYWASM_SCRIPT", script}});
     server::page_headers(res, csp(sb.config));
     res.status = 200;
-    res.set_content(server::render(page, {{"PAYWASM_SCRIPT", script}}), "text/html; charset=utf-8");
+    res.set_content(page, "text/html; charset=utf-8");
 }
 
 }  // namespace
