@@ -39,6 +39,9 @@ inline constexpr std::int64_t kFailureWindowMs = 15LL * 60 * 1000;
 
 std::string hash_password(const std::string& password);
 bool verify_password(const std::string& password, const std::string& stored);
+// How many password checks (verify_password: one scrypt each) this process has run: /metrics'
+// paywasm_console_password_checks_total, by which a test proves every login answer did the same work.
+std::uint64_t password_checks();
 
 // A user name: 1 to 64 of letters, digits and . _ - @.
 bool valid_user_name(const std::string& name);
