@@ -77,6 +77,18 @@ int main(int argc, char** argv) {
         if (!gw.config.widget_dir.empty()) {  // hosted checkout and payment links (hosted.hpp)
             merchant::register_hosted(server, gw);
             merchant::register_links(server, gw);
+        } else {
+            // Off: their URLs say so and how to turn them on, instead of a bare 404.
+            const auto off = [](const paywasm::server::Request&, paywasm::server::Response& res, const std::string&) {
+                paywasm::server::send_error(res, 404, "hosted_pages_off",
+                    "the hosted checkout and payment links are off: start paywasm-merchant with --widget-dir DIR "
+                    "(the widget's built files; /usr/share/paywasm/widget from the package)");
+            };
+            for (const char* method : {"GET", "HEAD", "POST", "PATCH"}) {
+                for (const char* pattern : {"/v1/links", R"(/v1/links/.*)", R"(/l/.*)", R"(/pay/.*)"}) {
+                    server.route(method, pattern, config.max_body, off);
+                }
+            }
         }
         std::atomic<const paywasm::server::Server*> running{nullptr};
         merchant::register_health(server, gw, running);

@@ -349,3 +349,20 @@ describe('abuse', () => {
     await assert.rejects(start(undefined, ['--return-origin', 'https://a.example/path']), /return-origin/);
   });
 });
+
+// A gateway without --widget-dir: the link operations and the hosted pages say they are off and how
+// to turn them on (issue 44), not a bare 404 http_error.
+test('without --widget-dir, /v1/links, /l/{id} and /pay/{id} answer hosted_pages_off and name the option', async () => {
+  const g = await startGateway(sb, { db: undefined });
+  try {
+    for (const [method, p, app] of [['POST', '/v1/links', true], ['GET', '/v1/links', true], ['GET', '/v1/links/abc', true],
+      ['PATCH', '/v1/links/abc', true], ['GET', '/l/abc', false], ['GET', '/pay/abc', false]]) {
+      const r = await gw(g, method, p, { app, body: method === 'GET' ? undefined : {} });
+      assert.equal(r.status, 404, `${method} ${p}`);
+      assert.equal(r.json.error, 'hosted_pages_off', `${method} ${p}: ${r.text}`);
+      assert.match(r.json.message, /--widget-dir/);
+    }
+  } finally {
+    await g.stop();
+  }
+});
