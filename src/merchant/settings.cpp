@@ -90,7 +90,7 @@ const char* const kUsage =
     "  --shop-name TEXT          the shop's name on the hosted pages (1 to 80 characters; default Checkout)\n"
     "  --shop-logo FILE          a PNG or SVG (at most 100 KB) shown beside the name\n"
     "  --shop-colour #RRGGBB     the pages' accent colour (default #1a56db)\n"
-    "  --link-rate-per-client N  link openings a minute per client address (default 20; 0: no limit)\n"
+    "  --link-rate-per-client N  link openings a minute per client address (default 60; 0: no limit)\n"
     "  --link-rate-per-link N    openings a minute per link (default 600; 0: no limit)\n"
     "  --link-session-ttl S      how long a link's session waits for the shopper's fields (default 900)\n"
     "  --console-listen HOST:PORT  the merchant's console on its own listener (default: none); keep it on\n"
