@@ -2,7 +2,8 @@
 // over the time of sending; the id is inside the signed body, the header repeats it for logs), by
 // the shared outbox worker (src/server/outbox.hpp) on the store's outbox rows.
 // 4 workers; a row is leased for 60 s while one delivers it (other workers and instances keep off),
-// so a crash mid-delivery leaves it to be retried when the lease ends. Back-off after n failures:
+// so a crash mid-delivery leaves it to be retried when the lease ends; a delivery the database could
+// not record (it was away) is recorded again for 50 s of the lease, so it is not sent twice. Back-off after n failures:
 // --retry-base-ms * 2^(n-1), at most 10 minutes.
 #include <algorithm>
 
@@ -14,12 +15,14 @@
 
 namespace merchant {
 
+constexpr std::int64_t kLeaseMs = 60000;  // an event's lease while one worker delivers it
+
 struct Gateway::Forwarder final : paywasm::server::OutboxStore {
     Forwarder(Gateway& gw_, paywasm::server::OutboxOptions options) : gw(gw_), outbox(*this, std::move(options)) {}
     ~Forwarder() override { outbox.stop(); }
 
     std::optional<Item> claim(std::int64_t now) override {
-        auto ev = gw.store.claim_due(now, 60000);
+        auto ev = gw.store.claim_due(now, kLeaseMs);
         if (!ev) return std::nullopt;
         Item item;
         item.id = ev->id;
@@ -56,6 +59,7 @@ void Gateway::start_forwarder() {
     o.workers = 4;
     o.timeouts = {5, 10, 10};
     o.verbose = config.verbose;
+    o.record_retry_ms = kLeaseMs - 10000;  // the database back within 50 s: a delivered event is not sent again
     o.backoff_ms = [base = config.retry_base_ms](std::int64_t failures) {
         const int shift = static_cast<int>(std::min<std::int64_t>(failures - 1, 20));
         return std::min<std::int64_t>(base << shift, 10 * 60 * 1000);

@@ -162,13 +162,13 @@ std::optional<Store::OutboxEvent> Store::claim_due(std::int64_t now, std::int64_
 
 void Store::delivered(const std::string& id, std::int64_t now) {
     sql_->execute("UPDATE outbox SET state = 'delivered', delivered_at = ?, attempts = attempts + 1, "
-                  "lease_until = NULL, last_error = NULL WHERE id = ?",
+                  "lease_until = NULL, last_error = NULL WHERE id = ? AND state = 'pending'",
                   {now, id});
 }
 
 void Store::failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error) {
     sql_->execute("UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, "
-                  "last_error = ? WHERE id = ?",
+                  "last_error = ? WHERE id = ? AND state = 'pending' AND lease_until IS NOT NULL",
                   {next_attempt_at, error.substr(0, 500), id});
 }
 

@@ -49,8 +49,9 @@ void Outbox::work() {
             if (stopping_) return;
         }
         std::optional<OutboxStore::Item> item;
+        const std::int64_t claimed_at = now_ms();
         try {
-            item = store_.claim(now_ms());
+            item = store_.claim(claimed_at);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s: %s\n", options_.name.c_str(), paywasm::escape_untrusted(e.what(), 500).c_str());
         }
@@ -79,17 +80,35 @@ void Outbox::work() {
             else if (*result.status < 200 || *result.status > 299) attempt.error = "HTTP " + std::to_string(*result.status);
         }
         attempt.finished = now_ms();
+        if (!attempt.error.empty()) attempt.next_attempt_at = attempt.finished + options_.backoff_ms(item->attempts + 1);
+        record(*item, attempt, claimed_at);
+    }
+}
+
+// Records an attempt's outcome. The store may be away (a database restarting): the outcome is kept
+// and recorded again every second until record_retry_ms after the claim, so that an item delivered
+// while the store was away is not sent a second time once its lease ends. Past that (or on stop())
+// the lease decides: the item may be delivered again (at least once).
+void Outbox::record(const OutboxStore::Item& item, const OutboxStore::Attempt& attempt, std::int64_t claimed_at) {
+    for (int tries = 0;; ++tries) {
         try {
             if (attempt.error.empty()) {
-                store_.delivered(*item, attempt);
+                store_.delivered(item, attempt);
             } else {
-                attempt.next_attempt_at = attempt.finished + options_.backoff_ms(item->attempts + 1);
-                store_.failed(*item, attempt);
-                if (options_.verbose) std::fprintf(stderr, "%s: %s: %s\n", options_.name.c_str(), item->id.c_str(), paywasm::escape_untrusted(attempt.error, 500).c_str());
+                store_.failed(item, attempt);
+                if (options_.verbose && tries == 0)
+                    std::fprintf(stderr, "%s: %s: %s\n", options_.name.c_str(), item.id.c_str(), paywasm::escape_untrusted(attempt.error, 500).c_str());
             }
+            return;
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "%s: %s\n", options_.name.c_str(), paywasm::escape_untrusted(e.what(), 500).c_str());
+            const bool last = now_ms() + 1000 > claimed_at + options_.record_retry_ms;
+            std::fprintf(stderr, "%s: %s: recording the %s: %s%s\n", options_.name.c_str(), item.id.c_str(),
+                         attempt.error.empty() ? "delivery" : "failure", paywasm::escape_untrusted(e.what(), 500).c_str(),
+                         last ? " (given up: it may be sent again when its lease ends)" : " (trying again)");
+            if (last) return;
         }
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_; })) return;
     }
 }
 

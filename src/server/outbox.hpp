@@ -51,6 +51,9 @@ struct OutboxOptions {
     std::function<std::int64_t(std::int64_t failures)> backoff_ms = [](std::int64_t) { return 1000; };
     int idle_ms = 500;   // how long a worker waits for wake() when nothing is due
     bool verbose = false;  // each failure on stderr
+    // How long after its claim an outcome the store could not take is tried again (each second):
+    // keep it below the store's lease, so that no other worker holds the item meanwhile. 0: once.
+    std::int64_t record_retry_ms = 0;
 };
 
 class Outbox {
@@ -66,6 +69,7 @@ public:
 
 private:
     void work();
+    void record(const OutboxStore::Item& item, const OutboxStore::Attempt& attempt, std::int64_t claimed_at);
     OutboxStore& store_;
     OutboxOptions options_;
     std::vector<std::thread> workers_;

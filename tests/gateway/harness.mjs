@@ -105,7 +105,7 @@ export async function startShopApp({ toleranceS = 300 } = {}) {
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => { body += d; });
-    req.on('end', () => {
+    req.on('end', async () => {
       app.deliveries++;
       if (app.failing > 0) {
         app.failing--;
@@ -119,6 +119,8 @@ export async function startShopApp({ toleranceS = 300 } = {}) {
       }
       app.events.push({ id: req.headers['paywasm-event-id'], body: JSON.parse(body) });
       if (app.onEvent) app.onEvent(app.events.at(-1));
+      const held = app.hold?.(app.events.at(-1));  // a promise: the answer waits for it (the event is kept)
+      if (held) await held;
       res.writeHead(204).end();
     });
   });
