@@ -191,7 +191,7 @@ function minify({ code, map }, file, isModule) {
   return terser.minify(banner + code, {
     module: isModule,
     ecma: 2020,
-    compress: readable ? false : { passes: 2 },
+    compress: readable ? false : { passes: 3 },  // a third pass: -4 B gzip; a fourth finds nothing
     // Property names that start with '_' are the element's own internals (never API, DOM or wasm
     // names; the wasm's `_initialize` export is the one exception, kept by name, and '__' names such
     // as __proto__ are never ours), and so are INTERNAL's: renamed too. builtins: terser otherwise
