@@ -78,10 +78,12 @@ Payable payable(const PayableSession& s, const std::vector<AttemptFacts>& attemp
             return stop("paid", &a);
         }
     }
-    if (s.expired) return stop("expired");
+    // The merchant's word before the clock: an order closed as not paid reads "closed", a clear end,
+    // whether or not the session also expired.
     for (const auto& a : attempts) {
         if (a.resolution == std::optional<std::string>("not_paid")) return stop("closed", &a);
     }
+    if (s.expired) return stop("expired");
     for (const auto& a : attempts) {
         switch (attempt_state(a)) {
             case AttemptState::answered: return stop("in_progress", &a);
@@ -117,6 +119,20 @@ std::optional<std::int64_t> stuck_since(const AttemptFacts& a, const AttentionTh
 std::string_view stuck_reason(const AttemptFacts& a) {
     if (a.method == "bank" && a.verified_open_at) return "bank_pending";
     return to_string(attempt_state(a));
+}
+
+bool needs_attention(const AttemptFacts& a) {
+    const bool settled = a.verified == Verified::paid || a.verified == Verified::no_money;
+    return (a.attention_at && !a.resolution && !settled) || a.conflict_at;
+}
+
+MerchantWord merchant_word(const std::vector<AttemptFacts>& attempts) {
+    MerchantWord w;
+    for (const auto& a : attempts) {
+        w.paid_elsewhere = w.paid_elsewhere || a.resolution == std::optional<std::string>("paid_elsewhere");
+        w.closed = w.closed || a.resolution == std::optional<std::string>("not_paid");
+    }
+    return w;
 }
 
 bool contradicts_resolution(const std::optional<std::string>& resolution, Verified v) {

@@ -70,7 +70,8 @@ struct Payable {
     std::optional<std::string> attempt_id, transaction_id;
 };
 struct PayableSession {
-    bool expired = false, success = false;
+    bool expired = false;
+    bool success = false;  // paid: a verified success, or an underpayment the merchant accepted
     std::optional<HeldStatus> held;  // the session's verified status
     std::optional<std::string> held_method;
 };
@@ -85,6 +86,21 @@ struct AttentionThresholds {
 std::optional<std::int64_t> stuck_since(const AttemptFacts&, const AttentionThresholds&);
 // Why the attempt is stuck (the event's "reason"): registered | answered | unknown | bank_pending.
 std::string_view stuck_reason(const AttemptFacts&);
+
+// Whether an attempt needs the merchant now: stuck (attention_at) with no resolution and no verified
+// final outcome since (a late webhook that paid it, or said nothing was taken, settles it), or a
+// resolution a verified outcome contradicted. kAttemptAttentionSql is the same rule over the attempts'
+// columns (GET /v1/sessions?state=attention, the overview's count; test_order_sql.cpp compares them).
+bool needs_attention(const AttemptFacts&);
+inline constexpr const char* kAttemptAttentionSql =
+    "((attention_at IS NOT NULL AND resolution IS NULL AND verified IN ('none', 'open')) OR conflict_at IS NOT NULL)";
+
+// The merchant's word on a session, from its attempts' resolutions: an attempt resolved paid_elsewhere
+// (the session reads as paid: payable's "paid", order_state.hpp's paid), or not_paid (closed).
+struct MerchantWord {
+    bool paid_elsewhere = false, closed = false;
+};
+MerchantWord merchant_word(const std::vector<AttemptFacts>&);
 
 // A verified outcome `now_verified` contradicts the merchant's resolution: a success after
 // release or not_paid, a final no-money outcome after paid_elsewhere.

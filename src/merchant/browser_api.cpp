@@ -220,7 +220,8 @@ void register_browser_api(Router& server, Gateway& gw) {
 
     server.route("GET", R"(/v1/checkout/([A-Za-z0-9_-]+))", limit, [&gw](Req req, Res res, Body) {
         const Session s = load(gw, req, res);
-        if (expired(s) && !s.status.status) {
+        // Expired and nothing happened (no status, no word of the merchant's): order_state.hpp's "expired".
+        if (order_state(s, now_ms()) == "expired") {
             throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
         }
         send_json(res, 200, checkout_view(gw, s));

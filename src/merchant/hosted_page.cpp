@@ -314,8 +314,7 @@ void register_hosted(Router& server, Gateway& gw) {
                              Html::element("h1", {}, w("notFound.checkout")) + paragraph(w("notFound.text")), false);
         }
         if (s->status.final && s->status.success) return send_page(gw, res, w, 200, w("title.receipt"), receipt(w, *s), false);
-        const bool expired = now_ms() >= s->expires_at;
-        if (expired && !s->status.status) return send_page(gw, res, w, 410, w("title.expired"), expired_page(gw, w, *s), false);
+        if (order_state(*s, now_ms()) == "expired") return send_page(gw, res, w, 410, w("title.expired"), expired_page(gw, w, *s), false);
         if (s->link_id && !s->status.status) {
             LinkStore links(gw.store.sql());
             if (!links.details_given(s->id)) {

@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kSessionColumns =
     "id, offer_id, checkout, amount, currency, methods, created_at, expires_at, qr_state, qr_response, "
     "status, state, final, success, transaction_id, received_amount, status_at, version, method, tx_amount, "
-    "tx_currency, link_id, success_url, cancel_url, underpayment_accepted_at";
+    "tx_currency, link_id, success_url, cancel_url, underpayment_accepted_at, paid_elsewhere_at, closed_at";
 
 Session session_from_row(const SqlRow& r) {
     Session s;
@@ -46,6 +46,8 @@ Session session_from_row(const SqlRow& r) {
     s.success_url = r.optional_text(22);
     s.cancel_url = r.optional_text(23);
     if (!r.is_null(24)) s.underpayment_accepted_at = r.integer(24);
+    if (!r.is_null(25)) s.paid_elsewhere_at = r.integer(25);
+    if (!r.is_null(26)) s.closed_at = r.integer(26);
     return s;
 }
 

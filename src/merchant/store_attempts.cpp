@@ -195,6 +195,13 @@ Store::AttemptChange Store::resolve_attempt(const std::string& session_id, const
         sql_->execute("UPDATE attempts SET resolution = ?, conflict_at = NULL WHERE id = ?", {resolution, a.id});
         a.resolution = resolution;
         a.conflict_at.reset();
+        // The merchant's word as the session's row keeps it (the order's state reads it there).
+        const MerchantWord word = merchant_word(s.attempts);
+        if (word.paid_elsewhere != s.paid_elsewhere_at.has_value()) s.paid_elsewhere_at = word.paid_elsewhere ? std::optional(now) : std::nullopt;
+        if (word.closed != s.closed_at.has_value()) s.closed_at = word.closed ? std::optional(now) : std::nullopt;
+        sql_->execute("UPDATE sessions SET paid_elsewhere_at = ?, closed_at = ? WHERE id = ?",
+                      {s.paid_elsewhere_at ? SqlValue(*s.paid_elsewhere_at) : SqlValue(),
+                       s.closed_at ? SqlValue(*s.closed_at) : SqlValue(), s.id});
         out.attempt = a;
         out.pushed = push_change(s, now);
         out.payable = payable_of(s);

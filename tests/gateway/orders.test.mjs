@@ -1,0 +1,225 @@
+// One order state, everywhere (issue 45): each resolution of a stuck attempt, each fault (a lost
+// webhook on exchange and bank, a partial payment, a late webhook, the app down) walked through
+// every reader of an order — the app API's orderState, every list filter (and the attention list),
+// the CSV, the console's order page and overview, the status the customer's page reads (payable),
+// and the events the app received — which must all say the same thing. On SQLite and PostgreSQL.
+// Before issue 45: "paid elsewhere" read as pending in the API and the lists and expired later, the
+// order page kept "(needs attention)" after a late webhook paid the attempt (and the attention list
+// kept the order), the overview counted an accepted underpayment's full total as paid and said "No
+// order needs attention" beside a partly paid order and events the app refused.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+
+import {
+  SHOP_ORIGIN, freePort, gw, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
+  webhookPrivateKey,
+} from './harness.mjs';
+import { spawnSync } from 'node:child_process';
+
+const ADDRESS = { firstname: 'Grace', lastname: 'Hopper', email: 'grace@example.com', country: 'US' };
+const MINUTE = 60000;
+const PASSWORD = 'correct horse battery staple';
+const STATES = ['partial', 'paid', 'pending', 'failed', 'refunded', 'expired'];
+
+let sb, key;
+before(async () => {
+  sb = await startSandbox();
+  key = webhookPrivateKey(sb);
+});
+after(async () => { await sb?.stop(); });
+
+// The console's cookie jar: enough to log in and read pages.
+class Console {
+  constructor(base) { this.base = base; this.jar = new Map(); }
+  async req(method, path, form) {
+    const headers = { cookie: [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ') };
+    let body;
+    if (form) { headers['content-type'] = 'application/x-www-form-urlencoded'; body = new URLSearchParams(form).toString(); }
+    const res = await fetch(this.base + path, { method, headers, body, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair.indexOf('=');
+      this.jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+    }
+    return { status: res.status, text: await res.text() };
+  }
+  async login() {
+    const page = await this.req('GET', '/login');
+    const token = /name="login_token" value="([^"]+)"/.exec(page.text)[1];
+    const r = await this.req('POST', '/login', { login_token: token, name: 'ada', password: PASSWORD });
+    assert.equal(r.status, 303, r.text);
+  }
+}
+
+const webhook = async (g, offerId, id, status, over = {}) => {
+  const text = JSON.stringify({ id, status, merchantId: sb.merchant.merchantId, nativeAmount: '64.00', nativeCurrency: 'USD',
+    amount: '64.00', currency: 'USD', meta: { offerId }, ...over });
+  const r = await gw(g, 'POST', '/v1/webhooks', { raw: webhookBody(text, key) });
+  assert.equal(r.status, 200, r.text);
+};
+
+// What every reader says of session `s`.
+async function readers(g, c, app, s) {
+  const api = (await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
+  const lists = [];
+  for (const state of [...STATES, 'attention']) {
+    const r = await gw(g, 'GET', '/v1/sessions?' + new URLSearchParams({ state, q: s.offerId }), { app: true });
+    assert.equal(r.status, 200, r.text);
+    if (r.json.sessions.some((x) => x.id === s.id)) lists.push(state);
+  }
+  const csv = (await gw(g, 'GET', '/v1/sessions.csv?' + new URLSearchParams({ q: s.offerId }), { app: true })).text.split('\r\n');
+  const page = (await c.req('GET', `/orders/${s.id}`)).text;
+  const view = await gw(g, 'GET', `/v1/checkout/${s.id}`, { origin: SHOP_ORIGIN });
+  // An expired checkout with nothing on it answers 410: the customer's page shows "expired".
+  const customer = view.status === 410 ? { payable: { reason: 'expired' } } : view.json;
+  assert.ok(customer?.payable, `${s.offerId}: ${view.status} ${view.text}`);
+  return {
+    api: api.orderState,
+    lists,
+    csv: JSON.parse('[' + csv[1].replace(/"'/g, '"') + ']')[3],
+    page: /class="state-([a-z]+)"/.exec(page)[1],
+    pageAttention: page.includes('(needs attention)'),
+    payable: customer.payable.reason,
+    events: app.events.filter((e) => e.body.sessionId === s.id).map((e) => e.body.type),
+  };
+}
+
+// What each order state means for the customer's page (payable.reason) and the events.
+const PAYABLE = { paid: ['paid'], failed: ['closed'], expired: ['expired'], pending: ['none', 'in_progress', 'unknown', 'registered'],
+  partial: ['in_progress', 'none', 'expired'] };
+
+function suite(name, startDb) {
+  describe(`every reader of an order agrees (${name})`, () => {
+    let g, app, c, db, dir;
+    const made = {};
+    before(async () => {
+      dir = tempDir('pwm-orders-');
+      db = await startDb(dir);
+      const added = spawnSync(process.env.PAYWASM_MERCHANT, ['console-user', 'add', 'ada', '--db', db.url], { input: PASSWORD + '\n' });
+      assert.equal(added.status, 0, String(added.stderr));
+      app = await startShopApp({ toleranceS: 86400 });  // the gateway's clock is moved on
+      const consolePort = await freePort();
+      const extra = ['--console-listen', `127.0.0.1:${consolePort}`, '--console-login-rate', '0'];
+      const start = (offset) => startGateway(sb, { dir, db: db.url, appCallback: app.url, extra,
+        env: offset ? { PAYWASM_CLOCK_OFFSET_MS: String(offset) } : {} });
+      g = await start(0);
+      // One session per case; the lost webhooks: an attempt reported with a transaction id whose
+      // webhook never comes.
+      const session = async (label, methods = ['exchange', 'bank']) => {
+        const offerId = `${label}-${crypto.randomUUID()}`;
+        const r = await gw(g, 'POST', '/v1/sessions', { app: true, body: { offerId, currency: 'USD',
+          cart: [{ id: 'x', name: 'X', price: 64, quantity: 1 }], shippingAddress: ADDRESS, methods } });
+        assert.equal(r.status, 201, r.text);
+        return r.json;
+      };
+      const lost = async (label, method) => {
+        const s = await session(label);
+        const a = await gw(g, 'POST', `/v1/checkout/${s.id}/attempts`, { origin: SHOP_ORIGIN, body: { method } });
+        assert.equal(a.status, 201, a.text);
+        const tx = crypto.randomUUID();
+        const rep = await gw(g, 'POST', `/v1/checkout/${s.id}/attempts/${a.json.attemptId}`, { origin: SHOP_ORIGIN,
+          body: { transactionId: tx, status: 0 } });
+        assert.equal(rep.status, 200, rep.text);
+        return { ...s, attemptId: a.json.attemptId, tx, method };
+      };
+      for (const method of ['exchange', 'bank']) {
+        made[`elsewhere_${method}`] = await lost('elsewhere', method);
+        made[`release_${method}`] = await lost('release', method);
+        made[`notpaid_${method}`] = await lost('notpaid', method);
+        made[`late_${method}`] = await lost('late', method);
+        made[`elsewhere_late_${method}`] = await lost('elsewhere-late', method);
+      }
+      made.partial = await session('partial');
+      await webhook(g, made.partial.offerId, crypto.randomUUID(), 101, { receivedAmount: '30.00' });
+      made.accepted = await session('accepted');
+      await webhook(g, made.accepted.offerId, crypto.randomUUID(), 101, { receivedAmount: '30.00' });
+      made.verified = await session('verified');
+      await webhook(g, made.verified.offerId, crypto.randomUUID(), 1);
+      await g.stop();
+      // Past the attention thresholds (exchange 180 min, bank 60): each lost webhook is stuck.
+      g = await start(181 * MINUTE);
+      await waitFor(() => app.events.filter((e) => e.body.type === 'checkout.attention_needed').length === 10, 30000, 'ten attention events')
+        .catch((e) => { throw new Error(e.message + ': ' + g.stderr()); });
+      c = new Console(g.base.replace(/:\d+$/, ':' + consolePort));
+      await c.login();
+      const resolve = async (s, resolution) => {
+        const r = await gw(g, 'POST', `/v1/sessions/${s.id}/resolve`, { app: true,
+          body: { attemptId: s.attemptId, resolution, note: 'checked in the portal' } });
+        assert.equal(r.status, 200, r.text);
+      };
+      for (const method of ['exchange', 'bank']) {
+        await resolve(made[`elsewhere_${method}`], 'paid_elsewhere');
+        await resolve(made[`release_${method}`], 'release');
+        await resolve(made[`notpaid_${method}`], 'not_paid');
+        await resolve(made[`elsewhere_late_${method}`], 'paid_elsewhere');
+        // The late webhooks: the service's signed success, after the attention (and the resolution).
+        for (const s of [made[`late_${method}`], made[`elsewhere_late_${method}`]]) {
+          await webhook(g, s.offerId, s.tx, 1);
+        }
+      }
+      const accept = await gw(g, 'POST', `/v1/sessions/${made.accepted.id}/accept-underpayment`, { app: true, body: { note: 'ok' } });
+      assert.equal(accept.status, 200, accept.text);
+    });
+    after(async () => { await g?.stop(); await app?.close(); await db?.destroy?.(); });
+
+    // The expected state of each case, what its attempt shows, and the event that says it to the app.
+    const cases = () => {
+      const out = [];
+      for (const method of ['exchange', 'bank']) {
+        out.push([made[`elsewhere_${method}`], 'paid', false, 'checkout.paid_elsewhere']);
+        // Released after the session's hour: nothing was taken and it takes no payment any more.
+        out.push([made[`release_${method}`], 'expired', false, 'checkout.released']);
+        out.push([made[`notpaid_${method}`], 'failed', false, 'checkout.marked_unpaid']);
+        out.push([made[`late_${method}`], 'paid', false, 'checkout.succeeded']);
+        out.push([made[`elsewhere_late_${method}`], 'paid', false, 'checkout.succeeded']);
+      }
+      out.push([made.partial, 'partial', false, 'checkout.partially_paid']);
+      out.push([made.accepted, 'paid', false, 'checkout.underpayment_accepted']);
+      out.push([made.verified, 'paid', false, 'checkout.succeeded']);
+      return out;
+    };
+
+    test('each case: the API, every list filter, the CSV, the order page, the customer page and the events agree', { timeout: 120000 }, async () => {
+      for (const [s, state, attention, event] of cases()) {
+        await waitFor(async () => app.events.some((e) => e.body.sessionId === s.id && e.body.type === event), 30000, `${s.offerId}: ${event}`);
+        const r = await readers(g, c, app, s);
+        const label = `${s.offerId}: ${JSON.stringify(r)}`;
+        assert.equal(r.api, state, label);
+        assert.deepEqual(r.lists, attention ? [state, 'attention'] : [state], label);
+        assert.equal(r.csv, state, label);
+        assert.equal(r.page, state, label);
+        assert.equal(r.pageAttention, attention, label);
+        assert.ok(PAYABLE[state].includes(r.payable), label);
+        assert.equal(r.events.filter((t) => t === 'checkout.succeeded').length, event === 'checkout.succeeded' ? 1 : 0, label);
+      }
+    });
+
+    test('the overview: paid counts each kind apart, what arrived of an accepted underpayment, and what needs a person', { timeout: 60000 }, async () => {
+      const paid = (await gw(g, 'GET', '/v1/sessions?state=paid&limit=200', { app: true })).json.sessions.length;
+      const overview = (await c.req('GET', '/')).text;
+      const card = overview.slice(overview.indexOf('aria-label="Last 30 days"'));
+      // 2 paid elsewhere, 4 late successes (2 of them after "paid elsewhere"), 1 verified, 1 accepted.
+      assert.equal(paid, 8);
+      assert.match(card, /<dt>Paid<\/dt><dd>8 \(5 verified, 1 underpayments you accepted, 2 paid elsewhere by your word\)<\/dd>/);
+      assert.match(card, /Arrived of the underpayments you accepted<\/h3><ul><li>30\.00 USD<\/li>/);
+      const verified = card.slice(card.indexOf('Paid, verified by the service'), card.indexOf('Arrived of the underpayments'));
+      const sum = [...verified.matchAll(/<li>([\d.]+) USD by [a-z]+<\/li>/g)].reduce((t, m) => t + Math.round(Number(m[1]) * 100), 0);
+      assert.equal(sum, 32000, 'the verified totals are the order totals the 5 successes paid: ' + verified);
+      assert.match(overview, /1 order\(s\) partly paid/);
+      assert.doesNotMatch(overview, /No order needs attention/);
+      // The app down: events it refuses 3 times or more are on the overview until it takes them.
+      app.failing = 1000;
+      const down = await gw(g, 'POST', '/v1/sessions', { app: true, body: { offerId: 'down-' + crypto.randomUUID(), currency: 'USD',
+        cart: [{ id: 'x', name: 'X', price: 64, quantity: 1 }], shippingAddress: ADDRESS, methods: ['exchange'] } });
+      assert.equal(down.status, 201, down.text);
+      await webhook(g, down.json.offerId, crypto.randomUUID(), 1);
+      await waitFor(async () => /event\(s\) your app has refused 3 times or more/.test((await c.req('GET', '/')).text), 30000, 'the failing event on the overview');
+      app.failing = 0;
+      await waitFor(async () => !/your app has refused/.test((await c.req('GET', '/')).text), 30000, 'the event taken');
+    });
+  });
+}
+
+suite('SQLite', async (dir) => ({ url: `sqlite:${dir}/gateway.db` }));
+suite('PostgreSQL', async () => startPostgres());
