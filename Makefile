@@ -37,6 +37,15 @@ export NODE_PATH := /usr/share/nodejs
 # Ninja when present (scripts/deps.sh installs it); CMake's default generator otherwise.
 GENERATOR := $(if $(shell command -v ninja),-G Ninja,)
 CMAKE_COMMON := $(GENERATOR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+# ccache for the native, sanitized and fuzz trees when present (scripts/deps.sh installs it): a second
+# clone, or a build after `make clean`, compiles only what no build on this machine compiled before.
+# CCACHE_BASEDIR turns the clone's own paths relative, so clones in other folders share the cache
+# (~/.cache/ccache). The wasm tree compiles with em++, which it does not wrap.
+CCACHE := $(shell command -v ccache)
+ifneq ($(CCACHE),)
+export CCACHE_BASEDIR := $(CURDIR)
+CMAKE_LAUNCHER := -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE)
+endif
 
 .PHONY: all deps build build-native build-wasm build-asan build-fuzz test check test-repeat test-stress fuzz model-check dist demo bench clean
 
@@ -56,7 +65,7 @@ $(WASM)/.configured: $(DEPS_ENV)
 	touch $@
 
 $(NATIVE)/.configured: $(DEPS_ENV)
-	cmake -S . -B $(NATIVE) $(CMAKE_COMMON) -DPAYWASM_WASM_DIR=$(CURDIR)/$(WASM) -DPAYWASM_BIN_DIR=$(CURDIR)/$(BUILD)/bin
+	cmake -S . -B $(NATIVE) $(CMAKE_COMMON) $(CMAKE_LAUNCHER) -DPAYWASM_WASM_DIR=$(CURDIR)/$(WASM) -DPAYWASM_BIN_DIR=$(CURDIR)/$(BUILD)/bin
 	touch $@
 
 # deps.env is produced by scripts/deps.sh (the `deps` target); this rule only covers `make build`
@@ -77,14 +86,14 @@ build: deps
 # CLI, sandbox; its own ctest: label asan), and the libFuzzer targets (clang; scripts/fuzz.sh --brief
 # runs their ctest).
 $(ASAN)/.configured: $(DEPS_ENV)
-	cmake -S . -B $(ASAN) $(CMAKE_COMMON) -DPAYWASM_SANITIZE=address,undefined -DPAYWASM_BIN_DIR=$(CURDIR)/$(ASAN)/bin
+	cmake -S . -B $(ASAN) $(CMAKE_COMMON) $(CMAKE_LAUNCHER) -DPAYWASM_SANITIZE=address,undefined -DPAYWASM_BIN_DIR=$(CURDIR)/$(ASAN)/bin
 	touch $@
 
 build-asan: $(ASAN)/.configured
 	cmake --build $(ASAN) -j$(JOBS)
 
 build-fuzz:
-	FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ) FUZZ_JOBS=$(JOBS) scripts/fuzz.sh --build-only
+	$(if $(CCACHE),CMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) FUZZ_BUILD_DIR=$(CURDIR)/$(FUZZ) FUZZ_JOBS=$(JOBS) scripts/fuzz.sh --build-only
 
 # Each tree's ctest writes JUnit (junit.xml in the tree); whatever happens, the run ends with the
 # table of the slowest suites (tests/support/slowest.mjs), then stops at the first failing tree.

@@ -27,6 +27,7 @@ die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
 # ---------------------------------------------------------------------------------------------------
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates curl
+  ccache                                       # the Makefile's compiler cache: a second clone builds in minutes
   emscripten                                   # 3.1.6, pinned by emsdk-version.txt
   libcrypto++-dev libqrcodegencpp-dev          # native Crypto++ 8.7, qrcodegen 1.8
   libcpp-httplib-dev libssl-dev libsqlite3-dev # the outbound HTTP client (CLI, gateway, sandbox), storage

@@ -16,7 +16,7 @@
 namespace paywasm::cli {
 namespace {
 
-constexpr std::string_view kUsage = R"(usage: paywasm verify-webhook --public-key PUB.pem [FILE|-]
+constexpr std::string_view kUsage = R"(usage: paywasm verify-webhook --public-key PUB.pem (--merchant-id ID | --any-merchant) [FILE|-]
 
 Verifies one webhook body (FILE, or standard input), shaped as the service sends it:
   {"type":"rf:alert","data":{"data":"<transaction JSON>","offerId":..,"transactionId":..,
@@ -26,8 +26,9 @@ key whose public half is PUB.pem (the sandbox's is `webhookPublicKey` in GET /__
 The unsigned copies beside data.data (offerId, transactionId, status, ...) must agree with it.
 
 The service signs every merchant's webhooks with the same key: a valid signature does not say the
-transaction is yours. With --merchant-id the signed merchantId must be ID (another merchant's
-transaction, or one without merchantId, is refused); pass it always.
+transaction is yours. So the signed merchantId must be --merchant-id's ID (another merchant's
+transaction, or one without merchantId, is refused, exit 1); --any-merchant checks the signature
+only, as told. One of the two is required (neither: a usage error, exit 2).
 
 On success prints the signed transaction JSON (data.data) on standard output and a one-line summary
 (transaction, status, offer, merchant) on standard error, exit 0. A bad signature, a malformed body
@@ -36,11 +37,15 @@ or another merchant's transaction: error on standard error, exit 1.
 options:
   --public-key FILE   the service's webhook public key: PEM (PUBLIC KEY or RSA PUBLIC KEY) or DER
   --merchant-id ID    your merchant id: a transaction of any other merchant is refused
+  --any-merchant      accept a transaction of any merchant (the signature is still checked)
 )";
 
 int run_verify_webhook(const Args& args) {
     const auto& pos = args.positional();
     if (pos.size() > 1) throw Error(ErrorCode::usage, "expected at most one input file, got " + std::to_string(pos.size()));
+    if (args.has("merchant-id") == args.has("any-merchant")) {
+        throw Error(ErrorCode::usage, "pass --merchant-id ID (yours: another merchant's transaction is refused) or --any-merchant");
+    }
     const PublicKey key = PublicKey::parse(read_input(args.require("public-key")));
     const VerifiedWebhook hook = verify_webhook(read_input(pos.empty() ? std::string() : pos[0]), key);
     const Transaction& tx = hook.transaction;
@@ -60,12 +65,12 @@ int run_verify_webhook(const Args& args) {
     std::fprintf(stderr, "verified: transaction %s, status %d (%.*s), offer %s, merchant %s%s\n",
                  paywasm::escape_untrusted(tx.id, 100).c_str(), tx.status, static_cast<int>(status.label.size()),
                  status.label.data(), paywasm::escape_untrusted(offer, 200).c_str(),
-                 merchant.empty() ? "-" : paywasm::escape_untrusted(merchant, 100).c_str(), args.has("merchant-id") ? "" : " (not checked: pass --merchant-id)");
+                 merchant.empty() ? "-" : paywasm::escape_untrusted(merchant, 100).c_str(), args.has("merchant-id") ? "" : " (any merchant: --any-merchant)");
     return 0;
 }
 
 PAYWASM_COMMAND(Command{"verify-webhook", "verify a webhook's signature and print the signed transaction", kUsage,
-                        {"public-key", "merchant-id"}, {}, run_verify_webhook})
+                        {"public-key", "merchant-id"}, {"any-merchant"}, run_verify_webhook})
 
 }  // namespace
 }  // namespace paywasm::cli

@@ -136,6 +136,20 @@ void register_app_api(Router& server, Gateway& gw) {
         const std::string resolution = need_string(o, "resolution");
         resolve_attempt(gw, req.matches[1], attempt_id, resolution, need_string(o, "note"), who);
     });
+    // POST /v1/sessions/resolve-stuck {"before": ISO time, "resolution": "release" | "not_paid",
+    // "note"}: every attempt raised as attention before `before` and not resolved, at once
+    // (resolve_stuck). Answers {"resolved": n}.
+    server.route("POST", "/v1/sessions/resolve-stuck", limit, [&gw](Req req, Res res, Body body) {
+        require_app(gw, req);
+        const JsonDocument doc = parse_object(req, body);
+        const auto before = parse_iso8601(need_string(doc.root(), "before"));
+        if (!before) throw HttpError(400, "validation", "before is a UTC time like 2026-05-01T10:00:00Z", "before");
+        const std::string resolution = need_string(doc.root(), "resolution");
+        const auto n = resolve_stuck(gw, *before, resolution, need_string(doc.root(), "note"), Actor{"app", req.remote_addr});
+        JsonWriter w;
+        w.begin_object().num("resolved", n).end_object();
+        send_json(res, 200, w.take());
+    });
     // POST /v1/sessions/{id}/accept-underpayment {"note"}: the merchant takes what arrived of a
     // partly paid session as enough; the app receives checkout.underpayment_accepted.
     session_action(R"(/v1/sessions/([^/]+)/accept-underpayment)", 200, [&gw](Req req, JsonValue o, const Actor& who) {

@@ -68,7 +68,8 @@ Payable payable(const PayableSession& s, const std::vector<AttemptFacts>& attemp
         p.reason = reason;
         if (a) {
             p.attempt_id = a->id;
-            p.transaction_id = a->transaction_id;
+            // The shopper's reference: the verified transaction, else what their browser reported.
+            p.transaction_id = a->transaction_id ? a->transaction_id : a->reported_transaction_id;
         }
         return p;
     };
@@ -116,6 +117,8 @@ std::optional<std::int64_t> stuck_since(const AttemptFacts& a, const AttentionTh
     return a.created_at + (a.method == "bank" ? t.bank_ms : t.exchange_ms);
 }
 
+bool unconfirmed(const AttemptFacts& a) { return a.verified == Verified::none && !a.transaction_id; }
+
 std::string_view stuck_reason(const AttemptFacts& a) {
     if (a.method == "bank" && a.verified_open_at) return "bank_pending";
     return to_string(attempt_state(a));
@@ -146,10 +149,14 @@ std::optional<std::size_t> attempt_for_transaction(const std::vector<AttemptFact
     for (std::size_t i = 0; i < attempts.size(); ++i) {
         if (attempts[i].transaction_id && *attempts[i].transaction_id == tx_id) return i;
     }
+    for (std::size_t i = 0; i < attempts.size(); ++i) {
+        const auto& a = attempts[i];
+        if (!a.transaction_id && a.reported_transaction_id && *a.reported_transaction_id == tx_id) return i;
+    }
     if (!method) return std::nullopt;
     for (std::size_t i = 0; i < attempts.size(); ++i) {
         const auto& a = attempts[i];
-        if (a.method == *method && !a.transaction_id && a.verified == Verified::none) return i;
+        if (a.method == *method && !a.transaction_id && !a.reported_transaction_id && a.verified == Verified::none) return i;
     }
     return std::nullopt;
 }

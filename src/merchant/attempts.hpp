@@ -31,7 +31,8 @@ struct AttemptFacts {
     std::string id, method;  // method: exchange | bank
     std::int64_t created_at = 0;
     bool reported = false;
-    std::optional<std::string> transaction_id;      // reported, or attached by a verified webhook
+    std::optional<std::string> transaction_id;      // attached by a verified webhook only
+    std::optional<std::string> reported_transaction_id;  // the browser's report: its word only
     std::optional<int> reported_status;             // the service's immediate status, as the browser said
     std::optional<std::string> error_code;          // the browser's error report: the core's code
     std::optional<int> error_http;                  //   and the HTTP status it saw (null: none)
@@ -84,6 +85,12 @@ struct AttentionThresholds {
     std::int64_t exchange_ms = 180LL * 60000, bank_ms = 60LL * 60000, bank_pending_ms = 7LL * 86400000;
 };
 std::optional<std::int64_t> stuck_since(const AttemptFacts&, const AttentionThresholds&);
+// An attempt no verified webhook reached (whatever the browser reported: its word can be made up).
+// On a payment link's session (anyone may open one, give made-up fields and report made-up
+// transactions) it is not raised as attention and does not keep the session from retention: a
+// late webhook still settles it as any other. The merchant relies on the service's (retried)
+// webhooks and its portal for those (docs/merchant.md "Public links and the merchant's work").
+bool unconfirmed(const AttemptFacts&);
 // Why the attempt is stuck (the event's "reason"): registered | answered | unknown | bank_pending.
 std::string_view stuck_reason(const AttemptFacts&);
 

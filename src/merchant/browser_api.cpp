@@ -78,6 +78,14 @@ void refuse_attempt(Res res, int status, const char* code, const char* message, 
     send_json(res, status, w.take());
 }
 
+// A payment link's refusal (Store::link_refusal): its HTTP status and message.
+HttpError link_refused(const std::string& why) {
+    if (why == "details_required") return HttpError(409, why, "give the shopper's details on the hosted page first");
+    if (why == "link_inactive") return HttpError(410, why, "the merchant deactivated this payment link");
+    if (why == "link_expired") return HttpError(410, why, "this payment link has expired");
+    return HttpError(409, why, "this payment link has reached its usage limit");
+}
+
 // The browser's report, read strictly: {"transactionId": text, "status": integer} or
 // {"error": {"code": text, "httpStatus": integer | null}}. Stored as the browser's word.
 Store::Report read_report(Req req, Body body) {
@@ -279,11 +287,16 @@ void register_browser_api(Router& server, Gateway& gw) {
             if (renewal == Store::Renewal::not_dead) return send_json(res, 200, *s.qr_response);
             if (renewal == Store::Renewal::lost) return answer_other();
             if (renewal == Store::Renewal::expired) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
+            if (renewal == Store::Renewal::link_refused) throw link_refused(gw.store.link_refusal(s, now));
             gw.hub.notify(s.id);
         } else {
             if (expired(s)) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
             limit_new_code();
-            if (!gw.store.claim_qr(s, now, now - 60000)) return answer_other();
+            std::string refused;
+            if (!gw.store.claim_qr(s, now, now - 60000, refused)) {
+                if (!refused.empty()) throw link_refused(refused);
+                return answer_other();
+            }
         }
         try {
             const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);
@@ -314,6 +327,8 @@ void register_browser_api(Router& server, Gateway& gw) {
         if (method != "exchange" && method != "bank") throw HttpError(400, "validation", "method must be exchange or bank", "method");
         if (!s.offers(method)) throw HttpError(400, "method_not_offered", "this session does not offer " + method, "method");
         gw.rate_limit("attempt-session:" + s.id, gw.config.attempt_rate_per_session, res, "payment attempts for this session a minute");
+        gw.rate_limit("attempt-client:" + paywasm::server::client_key(req.remote_addr), gw.config.attempt_rate_per_client, res,
+                      "payment attempts from this address a minute");
         const std::int64_t now = now_ms();
         const auto change = gw.store.register_attempt(s.id, method, "at_" + random_hex(16), now);
         using C = Store::AttemptChange;
@@ -323,6 +338,10 @@ void register_browser_api(Router& server, Gateway& gw) {
             case C::expired: return refuse_attempt(res, 410, "expired", "this checkout session has expired", change.payable);
             case C::closed: return refuse_attempt(res, 409, "closed", "the shop closed this checkout as not paid", change.payable);
             case C::not_found: throw HttpError(404, "not_found", "no checkout session with this id");
+            case C::link_refused: {
+                const HttpError e = link_refused(change.refused);
+                return refuse_attempt(res, e.status, change.refused.c_str(), e.what(), change.payable);
+            }
             default:
                 return refuse_attempt(res, 409, "attempt_in_flight",
                                       "an earlier payment attempt of this session may have taken money; it must be "
@@ -351,6 +370,9 @@ void register_browser_api(Router& server, Gateway& gw) {
             throw HttpError(404, "not_found", "no attempt with this id in this session");
         }
         if (change.result == C::already_reported) throw HttpError(409, "already_reported", "this attempt was reported already");
+        if (change.result == C::transaction_elsewhere) {
+            throw HttpError(409, "transaction_elsewhere", "this transaction belongs to another checkout session", "transactionId");
+        }
         gw.hub.notify(s.id, change.pushed);
         JsonWriter w;
         w.begin_object().str("attemptId", change.attempt.id).str("state", to_string(attempt_state(change.attempt)));

@@ -49,6 +49,7 @@ struct Config {
     int qr_rate_per_client = 30;        // --qr-rate-per-client: QR creations a minute per client address
     std::int64_t prune_interval_ms = 60 * 1000;
     int attempt_rate_per_session = 20;  // --attempt-rate-per-session: registrations + reports a minute
+    int attempt_rate_per_client = 10;   // --attempt-rate-per-client: registrations a minute per client (an IPv6 /64 is one)
     AttentionThresholds attention;      // --attention-*: when an attempt is stuck (attempts.hpp)
     // Hosted checkout and payment links (hosted.hpp; docs/merchant.md "No front end?").
     std::string widget_dir;             // --widget-dir: the widget's built files; empty: no hosted pages
@@ -69,6 +70,7 @@ struct Config {
     std::string console_host;
     int console_port = -1;
     std::string console_origin;
+    std::vector<std::string> console_hosts;  // --console-hosts: the Host values the console answers (console_http.hpp)
     int console_login_rate = 10;        // --console-login-rate: login attempts a minute per client address
 };
 

@@ -7,6 +7,7 @@
 #include "console_assets.hpp"
 #include "console_auth.hpp"
 #include "console_html.hpp"
+#include "console_http.hpp"
 #include "console_overview.hpp"
 #include "events.hpp"
 #include "order_state.hpp"
@@ -16,6 +17,7 @@
 #include "paywasm/decimal.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/status.hpp"
+#include "server/client_address.hpp"
 #include "server/static_files.hpp"
 #include "server/util.hpp"
 
@@ -24,7 +26,6 @@ namespace merchant {
 namespace {
 
 using paywasm::server::Html;
-using Form = std::map<std::string, std::string>;
 
 constexpr const char* kLayout = R"html(<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -42,6 +43,8 @@ const std::map<std::string, const char*>& flashes() {
         {"accepted", "The underpayment is accepted; the shop's app is told."},
         {"noted", "The note is added."},
         {"logged_out", "You are logged out."},
+        {"had_failures", "Wrong passwords were tried for your account since your last login: see the audit log."},
+        {"was_locked", "Your account was locked after wrong passwords since your last login: see the audit log."},
     };
     return m;
 }
@@ -50,65 +53,6 @@ struct Signed {
     Store::ConsoleSession session;
     std::string token;
 };
-
-std::string cookie(Req req, std::string_view name) {
-    for (const auto& [k, v] : req.headers) {
-        if (!same_name(k, "Cookie")) continue;
-        std::size_t at = 0;
-        while (at < v.size()) {
-            std::size_t end = v.find(';', at);
-            if (end == std::string::npos) end = v.size();
-            std::string_view part(v.data() + at, end - at);
-            while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
-            if (part.size() > name.size() && part.substr(0, name.size()) == name && part[name.size()] == '=') {
-                return std::string(part.substr(name.size() + 1));
-            }
-            at = end + 1;
-        }
-    }
-    return {};
-}
-
-Form read_form(Req req, const std::string& body) {
-    const std::string type = req.get_header_value("Content-Type");
-    if (type.rfind("application/x-www-form-urlencoded", 0) != 0) {
-        throw HttpError(415, "unsupported_media_type", "a console form is sent as application/x-www-form-urlencoded");
-    }
-    Form form;
-    std::size_t at = 0;
-    while (at <= body.size()) {
-        std::size_t end = body.find('&', at);
-        if (end == std::string::npos) end = body.size();
-        const std::string pair = body.substr(at, end - at);
-        if (!pair.empty()) {
-            const auto eq = pair.find('=');
-            form.emplace(url_decode(pair.substr(0, eq)), eq == std::string::npos ? "" : url_decode(pair.substr(eq + 1)));
-        }
-        at = end + 1;
-    }
-    return form;
-}
-
-std::string field(const Form& form, const char* name) {
-    const auto it = form.find(name);
-    return it == form.end() ? std::string() : it->second;
-}
-
-// `text` percent-encoded for a URL's query (unreserved characters kept).
-std::string url_encode(std::string_view text) {
-    static const char* hex = "0123456789ABCDEF";
-    std::string out;
-    for (unsigned char c : text) {
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~') {
-            out += static_cast<char>(c);
-        } else {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        }
-    }
-    return out;
-}
 
 using namespace console_html;  // money, when, link, state_badge, row, table
 
@@ -119,8 +63,8 @@ Html hidden_csrf(const Signed& login) {
 
 class Console {
 public:
-    Console(Gateway& gw, std::string origin, bool explicit_origin)
-        : gw_(gw), origin_(std::move(origin)), explicit_origin_(explicit_origin) {
+    Console(Gateway& gw, std::string origin, bool explicit_origin, std::vector<std::string> hosts)
+        : gw_(gw), origin_(std::move(origin)), hosts_(std::move(hosts)), explicit_origin_(explicit_origin) {
         secure_ = origin_.rfind("https://", 0) == 0;
         cookie_name_ = secure_ ? "__Host-paywasm_console" : "paywasm_console";
         login_cookie_ = secure_ ? "__Host-paywasm_login" : "paywasm_login";
@@ -158,14 +102,10 @@ private:
         }
         return *login;
     }
-    // A form's Origin (when the browser sends a real one) is the console's: --console-origin when given,
-    // else the origin the browser asked for (http:// and its Host header: 127.0.0.1 or localhost alike).
+    // A form's Origin is the console's (check_form_origin): --console-origin when given, else the
+    // origin the browser asked for (http:// and its Host, one of the allowed hosts).
     void same_origin(Req req) const {
-        const std::string o = req.get_header_value("Origin");
-        const std::string own = explicit_origin_ ? origin_ : "http://" + req.get_header_value("Host");
-        // "null": the pages' Referrer-Policy no-referrer makes browsers send that for their own forms
-        // (the CSRF token decides then).
-        if (!o.empty() && o != "null" && o != own) throw HttpError(403, "cross_origin", "the console takes forms from its own pages only");
+        check_form_origin(req, explicit_origin_ ? origin_ : "http://" + req.get_header_value("Host"));
     }
     std::string cookie_attrs() const { return std::string("; Path=/; HttpOnly; SameSite=Strict") + (secure_ ? "; Secure" : ""); }
     Actor actor(Req req, const Signed& login) const { return Actor{"console:" + login.session.user, req.remote_addr}; }
@@ -173,7 +113,9 @@ private:
     // ---- pages ----
     void page(Res res, int status, const std::string& title, const Signed* login, const Html& main, Req req,
               const std::string& current) {
-        paywasm::server::page_headers(res, {});
+        paywasm::server::Csp csp;
+        csp.scripts = false;  // the console serves no script at all
+        paywasm::server::page_headers(res, csp);
         Html flash;
         const auto it = flashes().find(req.get_param_value("done"));
         if (it != flashes().end()) {
@@ -237,6 +179,7 @@ private:
 
     Gateway& gw_;
     std::string origin_, cookie_name_, login_cookie_;
+    std::vector<std::string> hosts_;
     bool explicit_origin_ = false, secure_ = false;
     paywasm::server::StaticFiles files_;
 };
@@ -407,7 +350,9 @@ void Console::order(Req req, Res res, const Signed& login, const std::string& id
         }
         attempts += row({Html::element("span", {{"class", "id"}}, a.id), Html::text(a.method), when(a.created_at),
                          Html::text(std::string(to_string(st)) + (needs_attention(a) ? " (needs attention)" : "")),
-                         Html::element("span", {{"class", "id"}}, a.transaction_id.value_or("")), act});
+                         a.transaction_id ? Html::element("span", {{"class", "id"}}, *a.transaction_id) + Html::text(" (verified)")
+                                          : Html::element("span", {{"class", "id"}}, a.reported_transaction_id.value_or("")) +
+                                                Html::text(a.reported_transaction_id ? " (reported by the browser, not verified)" : ""), act});
     }
     main += Html::element("h2", {}, "Payment attempts") +
             table("What the shopper's browser tried", {"Attempt", "Method", "Started", "State", "Transaction", "Action"}, attempts);
@@ -525,6 +470,13 @@ void Console::audit(Req req, Res res, const Signed& login) {
 
 void Console::routes(Router& r) {
     const std::size_t limit = 16 * 1024;
+    // Only the console's own host names (421 otherwise: DNS rebinding); JSON never cached nor sniffed.
+    r.set_pre_routing_handler([this](Req req, Res res) {
+        if (host_allowed(req, hosts_)) return false;
+        paywasm::server::send_error(res, 421, "misdirected_request", "this console answers on its own host names only (--console-hosts)");
+        return true;
+    });
+    r.set_post_routing_handler([](Req, Res res) { no_store_json(res); });
     // A GET page: the login first (a redirect to /login without one), a refusal as the error page.
     const auto get = [this, &r, limit](const std::string& pattern, auto render) {
         r.route("GET", pattern, limit, [this, render](Req req, Res res, Body) {
@@ -548,25 +500,30 @@ void Console::routes(Router& r) {
         if (token.empty() || !paywasm::constant_time_equal(field(form, "login_token"), token)) {
             return login_page(req, res, 403, "This login form is stale or was not sent by the console; try again.");
         }
-        // Login attempts a minute from one address, whatever the names tried (the lockout is per user).
-        if (gw_.store.take_token("console-login:" + req.remote_addr, gw_.config.console_login_rate) != 0) {
+        // Login attempts a minute from one client (an IPv6 /64 is one), whatever the names tried.
+        if (gw_.store.take_token("console-login:" + paywasm::server::client_key(req.remote_addr), gw_.config.console_login_rate) != 0) {
             return login_page(req, res, 429, "Too many login attempts from your address; wait a minute.");
         }
         const std::string name = field(form, "name");
-        const auto login = log_in(gw_.store, name, field(form, "password"), now_ms());
+        const auto login = log_in(gw_.store, name, field(form, "password"), req.remote_addr, now_ms());
         const std::string who = valid_user_name(name) ? name : "(invalid name)";
+        if (login.result == merchant::Login::address_limited) {
+            return login_page(req, res, 429, "Too many wrong passwords from your address; try again in 15 minutes.");
+        }
         if (login.result != merchant::Login::ok) {
-            // The audit log (staff only) says that the user was locked, whatever the password.
-            gw_.store.audit(who, login.locked_until != 0 ? "login_locked" : "login_failed", std::nullopt, std::nullopt,
-                            req.remote_addr, now_ms());
-            return login_page(req, res, login.result == merchant::Login::locked ? 429 : 401,
-                              login.result == merchant::Login::locked ? "This account is locked after too many wrong passwords; try again later."
-                                                            : "Wrong user name or password.");
+            // One answer whatever the password; the audit log (staff only) says the user was locked.
+            gw_.store.audit(who, login.user_locked ? "login_locked" : "login_failed", std::nullopt, std::nullopt, req.remote_addr, now_ms());
+            if (login.locked_now) gw_.store.audit("console", "account_locked", who, std::nullopt, req.remote_addr, now_ms());
+            return login_page(req, res, 401, "Wrong user name or password.");
         }
         gw_.store.audit("console:" + name, "login", std::nullopt, std::nullopt, req.remote_addr, now_ms());
         // A fresh login token: whatever cookie the browser brought (a fixed one) is not it.
         res.set_header("Set-Cookie", cookie_name_ + "=" + login.token + cookie_attrs());
         res.set_header("Set-Cookie", login_cookie_ + "=" + cookie_attrs() + "; Max-Age=0");
+        // What happened to the account since its last good login, told once (the audit log has it all).
+        if (login.locked_at_before || login.failures_before) {
+            return see_other(res, "/", login.locked_at_before ? "was_locked" : "had_failures");
+        }
         res.status = 303;
         res.set_header("Location", "/");
         res.set_content("", "text/plain");
@@ -659,8 +616,9 @@ void Console::routes(Router& r) {
 
 }  // namespace
 
-std::shared_ptr<void> register_console(Router& router, Gateway& gw, const std::string& public_origin) {
-    auto console = std::make_shared<Console>(gw, public_origin.empty() ? "http://" : public_origin, !public_origin.empty());
+std::shared_ptr<void> register_console(Router& router, Gateway& gw, const std::string& public_origin, std::vector<std::string> hosts) {
+    auto console = std::make_shared<Console>(gw, public_origin.empty() ? "http://" : public_origin, !public_origin.empty(),
+                                             std::move(hosts));
     console->routes(router);
     return console;
 }

@@ -1,7 +1,8 @@
 // The merchant's console (docs/merchant.md "The console"): pages served by paywasm-merchant on its
 // own listener (--console-listen), never on the shoppers' one. Server-rendered HTML, no script at
 // all: every value from a shop, a shopper or the service is inserted as escaped text
-// (src/server/static_files.hpp's Html), the page's CSP allows nothing inline and no other origin.
+// (src/server/static_files.hpp's Html), the page's CSP allows no script at all (script-src 'none'),
+// nothing inline and no other origin.
 // Each page reads and acts through the app API's own operations (orders.hpp), as the logged-in
 // user; every state-changing request is a POST carrying the login's CSRF token (403 without).
 //   /login, /logout            the login form (a login token cookie against login CSRF), the end
@@ -14,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gateway.hpp"
 
@@ -21,8 +23,10 @@ namespace merchant {
 
 // `public_origin`: the console's origin as its users' browsers see it (--console-origin), or empty:
 // http:// and the Host a request names. https: the cookies are Secure. A form whose Origin is
-// another is refused (403).
+// another, or "null", is refused (403). `hosts`: the Host values it answers (console_http.hpp
+// console_hosts()); any other gets 421. Its JSON answers are no-store and nosniff.
 // The routes refer to the returned object: keep it as long as `router` serves.
-std::shared_ptr<void> register_console(Router& router, Gateway& gw, const std::string& public_origin);
+std::shared_ptr<void> register_console(Router& router, Gateway& gw, const std::string& public_origin,
+                                       std::vector<std::string> hosts);
 
 }  // namespace merchant

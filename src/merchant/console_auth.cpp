@@ -1,20 +1,17 @@
 // The console's accounts and logins (console_auth.hpp).
 #include "console_auth.hpp"
 
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <iostream>
+#include <vector>
 
 #include <cryptopp/scrypt.h>
 #include <cryptopp/secblock.h>
 
 #include "paywasm/crypto.hpp"
+#include "server/client_address.hpp"
 #include "server/util.hpp"
 
 namespace merchant {
-
-using paywasm::server::now_ms;
 
 namespace {
 
@@ -89,29 +86,38 @@ bool valid_user_name(const std::string& name) {
     return true;
 }
 
-Login log_in(Store& store, const std::string& name, const std::string& password, std::int64_t now) {
+Login log_in(Store& store, const std::string& name, const std::string& password, const std::string& address, std::int64_t now) {
     Login out;
+    const std::string from = "address:" + paywasm::server::client_key(address);
+    if (store.login_locked_until(from, kFailureWindowMs, kMaxAddressFailures, now) > now) {
+        out.result = Login::address_limited;
+        return out;
+    }
     const auto user = valid_user_name(name) ? store.console_user(name) : std::nullopt;
     // Every attempt costs one scrypt, whatever the name: the answer's time tells no guesser which
     // names exist or are locked.
     const bool match = verify_password(password, user ? user->password_hash : decoy_hash());
-    if (user && user->locked_until > now) {
-        // Locked: only the right password learns it (its owner); a wrong one is answered as for a
-        // name that does not exist, and does not count (a guesser cannot prolong the lock).
-        out.result = match ? Login::locked : Login::wrong;
-        out.locked_until = user->locked_until;
-        return out;
-    }
-    if (!user || !match) {
-        if (user) store.console_login_failed(user->name, kMaxFailures, now + kLockMs);
+    const std::string subject = user ? "user:" + user->name : std::string();
+    out.user_locked = user && store.login_locked_until(subject, kFailureWindowMs, kMaxFailures, now) > now;
+    if (!user || !match || out.user_locked) {
+        // One answer for all three; the address counts each (a locked user's right password too).
+        store.login_failed(from, kFailureWindowMs, now);
+        if (user && !out.user_locked) {
+            store.login_failed(subject, kFailureWindowMs, now);
+            out.locked_now = store.login_locked_until(subject, kFailureWindowMs, kMaxFailures, now) > now;
+            store.console_user_failed(user->name, out.locked_now, now);
+        }
         out.result = Login::wrong;
         return out;
     }
+    out.failures_before = user->failed_logins;
+    out.locked_at_before = user->locked_at;
     store.console_login_succeeded(user->name);
     out.result = Login::ok;
     out.token = paywasm::server::random_token("");
     out.csrf = paywasm::server::random_token("");
-    store.create_console_session(token_hash(out.token), Store::ConsoleSession{user->name, out.csrf, now, now + kLoginMaxMs}, now);
+    store.create_console_session(token_hash(out.token), Store::ConsoleSession{user->name, out.csrf, now, now + kLoginMaxMs, now, address},
+                                 now);
     return out;
 }
 
@@ -122,67 +128,6 @@ std::optional<Store::ConsoleSession> logged_in(Store& store, const std::string& 
 
 void log_out(Store& store, const std::string& token) {
     if (!token.empty()) store.end_console_session(token_hash(token));
-}
-
-int console_user_command(int argc, char** argv) {
-    const char* usage =
-        "usage: paywasm-merchant console-user add NAME [--db URL]    (the password on stdin, one line)\n"
-        "       paywasm-merchant console-user remove NAME [--db URL] (its logins end too)\n"
-        "       paywasm-merchant console-user list [--db URL]\n"
-        "--db defaults to PAYWASM_DB, else sqlite:paywasm-merchant.db (stop a gateway on the same SQLite file first)\n";
-    std::vector<std::string> args(argv, argv + argc);
-    std::string db = std::getenv("PAYWASM_DB") && *std::getenv("PAYWASM_DB") ? std::getenv("PAYWASM_DB") : "sqlite:paywasm-merchant.db";
-    std::vector<std::string> words;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--db" && i + 1 < args.size()) db = args[++i];
-        else if (args[i].rfind("--db=", 0) == 0) db = args[i].substr(5);
-        else words.push_back(args[i]);
-    }
-    const bool named = words.size() == 2 && (words[0] == "add" || words[0] == "remove");
-    if (!named && !(words.size() == 1 && words[0] == "list")) {
-        std::fputs(usage, stderr);
-        return 2;
-    }
-    if (named && !valid_user_name(words[1])) {
-        std::fprintf(stderr, "paywasm-merchant: a user name is 1 to 64 letters, digits and . _ - @\n");
-        return 2;
-    }
-    try {
-        Store store(paywasm::server::open_sql(db));
-        if (words[0] == "list") {
-            for (const auto& u : store.console_users()) {
-                std::printf("%s\tcreated %s%s\n", u.name.c_str(), paywasm::server::iso8601(u.created_at).c_str(),
-                            u.locked_until > now_ms() ? "\tlocked" : "");
-            }
-            return 0;
-        }
-        if (words[0] == "remove") {
-            if (!store.remove_console_user(words[1])) {
-                std::fprintf(stderr, "paywasm-merchant: no console user %s\n", words[1].c_str());
-                return 1;
-            }
-            store.audit("cli", "user_removed", words[1], std::nullopt, "", now_ms());
-            std::printf("removed %s\n", words[1].c_str());
-            return 0;
-        }
-        std::string password;
-        std::getline(std::cin, password);
-        if (!password.empty() && password.back() == '\r') password.pop_back();
-        if (password.size() < kMinPassword) {
-            std::fprintf(stderr, "paywasm-merchant: the password must be at least %zu characters\n", kMinPassword);
-            return 2;
-        }
-        if (!store.add_console_user(words[1], hash_password(password), now_ms())) {
-            std::fprintf(stderr, "paywasm-merchant: console user %s exists (remove it first)\n", words[1].c_str());
-            return 1;
-        }
-        store.audit("cli", "user_added", words[1], std::nullopt, "", now_ms());
-        std::printf("added %s\n", words[1].c_str());
-        return 0;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "paywasm-merchant: %s\n", e.what());
-        return 1;
-    }
 }
 
 }  // namespace merchant

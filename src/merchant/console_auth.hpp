@@ -7,8 +7,18 @@
 // Logins: a 256-bit random token in the cookie; the database keeps its SHA-256 only (a copy of the
 // database opens no console), the user, a CSRF token, and the times: a login ends after
 // kLoginIdleMs without a request, kLoginMaxMs after it began, at logout, or when its user is
-// removed. A wrong password counts against the user: kMaxFailures in a row lock it for kLockMs
-// (wrong passwords meanwhile neither count nor prolong it).
+// removed.
+// Wrong passwords (console_auth.cpp log_in), in a sliding window of kFailureWindowMs:
+//   - per user: kMaxFailures within the window lock it until the oldest of them leaves the window.
+//     A locked user is answered exactly as any wrong password, whatever the password (the same
+//     status, body and scrypt): the right one does not reveal the lock, nor the lock the right one.
+//     Its attempts meanwhile do not count (a guesser cannot prolong the lock). The user learns of it
+//     out of band: the audit log (login_locked, account_locked), `console-user list`, and a notice
+//     at its next good login.
+//   - per client address (server::client_key: an IPv6 /64 is one client): kMaxAddressFailures
+//     within the window, whatever the names, and the address's logins are refused (429) before any
+//     password is checked, until the oldest leaves the window. Every attempt answered as wrong
+//     counts, a locked user's right password too (else the count would tell it).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +33,8 @@ inline constexpr std::size_t kMinPassword = 12;
 inline constexpr std::int64_t kLoginIdleMs = 30LL * 60 * 1000;
 inline constexpr std::int64_t kLoginMaxMs = 12LL * 3600 * 1000;
 inline constexpr int kMaxFailures = 5;
-inline constexpr std::int64_t kLockMs = 15LL * 60 * 1000;
+inline constexpr int kMaxAddressFailures = 20;
+inline constexpr std::int64_t kFailureWindowMs = 15LL * 60 * 1000;
 
 std::string hash_password(const std::string& password);
 bool verify_password(const std::string& password, const std::string& stored);
@@ -31,22 +42,26 @@ bool verify_password(const std::string& password, const std::string& stored);
 // A user name: 1 to 64 of letters, digits and . _ - @.
 bool valid_user_name(const std::string& name);
 
-// `paywasm-merchant console-user add|remove|list [NAME] [--db URL]` (argv after "console-user"):
-// add reads the password from stdin (one line). Returns the process's exit code.
+// `paywasm-merchant console-user add|remove|passwd|unlock|sessions|list [NAME] [--db URL]` (argv
+// after "console-user"): add and passwd read the password from stdin (one line). Returns the
+// process's exit code.
 int console_user_command(int argc, char** argv);
 
-// A login attempt's outcome: the new login's cookie token and CSRF token, or why not. `locked`
-// only for the right password of a locked user; a wrong one for a locked user is `wrong`, as for
-// a name that does not exist (locked_until says it was locked, for the audit log only).
+// A login attempt's outcome: the new login's cookie token and CSRF token, or why not. `wrong` for
+// every refusal about the account (no such user, wrong password, locked: one answer);
+// `address_limited` when the client's address has too many wrong passwords (checked first).
 struct Login {
-    enum Result { ok, wrong, locked } result = wrong;
+    enum Result { ok, wrong, address_limited } result = wrong;
     std::string token, csrf;
-    std::int64_t locked_until = 0;
+    bool user_locked = false;  // wrong: the user was locked (for the audit log only)
+    bool locked_now = false;   // wrong: this failure locked the user
+    // ok: what its owner is told, since its previous good login.
+    std::int64_t failures_before = 0, locked_at_before = 0;
 };
-// Checks `name` and `password`: one scrypt for every attempt (a user that does not exist, or is
-// locked, costs the same time as a wrong password); on success a fresh login, never one the
-// client brought (session fixation).
-Login log_in(Store& store, const std::string& name, const std::string& password, std::int64_t now);
+// Checks `name` and `password` from `address` (the client's): one scrypt for every attempt past
+// the address's limit (a user that does not exist, or is locked, costs the same time as a wrong
+// password); on success a fresh login, never one the client brought (session fixation).
+Login log_in(Store& store, const std::string& name, const std::string& password, const std::string& address, std::int64_t now);
 // The login of a cookie token, if live (its idle clock restarts).
 std::optional<Store::ConsoleSession> logged_in(Store& store, const std::string& token, std::int64_t now);
 void log_out(Store& store, const std::string& token);

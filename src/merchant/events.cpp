@@ -114,7 +114,8 @@ std::string attempts_json(const std::vector<AttemptFacts>& attempts, bool detail
     for (const auto& a : attempts) {
         w.begin_object().str("attemptId", a.id).str("method", a.method).str("createdAt", iso8601(a.created_at));
         w.str("state", to_string(attempt_state(a)));
-        opt_str(w, "transactionId", a.transaction_id);
+        opt_str(w, "transactionId", a.transaction_id);  // verified (a webhook attached it)
+        opt_str(w, "reportedTransactionId", a.reported_transaction_id);  // the browser's word only
         w.key("error");
         if (a.error_code || a.error_http) {
             w.begin_object();
@@ -158,7 +159,8 @@ std::string attempt_event_json(const std::string& id, std::string_view type, std
     if (s.link_id) w.str("linkId", *s.link_id);  // only a payment link's session has one (hosted.hpp)
     w.str("attemptId", a.id).str("method", a.method);
     w.str("reason", stuck_reason(a));
-    opt_str(w, "transactionId", a.transaction_id);
+    opt_str(w, "transactionId", a.transaction_id);  // verified only
+    opt_str(w, "reportedTransactionId", a.reported_transaction_id);  // the browser's word only
     const bool pending = a.method == "bank" && a.verified_open_at;  // stuck since its verified pending
     w.str("since", iso8601(pending ? *a.verified_open_at : a.created_at)).str("state", to_string(attempt_state(a)));
     opt_str(w, "resolution", a.resolution);

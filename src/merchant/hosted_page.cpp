@@ -275,7 +275,11 @@ void send_page(Gateway& gw, Response& res, const Words& words, int status, const
 
 void register_hosted(Router& server, Gateway& gw) {
     static Assets assets;
-    assets.widget = StaticFiles::load(gw.config.widget_dir, {"paywasm.js", "paywasm.wasm", "paywasm.css"});
+    // The widget's own files only (its script, its two modules, its stylesheet, its languages): a
+    // --widget-dir that also holds a package, notes or keys serves none of them on the gateway's origin.
+    static const std::regex kWidgetFile(R"(paywasm\.(js|css|wasm)|paywasm-nosimd\.wasm|paywasm-[A-Za-z]{2}(-[A-Za-z]{2})?\.json)");
+    assets.widget = StaticFiles::load(gw.config.widget_dir, {"paywasm.js", "paywasm.wasm", "paywasm.css"},
+                                      [](const std::string& name) { return std::regex_match(name, kWidgetFile); });
     auto files = hosted_files();
     load_words(files);
     for (auto& [name, body] : files) {

@@ -1,6 +1,6 @@
 // Payment links (hosted.hpp): the app API creates, lists, reads and deactivates them
 // (/v1/links, Bearer $PAYWASM_APP_SECRET), and prints their QR code; a shopper opens one at
-// GET /l/{linkId}: a new session for that visitor, 303 to its hosted page. Opening creates a
+// GET /l/{linkId}: a new session for that visitor, 303 to its hosted page (HEAD: none, 200). Opening creates a
 // session, so it is rate-limited per client address and per link, and a link session lives
 // --link-session-ttl until the shopper gives their fields (then --session-ttl).
 #include <ctime>
@@ -255,6 +255,12 @@ void register_links(Router& server, Gateway& gw) {
                              Html::element("h1", {}, w("link.closed")) + Html::element("p", {}, w(why)) +
                                  Html::element("p", {}, w("link.nothingCharged")),
                              false);
+        }
+        if (req.method == "HEAD") {
+            // A link previewer or a mail scanner: the link is there and open; no session is made.
+            res.status = 200;
+            res.set_content("", "text/html; charset=utf-8");
+            return;
         }
         gw.rate_limit("link:" + l->id, gw.config.link_rate_per_link, res, "openings of this link a minute");
         const JsonDocument spec = paywasm::parse_json(l->spec);

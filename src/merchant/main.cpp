@@ -11,6 +11,7 @@
 #include "client/url.hpp"
 #include "console.hpp"
 #include "console_auth.hpp"
+#include "console_http.hpp"
 #include "gateway.hpp"
 #include "health.hpp"
 #include "hosted.hpp"
@@ -40,6 +41,7 @@ const char* kUsage =
     "  --qr-rate-per-client N    per client address (default 30); over a limit: 429 with Retry-After; the\n"
     "                            limits are kept in the database, shared by every instance on it\n"
     "  --attempt-rate-per-session N  payment attempts registered and reported a minute per session (default 20)\n"
+    "  --attempt-rate-per-client N   payment attempts registered a minute per client address (default 10)\n"
     "  --attention-exchange-minutes N  an exchange attempt with no verified outcome after N minutes is stuck:\n"
     "                            one checkout.attention_needed event (default 180; crypto completes within 2 h)\n"
     "  --attention-bank-minutes N  a bank attempt with no verified status after N minutes (default 60)\n"
@@ -87,10 +89,12 @@ const char* kUsage =
     "                            loopback or a private network, behind your proxy (docs/merchant.md)\n"
     "  --console-origin ORIGIN   the console's origin as browsers see it, behind your proxy (default: http://\n"
     "                            and the Host asked for); https://...: its cookies are Secure\n"
-    "  --console-login-rate N    console login attempts a minute per client address (default 10; 0: no\n"
-    "                            limit); 5 wrong passwords in a row lock a user for 15 minutes\n"
+    "  --console-hosts LIST      the Host values the console answers, host[:port] comma-separated (default:\n"
+    "                            --console-origin's, else localhost, 127.0.0.1, [::1] with its port); others: 421\n"
+    "  --console-login-rate N    console login attempts a minute per client (default 10; 0: no limit);\n"
+    "                            5 wrong passwords in 15 minutes lock a user, 20 refuse a client\n"
     "  --verbose                 access log (session ids cut short) and refused webhooks on stderr\n"
-    "the console's users: paywasm-merchant console-user add|remove|list [NAME] [--db URL]\n"
+    "the console's users: paywasm-merchant console-user add|passwd|unlock|sessions|remove|list [NAME] [--db URL]\n"
     "environment:\n"
     "  PAYWASM_MERCHANT_TOKEN    the service's merchant access token (QR generate, subscriptions)\n"
     "  PAYWASM_APP_SECRET        the shop app's bearer for the app API (at least 16 characters)\n"
@@ -127,11 +131,11 @@ const paywasm::options::Spec kOptions{
     {"listen", "service-url", "public-service-url", "merchant-id", "merchant-public-key", "webhook-public-key",
      "shop-origin", "db", "app-callback", "methods", "padding", "session-ttl", "retry-base-ms", "max-streams",
      "max-streams-per-session", "max-streams-per-client", "stream-max-seconds", "session-rate", "qr-rate-per-session",
-     "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout", "attempt-rate-per-session",
+     "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout", "attempt-rate-per-session", "attempt-rate-per-client",
      "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days",
      "max-connections-per-address", "widget-dir", "public-url", "return-origin", "shopper-token-url", "bank-account-id", "shop-name",
      "shop-logo", "shop-colour", "link-rate-per-client", "link-rate-per-link", "link-session-ttl", "console-listen",
-     "console-origin", "console-login-rate"},
+     "console-origin", "console-login-rate", "console-hosts"},
     {"verbose"}};
 
 // An origin: scheme://host[:port] of http or https, nothing after.
@@ -197,6 +201,12 @@ void apply_option(merchant::Config& c, bool& db_given, const std::string& name, 
     else if (name == "listen") split_listen(name, value, c.host, c.port);
     else if (name == "console-listen") split_listen(name, value, c.console_host, c.console_port);
     else if (name == "console-login-rate") c.console_login_rate = small(0, 1000000);
+    else if (name == "console-hosts") {
+        for (const auto& h : paywasm::options::split_commas(value)) {
+            if (h.empty() || h.find_first_of("/@ \t") != std::string::npos) usage_error("--console-hosts takes host[:port] names, comma-separated");
+            c.console_hosts.push_back(h);
+        }
+    }
     else if (name == "console-origin") {
         if ((value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0) || value.back() == '/') {
             usage_error("--console-origin is an origin: http(s)://host[:port], no path");
@@ -230,6 +240,7 @@ void apply_option(merchant::Config& c, bool& db_given, const std::string& name, 
     else if (name == "qr-rate-per-session") c.qr_rate_per_session = small(0, 1000000);
     else if (name == "qr-rate-per-client") c.qr_rate_per_client = small(0, 1000000);
     else if (name == "attempt-rate-per-session") c.attempt_rate_per_session = small(0, 1000000);
+    else if (name == "attempt-rate-per-client") c.attempt_rate_per_client = small(0, 1000000);
     else if (name == "attention-exchange-minutes") c.attention.exchange_ms = whole_number(name, value, 1, 525600) * 60000;
     else if (name == "attention-bank-minutes") c.attention.bank_ms = whole_number(name, value, 1, 525600) * 60000;
     else if (name == "attention-bank-pending-days") c.attention.bank_pending_ms = whole_number(name, value, 1, 3650) * 86400000LL;
@@ -358,11 +369,18 @@ int main(int argc, char** argv) {
             co.port = config.console_port;
             co.max_body = 16 * 1024;
             co.max_connections = 256;
+            // One address cannot hold the staff's listener: a few browsers' worth of connections, and
+            // a form's body (16 KiB at most) within 5 s, its head within 5 s.
+            co.max_connections_per_address = 16;
+            co.body_timeout = std::chrono::milliseconds(5000);
+            co.header_timeout = std::chrono::milliseconds(5000);
             co.workers = 4;
             co.access_log = config.verbose;
             co.trusted_proxies = config.trusted_proxies;
             console = std::make_unique<paywasm::server::Server>(co, console_router);
-            console_pages = merchant::register_console(console_router, gw, config.console_origin);
+            console_pages = merchant::register_console(
+                console_router, gw, config.console_origin,
+                merchant::console_hosts(config.console_hosts, config.console_origin, config.console_host, console->port()));
             console_router.set_error_handler([](const paywasm::server::Request&, paywasm::server::Response& res) {
                 paywasm::server::send_error(res, res.status, "http_error", "HTTP " + std::to_string(res.status));
             });

@@ -8,11 +8,13 @@
 // The buckets: paid | partial | pending | failed | refunded | expired (and attention, a list of its
 // own that reads the attempts: kAttentionSql, needs_attention() in attempts.hpp). The database
 // sorts sessions into buckets by one SQL expression over their columns, indexed as is (schema
-// version 8: SQLite and PostgreSQL use an index on an expression only when the query writes the very
+// version 9: SQLite and PostgreSQL use an index on an expression only when the query writes the very
 // same expression); "open" is split into pending and expired by the clock.
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 #include <string_view>
 
 namespace merchant {
@@ -49,5 +51,7 @@ inline constexpr const char* kOrderBucketSql =
 // The filters GET /v1/sessions takes, in the order the console lists them.
 inline constexpr std::string_view kOrderStates[] = {"attention", "partial", "paid", "pending", "failed", "refunded", "expired"};
 bool is_order_state(std::string_view state);
+// The code points of valid UTF-8 `text` (Boost.Locale's decoder), or nullopt (store_console.cpp).
+std::optional<std::vector<std::uint32_t>> utf8_decode(std::string_view text);
 
 }  // namespace merchant

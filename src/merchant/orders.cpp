@@ -1,6 +1,8 @@
 // The merchant's operations on orders (orders.hpp): the app API and the console both call these.
 #include "orders.hpp"
 
+#include <algorithm>
+
 #include "hosted.hpp"
 
 #include "events.hpp"
@@ -104,6 +106,7 @@ Store::SessionQuery session_query(const Request& req) {
     }
     q.q = req.get_param_value("q");
     if (q.q.size() > 200) throw HttpError(400, "validation", "q is at most 200 characters", "q");
+    check_text(q.q, "q");
     if (const std::string cursor = req.get_param_value("cursor"); !cursor.empty()) {
         q.after = decode_cursor(cursor);
         if (!q.after) throw HttpError(400, "validation", "cursor is not one this gateway gave (pass nextCursor as is)", "cursor");
@@ -144,14 +147,15 @@ std::string sessions_page_json(Gateway& gw, const Store::SessionQuery& query) {
 
 std::string csv_cell(std::string_view text) {
     std::string out = "\"";
-    // A spreadsheet runs a cell that starts with one of these as a formula: shown as text instead.
-    if (!text.empty() && (text[0] == '=' || text[0] == '+' || text[0] == '-' || text[0] == '@' || text[0] == '\t' ||
-                          text[0] == '\r')) {
-        out += '\'';
-    }
+    // A spreadsheet may start a cell at the text's start and after any separator some locale uses
+    // (, ; tab |) or a line break, and skips spaces and a quote there: a formula's first character
+    // (= + - @ tab CR) in such a place gets a ' before it, so it is read as text.
+    bool cell_start = true;
     for (char c : text) {
+        if (cell_start && (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r')) out += '\'';
         if (c == '"') out += '"';
         out += c;
+        cell_start = c == ',' || c == ';' || c == '\t' || c == '|' || c == '\r' || c == '\n' || (cell_start && (c == ' ' || c == '"'));
     }
     return out + "\"";
 }
@@ -229,8 +233,16 @@ std::optional<std::int64_t> parse_iso8601(std::string_view text) {
     return ((days * 24 + *h) * 60 + *mi) * 60000LL + *sec * 1000LL;
 }
 
+void check_text(const std::string& text, const char* field) {
+    const auto points = utf8_decode(text);
+    if (!points || std::find(points->begin(), points->end(), 0u) != points->end()) {
+        throw HttpError(400, "validation", std::string(field) + " must be UTF-8 text without NUL", field);
+    }
+}
+
 void check_note(const std::string& note, const char* field) {
     if (note.empty() || note.size() > 2000) throw HttpError(400, "validation", "note must be 1 to 2000 characters", field);
+    check_text(note, field);
 }
 
 void resend_event(Gateway& gw, const std::string& event_id, const Actor& actor) {
@@ -272,6 +284,38 @@ void resolve_attempt(Gateway& gw, const std::string& session_id, const std::stri
     gw.store.audit(actor.name, "resolve", session_id, attempt_id + ": " + resolution + ": " + note, actor.address, now_ms());
     gw.hub.notify(session_id, change.pushed);
     gw.wake_forwarder();
+}
+
+std::int64_t resolve_stuck(Gateway& gw, std::int64_t before, const std::string& resolution, const std::string& note,
+                           const Actor& actor) {
+    if (resolution != "release" && resolution != "not_paid") {
+        throw HttpError(400, "validation", "resolution must be release or not_paid (paid_elsewhere only one by one)", "resolution");
+    }
+    check_note(note);
+    Store::SessionQuery query;
+    query.state = "attention";
+    query.limit = 200;
+    std::int64_t resolved = 0;
+    for (;;) {
+        const auto page = gw.store.list_sessions(query, now_ms());
+        for (const auto& s : page) {
+            for (const auto& a : s.attempts) {
+                if (!a.attention_at || *a.attention_at >= before || a.resolution) continue;
+                const auto change = gw.store.resolve_attempt(s.id, a.id, resolution, note, actor.name,
+                                                             !gw.config.app_callback.empty(), now_ms());
+                if (change.result != Store::AttemptChange::done) continue;  // settled or resolved meanwhile
+                ++resolved;
+                gw.hub.notify(s.id, change.pushed);
+            }
+        }
+        if (page.size() < 200) break;
+        query.after = std::pair{page.back().created_at, page.back().id};
+    }
+    gw.store.audit(actor.name, "resolve_stuck", std::nullopt,
+                   "before " + iso8601(before) + ": " + resolution + ": " + std::to_string(resolved) + " attempt(s): " + note,
+                   actor.address, now_ms());
+    gw.wake_forwarder();
+    return resolved;
 }
 
 void accept_underpayment(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor) {

@@ -45,8 +45,9 @@ std::string sessions_page_json(Gateway& gw, const Store::SessionQuery& query);
 
 // The CSV export of every session the query's state and q select (its cursor and limit ignored),
 // newest first, as a streamed answer: pages of 1000 rows read on the gateway's stream threads, each
-// written as one chunk, so memory stays flat whatever the count. Every cell is quoted; a cell whose
-// text begins with = + - @, a tab or a CR gets a leading ' so a spreadsheet shows it as text.
+// written as one chunk, so memory stays flat whatever the count. Every cell is quoted (csv_cell); a
+// formula's first character (= + - @ tab CR) where any locale's spreadsheet may start a cell (the
+// text's start, after , ; tab | or a line break, spaces and quotes skipped) gets a ' before it.
 void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query);
 std::string csv_cell(std::string_view text);
 
@@ -55,6 +56,11 @@ void resend_event(Gateway& gw, const std::string& event_id, const Actor& actor);
 std::int64_t resend_failed(Gateway& gw, std::int64_t since, const Actor& actor);
 void resolve_attempt(Gateway& gw, const std::string& session_id, const std::string& attempt_id,
                      const std::string& resolution, const std::string& note, const Actor& actor);
+// Every attempt raised as attention before `before` and not resolved (no verified outcome), resolved
+// as `resolution` (release or not_paid only: "paid" is never said in bulk) with `note`, each as
+// resolve_attempt() does it (its own event, under its session's lock); how many. One audit entry.
+std::int64_t resolve_stuck(Gateway& gw, std::int64_t before, const std::string& resolution, const std::string& note,
+                           const Actor& actor);
 void accept_underpayment(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor);
 void add_note(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor);
 // A UTC time as the API and the console's forms write it: 2026-05-01, 2026-05-01T10:00,
@@ -62,5 +68,8 @@ void add_note(Gateway& gw, const std::string& session_id, const std::string& not
 std::optional<std::int64_t> parse_iso8601(std::string_view text);
 // A merchant's note: 1 to 2000 characters (HttpError 400 naming `field` otherwise).
 void check_note(const std::string& note, const char* field = "note");
+// 400 validation on `field` unless `text` is valid UTF-8 without NUL (a search's q, a note): what
+// the database could not compare or store is refused before it is asked.
+void check_text(const std::string& text, const char* field);
 
 }  // namespace merchant

@@ -171,7 +171,7 @@ ALTER TABLE sessions ADD COLUMN cancel_url TEXT;
 ALTER TABLE sessions ADD COLUMN details_at BIGINT;  -- a link session: the shopper's fields given
 CREATE INDEX IF NOT EXISTS sessions_link ON sessions (link_id);
 )sql";
-// The bucket expression of schema version 7 (its index; version 8 replaced both): kept as it was, so
+// The bucket expression of schema version 7 (its index; version 9 replaced both): kept as it was, so
 // that a database migrated from any version builds the very same index at 7.
 constexpr const char* kOrderBucketSqlV7 =
     "(CASE WHEN success = 1 OR underpayment_accepted_at IS NOT NULL THEN 'paid' "
@@ -215,7 +215,7 @@ CREATE TABLE IF NOT EXISTS console_users (
   name            TEXT PRIMARY KEY,
   password_hash   TEXT NOT NULL,         -- scrypt$N$r$p$<salt hex>$<key hex> (console_auth.hpp)
   created_at      BIGINT NOT NULL,
-  failed_logins   BIGINT NOT NULL DEFAULT 0,  -- wrong passwords in a row
+  failed_logins   BIGINT NOT NULL DEFAULT 0,  -- wrong passwords since the last good login
   locked_until    BIGINT NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS console_sessions (
@@ -240,10 +240,28 @@ CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at, id);
 )sql") + "CREATE INDEX IF NOT EXISTS sessions_bucket ON sessions (" + kOrderBucketSqlV7 + ", created_at, id);\n";
 }
 
-// Schema version 8 (issue 45, one order state): the merchant's resolutions on the session's row (an
+// Schema version 8 (issue 40): the console's wrong passwords in a sliding window, per user and per
+// client address (console_auth.hpp), what the user is told at the next good login, the address a
+// login came from (`console-user sessions`); an attempt's transaction id as the browser reported it
+// apart from the one a verified webhook attached (a reported one with no verified outcome moves).
+constexpr const char* kSchemaV8 = R"sql(
+CREATE TABLE IF NOT EXISTS login_failures (
+  subject         TEXT NOT NULL,         -- user:<name> | address:<client_key>
+  at              BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS login_failures_subject ON login_failures (subject, at);
+ALTER TABLE console_users ADD COLUMN locked_at BIGINT NOT NULL DEFAULT 0;  -- a lock began since the last good login (0: none)
+ALTER TABLE console_sessions ADD COLUMN address TEXT;
+ALTER TABLE attempts ADD COLUMN reported_transaction_id TEXT;  -- the browser's word only (transaction_id: verified)
+UPDATE attempts SET reported_transaction_id = transaction_id WHERE reported_at IS NOT NULL;
+UPDATE attempts SET transaction_id = NULL WHERE reported_at IS NOT NULL AND verified = 'none';
+CREATE INDEX IF NOT EXISTS attempts_reported_transaction ON attempts (reported_transaction_id);
+)sql";
+
+// Schema version 9 (issue 45, one order state): the merchant's resolutions on the session's row (an
 // attempt resolved paid_elsewhere makes the order paid, not_paid closes it: order_state.hpp), filled
 // from the attempts resolved before, and the bucket index over the new expression.
-std::string schema_v8() {
+std::string schema_v9() {
     return std::string(R"sql(
 ALTER TABLE sessions ADD COLUMN paid_elsewhere_at BIGINT;
 ALTER TABLE sessions ADD COLUMN closed_at BIGINT;
@@ -252,16 +270,16 @@ UPDATE sessions SET paid_elsewhere_at = (SELECT max(r.created_at) FROM resolutio
 UPDATE sessions SET closed_at = (SELECT max(r.created_at) FROM resolutions AS r JOIN attempts AS a ON a.id = r.attempt_id
   WHERE a.session_id = sessions.id AND a.resolution = 'not_paid' AND r.resolution = 'not_paid');
 DROP INDEX IF EXISTS sessions_bucket;
-)sql") + "CREATE INDEX IF NOT EXISTS sessions_bucket8 ON sessions (" + kOrderBucketSql + ", created_at, id);\n";
+)sql") + "CREATE INDEX IF NOT EXISTS sessions_bucket9 ON sessions (" + kOrderBucketSql + ", created_at, id);\n";
 }
 
 // The schema versions in order; the database records the last one applied (paywasm_schema).
-constexpr int kSchemaVersion = 8;
+constexpr int kSchemaVersion = 9;
 
 // Every table of the gateway: the writer guard covers each.
 constexpr const char* kTables[] = {"sessions", "transactions", "webhook_events", "outbox", "qr_codes",
                                    "debits", "gateway_keys", "rate_buckets", "attempts", "resolutions",
-                                   "links", "deliveries", "session_notes", "console_users", "console_sessions", "audit_log",
+                                   "links", "deliveries", "session_notes", "console_users", "console_sessions", "audit_log", "login_failures",
                                    "paywasm_schema"};
 
 // The writer guard's error (Sql::guard_writers): once a database is at a version, a write by a
@@ -304,7 +322,8 @@ void migrate(paywasm::server::Sql& sql) {
         if (version < 5) sql.exec_script(kSchemaV5);
         if (version < 6) sql.exec_script(kSchemaV6);
         if (version < 7) sql.exec_script(schema_v7());
-        if (version < 8) sql.exec_script(schema_v8());
+        if (version < 8) sql.exec_script(kSchemaV8);
+        if (version < 9) sql.exec_script(schema_v9());
         sql.exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
         // Every migration: the guard at the new version, on every table.
         sql.guard_writers(std::vector<std::string>(std::begin(kTables), std::end(kTables)), kSchemaVersion,

@@ -158,6 +158,10 @@ Store::Renewal Store::renew_qr(const Session& given, const std::string& current_
             result = Renewal::expired;
             return;
         }
+        if (!link_refusal(s, now).empty()) {
+            result = Renewal::link_refused;
+            return;
+        }
         sql_->execute("UPDATE sessions SET qr_state = 'creating', qr_started_at = ? WHERE id = ?", {now, s.id});
         result = Renewal::renewed;
         const std::string current_order = current_qr_order(s);
@@ -190,9 +194,13 @@ Store::Renewal Store::renew_qr(const Session& given, const std::string& current_
 
 // The claim also records the code's orderId (transaction still unknown): the service's first
 // webhook for it may arrive before its answer does, and must find the session.
-bool Store::claim_qr(const Session& s, std::int64_t now, std::int64_t stale_before) {
+bool Store::claim_qr(const Session& s, std::int64_t now, std::int64_t stale_before, std::string& refused) {
     bool claimed = false;
     sql_->transaction([&] {
+        const auto locked = read_session(s.id, true);
+        if (!locked) return;
+        refused = link_refusal(*locked, now);
+        if (!refused.empty()) return;
         claimed = sql_->execute("UPDATE sessions SET qr_state = 'creating', qr_started_at = ? WHERE id = ? AND "
                                 "(qr_state IS NULL OR (qr_state = 'creating' AND qr_started_at < ?))",
                                 {now, s.id, stale_before}) == 1;

@@ -55,8 +55,10 @@ public:
     // lock (qr_code_dead): lost when another request renewed it, not_dead when the code can still be
     // paid or shows money by now, expired when the session has (and the code is dead).
     // release() after a failed call lets the next caller try again with the same orderId.
-    bool claim_qr(const Session& s, std::int64_t now, std::int64_t stale_before);
-    enum class Renewal { renewed, lost, not_dead, expired };
+    // false: another request holds the creation, or (`refused` set) the session's link takes no
+    // payment now (link_refusal).
+    bool claim_qr(const Session& s, std::int64_t now, std::int64_t stale_before, std::string& refused);
+    enum class Renewal { renewed, lost, not_dead, expired, link_refused };  // link_refused: link_refusal() said no
     Renewal renew_qr(const Session& s, const std::string& current_response, const std::string& current_tx,
                      std::int64_t now);
     std::string current_qr_order(const Session& s);
@@ -89,12 +91,22 @@ public:
     // version + 1, with `payable`) to its streams: `pushed` for StatusHub::notify.
     struct AttemptChange {
         enum Result { done, not_found, attempt_not_found, in_flight, already_paid, expired, closed, already_reported,
-                      already_resolved, settled } result = not_found;
+                      already_resolved, settled, link_refused, transaction_elsewhere } result = not_found;
+        std::string refused;  // link_refused: link_refusal()'s reason
         AttemptFacts attempt;
         Payable payable;
         std::optional<PushedStatus> pushed;
     };
-    // Registers attempt `attempt_id` of `method` when Pay is armed (payable()); else says why not.
+    // Why the session's payment link takes no payment (an attempt, a QR code) now, or "" (not a
+    // link session, or it does): details_required (the shopper's fields not given yet),
+    // link_inactive, link_expired, link_used_up (usageLimit: that many of the link's other sessions
+    // are paid, hold money in flight by a verified status, or have an attempt or QR code and have
+    // not expired). Runs inside the caller's transaction after the session's row lock and locks the
+    // link's row (FOR UPDATE on PostgreSQL, SQLite's write lock): two instances deciding for two
+    // sessions of one link take turns, so the count and the new attempt are one compare-and-set.
+    std::string link_refusal(const Session& s, std::int64_t now);
+    // Registers attempt `attempt_id` of `method` when Pay is armed (payable()) and the session's link
+    // takes it (link_refusal); else says why not.
     AttemptChange register_attempt(const std::string& session_id, const std::string& method, const std::string& attempt_id,
                                    std::int64_t now);
     // The browser's one report of an attempt: `transaction_id` + `status`, or `error_code` + `error_http`.
@@ -102,8 +114,12 @@ public:
         std::optional<std::string> transaction_id, error_code;
         std::optional<int> status, error_http;
     };
+    // Stored as the attempt's reported_transaction_id (never its verified transaction_id);
+    // transaction_elsewhere when the gateway holds that transaction for another session
+    // (transaction_elsewhere(): a webhook's, a session's, another session's attempt's).
     AttemptChange report_attempt(const std::string& session_id, const std::string& attempt_id, const Report& report,
                                  std::int64_t now);
+    bool transaction_elsewhere(const std::string& transaction_id, const std::string& session_id);
     // The merchant's resolution of an attempt (release | paid_elsewhere | not_paid): the audited
     // record (resolutions), the attempt's resolution, its own event in the outbox (`forward`).
     // settled: a verified outcome already decided the attempt. A conflicted attempt may be resolved again.
@@ -235,22 +251,40 @@ public:
     std::vector<DebitRow> debits(int limit);
 
     // ---- the console's accounts and logins (console_auth.hpp; store_console.cpp) ----
+    // failed_logins: wrong passwords since the last good login; locked_at: when a lock began since
+    // then (0: none). Both are what the user is told at the next good login.
     struct ConsoleUser {
         std::string name, password_hash;
-        std::int64_t created_at = 0, failed_logins = 0, locked_until = 0;
+        std::int64_t created_at = 0, failed_logins = 0, locked_at = 0;
     };
     bool add_console_user(const std::string& name, const std::string& password_hash, std::int64_t now);  // false: exists
     bool remove_console_user(const std::string& name);  // and every login session of it; false: no such user
+    // A new password hash, every login of the user ended; false: no such user.
+    bool set_console_password(const std::string& name, const std::string& password_hash);
     std::vector<ConsoleUser> console_users();
     std::optional<ConsoleUser> console_user(const std::string& name);
-    // A wrong password: failed_logins + 1, and locked until `lock_until` once it reached `max_failures`.
-    void console_login_failed(const std::string& name, int max_failures, std::int64_t lock_until);
+    // The sliding window of wrong passwords (console_auth.hpp): `subject` is user:<name> or
+    // address:<client_key>. login_locked_until: while `subject` has `max` failures or more within
+    // the last `window_ms`, when the max-th most recent of them leaves the window (else 0).
+    std::int64_t login_locked_until(const std::string& subject, std::int64_t window_ms, int max, std::int64_t now);
+    // One wrong password of `subject` at `now` (its failures older than `window_ms` go).
+    void login_failed(const std::string& subject, std::int64_t window_ms, std::int64_t now);
+    // Forgets `subject`'s failures (`console-user unlock`); false: there were none.
+    bool clear_login_failures(const std::string& subject);
+    // A counted wrong password of user `name`: failed_logins + 1, and locked_at = now when it locked.
+    void console_user_failed(const std::string& name, bool locked, std::int64_t now);
+    // A good login: failed_logins and locked_at back to 0 (the caller read them first, to tell).
     void console_login_succeeded(const std::string& name);
     struct ConsoleSession {
         std::string user, csrf;
-        std::int64_t created_at = 0, expires_at = 0;
+        std::int64_t created_at = 0, expires_at = 0, seen_at = 0;
+        std::string address;
     };
     void create_console_session(const std::string& token_hash, const ConsoleSession& s, std::int64_t now);
+    // The live logins of `name` (console-user sessions), newest first.
+    std::vector<ConsoleSession> console_sessions_of(const std::string& name, std::int64_t now);
+    // Ends every login of `name`; how many.
+    std::int64_t end_console_sessions_of(const std::string& name);
     // The login whose token hashes to `token_hash`, if it has not expired and was seen within
     // `idle_ms`; its seen_at moves to `now`.
     std::optional<ConsoleSession> console_session(const std::string& token_hash, std::int64_t idle_ms, std::int64_t now);

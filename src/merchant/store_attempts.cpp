@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* kAttemptColumns =
     "id, method, created_at, reported_at, transaction_id, reported_status, error_code, error_http, verified, "
-    "verified_open_at, resolution, attention_at, conflict_at";
+    "verified_open_at, resolution, attention_at, conflict_at, reported_transaction_id";
 
 Verified verified_from(const std::string& v) {
     if (v == "open") return Verified::open;
@@ -58,6 +58,7 @@ AttemptFacts attempt_from_row(const SqlRow& r) {
     a.resolution = r.optional_text(10);
     a.attention_at = opt_i64(r, 11);
     a.conflict_at = opt_i64(r, 12);
+    a.reported_transaction_id = r.optional_text(13);
     return a;
 }
 
@@ -117,6 +118,11 @@ Store::AttemptChange Store::register_attempt(const std::string& session_id, cons
                                            : AttemptChange::in_flight;
             return;
         }
+        out.refused = link_refusal(*s, now);
+        if (!out.refused.empty()) {
+            out.result = AttemptChange::link_refused;
+            return;
+        }
         sql_->execute("INSERT INTO attempts (id, session_id, method, created_at) VALUES (?, ?, ?, ?)",
                       {attempt_id, s->id, method, now});
         out.attempt = AttemptFacts{};
@@ -148,6 +154,14 @@ Store::AttemptChange Store::change_attempt(const std::string& session_id, const 
     return out;
 }
 
+bool Store::transaction_elsewhere(const std::string& transaction_id, const std::string& session_id) {
+    return !sql_->query("SELECT 1 FROM transactions WHERE id = ? AND session_id IS NOT NULL AND session_id <> ? "
+                        "UNION ALL SELECT 1 FROM sessions WHERE transaction_id = ? AND id <> ? "
+                        "UNION ALL SELECT 1 FROM attempts WHERE (transaction_id = ? OR reported_transaction_id = ?) AND session_id <> ?",
+                        {transaction_id, session_id, transaction_id, session_id, transaction_id, transaction_id, session_id})
+                .empty();
+}
+
 Store::AttemptChange Store::report_attempt(const std::string& session_id, const std::string& attempt_id,
                                            const Report& report, std::int64_t now) {
     return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, AttemptChange& out) {
@@ -155,16 +169,20 @@ Store::AttemptChange Store::report_attempt(const std::string& session_id, const 
             out.result = AttemptChange::already_reported;
             return;
         }
-        // A transaction id already attached by a verified webhook is kept: the browser's word does
-        // not replace what the service signed.
-        const auto tx = a.transaction_id ? a.transaction_id : report.transaction_id;
-        sql_->execute("UPDATE attempts SET reported_at = ?, transaction_id = ?, reported_status = ?, error_code = ?, "
+        // The browser's transaction id is kept apart from a verified one (transaction_id); one the
+        // gateway holds for another session is refused (a report cannot borrow a paid order's).
+        if (report.transaction_id && transaction_elsewhere(*report.transaction_id, s.id)) {
+            out.result = AttemptChange::transaction_elsewhere;
+            return;
+        }
+        const auto tx = report.transaction_id;
+        sql_->execute("UPDATE attempts SET reported_at = ?, reported_transaction_id = ?, reported_status = ?, error_code = ?, "
                       "error_http = ? WHERE id = ? AND session_id = ?",
                       {now, or_null(tx), report.status ? SqlValue(std::int64_t(*report.status)) : SqlValue(),
                        or_null(report.error_code),
                        report.error_http ? SqlValue(std::int64_t(*report.error_http)) : SqlValue(), a.id, s.id});
         a.reported = true;
-        a.transaction_id = tx;
+        a.reported_transaction_id = tx;
         a.reported_status = report.status;
         a.error_code = report.error_code;
         a.error_http = report.error_http;
@@ -244,7 +262,7 @@ std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, boo
                 if (!s) return;
                 AttemptFacts* a = find(*s, attempt_id);
                 const auto at = a ? stuck_since(*a, t) : std::nullopt;
-                if (!at || *at > now || a->attention_at) return;
+                if (!at || *at > now || a->attention_at || (s->link_id && unconfirmed(*a))) return;
                 // The compare-and-set: of two instances' passes, one changes the row, one finds it set.
                 if (sql_->execute("UPDATE attempts SET attention_at = ? WHERE id = ? AND attention_at IS NULL",
                                   {now, a->id}) != 1) {

@@ -38,17 +38,6 @@ constexpr std::int64_t kSearchBatch = 200;
 
 using Utf8 = boost::locale::utf::utf_traits<char>;
 
-// The code points of valid UTF-8 `text`, or nullopt.
-std::optional<std::vector<boost::locale::utf::code_point>> utf8_decode(std::string_view text) {
-    std::vector<boost::locale::utf::code_point> out;
-    for (auto p = text.begin(); p != text.end();) {
-        const auto c = Utf8::decode(p, text.end());
-        if (c == boost::locale::utf::illegal || c == boost::locale::utf::incomplete) return std::nullopt;
-        out.push_back(c);
-    }
-    return out;
-}
-
 std::int64_t utf8_length(std::string_view text) {
     const auto points = utf8_decode(text);
     return points ? static_cast<std::int64_t>(points->size()) : 0;
@@ -79,6 +68,16 @@ std::optional<std::int64_t> opt_i64(const SqlRow& r, std::size_t i) {
 
 }  // namespace
 
+std::optional<std::vector<std::uint32_t>> utf8_decode(std::string_view text) {
+    std::vector<std::uint32_t> out;
+    for (auto p = text.begin(); p != text.end();) {
+        const auto c = Utf8::decode(p, text.end());
+        if (c == boost::locale::utf::illegal || c == boost::locale::utf::incomplete) return std::nullopt;
+        out.push_back(c);
+    }
+    return out;
+}
+
 std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_t now) {
     const std::int64_t limit = std::clamp(query.limit, 1, 1000);
     // The keyset: rows strictly older than the previous page's last one, newest first.
@@ -105,8 +104,8 @@ std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_
         // keyset until the page is full; the state is checked on each.
         std::string where =
             "WHERE (offer_id = ? OR id = ? OR transaction_id = ? OR id IN (SELECT session_id FROM transactions WHERE id = ?) "
-            "OR id IN (SELECT session_id FROM attempts WHERE transaction_id = ?)";
-        std::vector<SqlValue> params = {query.q, query.q, query.q, query.q, query.q};
+            "OR id IN (SELECT session_id FROM attempts WHERE transaction_id = ? OR reported_transaction_id = ?)";
+        std::vector<SqlValue> params = {query.q, query.q, query.q, query.q, query.q, query.q};
         const auto upper = query.q.size() >= kMinPrefix ? prefix_upper_bound(query.q) : std::nullopt;
         if (upper) {
             where += " OR (offer_id >= ? AND offer_id < ? AND substr(offer_id, 1, ?) = ?)";
@@ -435,14 +434,24 @@ bool Store::remove_console_user(const std::string& name) {
     bool removed = false;
     sql_->transaction([&] {
         sql_->execute("DELETE FROM console_sessions WHERE user_name = ?", {name});
+        sql_->execute("DELETE FROM login_failures WHERE subject = ?", {"user:" + name});
         removed = sql_->execute("DELETE FROM console_users WHERE name = ?", {name}) == 1;
     });
     return removed;
 }
 
+bool Store::set_console_password(const std::string& name, const std::string& password_hash) {
+    bool changed = false;
+    sql_->transaction([&] {
+        changed = sql_->execute("UPDATE console_users SET password_hash = ? WHERE name = ?", {password_hash, name}) == 1;
+        if (changed) sql_->execute("DELETE FROM console_sessions WHERE user_name = ?", {name});
+    });
+    return changed;
+}
+
 std::vector<Store::ConsoleUser> Store::console_users() {
     std::vector<ConsoleUser> out;
-    for (const auto& r : sql_->query("SELECT name, password_hash, created_at, failed_logins, locked_until FROM console_users "
+    for (const auto& r : sql_->query("SELECT name, password_hash, created_at, failed_logins, locked_at FROM console_users "
                                      "ORDER BY name")) {
         out.push_back(ConsoleUser{r.text(0), r.text(1), r.integer(2), r.integer(3), r.integer(4)});
     }
@@ -450,7 +459,7 @@ std::vector<Store::ConsoleUser> Store::console_users() {
 }
 
 std::optional<Store::ConsoleUser> Store::console_user(const std::string& name) {
-    auto rows = sql_->query("SELECT name, password_hash, created_at, failed_logins, locked_until FROM console_users "
+    auto rows = sql_->query("SELECT name, password_hash, created_at, failed_logins, locked_at FROM console_users "
                             "WHERE name = ?",
                             {name});
     if (rows.empty()) return std::nullopt;
@@ -458,23 +467,43 @@ std::optional<Store::ConsoleUser> Store::console_user(const std::string& name) {
     return ConsoleUser{r.text(0), r.text(1), r.integer(2), r.integer(3), r.integer(4)};
 }
 
-void Store::console_login_failed(const std::string& name, int max_failures, std::int64_t lock_until) {
-    sql_->execute("UPDATE console_users SET failed_logins = failed_logins + 1, locked_until = CASE WHEN failed_logins + 1 >= ? "
-                  "THEN ? ELSE locked_until END WHERE name = ?",
-                  {std::int64_t(max_failures), lock_until, name});
+std::int64_t Store::login_locked_until(const std::string& subject, std::int64_t window_ms, int max, std::int64_t now) {
+    // The max most recent failures inside the window (by the (subject, at) index): locked while the
+    // oldest of them is still in it.
+    const auto rows = sql_->query("SELECT at FROM login_failures WHERE subject = ? AND at > ? AND at <= ? ORDER BY at DESC LIMIT ?",
+                                  {subject, now - window_ms, now, std::int64_t(max)});
+    if (max <= 0 || static_cast<int>(rows.size()) < max) return 0;
+    return rows.back().integer(0) + window_ms;
+}
+
+void Store::login_failed(const std::string& subject, std::int64_t window_ms, std::int64_t now) {
+    sql_->transaction([&] {
+        sql_->execute("DELETE FROM login_failures WHERE subject = ? AND at <= ?", {subject, now - window_ms});
+        sql_->execute("INSERT INTO login_failures (subject, at) VALUES (?, ?)", {subject, now});
+    });
+}
+
+bool Store::clear_login_failures(const std::string& subject) {
+    return sql_->execute("DELETE FROM login_failures WHERE subject = ?", {subject}) > 0;
+}
+
+void Store::console_user_failed(const std::string& name, bool locked, std::int64_t now) {
+    sql_->execute("UPDATE console_users SET failed_logins = failed_logins + 1, locked_at = CASE WHEN ? = 1 THEN ? ELSE locked_at END "
+                  "WHERE name = ?",
+                  {std::int64_t(locked ? 1 : 0), now, name});
 }
 
 void Store::console_login_succeeded(const std::string& name) {
-    sql_->execute("UPDATE console_users SET failed_logins = 0, locked_until = 0 WHERE name = ?", {name});
+    sql_->execute("UPDATE console_users SET failed_logins = 0, locked_at = 0 WHERE name = ?", {name});
 }
 
 void Store::create_console_session(const std::string& token_hash, const ConsoleSession& s, std::int64_t now) {
     sql_->transaction([&] {
         // Logins long over go with each new one: the table holds live logins only.
         sql_->execute("DELETE FROM console_sessions WHERE expires_at < ?", {now});
-        sql_->execute("INSERT INTO console_sessions (token_hash, user_name, csrf, created_at, seen_at, expires_at) "
-                      "VALUES (?, ?, ?, ?, ?, ?)",
-                      {token_hash, s.user, s.csrf, now, now, s.expires_at});
+        sql_->execute("INSERT INTO console_sessions (token_hash, user_name, csrf, created_at, seen_at, expires_at, address) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                      {token_hash, s.user, s.csrf, now, now, s.expires_at, s.address});
     });
 }
 
@@ -484,7 +513,21 @@ std::optional<Store::ConsoleSession> Store::console_session(const std::string& t
                             "RETURNING user_name, csrf, created_at, expires_at",
                             {now, token_hash, now, now - idle_ms});
     if (rows.empty()) return std::nullopt;
-    return ConsoleSession{rows[0].text(0), rows[0].text(1), rows[0].integer(2), rows[0].integer(3)};
+    return ConsoleSession{rows[0].text(0), rows[0].text(1), rows[0].integer(2), rows[0].integer(3), now, ""};
+}
+
+std::vector<Store::ConsoleSession> Store::console_sessions_of(const std::string& name, std::int64_t now) {
+    std::vector<ConsoleSession> out;
+    for (const auto& r : sql_->query("SELECT user_name, created_at, expires_at, seen_at, address FROM console_sessions "
+                                     "WHERE user_name = ? AND expires_at > ? ORDER BY created_at DESC",
+                                     {name, now})) {
+        out.push_back(ConsoleSession{r.text(0), "", r.integer(1), r.integer(2), r.integer(3), r.optional_text(4).value_or("")});
+    }
+    return out;
+}
+
+std::int64_t Store::end_console_sessions_of(const std::string& name) {
+    return sql_->execute("DELETE FROM console_sessions WHERE user_name = ?", {name});
 }
 
 void Store::end_console_session(const std::string& token_hash) {

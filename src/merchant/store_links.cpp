@@ -1,5 +1,6 @@
 // The links table and a link's sessions (hosted.hpp's LinkStore). SQL in the dialect sql.hpp names.
 #include "hosted.hpp"
+#include "store.hpp"
 #include "server/util.hpp"
 
 namespace merchant {
@@ -83,6 +84,23 @@ bool LinkStore::set_details(const std::string& session_id, const std::string& ch
 bool LinkStore::details_given(const std::string& session_id) {
     auto rows = sql_.query("SELECT details_at FROM sessions WHERE id = ?", {session_id});
     return !rows.empty() && !rows[0].is_null(0);
+}
+
+std::string Store::link_refusal(const Session& s, std::int64_t now) {
+    if (!s.link_id) return "";
+    const auto link = sql_->query_locked("SELECT active, usage_limit, expires_at FROM links WHERE id = ?", {*s.link_id});
+    const auto details = sql_->query("SELECT details_at FROM sessions WHERE id = ?", {s.id});
+    if (details.empty() || details[0].is_null(0)) return "details_required";
+    if (link.empty() || link[0].integer(0) == 0) return "link_inactive";
+    if (!link[0].is_null(2) && now >= link[0].integer(2)) return "link_expired";
+    if (link[0].is_null(1)) return "";
+    // Read after the link's lock: what another instance committed before it let go is counted.
+    const auto held = sql_->query(
+        "SELECT count(*) FROM sessions WHERE link_id = ? AND id <> ? AND (success = 1 OR underpayment_accepted_at IS NOT NULL "
+        "OR (status IS NOT NULL AND final = 0) OR (expires_at > ? AND (qr_state IS NOT NULL OR EXISTS "
+        "(SELECT 1 FROM attempts WHERE attempts.session_id = sessions.id))))",
+        {*s.link_id, s.id, now});
+    return held[0].integer(0) >= link[0].integer(1) ? "link_used_up" : "";
 }
 
 }  // namespace merchant

@@ -14,7 +14,8 @@ namespace {
 // status yet, or one the core's table calls final or without money taken (describe_status); every
 // other status (pending, partly paid, refunds, a code the table does not know) may still move money.
 // A session with an attempt nobody settled (no verified outcome, no resolution: the merchant was
-// told, and may still need it) is kept too.
+// told, and may still need it) is kept too, but for a payment link's attempt that no verified
+// webhook ever reached (attempts.hpp unconfirmed(): the merchant was not told).
 const std::string& done_with() {
     static const std::string where = [] {
         std::string codes;
@@ -24,7 +25,8 @@ const std::string& done_with() {
             codes += (codes.empty() ? "" : ", ") + std::to_string(code);
         }
         return "((status IS NULL OR status IN (" + codes + ")) AND NOT EXISTS (SELECT 1 FROM attempts WHERE "
-               "attempts.session_id = sessions.id AND attempts.resolution IS NULL AND attempts.verified IN ('none', 'open')))";
+               "attempts.session_id = sessions.id AND attempts.resolution IS NULL AND attempts.verified IN ('none', 'open') AND "
+               "NOT (sessions.link_id IS NOT NULL AND attempts.verified = 'none' AND attempts.transaction_id IS NULL)))";
     }();
     return where;
 }
@@ -96,7 +98,9 @@ Store::Pruned Store::prune(std::int64_t cutoff, int batch) {
 
 // One statement takes the token or finds none, whichever instance asks: the row's refill since its
 // last take (at most a minute's: a full bucket; none should the database's clock have gone back)
-// is added, capped at a full bucket, and one token taken only when one is there.
+// is added, capped at a full bucket, and one token taken only when one is there. A row stamped
+// after `now` (the clock stepped back) is first clamped to now: it refills from now on instead of
+// staying frozen for the size of the step.
 std::int64_t Store::take_token(const std::string& key, int per_minute) {
     if (per_minute <= 0) return 0;
     const std::int64_t now = sql_->clock_ms();
@@ -114,6 +118,7 @@ std::int64_t Store::take_token(const std::string& key, int per_minute) {
                "units = " + refilled + " - 60000, updated_at = CASE WHEN excluded.updated_at > rate_buckets.updated_at "
                "THEN excluded.updated_at ELSE rate_buckets.updated_at END WHERE " + refilled + " >= 60000 RETURNING units";
     }();
+    sql_->execute("UPDATE rate_buckets SET updated_at = ? WHERE key = ? AND updated_at > ?", {now, key, now});
     const auto taken = sql_->query(take, {key, full - kToken, now, rate, full, full, rate, rate, full, full, rate});
     if (!taken.empty()) return 0;
     // Empty: how long until a whole token is there again (read after the refused take).
@@ -124,10 +129,12 @@ std::int64_t Store::take_token(const std::string& key, int per_minute) {
     return std::max<std::int64_t>(1, (kToken - have + rate - 1) / rate);
 }
 
-// Buckets untouched for a minute are full again: the row says nothing a missing one would not.
+// Buckets untouched for a minute are full again: the row says nothing a missing one would not. The
+// console's wrong passwords a day old are outside any window (console_auth.hpp's is 15 minutes).
 std::int64_t Store::prune_buckets() {
     const std::int64_t now = sql_->clock_ms();
-    return sql_->execute("DELETE FROM rate_buckets WHERE updated_at < ?", {now - 60000});
+    return sql_->execute("DELETE FROM rate_buckets WHERE updated_at < ?", {now - 60000}) +
+           sql_->execute("DELETE FROM login_failures WHERE at < ?", {now - 24LL * 3600 * 1000});
 }
 
 std::optional<Store::OutboxEvent> Store::claim_due(std::int64_t now, std::int64_t lease_ms) {

@@ -70,7 +70,7 @@ Store::Applied Store::apply_webhook(const IncomingTx& in, const std::string& sig
         if (const Session* s = f.session ? &*f.session : nullptr) {
             facts = SessionFacts{s->offer_id, s->amount, s->currency, s->offers("exchange"), s->offers("bank"), held_of(*s), {}};
             for (const auto& a : s->attempts) {
-                if (a.reported && a.transaction_id == in.id) facts->reported_method = a.method;
+                if (a.reported && a.reported_transaction_id == in.id) facts->reported_method = a.method;
             }
         }
         Decision d = decide_webhook(merchant_id, facts, f.codes, f.stored, in);

@@ -136,7 +136,7 @@ std::string render(std::string_view tmpl, const std::map<std::string, Html>& val
 
 std::string Csp::text() const {
     std::string out = "default-src 'none'; ";
-    join(out, "script-src", wasm ? "'self' 'wasm-unsafe-eval'" : "'self'", {});
+    join(out, "script-src", !scripts ? "'none'" : wasm ? "'self' 'wasm-unsafe-eval'" : "'self'", {});
     join(out, "style-src", "'self'", {});
     join(out, "img-src", "'self'", img_src);
     join(out, "font-src", "'self'", {});
@@ -171,7 +171,8 @@ std::string content_type_of(std::string_view name) {
     return "application/octet-stream";
 }
 
-StaticFiles StaticFiles::load(const std::string& dir, const std::vector<std::string>& required) {
+StaticFiles StaticFiles::load(const std::string& dir, const std::vector<std::string>& required,
+                              const std::function<bool(const std::string&)>& keep) {
     namespace fs = std::filesystem;
     static const std::regex kName(R"([A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*)");
     StaticFiles out;
@@ -184,7 +185,7 @@ StaticFiles StaticFiles::load(const std::string& dir, const std::vector<std::str
             if (it->is_directory()) it.disable_recursion_pending();
             continue;
         }
-        if (!it->is_regular_file()) continue;
+        if (!it->is_regular_file() || (keep && !keep(name))) continue;
         std::ifstream in(it->path(), std::ios::binary);
         if (!in) throw std::runtime_error(it->path().string() + ": cannot read");
         out.add(name, std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));

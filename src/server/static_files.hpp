@@ -32,6 +32,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -91,6 +92,7 @@ std::string render(std::string_view tmpl, const std::map<std::string, Html>& val
 // fonts and connections.
 struct Csp {
     bool wasm = false;                     // script-src 'wasm-unsafe-eval' (WebAssembly, no eval)
+    bool scripts = true;                   // false: script-src 'none' (a page that runs no script at all)
     std::vector<std::string> connect_src;  // fetch, EventSource
     std::vector<std::string> img_src;
     std::vector<std::string> form_action;  // where the page's forms may go besides 'self'
@@ -111,7 +113,9 @@ public:
     StaticFiles() = default;
     // Reads every file under `dir` (above). Throws std::runtime_error naming `dir` when it cannot be
     // read, or naming the first of `required` that is not there.
-    static StaticFiles load(const std::string& dir, const std::vector<std::string>& required = {});
+    // `keep`, when given, names the files to take (the others are neither read nor served).
+    static StaticFiles load(const std::string& dir, const std::vector<std::string>& required = {},
+                            const std::function<bool(const std::string&)>& keep = {});
     // Adds (or replaces) file `name` with `body`: files a program embeds at build time.
     void add(const std::string& name, std::string body);
 

@@ -165,7 +165,7 @@ async function reload(page, sessionUrl) {
   assert.deepEqual(seen, { errors: [], violations: [] }, 'uncaught errors or CSP violations before the reload');
   await page.goto(`${sandbox.base}/`);
   await until(page, () => typeof window.PayWasm === 'object' && Array.isArray(window.__events) && window.__events.length === 0,
-    null, 'the page loaded again', 10000);
+    null, 'the page loaded again');
   await mountSession(page, sessionUrl);
 }
 
@@ -222,11 +222,23 @@ async function payOnPage(page, method) {
   await settled(page);
   if (method === 'bank') {
     await page.click((m) => window.__shadow(`input#method-${m}`), method);
-    await until(page, (m) => window.__shadow(`input#method-${m}`).checked, method, 'bank chosen', 5000);
+    await until(page, (m) => window.__shadow(`input#method-${m}`).checked, method, 'bank chosen');
   }
   await page.click((m) => window.__shadow(`button[data-key=pay-${m}]`), method);
-  return until(page, () => window.__events.find((e) => e.type === 'paywasm-status' || e.type === 'paywasm-error'), null,
-    'the payment\'s answer');
+  try {
+    return await until(page, () => window.__events.find((e) => e.type === 'paywasm-status' || e.type === 'paywasm-error'), null,
+      'the payment\'s answer');
+  } catch (e) {
+    // What the click led to, for the record: the page's POSTs, Pay's state, what reached the proxy.
+    const seen = await page.run((m) => {
+      const b = window.__shadow(`button[data-key=pay-${m}]`);
+      return { posts: window.__posts.map((p) => p.url), pay: b && { disabled: b.disabled, label: b.textContent },
+        busy: window.__shadow('[part~=container]').getAttribute('aria-busy'), console: window.__console,
+        inputs: window.__inputs, rect: b && JSON.stringify(b.getBoundingClientRect()), now: Math.round(performance.now()),
+        scroll: [window.scrollX, window.scrollY], viewport: [window.innerWidth, window.innerHeight] };
+    }, method).catch(() => '?');
+    throw new Error(`${e.message}; after the click: ${JSON.stringify(seen)}; payments at the proxy: ${proxy.payments.length}`);
+  }
 }
 
 // The late webhook: the sandbox's URL set to the gateway, the transaction moved to success; the app
@@ -271,7 +283,8 @@ for (const method of ['exchange', 'bank']) {
       // The widget's report reached the gateway (a keepalive POST): the attempt is answered.
       const v = await waitFor(async () => { const x = await checkoutView(s); return x.attempts[0]?.state === 'answered' && x; },
         { what: 'the attempt reported' });
-      assert.equal(v.attempts[0].transactionId, txId);
+      assert.equal(v.attempts[0].reportedTransactionId, txId);
+      assert.equal(v.attempts[0].transactionId, null, 'the browser\'s word only');
       assert.equal(v.status.status, null, 'nothing verified');
 
       // Reload: "payment in progress" with the transaction id; no Pay; trying pays nothing.
@@ -296,7 +309,7 @@ for (const method of ['exchange', 'bank']) {
       await startGatewayAt(dir, PAST_THRESHOLD[method]);
       const attention = await waitFor(() => eventsFor(s.offerId, 'checkout.attention_needed')[0], { timeout: 20000, what: 'checkout.attention_needed' });
       assert.equal(attention.body.attemptId, v.attempts[0].attemptId, 'the attempt');
-      assert.equal(attention.body.transactionId, txId, 'its transaction');
+      assert.equal(attention.body.reportedTransactionId, txId, 'its transaction, as the browser reported it');
       assert.equal(attention.body.method, method);
       assert.ok(eventsFor(s.offerId).every((e) => e.body.type !== 'checkout.succeeded'), 'no success without a verified webhook');
 

@@ -4,7 +4,7 @@
 // the receipt shown, the return to successUrl followed, the app's events carry linkId; no CSP
 // violation (the page records them: window.paywasmHosted.violations). In Chromium also: axe-core
 // (no serious or critical violation; run with bypassCSP, the driver's injection only) on the fields
-// page, the checkout and the receipt, light and dark, and screenshots at 375 px into docs/img.
+// page, the checkout and the receipt, light and dark, and screenshots at 375 px (into PAYWASM_HOSTED_SHOTS when set: docs/img).
 //   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... \
 //     node --test-reporter=spec tests/browser/hosted.test.mjs --engine <chromium|firefox|webkit> --dist <dist dir>
 import { after, before, test } from 'node:test';
@@ -16,14 +16,16 @@ import { distDir } from './lib.mjs';
 import { launchEngine } from './engines/index.mjs';
 import { sendJson } from '../server/harness.mjs';
 import { gw, startGateway, startSandbox, startShopApp } from '../gateway/harness.mjs';
-import { waitFor } from '../support/node.mjs';
+import { tempDir, waitFor } from '../support/node.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const argv = process.argv.slice(2);
 const ENGINE = argv.includes('--engine') ? argv[argv.indexOf('--engine') + 1] : process.env.PAYWASM_ENGINE;
 const DIST = distDir(['paywasm.js', 'paywasm.wasm', 'paywasm.css']);
 const LIMIT = { timeout: 90000 };
-const SHOTS = path.join(here, '../../docs/img');
+// Screenshots go to a temporary folder; PAYWASM_HOSTED_SHOTS=docs/img refreshes the docs' copies
+// (a test run never writes into the source tree).
+const SHOTS = process.env.PAYWASM_HOSTED_SHOTS || tempDir('pwm-hosted-shots-');
 
 let engine;
 let sandbox;
@@ -85,11 +87,11 @@ test('a link, opened, fields typed, paid by QR: receipt, return to successUrl, e
     assert.ok(receipt.includes('19.00 USD'), `the total with its currency: ${receipt}`);
     assert.deepEqual(await violations(page), [], 'no CSP violation');
     await page.click(() => [...document.querySelectorAll('a')].find((a) => a.textContent === 'Return to the shop'));
-    await waitFor(async () => (await page.run(() => location.href)) === `${sandbox.base}/thanks`, { timeout: 10000, what: 'successUrl' });
+    await waitFor(async () => (await page.run(() => location.href)) === `${sandbox.base}/thanks`, { timeout: 20000, what: 'successUrl' });
     const events = await waitFor(() => {
       const list = app.events.filter((e) => e.body.sessionId === sessionId);
       return list.some((e) => e.body.success) && list;
-    }, { timeout: 10000, what: 'the success event' });
+    }, { timeout: 20000, what: 'the success event' });
     for (const e of events) assert.equal(e.body.linkId, link.id, 'every event carries linkId');
   } finally {
     await page.close();

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, afterEach, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium as playwrightChromium } from 'playwright-core';
-import { sleep, tempDir } from '../support/node.mjs';
+import { sleep, tempDir, waitFor } from '../support/node.mjs';
 
 import { startServer, API_ORIGIN } from './server.mjs';
 
@@ -245,10 +245,16 @@ export async function fakeApi(page, origin) {
   return api;
 }
 
+// A round trip through the fake API from the page: resolves (with the answer's status, 404) once a
+// GET API_ORIGIN/probe sent now has been answered. The route gets the page's requests in the order
+// they were sent, so whatever the page sent before it is in api.calls by then: a check that
+// something was NOT sent, with no fixed wait. (It is recorded too, as GET /probe.)
+export const apiRoundTrip = (page) => page.evaluate((o) => fetch(`${o}/probe`).then((r) => r.status), API_ORIGIN);
+
 // ---- the widget suite: fixtures and helpers of tests/browser/<area>.test.mjs --------------------
 
-// Each test's time limit.
-export const LIMIT = { timeout: 30000 };
+// Each test's time limit: a deadline for a busy machine (a test's own waits are up to 20 s each).
+export const LIMIT = { timeout: 60000 };
 export const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 export const PHONE = { width: 375, height: 667 };
 
@@ -309,9 +315,12 @@ export function transaction(status, extra = {}) {
 
 // A fresh context and page on checkout.html with the API faked; done() asserts no page error and
 // no CSP violation. count: the wasm calls counted (countWasmCalls); holdWasm: the wasm modules'
-// answers held until releaseWasm() (a module slower than the shopper).
-export async function openPage(file = 'checkout.html', { viewport = { width: 800, height: 900 }, locale = 'en-US', colorScheme = 'light', count = false, holdWasm = false } = {}) {
+// answers held until releaseWasm() (a module slower than the shopper); clock: Playwright's clock
+// installed before the page loads (time flows as usual until the test moves it with page.clock's
+// pauseAt/runFor/fastForward: a countdown or a poll's back-off checked without waiting for it).
+export async function openPage(file = 'checkout.html', { viewport = { width: 800, height: 900 }, locale = 'en-US', colorScheme = 'light', count = false, holdWasm = false, clock = false } = {}) {
   const { context, page, done, console: console_ } = await chromium.newPage({ viewport, locale, colorScheme });
+  if (clock) await page.clock.install();
   const api = await fakeApi(page, API_ORIGIN);
   if (count) await countWasmCalls(page);
   let releaseWasm = () => {};
@@ -344,14 +353,15 @@ export async function mount(page, options = {}) {
 
 export const events = (page, type) => page.evaluate((t) => window.__events.filter((e) => e.type === t), type);
 export const text = (page, selector) => page.locator(`paywasm-checkout ${selector}`).first().textContent();
-// The text of `selector` once `ok(text)` holds (a language file arrives asynchronously); fails after 5 s.
+// The text of `selector` once `ok(text)` holds (a language file arrives asynchronously); fails at
+// waitFor's deadline (one for a busy machine, not a promise of the widget's) naming the last text.
 export async function textWhen(page, selector, ok, what) {
   let got = null;
-  for (const end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
-    got = await text(page, selector);
-    if (ok(got)) return got;
+  try {
+    return await waitFor(async () => { got = await text(page, selector); return ok(got) && got; }, { timeout: 20000, what });
+  } catch (e) {
+    throw new Error(`${e.message}: the text was '${got}'`);
   }
-  throw new Error(`${what}: '${got}' after 5 s`);
 }
 export const languageFiles = (requests) => requests.filter((r) => /^GET \/dist\/paywasm-[a-z]+\.json$/.test(r));
 
@@ -502,3 +512,19 @@ export async function countWasmCalls(page) {
     };
   });
 }
+
+// Resolves once the checkout's colours have settled after a change of its brand colour or theme:
+// no transition of its .root is running any more, and the element's own transitionend handler
+// (registered when .root was made, so before this one) has worked out the text colours again. A
+// change that starts no transition resolves at once (nothing is worked out again). In Chromium
+// (Element.getAnimations()).
+export const coloursSettled = (page) => page.locator('paywasm-checkout').evaluate((host) => new Promise((resolve) => {
+  const root = host.shadowRoot.querySelector('.root');
+  const check = () => {
+    if (root.getAnimations().length) return;
+    root.removeEventListener('transitionend', check);
+    resolve();
+  };
+  root.addEventListener('transitionend', check);
+  check();
+}));

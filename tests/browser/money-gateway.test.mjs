@@ -137,7 +137,7 @@ test('QR through the gateway, paid in part (101): "… BTC of … BTC arrived, �
   assert.ok(got.text.includes('Send the missing amount to the same address'), `what to do: ${got.text}`);
   assert.equal(got.copyAmount, `${want.missing} BTC`, 'the amount beside the Copy button');
   await page.locator('paywasm-checkout [data-key=copy-amount]').click();
-  await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t !== ''), null, { timeout: 3000 });
+  await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t !== ''), null, { timeout: 20000 });
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), want.missing, 'the clipboard holds the missing amount');
   const last = await page.evaluate(() => window.__details.at(-1));
   assert.deepEqual(last.remaining, { amount: want.missing, currency: 'BTC' }, 'paywasm-status remaining');

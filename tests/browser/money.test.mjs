@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { API_ORIGIN, distDir, fakeApi, makeKeys, startServer, useBrowser } from './lib.mjs';
-import { sleep } from '../support/node.mjs';
+import { waitFor } from '../support/node.mjs';
 
 const DIST = distDir(['paywasm.js', 'paywasm.wasm']);
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -143,12 +143,13 @@ for (const method of ['exchange', 'bank', 'qr']) {
       if (method === 'qr') await mountFresh(page, { methods: 'exchange qr', statusUrl, qrResult: qrResult() });
       else await mountFresh(page, { methods: method, accountId: 'acct-1', stockId: 'bank-1', statusUrl });
       if (method !== 'qr') await page.locator(`#app paywasm-checkout button[data-key=pay-${method}]`).click();
-      for (const end = Date.now() + 5000; !served.get(i) && Date.now() < end;) await sleep(20);
-      // The answer is drawn once it arrived: wait for its tone and step line (or 3 s), then compare all.
+      await waitFor(() => served.get(i), { timeout: 20000, what: `row ${i}'s status-url asked` });
+      // The answer is drawn once it arrived: wait for its tone and step line (a deadline for a busy
+      // machine, 15 s; past it the comparison below says what is shown instead), then compare all.
       await page.waitForFunction(([tone, step]) => {
         const box = document.querySelector('#app paywasm-checkout').shadowRoot.querySelector('.status');
         return box && box.getAttribute('data-tone') === tone && box.textContent.includes(step);
-      }, [row.tone, want.step], { timeout: 3000 }).catch(() => {});
+      }, [row.tone, want.step], { timeout: 15000 }).catch(() => {});
       const got = await shown(page);
       // A QR code's order: is Pay armed on the other method? (Switching draws the other panel only.)
       // (A paid order shows a summary, no form: no method to switch to, no Pay button at all.)
@@ -197,12 +198,12 @@ test('QR partial payment: the Copy button copies exactly what is missing, in the
   await page.route(`${server.origin}/merchant/status/**`, (route) => route.fulfill({ status: 200, contentType: 'application/json',
     body: JSON.stringify({ status: 101, receivedAmount: RECEIVED }) }));
   await mountFresh(page, { methods: 'qr', statusUrl: '/merchant/status/{id}', qrResult: qrResult() });
-  await page.locator('#app paywasm-checkout .status', { hasText: 'Missing' }).waitFor({ timeout: 5000 });
+  await page.locator('#app paywasm-checkout .status', { hasText: 'Missing' }).waitFor({ timeout: 20000 });
   const got = await shown(page);
   assert.ok(got.text.includes(`Arrived${RECEIVED} BTCMissing${MISSING} BTC`), got.text);
   assert.equal(got.copyAmount, `${MISSING} BTC`, 'the amount beside the Copy button');
   await page.locator('#app paywasm-checkout [data-key=copy-amount]').click();
-  await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t !== ''), null, { timeout: 3000 });
+  await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t !== ''), null, { timeout: 20000 });
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), MISSING, 'the clipboard');
   await done();
 });
@@ -228,7 +229,7 @@ test('the gateway\'s status view: arrived and missing in BTC from its named amou
   const details = await page.locator('#app paywasm-checkout .detail').textContent();
   assert.ok(details.includes('0.00128126 BTC ($82.00)'), `one format for the code's amounts: ${details}`);
   answer = view;
-  await page.locator('#app paywasm-checkout .status', { hasText: 'Missing' }).waitFor({ timeout: 5000 });
+  await page.locator('#app paywasm-checkout .status', { hasText: 'Missing' }).waitFor({ timeout: 20000 });
   const got = await shown(page);
   assert.ok(got.text.includes('To pay0.00128126 BTCArrived0.00064063 BTCMissing0.00064063 BTC'), got.text);
   assert.ok(!/\b82(\.00)? ?BTC/.test(got.text) && got.text.includes('$82.00'), `the fiat total is shown as fiat only: ${got.text}`);
@@ -255,7 +256,7 @@ test('a merchant status-url answering a transaction with JSON numbers (or a view
     const { page, done } = await openPage();
     await page.route(`${server.origin}/merchant/status/**`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body }));
     await mountFresh(page, { methods: 'qr', statusUrl: '/merchant/status/{id}', qrResult: qrResult() });
-    await page.locator('#app paywasm-checkout .status', { hasText: 'Partial payment' }).waitFor({ timeout: 5000 });
+    await page.locator('#app paywasm-checkout .status', { hasText: 'Partial payment' }).waitFor({ timeout: 20000 });
     const got = await shown(page);
     assert.ok(got.text.includes(words) && !/[{}]/.test(got.text), `${body}: ${got.text}`);
     assert.equal(got.tone, 'warning', 'tone');
@@ -273,7 +274,7 @@ test('a bank payment that arrived in part: dollars in one format, and the shop s
   await mountFresh(page, { methods: 'bank', accountId: 'acct-1', stockId: 'bank-1', statusUrl: '/merchant/status/{id}' });
   const pendingText = await page.evaluate(() => document.querySelector('#app paywasm-checkout').shadowRoot.querySelector('button.pay').textContent);
   await page.locator('#app paywasm-checkout button.pay').click();
-  await page.locator('#app paywasm-checkout .status', { hasText: 'Missing' }).waitFor({ timeout: 5000 });
+  await page.locator('#app paywasm-checkout .status', { hasText: 'Missing' }).waitFor({ timeout: 20000 });
   const got = await shown(page);
   assert.equal(pendingText, 'Pay $25.80', 'the Pay button');
   assert.ok(got.text.includes('Order total$25.80Arrived$10.00Missing$15.80'), got.text);

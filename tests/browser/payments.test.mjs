@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ADDRESS, CART, LIMIT, OFFER, PHONE, REPO, TOKEN, boxes, events, expectedExchangePayload, keys, mount, openPage, opensslDecrypt, showState, text, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
-import { sleep } from '../support/node.mjs';
+import { ADDRESS, CART, LIMIT, apiRoundTrip, OFFER, PHONE, REPO, TOKEN, boxes, events, expectedExchangePayload, keys, mount, openPage, opensslDecrypt, showState, text, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
+import { waitFor } from '../support/node.mjs';
 
 useWidgetSuite();
 
@@ -104,15 +104,20 @@ test('errors 418-422 (as HTTP status and as a body code) show their meaning and 
 
 test('double click and rapid clicks send exactly one POST', LIMIT, async () => {
   const { page, api, done } = await openPage();
-  api.on('POST /exchanges/payments/coinbase', () => ({ delay: 400, json: transaction('pending') }));
+  // The answer is held until the clicks are done and the busy state looked at (a fixed delay could
+  // be outrun by a slow machine's clicks).
+  let answer;
+  const held = new Promise((resolve) => { answer = resolve; });
+  api.on('POST /exchanges/payments/coinbase', async () => { await held; return { json: transaction('pending') }; });
   await mount(page);
   const button = page.locator('paywasm-checkout button.pay');
   await button.dblclick();
   await page.evaluate(() => { const b = document.querySelector('paywasm-checkout').shadowRoot.querySelector('button.pay'); b.click(); b.click(); });
   assert.ok(await button.isDisabled(), 'disabled while in flight');
   assert.equal(await button.textContent(), 'Sending payment…', 'busy label');
+  answer();
   await waitEvent(page, 'paywasm-status');
-  await sleep(300);
+  await apiRoundTrip(page);  // a POST of any of the clicks was sent before this probe
   assert.equal(api.count('POST /exchanges/payments/coinbase'), 1, 'POSTs');
   await done();
 });
@@ -169,10 +174,16 @@ test('greeting: /users/me is retried with back-off; a failing one shows no greet
     await done();
   }
   {
-    const { page, api, done } = await openPage();
+    // A retry would come after a back-off (net.js: 300 ms, then 600, ±20 %): once the 401 is in (a
+    // round trip after it), the page's clock (Playwright's) is run 2 s ahead, firing any retry due,
+    // and a round trip shows whatever was sent. (2 s, well under the request's 10 s time limit.)
+    const { page, api, done } = await openPage('checkout.html', { clock: true });
     api.on('GET /users/me', () => ({ status: 401, json: { message: 'expired' } }));
     await mount(page);
-    await sleep(500);
+    await waitFor(() => api.count('GET /users/me') >= 1, { timeout: 20000, what: 'GET /users/me' });
+    await apiRoundTrip(page);
+    await page.clock.runFor(2000);
+    await apiRoundTrip(page);
     assert.ok(await page.locator('paywasm-checkout .greeting').isHidden(), 'no greeting');
     assert.ok(await page.locator('paywasm-checkout .error').isHidden(), 'no error banner');
     assert.equal((await events(page, 'paywasm-error')).length, 0, 'no error event');

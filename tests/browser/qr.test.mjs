@@ -7,12 +7,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { LIMIT, OFFER, PHONE, QR_RESULT, QR_STRING, TOTAL, boxes, events, mount, openPage, payState, server, showState, text, transaction, waitEvent, work, zbar, useWidgetSuite } from './lib.mjs';
-import { sleep } from '../support/node.mjs';
 
 useWidgetSuite();
 
 test('QR flow: merchant endpoint, QR decoded by zbarimg, copy, wallet link, polled statuses 10 -> 101 -> 1', LIMIT, async () => {
-  const { page, context, api, done } = await openPage();
+  const { page, context, api, done } = await openPage('checkout.html', { clock: true });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
   let merchantBody = null;
   await page.route(`${server.origin}/merchant/qr`, async (route) => {
@@ -26,6 +25,7 @@ test('QR flow: merchant endpoint, QR decoded by zbarimg, copy, wallet link, poll
   let moved = 0;
   let advance = false;
   await page.route(`${server.origin}/merchant/status/**`, async (route) => {
+    if (route.request().url().endsWith('/probe')) return route.fulfill({ status: 204 });
     polls++;
     const s = statuses[advance ? Math.min(++moved, statuses.length - 1) : 0];
     await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(s) });
@@ -53,8 +53,13 @@ test('QR flow: merchant endpoint, QR decoded by zbarimg, copy, wallet link, poll
   assert.ok((await text(page, '.status')).includes('Payment received'), 'final status');
   const partialText = await page.evaluate(() => window.__events.find((e) => e.status && e.status.code === 101).transaction.receivedAmount);
   assert.equal(partialText, '0.0002', 'partial amount in the event');
+  // Polling stops at a final status. Not a wait for nothing: the page's clock runs 40 s ahead (past
+  // the back-off's 30 s cap), firing every poll that is still due; then a probe goes through the same
+  // route, which gets the page's requests in the order they were sent, so a poll sent meanwhile
+  // would have been counted before the probe's answer.
   const before = polls;
-  await sleep(500);
+  await page.clock.runFor(40000);
+  assert.equal(await page.evaluate(() => fetch('/merchant/status/probe').then((r) => r.status)), 204, 'the probe');
   assert.equal(polls, before, 'polling stops at a final status');
   await done();
 });
@@ -107,7 +112,7 @@ test('after a QR payment succeeds, no method can pay the same order again', LIMI
   const st = await payState(page);
   assert.equal(st.disabled, null, `no Pay button after the QR success: ${JSON.stringify(st)}`);
   assert.equal(st.states.join(','), 'final', 'custom state');
-  await sleep(300);
+  // No control is left to pay with (above), so no wait: nothing could send one later.
   assert.equal(api.count('POST /exchanges/payments/coinbase'), 0, 'second payments');
   await done();
 });
@@ -139,14 +144,18 @@ test('a timed-out QR code goes with its wallet link; "New code" asks the merchan
 });
 
 // Problem 4 (before: no countdown, and the code stayed after its expiry).
+// The page's clock is moved past the expiry (Playwright's clock), so a busy machine's slow mount
+// cannot eat the code's time before it is looked at.
 test('a QR code with an expiry shows a countdown, and goes when it expires', LIMIT, async () => {
-  const { page, done } = await openPage();
-  const expiresAt = await page.evaluate(() => Date.now() + 2500);
+  const { page, done } = await openPage('checkout.html', { clock: true });
+  const expiresAt = await page.evaluate(() => Date.now() + 10 * 60000);
   await mount(page, { methods: 'qr', qrEndpoint: '/merchant/qr', qrResult: { ...QR_RESULT, expiresAt } });
   const timer = page.locator('paywasm-checkout [role=timer]');
   assert.equal(await timer.count(), 1, 'a countdown');
-  assert.ok(/^The code expires in 0:0[1-3]\.$/.test(await timer.textContent()), `countdown: ${await timer.textContent()}`);
-  await page.locator('paywasm-checkout .qr-code').waitFor({ state: 'detached', timeout: 5000 });
+  assert.ok(/^The code expires in (10:00|9:[0-5]\d)\.$/.test(await timer.textContent()), `countdown: ${await timer.textContent()}`);
+  assert.equal(await page.locator('paywasm-checkout .qr-code').count(), 1, 'the code, before its expiry');
+  await page.clock.fastForward(expiresAt - await page.evaluate(() => Date.now()) + 1000);
+  await page.locator('paywasm-checkout .qr-code').waitFor({ state: 'detached', timeout: 20000 });
   assert.equal(await page.locator('paywasm-checkout a').count(), 0, 'no wallet link after the expiry');
   assert.ok((await text(page, '.qr')).includes('This code can no longer be paid.'), 'says why');
   assert.equal(await page.locator('paywasm-checkout button.pay').textContent(), 'New code', 'the new-code action');
@@ -201,16 +210,21 @@ test('QR on a phone (375 px): the code leaves room; "Open in wallet app" and the
 
 // ---- issue 35 ---------------------------------------------------------------------------------------
 
+// On the page's clock (Playwright's): paused 62 s before the expiry, then run 3 s, whatever the
+// machine's speed; before: a real 61.5 s code, whose 1.5 s a slow mount could use up.
 test('a QR code shows its time left, and says it politely (not each second) as it crosses a minute', LIMIT, async () => {
-  const { page, done } = await openPage();
-  await mount(page, { methods: 'exchange qr', qrResult: { ...QR_RESULT, expiresAt: Date.now() + 61500 } });
+  const { page, done } = await openPage('checkout.html', { clock: true });
+  const expiresAt = await page.evaluate(() => Date.now() + 10 * 60000);
+  await mount(page, { methods: 'exchange qr', qrResult: { ...QR_RESULT, expiresAt } });
   await waitEvent(page, 'paywasm-status');
   const timer = page.locator('paywasm-checkout [role=timer]');
-  assert.match(await timer.textContent(), /^The code expires in 1:0[12]\.$/, 'the time left');
+  assert.match(await timer.textContent(), /^The code expires in (10:00|9:[0-5]\d)\.$/, 'the time left');
   const told = page.locator('paywasm-checkout .qr [aria-live=polite]');
   assert.equal(await told.textContent(), '', 'nothing said at first');
-  await page.waitForFunction(() => document.querySelector('paywasm-checkout').shadowRoot.querySelector('.qr [aria-live=polite]').textContent !== '',
-    null, { timeout: 5000 });
+  await page.clock.pauseAt(expiresAt - 62000);
+  assert.match(await timer.textContent(), /^The code expires in 1:0[23]\.$/, 'the time left, 62 s before the end');
+  assert.equal(await told.textContent(), '', 'nothing said above a minute');
+  await page.clock.runFor(3000);
   assert.match(await told.textContent(), /^The code expires in (1:00|0:59)\.$/, 'said once it is a minute');
   await done();
 });

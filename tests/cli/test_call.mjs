@@ -297,7 +297,7 @@ await test('input nested 300,000 levels deep is a clear error, not a crash', asy
   eq(debit.code, 1, `subscription-debit exit code (${debit.stderr.slice(0, 200)})`);
   eq(JSON.parse(debit.stderr).error.code, 'validation', 'subscription-debit error code');
   eq(seen.length, 0, 'requests sent');
-  const hook = await run(['verify-webhook', '--public-key', pubPath, '-'], deep);
+  const hook = await run(['verify-webhook', '--public-key', pubPath, '--any-merchant', '-'], deep);
   eq(hook.code, 1, `verify-webhook exit code (${hook.stderr.slice(0, 200)})`);
   if (!/nests deeper than 64 levels/.test(hook.stderr)) throw new Error(`verify-webhook message: ${hook.stderr.slice(0, 200)}`);
 });
@@ -324,9 +324,15 @@ await test('verify-webhook --merchant-id refuses another merchant\'s transaction
   const mine = await run(['verify-webhook', '--public-key', hookKey, '--merchant-id', 'merchant-other', '-'], signed(tx));
   eq(mine.code, 0, `its own merchant: exit code (${mine.stderr.slice(0, 300)})`);
   if (!/merchant merchant-other\n/.test(mine.stderr)) throw new Error('summary: ' + mine.stderr);
+  // Issue 40 P-i: without --merchant-id, another merchant's transaction is not accepted by default.
   const unchecked = await run(['verify-webhook', '--public-key', hookKey, '-'], signed(tx));
-  eq(unchecked.code, 0, 'without --merchant-id: exit code');
-  if (!/merchant merchant-other \(not checked: pass --merchant-id\)/.test(unchecked.stderr)) throw new Error('summary: ' + unchecked.stderr);
+  eq(unchecked.code, 2, 'neither --merchant-id nor --any-merchant: a usage error');
+  eq(unchecked.stdout, '', 'nothing printed as verified');
+  if (!/--any-merchant/.test(unchecked.stderr)) throw new Error('message: ' + unchecked.stderr);
+  const any = await run(['verify-webhook', '--public-key', hookKey, '--any-merchant', '-'], signed(tx));
+  eq(any.code, 0, '--any-merchant: exit code');
+  if (!/merchant merchant-other \(any merchant: --any-merchant\)/.test(any.stderr)) throw new Error('summary: ' + any.stderr);
+  eq((await run(['verify-webhook', '--public-key', hookKey, '--any-merchant', '--merchant-id', 'x', '-'], signed(tx))).code, 2, 'not both');
 });
 
 server.close();

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { useBrowser, waitEvent as waitEvents } from '../browser/lib.mjs';
 import { startDemo } from './start.mjs';
-import { sleep, waitFor } from '../support/node.mjs';
+import { waitFor } from '../support/node.mjs';
 
 const LIMIT = { timeout: 60000 };  // each test's time limit
 const chromium = useBrowser();
@@ -24,7 +24,7 @@ after(async () => { await demo?.stop(); });
 
 test('the demo prints the console\'s URL and password, and they log in', LIMIT, async () => {
   let m;
-  await waitFor(() => (m = /Merchant console:\s+(\S+)\/\s+user demo, password (\S+)/.exec(demo.output())), 10000, 'the console line');
+  await waitFor(() => (m = /Merchant console:\s+(\S+)\/\s+user demo, password (\S+)/.exec(demo.output())), 20000, 'the console line');
   assert.equal(m[1], demo.console);
   const form = await fetch(demo.console + '/login');
   const cookie = form.headers.getSetCookie()[0].split(';')[0];
@@ -65,7 +65,7 @@ async function openShop() {
   // The session came after the widget had loaded (the page sets session-url once the shop made it):
   // the greeting (GET /users/me with the session's base URL) follows all the same (issue 24).
   const greeting = page.locator('paywasm-checkout .greeting');
-  await greeting.waitFor({ state: 'visible', timeout: 10000 });
+  await greeting.waitFor({ state: 'visible', timeout: 20000 });
   assert.match(await greeting.textContent(), /^Signed in at the payment service as \S+/, 'the greeting');
   return { context, page, errors, offerId };
 }
@@ -89,15 +89,11 @@ for (const method of ['exchange', 'bank', 'qr']) {
     const complete = await waitEvent(page, 'paywasm-complete');
     assert.equal(complete.code, 1, 'success');
     // The shop app got the verified event from the gateway (its signature checked) for this order.
-    let paid;
-    for (let i = 0; i < 50 && !paid; i++) {
-      paid = (await shopJson('GET', '/shop/events?since=0')).find((e) => e.offerId === offerId && e.success);
-      if (!paid) await sleep(100);
-    }
-    assert.ok(paid, `the shop app has a paid event for ${offerId}`);
+    await waitFor(async () => (await shopJson('GET', '/shop/events?since=0')).find((e) => e.offerId === offerId && e.success),
+      { timeout: 20000, what: `the shop app's paid event for ${offerId}` });
     // The merchant panel says what each event is (issue 35: before, "· undefined" on every event
     // that was not final).
-    await page.locator('#webhooks li', { hasText: `${offerId}: checkout.succeeded` }).first().waitFor({ timeout: 10000 });
+    await page.locator('#webhooks li', { hasText: `${offerId}: checkout.succeeded` }).first().waitFor({ timeout: 20000 });
     const panel = await page.locator('#webhooks').textContent();
     assert.ok(!/undefined/.test(panel) && panel.includes('paid in full: ship it'), `the merchant panel: ${panel}`);
     assert.equal(errors.length, 0, `page errors: ${errors.join('; ')}`);
@@ -132,7 +128,7 @@ test('the printed payment link: the hosted page pays by exchange with the shop a
   const greeting = page.locator('paywasm-checkout .greeting');
   await greeting.waitFor({ state: 'visible', timeout: 15000 });
   assert.match(await greeting.textContent(), /^Signed in at the payment service as \S+/);
-  for (const m of ['exchange', 'bank', 'qr']) await page.locator(`paywasm-checkout input#method-${m}`).waitFor({ state: 'attached', timeout: 10000 });
+  for (const m of ['exchange', 'bank', 'qr']) await page.locator(`paywasm-checkout input#method-${m}`).waitFor({ state: 'attached', timeout: 20000 });
   await page.locator('paywasm-checkout button[data-key=pay-exchange]').click();
   const first = await waitEvent(page, 'paywasm-status');
   assert.equal(first.method, 'exchange');

@@ -6,26 +6,28 @@
 //   demo.output() what the script printed so far.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { tempDir } from '../support/node.mjs';
+import { freePorts, tempDir } from '../support/node.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
 // Four consecutive free ports: the shop, the sandbox (+1), the gateway (+2) and its console (+3).
-async function freeTriple() {
-  const free = (port) => new Promise((resolve) => {
-    const s = net.createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-  for (let tries = 0; tries < 50; tries++) {
-    const base = 20000 + Math.floor(Math.random() * 40000);
-    if (await free(base) && await free(base + 1) && await free(base + 2) && await free(base + 3)) return base;
-  }
-  throw new Error('no four free ports in a row');
-}
+const freeTriple = () => freePorts(4);
 
 // Resolves once the demo says it is running (90 s at most); `env` is added to the script's.
-export async function startDemo(env = {}, { shell } = {}) {
+export async function startDemo(env = {}, options = {}) {
+  // Another process may still bind one of the four ports first (they are free, not held): the demo
+  // then stops with "port in use", and a new set is tried (3 times at most).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDemoOnce(env, options);
+    } catch (e) {
+      if (attempt >= 3 || !/EADDRINUSE|port in use/.test(e.message)) throw e;
+    }
+  }
+}
+
+async function startDemoOnce(env, { shell } = {}) {
   const tmp = tempDir('paywasm-demo-');
   const port = await freeTriple();
   const script = path.join(root, 'scripts/demo.sh');

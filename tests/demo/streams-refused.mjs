@@ -17,7 +17,9 @@ before(async () => {
 });
 after(async () => { await demo?.stop(); });
 
-test('a refused stream (429): the widget polls the status and completes the payment', { timeout: 60000 }, async () => {
+// The poll backs off (status-interval doubling, up to 30 s), so the poll that sees the payment can
+// come up to ~36 s after the advance: the deadlines leave room for that on a busy machine.
+test('a refused stream (429): the widget polls the status and completes the payment', { timeout: 120000 }, async () => {
   const { context, page, errors } = await chromium.newPage({ locale: 'en-US' });
   await page.addInitScript(() => {
     window.__events = [];
@@ -42,7 +44,7 @@ test('a refused stream (429): the widget polls the status and completes the paym
   const first = (await waitEvent(page, 'paywasm-status', { timeout: 20000 })).at(-1);
   await fetch(`${SHOP}/__sandbox/transactions/${encodeURIComponent(first.id)}/advance`, { method: 'POST',
     headers: { 'content-type': 'application/json' }, body: '{}' });
-  const complete = (await waitEvent(page, 'paywasm-complete', { timeout: 40000 })).at(-1);
+  const complete = (await waitEvent(page, 'paywasm-complete', { timeout: 75000 })).at(-1);
   assert.equal(complete.code, 1, 'success');
   assert.ok(streams.some((s) => s.status === 429), `the stream was refused: ${JSON.stringify(streams)}`);
   assert.ok(streams.some((s) => s.status === 200 && /json/.test(s.type || '')), `the JSON status was polled: ${JSON.stringify(streams)}`);

@@ -45,7 +45,7 @@ before(async () => {
   shop.stdout.on('data', (d) => { shopOut += d; });
   shop.stderr.on('data', (d) => { shopOut += d; });
   await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the shop did not start:\n${shopOut}`)), 15000);
+    const timer = setTimeout(() => reject(new Error(`the shop did not start:\n${shopOut}`)), 60000);
     const poll = setInterval(() => { if (shopOut.includes('listening on')) { clearInterval(poll); clearTimeout(timer); resolve(); } }, 50);
     shop.on('exit', (code) => { clearInterval(poll); clearTimeout(timer); reject(new Error(`the shop exited (${code}):\n${shopOut}`)); });
   });

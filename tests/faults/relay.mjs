@@ -36,21 +36,32 @@ export async function startRelay(targetPort) {
   const requests = [];  // { method, path, connection, at }
   const sockets = new Set();
   let connections = 0;
+  // hold(): the answers on connections that carried a matching request are kept here until released.
+  const holds = new Set();  // { method, pathPrefix, held: Set<connection>, queued: [() => void] }
   const server = net.createServer((client) => {
     const connection = ++connections;
     const upstream = net.connect(targetPort, '127.0.0.1');
     sockets.add(client);
     sockets.add(upstream);
-    const parse = requestParser((method, path) => requests.push({ method, path, connection, at: Date.now() }));
+    const parse = requestParser((method, path) => {
+      requests.push({ method, path, connection, at: Date.now() });
+      for (const h of holds) if (method === h.method && path.startsWith(h.pathPrefix)) h.held.add(connection);
+    });
+    // Upstream bytes (and its end) go to the client in order, after any hold of this connection.
+    const toClient = (send) => {
+      const h = [...holds].find((x) => x.held.has(connection));
+      if (h) h.queued.push(send);
+      else send();
+    };
     client.on('data', (d) => { parse(d); upstream.write(d); });
     client.on('end', () => upstream.end());
-    upstream.on('data', (d) => client.write(d));
-    upstream.on('end', () => client.end());
+    upstream.on('data', (d) => toClient(() => client.write(d)));
+    upstream.on('end', () => toClient(() => client.end()));
     const close = () => { client.destroy(); upstream.destroy(); sockets.delete(client); sockets.delete(upstream); };
     client.on('close', close);
-    upstream.on('close', close);
+    upstream.on('close', () => toClient(close));  // a held answer reaches the browser before the close
     client.on('error', close);
-    upstream.on('error', close);
+    upstream.on('error', () => toClient(close));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -59,6 +70,20 @@ export async function startRelay(targetPort) {
     count: (method, pathPrefix) => requests.filter((r) => r.method === method && r.path.startsWith(pathPrefix)).length,
     // Connections open through the relay now (the browser's side and the sandbox's, each counted).
     open: () => sockets.size,
+    // From now on, what the sandbox answers on a connection that carries a `method` request whose
+    // path starts with `pathPrefix` is held (not passed to the browser) until release(): an answer
+    // that comes after the widget gave up, or after the test looked at the busy state, whatever
+    // the machine's speed. The sandbox has the request (and acts on it) as usual.
+    hold(method, pathPrefix) {
+      const h = { method, pathPrefix, held: new Set(), queued: [] };
+      holds.add(h);
+      return {
+        release() {
+          holds.delete(h);
+          for (const send of h.queued) send();
+        },
+      };
+    },
     close: () => new Promise((resolve) => {
       for (const s of sockets) s.destroy();
       server.close(resolve);

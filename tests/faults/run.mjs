@@ -17,12 +17,12 @@ import path from 'node:path';
 import { assertTokenNowhere, mountInPage, sandboxSite, distDir, pageTraces, useBrowser, waitEvent } from '../browser/lib.mjs';
 import { startSandbox, getJson, sendJson } from '../server/harness.mjs';
 import { gw, startGateway } from '../gateway/harness.mjs';
-import { holdPort, sleep, waitFor } from '../support/node.mjs';
+import { holdPort, waitFor } from '../support/node.mjs';
 import { startRelay } from './relay.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const DIST = distDir(['paywasm.js', 'paywasm.wasm']);
-const LIMIT = { timeout: 30000 };  // each test's time limit
+const LIMIT = { timeout: 90000 };  // each test's time limit (a deadline for a busy machine)
 
 const chromium = useBrowser();
 let site;     // a temp copy of pages/, plus the merchant's public key at /merchant-public-key.pem
@@ -127,15 +127,17 @@ const uiState = (page) => page.evaluate(() => {
   return { busy: root.querySelector('[part~=container]').getAttribute('aria-busy'), disabled: b ? b.disabled : null, label: b ? b.textContent : null };
 });
 
-// After an unclear outcome: not busy, no Pay button (the order is locked), the error names the order.
+// After an unclear outcome, as the last paywasm-error came (pages/record.js keeps what was shown
+// then: in session mode the gateway's status may replace it at any moment after): not busy, no Pay
+// button (the order is locked), the error names the order.
 async function checkUnclear(page, offerId, first, warning = MSG.maybe) {
-  const shown = await shownError(page);
+  const { shown: ui } = (await page.evaluate(() => window.__events.filter((e) => e.type === 'paywasm-error'))).at(-1);
+  const shown = ui.error || '';
   assert.ok(shown.includes(first), `error text should say "${first}": ${shown}`);
   assert.ok(shown.includes(warning) && shown.includes(offerId), `error text should warn and name ${offerId}: ${shown}`);
   assert.ok(!/try again/i.test(shown), `an unclear outcome must not invite the shopper to try again: ${shown}`);
-  const ui = await uiState(page);
   assert.equal(ui.busy, 'false', 'aria-busy after the error');
-  assert.equal(ui.label, null, 'no Pay button after an unclear outcome: the order is locked');
+  assert.equal(ui.pay, null, 'no Pay button after an unclear outcome: the order is locked');
 }
 
 // The safe retry: the merchant resets the widget keeping the SAME offerId; the sandbox's idempotency
@@ -150,21 +152,38 @@ async function retrySameOffer(page, nthStatus = 1) {
 }
 
 const payPosts = () => relay.count('POST', '/api/exchanges/payments/');
+// The sandbox's answers to the page's payment POSTs held at the relay until release().
+const holdPayAnswers = () => relay.hold('POST', '/api/exchanges/payments/');
+
+// The requests that reached the sandbox from `from` (an index into relay.requests) up to a probe the
+// page sends now through the relay (a 404): whatever the page sent before the probe has reached the
+// relay by the time the probe has been answered, so nothing need be waited for to say it was not sent.
+async function sentBefore(page, from) {
+  const probe = `/probe-${crypto.randomUUID()}`;
+  await page.evaluate((p) => fetch(p, { cache: 'no-store' }).then((r) => r.status), probe);
+  const at = relay.requests.findIndex((r) => r.path === probe);
+  assert.ok(at >= from, 'the probe reached the sandbox');
+  return relay.requests.slice(from, at);
+}
 
 // ---- exchange payment faults --------------------------------------------------------------------
 
-test('slow answer (latency 1.5 s < timeout 5 s): busy while waiting, then the status; one POST, one transaction', LIMIT, async () => {
+// The sandbox's latency fault makes the answer slow; the relay holds it until the busy state has been
+// looked at (before: a 1.5 s latency that a busy machine's checks could outlast).
+test('slow answer (latency, then held at the relay; within the 30 s time limit): busy while waiting, then the status; one POST, one transaction', LIMIT, async () => {
   const { page, posts, done } = await openPage();
   const offerId = newOffer('slow');
-  await mount(page, { offerId });
+  await mount(page, { offerId, timeout: '30000' });
   await fault({ endpoint: 'exchange-pay', kind: 'latency', ms: 1500 });
   const before = payPosts();
+  const held = holdPayAnswers();
   await shadow(page, 'button.pay').click();
-  // While the answer is on its way (1.5 s): the request has reached the sandbox.
-  await waitFor(() => payPosts() > before, { timeout: 1400, what: 'the payment POST at the sandbox' });
+  // While the answer is on its way: the request has reached the sandbox.
+  await waitFor(() => payPosts() > before, { timeout: 20000, what: 'the payment POST at the sandbox' });
   const busy = await uiState(page);
   assert.equal(busy.busy, 'true', 'aria-busy while in flight');
   assert.ok(busy.disabled && busy.label === 'Sending payment…', `busy button: ${JSON.stringify(busy)}`);
+  held.release();
   const [ev] = await waitEvent(page, 'paywasm-status');
   assert.equal(ev.status.kind, 'pending', 'status');
   assert.ok((await shownStatus(page)).includes('Pending'), 'status text');
@@ -178,20 +197,24 @@ test('slow answer (latency 1.5 s < timeout 5 s): busy while waiting, then the st
   await done();
 });
 
-test('timeout (latency 3 s > timeout 1 s): clear message, locked, one POST; the same-offer retry replays: one transaction', LIMIT, async () => {
+// The answer (3 s late at the sandbox) is held at the relay until the widget gave up, so the 3 s time
+// limit passes first whatever the machine's speed (before: 1 s against 3 s, and 1 s for every request).
+test('timeout (the answer held past the 3 s time limit): clear message, locked, one POST; the same-offer retry replays: one transaction', LIMIT, async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('timeout');
-  await mount(page, { offerId, timeout: '1000' });
+  await mount(page, { offerId, timeout: '3000' });
   await fault({ endpoint: 'exchange-pay', kind: 'latency', ms: 3000 });
   const before = payPosts();
+  const held = holdPayAnswers();
   await shadow(page, 'button.pay').click();
   const [err] = await waitEvent(page, 'paywasm-error');
+  held.release();
   assert.equal(err.error.code, 'timeout', 'code');
   assert.ok(err.error.mayHaveGoneThrough && err.error.offerId === offerId, `mayHaveGoneThrough: ${JSON.stringify(err.error)}`);
   await checkUnclear(page, offerId, MSG.timeout);
   assert.equal(await shadow(page, 'button.pay').count(), 0, 'no Pay button to send a second payment');
   // The sandbox finishes the slow request after the widget gave up: the payment IS stored.
-  const txs = await waitFor(async () => { const t = await transactionsFor(offerId); return t.length ? t : null; }, { timeout: 6000, what: 'the late transaction' });
+  const txs = await waitFor(async () => { const t = await transactionsFor(offerId); return t.length ? t : null; }, { timeout: 20000, what: 'the late transaction' });
   assert.equal(payPosts() - before, 1, 'POSTs that reached the sandbox before the retry');
   const ev = await retrySameOffer(page);
   assert.equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
@@ -210,11 +233,11 @@ test('HTTP 500: "had a problem", locked as unclear, nothing stored; the same-off
   const [err] = await waitEvent(page, 'paywasm-error');
   assert.equal(err.error.code, 'server', 'code');
   await checkUnclear(page, offerId, MSG.server);
-  await sleep(500);
-  assert.equal(payPosts() - before, 1, 'POSTs (a 5xx is never retried automatically)');
   assert.equal((await transactionsFor(offerId)).length, 0, 'transactions after the 500');
   const ev = await retrySameOffer(page);
   assert.equal(ev.status.kind, 'pending', 'status after the retry');
+  // (No wait: net.js retries before it reports, so an automatic retry would be before the shopper's.)
+  assert.equal(payPosts() - before, 2, 'POSTs: the 500 and the shopper\'s retry (a 5xx is never retried automatically)');
   assert.equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
   await done();
 });
@@ -229,12 +252,11 @@ test('malformed JSON (half an answer): "does not understand", locked; the paymen
   const [err] = await waitEvent(page, 'paywasm-error');
   assert.equal(err.error.code, 'bad_response', 'code');
   await checkUnclear(page, offerId, MSG.bad);
-  await sleep(500);
-  assert.equal(payPosts() - before, 1, 'POSTs');
   const txs = await transactionsFor(offerId);
   assert.equal(txs.length, 1, 'the sandbox stored the payment');
   const ev = await retrySameOffer(page);
   assert.equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
+  assert.equal(payPosts() - before, 2, 'POSTs: the half-answered one and the shopper\'s retry');
   assert.equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
   await done();
 });
@@ -245,18 +267,17 @@ test('dropped connection on a fresh connection: "could not be reached", locked, 
   const offerId = newOffer('drop');
   await mount(page, { offerId });
   await fault({ endpoint: 'exchange-pay', kind: 'drop' });
-  await waitFor(() => relay.open() === 0, { timeout: 5000, what: 'the sandbox closing the idle kept-alive connections' });
+  await waitFor(() => relay.open() === 0, { timeout: 20000, what: 'the sandbox closing the idle kept-alive connections' });
   const before = payPosts();
   await shadow(page, 'button.pay').click();
   const [err] = await waitEvent(page, 'paywasm-error');
   assert.equal(err.error.code, 'network', 'code');
   await checkUnclear(page, offerId, MSG.network);
-  await sleep(500);
-  assert.equal(payPosts() - before, 1, 'POSTs that reached the sandbox');
   const txs = await transactionsFor(offerId);
   assert.equal(txs.length, 1, 'the sandbox stored the payment before dropping');
   const ev = await retrySameOffer(page);
   assert.equal(ev.transaction.id, txs[0].transaction.id, 'the retry shows the stored transaction');
+  assert.equal(payPosts() - before, 2, 'POSTs that reached the sandbox: the dropped one and the shopper\'s retry');
   assert.equal((await transactionsFor(offerId)).length, 1, 'transactions after the retry');
   await done();
 });
@@ -288,43 +309,48 @@ test('a clear refusal (error 419 from the sandbox): the message and next step, t
 // Chromium resends a request by itself when a reused kept-alive connection closes before any answer
 // (it cannot tell that from a server that closed an idle connection): the payment POST goes out on
 // the connection /users/me just used, so the sandbox's idempotency is what keeps this to one payment.
+// The setup needs the POST within the sandbox's 1 s keep-alive of the request before it: a busy
+// machine can miss that, so it is tried up to 3 times (each a new page and order; a try whose POST
+// went out on a fresh connection is still checked: one transaction, an unclear outcome).
 test('dropped connection on a kept-alive connection: whatever the browser resends, one transaction in the end', LIMIT, async (t) => {
-  const { page, done } = await openPage();
-  const offerId = newOffer('drop-reused');
-  await mount(page, { offerId, publicKey: M.publicKey, publicKeyUrl: undefined });
-  await waitFor(() => shadow(page, '.greeting').isVisible(), { timeout: 8000, what: 'the greeting' });
-  await fault({ endpoint: 'exchange-pay', kind: 'drop' });
-  const before = relay.requests.length;
-  // A credential-less request first (the pool the widget's API calls use), then the click at once:
-  // the payment goes out on that connection well within the sandbox's 1 s keep-alive.
-  await page.evaluate(async () => {
-    await (await fetch('/record.js', { credentials: 'omit', cache: 'no-store' })).text();
-    document.querySelector('paywasm-checkout').shadowRoot.querySelector('button.pay').click();
-  });
-  await page.waitForFunction(() => window.__events.some((e) => e.type === 'paywasm-error' || e.type === 'paywasm-status'));
-  await sleep(500);
-  const posts = relay.requests.slice(before).filter((r) => r.method === 'POST');
-  assert.ok(posts.length >= 1, 'the POST reached the sandbox');
-  const first = posts[0];
-  assert.ok(relay.requests.some((r) => r.connection === first.connection && r.at <= first.at && r !== first),
-    'setup: the POST went out on a kept-alive connection');
-  const stored = await transactionsFor(offerId);
-  assert.equal(stored.length, 1, 'transactions (the sandbox stored the dropped one)');
-  const evs = await page.evaluate(() => window.__events.filter((e) => e.type !== 'paywasm-ready' && e.type !== 'paywasm-usable'));
-  if (posts.length === 2) {
-    // Chromium resent it on a new connection; the sandbox replayed the stored transaction.
-    assert.ok(posts[1].connection !== first.connection, 'the resend used a new connection');
-    assert.equal(evs[0].type, 'paywasm-status', 'the widget got the replayed answer');
-    assert.equal(evs[0].transaction.id, stored[0].transaction.id, 'the shown transaction is the stored one');
-    t.diagnostic('Chromium resent the dropped payment POST by itself (2 reached the sandbox); idempotency kept one transaction');
-  } else {
-    assert.equal(posts.length, 1, 'POSTs that reached the sandbox');
-    assert.equal(evs[0].type, 'paywasm-error', 'an unclear outcome');
-    await checkUnclear(page, offerId, MSG.network);
+  for (let attempt = 1; ; attempt++) {
+    const { page, done } = await openPage();
+    const offerId = newOffer('drop-reused');
+    await mount(page, { offerId, publicKey: M.publicKey, publicKeyUrl: undefined });
+    await waitFor(() => shadow(page, '.greeting').isVisible(), { timeout: 20000, what: 'the greeting' });
+    await fault({ endpoint: 'exchange-pay', kind: 'drop' });
+    const before = relay.requests.length;
+    // A credential-less request first (the pool the widget's API calls use), then the click at once.
+    await page.evaluate(async () => {
+      await (await fetch('/record.js', { credentials: 'omit', cache: 'no-store' })).text();
+      document.querySelector('paywasm-checkout').shadowRoot.querySelector('button.pay').click();
+    });
+    await page.waitForFunction(() => window.__events.some((e) => e.type === 'paywasm-error' || e.type === 'paywasm-status'));
+    // (No wait: the browser resends before the page hears anything, so every POST is at the relay.)
+    const posts = relay.requests.slice(before).filter((r) => r.method === 'POST');
+    assert.ok(posts.length >= 1, 'the POST reached the sandbox');
+    const first = posts[0];
+    const reused = relay.requests.some((r) => r.connection === first.connection && r.at <= first.at && r !== first);
+    const stored = await transactionsFor(offerId);
+    assert.equal(stored.length, 1, 'transactions (the sandbox stored the dropped one)');
+    const evs = await page.evaluate(() => window.__events.filter((e) => e.type !== 'paywasm-ready' && e.type !== 'paywasm-usable'));
+    if (posts.length === 2) {
+      // Chromium resent it on a new connection; the sandbox replayed the stored transaction.
+      assert.ok(posts[1].connection !== first.connection, 'the resend used a new connection');
+      assert.equal(evs[0].type, 'paywasm-status', 'the widget got the replayed answer');
+      assert.equal(evs[0].transaction.id, stored[0].transaction.id, 'the shown transaction is the stored one');
+      t.diagnostic('Chromium resent the dropped payment POST by itself (2 reached the sandbox); idempotency kept one transaction');
+    } else {
+      assert.equal(posts.length, 1, 'POSTs that reached the sandbox');
+      assert.equal(evs[0].type, 'paywasm-error', 'an unclear outcome');
+      await checkUnclear(page, offerId, MSG.network);
+    }
+    assert.equal((await transactionsFor(offerId)).length, 1, 'transactions at the end');
+    await done();
+    if (reused) return;
+    t.diagnostic(`try ${attempt}: the POST went out on a fresh connection (the keep-alive had passed)`);
+    assert.ok(attempt < 3, 'setup: the POST went out on a kept-alive connection (in 3 tries)');
   }
-  await sleep(300);
-  assert.equal((await transactionsFor(offerId)).length, 1, 'transactions at the end');
-  await done();
 });
 
 test('offline before the key was fetched: "could not be reached", nothing sent so the button stays usable; online again it pays once', LIMIT, async () => {
@@ -341,9 +367,8 @@ test('offline before the key was fetched: "could not be reached", nothing sent s
   assert.ok(shown.includes(MSG.network) && shown.includes('Check your internet connection and try again.'), shown);
   const ui = await uiState(page);
   assert.ok(ui.busy === 'false' && !ui.disabled, `not busy, the shopper may try again: ${JSON.stringify(ui)}`);
-  await sleep(300);
-  assert.equal(relay.requests.length - before, 0, 'requests that reached the sandbox while offline');
   await context.setOffline(false);
+  assert.deepEqual(await sentBefore(page, before), [], 'requests that reached the sandbox while offline');
   await shadow(page, 'button.pay').click();
   const [ev] = await waitEvent(page, 'paywasm-status');
   assert.equal(ev.status.kind, 'pending', 'status online');
@@ -367,10 +392,9 @@ test('offline when the payment POST would be sent: nothing reaches the sandbox, 
   assert.ok(shown.includes(MSG.network) && shown.includes('Your payment was not sent.') && !shown.includes(MSG.maybe), shown);
   const ui = await uiState(page);
   assert.ok(ui.busy === 'false' && !ui.disabled && ui.label.startsWith('Pay '), `re-armed: ${JSON.stringify(ui)}`);
-  await sleep(300);
-  assert.equal(relay.requests.length - before, 0, 'requests that reached the sandbox while offline');
-  assert.equal((await transactionsFor(offerId)).length, 0, 'transactions while offline');
   await context.setOffline(false);
+  assert.deepEqual(await sentBefore(page, before), [], 'requests that reached the sandbox while offline');
+  assert.equal((await transactionsFor(offerId)).length, 0, 'transactions while offline');
   await shadow(page, 'button.pay').click();
   const [ev] = await waitEvent(page, 'paywasm-status');
   assert.equal(ev.status.kind, 'pending', 'status online');
@@ -385,7 +409,7 @@ test('/users/me answering 500 then fine: the safe GET is retried and the greetin
   await fault({ endpoint: 'users-me', kind: '500' });
   const before = relay.count('GET', '/api/users/me');
   await mount(page, { offerId: newOffer('me') });
-  await waitFor(() => shadow(page, '.greeting').isVisible(), { timeout: 8000, what: 'the greeting' });
+  await waitFor(() => shadow(page, '.greeting').isVisible(), { timeout: 20000, what: 'the greeting' });
   assert.ok((await shadow(page, '.greeting').textContent()).startsWith('Signed in at the payment service as '), 'greeting text');
   assert.equal(relay.count('GET', '/api/users/me') - before, 2, 'GET /users/me: the 500 and one retry');
   await done();
@@ -394,16 +418,19 @@ test('/users/me answering 500 then fine: the safe GET is retried and the greetin
 test('QR: the merchant endpoint times out; the shopper asks again and gets the same QR transaction', LIMIT, async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('qr');
-  await mount(page, { offerId, timeout: '1000', ...await session(offerId) });
+  // The gateway's call to the sandbox is 6 s late against the widget's 2 s (set just before the
+  // click, so the mount's own requests have the usual limit): 4 s to spare on a busy machine.
+  await mount(page, { offerId, ...await session(offerId) });
   await shadow(page, 'input#method-qr').check();
-  await fault({ endpoint: 'qr-generate', kind: 'latency', ms: 2500 });
+  await fault({ endpoint: 'qr-generate', kind: 'latency', ms: 6000 });
+  await page.evaluate(() => window.__ctl.update({ timeout: '2000' }));
   await shadow(page, 'button[data-key=pay-qr]').click();
   const [err] = await waitEvent(page, 'paywasm-error');
   assert.equal(err.error.code, 'timeout', 'code');
   assert.ok((await shownError(page)).includes(MSG.timeout), 'timeout text');
   assert.equal((await uiState(page)).busy, 'false', 'aria-busy after the timeout');
   // The gateway's QR codes have their own orderIds at the service: the first is "<offerId>~qr1".
-  await waitFor(async () => (await transactionsFor(`${offerId}~qr1`)).length === 1, { timeout: 5000, what: 'the late QR transaction' });
+  await waitFor(async () => (await transactionsFor(`${offerId}~qr1`)).length === 1, { timeout: 20000, what: 'the late QR transaction' });
   await shadow(page, 'button[data-key=pay-qr]').click();
   const [st] = await waitEvent(page, 'paywasm-status');
   assert.equal(st.status.code, 10, 'waiting for payment');
@@ -570,16 +597,19 @@ test('session-url, a QR code that timed out: "New code" gets another code from t
 test('an unclear outcome (timeout) is answered by the gateway: the payment shows up, then paid; never sent twice', LIMIT, async () => {
   const { page, done } = await openPage();
   const offerId = newOffer('session-unclear');
-  await mountSession(page, await sessionUrl(offerId), { timeout: '1000' });
+  // The answer is held at the relay until the widget gave up (3 s): a timeout whatever the machine's speed.
+  await mountSession(page, await sessionUrl(offerId), { timeout: '3000' });
   await fault({ endpoint: 'exchange-pay', kind: 'latency', ms: 3000 });
   const before = payPosts();
+  const held = holdPayAnswers();
   await shadow(page, 'button[data-key=pay-exchange]').click();
   const [err] = await waitEvent(page, 'paywasm-error');
+  held.release();
   assert.equal(err.error.code, 'timeout', 'code');
   await checkUnclear(page, offerId, MSG.timeout, MSG.held);
   // The sandbox stores the slow payment after the widget gave up; its webhooks reach the gateway,
   // whose stream tells the widget.
-  const txs = await waitFor(async () => { const x = await transactionsFor(offerId); return x.length ? x : null; }, { timeout: 6000, what: 'the late transaction' });
+  const txs = await waitFor(async () => { const x = await transactionsFor(offerId); return x.length ? x : null; }, { timeout: 20000, what: 'the late transaction' });
   assert.equal((await control('POST', `/transactions/${txs[0].transaction.id}/advance`, {})).status, 200, 'advance');
   const [complete] = await waitEvent(page, 'paywasm-complete');
   assert.equal(complete.status.code, 1, 'paid');
@@ -631,7 +661,7 @@ test('after a full flow nothing of the shopper token is in storage, cookies, Ind
   const { page, context, console: logged, done } = await openPage();
   const offerId = newOffer('token');
   await mount(page, { offerId });
-  await waitFor(() => shadow(page, '.greeting').isVisible(), { timeout: 8000, what: 'the greeting (a token use)' });
+  await waitFor(() => shadow(page, '.greeting').isVisible(), { timeout: 20000, what: 'the greeting (a token use)' });
   await shadow(page, 'button.pay').click();
   const [ev] = await waitEvent(page, 'paywasm-status');
   const id = ev.transaction.id;

@@ -38,6 +38,90 @@ const view = async (g, s) => (await gw(g, 'GET', `/v1/checkout/${s.id}`)).json;
 const signed = (offerId, over) => webhookBody(JSON.stringify({ id: crypto.randomUUID(), status: 1,
   merchantId: sb.merchant.merchantId, nativeAmount: '64.00', nativeCurrency: 'USD', meta: { offerId }, ...over }), key);
 
+// Issue 40 P7: what the browser reported is its word, named as such everywhere, and it cannot name
+// a transaction the gateway holds for another session (an invitation to resolve an unpaid order as
+// "paid elsewhere").
+for (const backend of ['SQLite', 'PostgreSQL']) {
+  describe(`a browser-reported transaction id (${backend})`, () => {
+    let g, pg;
+    before(async () => {
+      pg = backend === 'PostgreSQL' ? await startPostgres() : null;
+      g = await startGateway(sb, { db: pg?.url });
+    });
+    after(async () => { await g?.stop(); await pg?.destroy(); });
+
+    test("is kept apart from a verified one, and refused when another session's", async () => {
+      const paid = await session(g);
+      const paidTx = crypto.randomUUID();
+      assert.equal((await gw(g, 'POST', '/v1/webhooks', { raw: signed(paid.offerId, { id: paidTx, status: 1 }) })).status, 200);
+      const s = await session(g);
+      const a = (await register(g, s)).json;
+      const borrowed = await report(g, s, a.attemptId, { transactionId: paidTx, status: 1 });
+      assert.equal(borrowed.status, 409, borrowed.text);
+      assert.equal(borrowed.json.error, 'transaction_elsewhere');
+      // Another session's reported one too (two browsers cannot both claim it).
+      const other = await session(g);
+      const b = (await register(g, other)).json;
+      const mine = 'tx-' + crypto.randomUUID();
+      assert.equal((await report(g, other, b.attemptId, { transactionId: mine, status: 0 })).status, 200);
+      assert.equal((await report(g, s, a.attemptId, { transactionId: mine, status: 0 })).json.error, 'transaction_elsewhere');
+      // Its own: the browser's word, not a verified transaction, in the API and the app's detail.
+      const own = 'tx-' + crypto.randomUUID();
+      assert.equal((await report(g, s, a.attemptId, { transactionId: own, status: 0 })).status, 200);
+      const before = (await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json.attempts[0];
+      assert.deepEqual([before.transactionId, before.reportedTransactionId], [null, own]);
+      assert.deepEqual((await list(g, own)).map((x) => x.id), [s.id], 'found by the reported id');
+      // A verified webhook of that transaction: now it is verified, the report kept beside it.
+      assert.equal((await gw(g, 'POST', '/v1/webhooks', { raw: signed(s.offerId, { id: own, status: 0 }) })).status, 200);
+      const after = (await view(g, s)).attempts[0];
+      assert.deepEqual([after.transactionId, after.reportedTransactionId], [own, own]);
+    });
+  });
+}
+// Issue 40 P2: stuck attempts resolved at once (release or not_paid, never "paid" in bulk), each with
+// its own event, on SQLite and PostgreSQL.
+for (const backend of ['SQLite', 'PostgreSQL']) {
+  test(`POST /v1/sessions/resolve-stuck releases every attempt raised before a time (${backend})`, { timeout: 120000 }, async () => {
+    const pg = backend === 'PostgreSQL' ? await startPostgres() : null;
+    const app = await startShopApp({ toleranceS: 86400 });
+    const dir = tempDir('pwm-bulk-');
+    let g = await startGateway(sb, { dir, db: pg?.url, appCallback: app.url });
+    try {
+      const stuck = [];
+      for (let i = 0; i < 3; i++) {
+        const s = await session(g);
+        stuck.push({ s, a: (await register(g, s)).json.attemptId });
+      }
+      await g.stop();
+      g = await startGateway(sb, { dir, db: pg?.url, appCallback: app.url, env: { PAYWASM_CLOCK_OFFSET_MS: String(181 * MINUTE) } });
+      const raised = () => app.events.filter((e) => e.body.type === 'checkout.attention_needed').map((e) => e.body.attemptId);
+      await waitFor(() => stuck.every((x) => raised().includes(x.a)), 20000, 'the three attention events');
+      const bulk = (body) => gw(g, 'POST', '/v1/sessions/resolve-stuck', { app: true, body });
+      const now = new Date(Date.now() + 181 * MINUTE + 60000).toISOString();
+      assert.equal((await bulk({ before: now, resolution: 'paid_elsewhere', note: 'x' })).status, 400, 'never "paid" in bulk');
+      assert.equal((await bulk({ before: 'yesterday', resolution: 'release', note: 'x' })).status, 400);
+      assert.equal((await gw(g, 'POST', '/v1/sessions/resolve-stuck', { body: { before: now, resolution: 'release', note: 'x' } })).status, 401);
+      const r = await bulk({ before: now, resolution: 'release', note: 'checked the portal: nothing arrived' });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.resolved, 3);
+      for (const { s, a } of stuck) {
+        const detail = (await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
+        assert.equal(detail.attempts.find((x) => x.attemptId === a).resolution, 'release');
+        await waitFor(() => app.events.some((e) => e.body.type === 'checkout.released' && e.body.attemptId === a), 10000, 'its own event');
+      }
+      const left = (await gw(g, 'GET', '/v1/sessions?state=attention', { app: true })).json.sessions.map((x) => x.id);
+      for (const { s } of stuck) assert.ok(!left.includes(s.id), 'no longer needs attention');
+      assert.equal((await bulk({ before: now, resolution: 'release', note: 'again' })).json.resolved, 0, 'nothing twice');
+    } finally {
+      await g.stop();
+      await app.close();
+      await pg?.destroy();
+    }
+  });
+}
+
+const list = async (g, q) => (await gw(g, 'GET', '/v1/sessions?' + new URLSearchParams({ q }), { app: true })).json.sessions;
+
 describe('registration, reports and Pay (SQLite)', () => {
   let g;
   before(async () => { g = await startGateway(sb, { extra: ['--attempt-rate-per-session', '12'] }); });
@@ -81,7 +165,8 @@ describe('registration, reports and Pay (SQLite)', () => {
     assert.equal(v.status.success, false);
     assert.equal(v.status.status, null);
     assert.equal(v.payable.reason, 'in_progress');
-    assert.equal(v.payable.transactionId, v.attempts[0].transactionId);
+    assert.equal(v.payable.transactionId, v.attempts[0].reportedTransactionId, "the shopper's reference: their browser's word");
+    assert.equal(v.attempts[0].transactionId, null, 'nothing verified');
     const detail = (await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
     assert.equal(detail.attempts[0].reported, true);
     assert.equal(detail.attempts[0].verified, 'none');
@@ -114,11 +199,13 @@ describe('registration, reports and Pay (SQLite)', () => {
     // Until the verified failure is on the stream. A stream reads the session's row when it is woken
     // (the wake carries no status), so changes close together may reach it as one event: what it
     // sends is, in order, a subsequence of what the session went through.
+    // The registration waits for the stream's first event (its read of the row), so that the first
+    // event shows the session before it.
     const stream = sse(`${g.base}/v1/checkout/${s.id}/status`, { until: (ev) => ev.some((e) => e.status === -1) });
-    await stream.opened;
+    await stream.first;
     const a = (await register(g, s)).json;
     await report(g, s, a.attemptId, { transactionId: 'tx-' + crypto.randomUUID(), status: 0 });
-    const tx = (await view(g, s)).attempts[0].transactionId;
+    const tx = (await view(g, s)).attempts[0].reportedTransactionId;
     assert.equal((await gw(g, 'POST', '/v1/webhooks', { raw: signed(s.offerId, { id: tx, status: -1 }) })).status, 200);
     const seen = (await stream.done).map((e) => `${e.payable.armed} ${e.payable.reason} ${e.status}`);
     const went = ['true none null', 'false registered null', 'false in_progress null', 'true none -1'];
@@ -174,7 +261,8 @@ for (const method of ['exchange', 'bank']) {
       const attention = await waitFor(() => app.events.find((e) => e.body.type === 'checkout.attention_needed'), 10000, 'attention')
         .catch((e) => { throw new Error(e.message + ': ' + g.stderr()); });
       assert.equal(attention.body.attemptId, a.attemptId);
-      assert.equal(attention.body.transactionId, paid.json.id);
+      assert.equal(attention.body.transactionId, null, 'no webhook verified it');
+      assert.equal(attention.body.reportedTransactionId, paid.json.id, "the browser's word, named as such");
       assert.equal(attention.body.success, false);
       const listed = (await gw(g, 'GET', '/v1/sessions?state=attention', { app: true })).json.sessions;
       assert.ok(listed.some((x) => x.id === s.id));
@@ -262,7 +350,8 @@ describe('the attention pass', () => {
       await g.stop();
       g = await startGateway(sb, { dir, appCallback: app.url, env: { PAYWASM_CLOCK_OFFSET_MS: String(181 * MINUTE) } });
       const attention = await waitFor(() => app.events.find((e) => e.body.type === 'checkout.attention_needed'), 20000, 'attention');
-      assert.deepEqual([attention.body.sessionId, attention.body.attemptId, attention.body.transactionId], [s.id, a.attemptId, tx]);
+      assert.deepEqual([attention.body.sessionId, attention.body.attemptId, attention.body.transactionId, attention.body.reportedTransactionId],
+        [s.id, a.attemptId, null, tx]);
       assert.equal((await gw(g, 'GET', `/v1/checkout/${s.id}`)).status, 410, 'the session expired two hours ago');
       assert.equal((await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json.payable.reason, 'expired', 'the app view says so');
       const listed = (await gw(g, 'GET', '/v1/sessions?state=attention', { app: true })).json.sessions;

@@ -223,9 +223,10 @@ describe('QR: a new code', () => {
     // A stream watches the first code until its final status (a stream ends there).
     const stream = sse(`${g.base}/v1/checkout/${s.id}/status`, { origin: SHOP_ORIGIN });
     assert.equal((await stream.opened).status, 200);
+    await stream.first;  // the stream read the session before the code: paced by what it saw below
     const post = (body) => gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { body, origin: SHOP_ORIGIN });
     const first = (await post({})).json.result;
-    await waitFor(async () => (await statusOf(s)).status === 10, 5000, 'status 10');
+    await waitFor(() => stream.events.some((e) => e.status === 10), 5000, 'status 10 on the stream');
     assert.equal((await post({ replaces: first.id })).json.result.id, first.id, 'a code still payable stays');
     await advance(first.id, { status: 19 });
     await waitFor(async () => (await statusOf(s)).status === 19, 5000, 'timed out');
@@ -248,6 +249,7 @@ describe('QR: a new code', () => {
     }, 5000, 'the new code waits');
     const streamTwo = sse(`${g.base}/v1/checkout/${s.id}/status`, { origin: SHOP_ORIGIN });
     assert.equal((await streamTwo.opened).status, 200);
+    await streamTwo.first;  // its read of the new code's 10, before the payment
     await advance(second.id, { status: 1 });
     const done = await waitFor(async () => {
       const st = await statusOf(s);
@@ -310,9 +312,12 @@ describe('statuses end to end', () => {
     assert.equal(open.status, 200);
     assert.match(open.headers['content-type'], /text\/event-stream/);
     assert.equal(open.headers['access-control-allow-origin'], SHOP_ORIGIN);
+    await stream.first;  // the stream read the session before the payment
     const pay = await payExchangeFor(s);
     assert.equal(pay.status, 200, pay.text);
-    await waitFor(async () => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json.status === 0, 5000, 'pending');
+    // Paced by what the stream saw: pending on it before the payment moves on (two changes close
+    // together may reach a stream as one event: it reads the row when woken).
+    await waitFor(() => stream.events.some((e) => e.status === 0), 5000, 'pending on the stream');
     await advance(pay.json.id);
     const events = await stream.done;
     assert.equal(events[0].status, null, 'the current status first');
@@ -347,8 +352,7 @@ describe('statuses end to end', () => {
       body: { data: encrypt(sb.merchant.publicKey, JSON.stringify(payload)) } });
     assert.equal(pay.status, 200, pay.text);
     const stream = sse(`${g.base}/v1/checkout/${s.id}/status`);
-    await stream.opened;
-    await waitFor(async () => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json.status === 0, 5000, 'pending');
+    await waitFor(() => stream.events.some((e) => e.status === 0), 5000, 'pending on the stream');
     await advance(pay.json.id);
     const events = await stream.done;
     assert.equal(events.at(-1).status, 1);
@@ -361,8 +365,9 @@ describe('statuses end to end', () => {
     const qr = (await gw(g, 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {} })).json.result;
     await waitFor(async () => (await gw(g, 'GET', `/v1/checkout/${s.id}/status`)).json.status === 10, 5000, 'status 10');
     const stream = sse(`${g.base}/v1/checkout/${s.id}/status`, { until: (ev) => ev.at(-1).status === 101 });
-    await stream.opened;
+    await stream.first;  // 10: read before the code moves
     await advance(qr.id, { outcome: 101 });
+    await waitFor(() => stream.events.some((e) => e.status === 0), 5000, '0 on the stream');
     await advance(qr.id);
     const events = await stream.done;
     assert.deepEqual(events.map((e) => e.status), [10, 0, 101], JSON.stringify(events));

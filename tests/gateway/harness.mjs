@@ -44,7 +44,7 @@ export async function startGateway(sb, { db, dir = tempDir('pwm-'), appCallback,
     ...(noDb ? [] : ['--db', db ?? 'sqlite:' + path.join(dir, 'gateway.db')]), '--retry-base-ms', '50',
     // Every test talks from 127.0.0.1 and makes many sessions and codes a minute: the rate limits
     // are lifted unless a test sets them (money.test.mjs tests them).
-    '--session-rate', '0', '--qr-rate-per-client', '0', '--qr-rate-per-session', '0', '--attempt-rate-per-session', '0',
+    '--session-rate', '0', '--qr-rate-per-client', '0', '--qr-rate-per-session', '0', '--attempt-rate-per-session', '0', '--attempt-rate-per-client', '0',
     ...(appCallback ? ['--app-callback', appCallback] : []), ...extra,
   ];
   const proc = spawn(GATEWAY, args, {
@@ -128,17 +128,22 @@ export async function startShopApp({ toleranceS = 300 } = {}) {
 }
 
 // Reads an SSE stream; resolves the list of `data:` JSON objects when the server closes it or
-// `until(events)` is true. `opened` resolves once the headers arrived. `onEvent(event)` is called
-// as each event arrives (the load test takes its own clock there). `close()` ends it from this side.
-// `timeoutMs`: when to give up on a stream that never ends (at least WAIT_FLOOR_MS, like waitFor).
+// `until(events)` is true. `opened` resolves once the headers arrived; `first` once the first event
+// did: the stream's read of the session (the gateway sends its headers, then reads the row), so a
+// change made after `first` is on the stream after it, and one made after `opened` may be in it
+// already. `events` is the list so far (waitFor(() => stream.events.some(...)) paces a test by
+// what the stream saw). `onEvent(event)` is called as each event arrives (the load test takes its
+// own clock there). `close()` ends it from this side. `timeoutMs`: when to give up on a stream
+// that never ends (at least WAIT_FLOOR_MS, like waitFor).
 export function sse(url, { origin, until = () => false, timeoutMs: asked = 15000, onEvent } = {}) {
   const timeoutMs = Math.max(asked, WAIT_FLOOR_MS);
   const u = new URL(url);
-  let onOpen, request;
+  let onOpen, onFirst, request;
   const opened = new Promise((resolve) => { onOpen = resolve; });
+  const first = new Promise((resolve) => { onFirst = resolve; });
+  const events = [];
   let timer;
   const done = new Promise((resolve, reject) => {
-    const events = [];
     const req = http.get({ host: u.hostname, port: u.port, path: u.pathname,
       headers: { accept: 'text/event-stream', ...(origin ? { origin } : {}) } }, (res) => {
       onOpen({ status: res.statusCode, headers: res.headers });
@@ -152,6 +157,7 @@ export function sse(url, { origin, until = () => false, timeoutMs: asked = 15000
           const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
           if (data) {
             events.push({ at: Date.now(), ...JSON.parse(data) });
+            if (events.length === 1) onFirst(events[0]);
             if (onEvent) onEvent(events.at(-1));
             if (until(events)) { req.destroy(); resolve(events); }
           }
@@ -166,7 +172,7 @@ export function sse(url, { origin, until = () => false, timeoutMs: asked = 15000
     // Closed before an answer (reset, or destroyed by `until`): what arrived so far.
     req.on('close', () => resolve(events));
   }).finally(() => clearTimeout(timer));
-  return { opened, done, close: () => request.destroy() };
+  return { opened, first, events, done, close: () => request.destroy() };
 }
 
 // A throw-away PostgreSQL 15 server: initdb in a fresh directory owned by the `postgres` user

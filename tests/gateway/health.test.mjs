@@ -64,7 +64,8 @@ test('/metrics needs its own token, not the app secret, and counts requests, web
   assert.equal(m.paywasm_sse_streams_open, 1);
   assert.ok(m.paywasm_http_connections_open >= 1);
   assert.equal(m.paywasm_db_up, 1);
-  assert.ok(m.paywasm_db_ping_seconds >= 0 && m.paywasm_db_ping_seconds < 1);
+  // A duration measured, not promised: a number of seconds, whatever the machine's load.
+  assert.ok(Number.isFinite(m.paywasm_db_ping_seconds) && m.paywasm_db_ping_seconds >= 0, `ping ${m.paywasm_db_ping_seconds}`);
   assert.equal(m.paywasm_outbox_pending, 0);
   assert.equal(m.paywasm_outbox_oldest_pending_age_seconds, 0);
   assert.equal(m.paywasm_outbox_stuck, 0);

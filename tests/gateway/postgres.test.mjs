@@ -57,13 +57,13 @@ test('a webhook on instance A reaches the SSE stream on instance B', async () =>
   // The session made on A is read on B: one database.
   assert.equal((await gw(b, 'GET', `/v1/checkout/${s.id}`, { origin: SHOP_ORIGIN })).json.amount, '5.00');
   const stream = sse(`${b.base}/v1/checkout/${s.id}/status`);
-  await stream.opened;
+  await stream.first;  // B's stream read the session before the payment
   const payload = exchangePayload(sb.merchant, { offerId, shippingAddress: ADDRESS, nativeAmount: '5.00',
     cart: [{ id: 'x', name: 'X', price: 5, quantity: 1, localAmount: 5, localCurrency: 'USD' }] });
   const pay = await api(sb, '/exchanges/payments/coinbase', { token: sb.merchant.shopperToken,
     body: { data: encrypt(sb.merchant.publicKey, JSON.stringify(payload)) } });
   assert.equal(pay.status, 200, pay.text);
-  await waitFor(async () => (await gw(b, 'GET', `/v1/checkout/${s.id}/status`)).json.status === 0, 5000, 'pending on B');
+  await waitFor(() => stream.events.some((e) => e.status === 0), 5000, 'pending on B\'s stream');
   await sendJson('POST', `${sb.base}/__sandbox/transactions/${pay.json.id}/advance`);
   const events = await stream.done;
   assert.deepEqual(events.map((e) => e.status), [null, 0, 1]);
@@ -113,7 +113,12 @@ test('PostgreSQL down: 503, nothing lost when it returns, each event forwarded o
   await waitFor(async () => (await getJson(sb.base + '/__sandbox/webhooks?limit=1000'))
     .some((e) => e.transactionId === tx.id && e.status === 1 && e.lastHttpStatus === 503), 10000, 'a refused delivery');
   await pg.start();
-
+  // Back: each instance reconnects on its next query (until then it may still answer 503), and the
+  // service's retried webhook is stored; B then reads the success, and its stream shows it.
+  await waitFor(async () => {
+    const r = await gw(b, 'GET', `/v1/checkout/${s.id}/status`);
+    return r.status === 200 && r.json.status === 1;
+  }, 60000, 'the retried webhook stored, read on B');
   const stream = sse(`${b.base}/v1/checkout/${s.id}/status`, { timeoutMs: 30000 });
   const events = await stream.done;
   assert.equal(events.at(-1).status, 1);
@@ -122,7 +127,10 @@ test('PostgreSQL down: 503, nothing lost when it returns, each event forwarded o
     const list = app.events.filter((e) => e.body.sessionId === s.id);
     return list.length >= 2 && list;
   }, 20000, 'both events forwarded');
-  await outboxDrained(a);  // a second delivery of either event would have arrived by now
+  // A second delivery of either event would have arrived by now. A row a worker had leased when the
+  // database went away stays leased for its 60 s (forwarder.cpp) before another worker retries it:
+  // the deadline is above that lease, not a guess at a busy machine's speed.
+  await outboxDrained(a, 180000);
   const ids = app.events.map((e) => e.id);
   assert.equal(new Set(ids).size, ids.length, 'no event forwarded twice by the two instances');
   assert.deepEqual(app.events.filter((e) => e.body.sessionId === s.id).map((e) => e.body.status).sort(), [0, 1]);
@@ -145,7 +153,7 @@ test('a forged NOTIFY from another role does not make a stream show success; LIS
   listener.stdin.write("LISTEN paywasm_status; SELECT 'listening';\n");
   await waitFor(() => heard.includes('listening'), 10000, 'the intruder listening');
   const stream = sse(`${b.base}/v1/checkout/${s.id}/status`, { until: (ev) => ev.some((e) => e.status === 0) });
-  await stream.opened;
+  await stream.first;  // the stream read the session before the forged wakes and the payment
   const forged = JSON.stringify({ sessionId: s.id, offerId, status: 1, kind: 'success', state: 'paid', final: true,
     success: true, taken: 'all', version: 99 });
   const tag = crypto.createHash('sha256').update('paywasm-wake:' + s.id).digest('hex').slice(0, 32);

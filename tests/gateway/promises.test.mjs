@@ -161,6 +161,27 @@ test('PostgreSQL: an instance whose clock runs an hour ahead does not freeze the
     }
   });
 
+// Issue 40 P-d: a SQLite gateway whose clock stepped back (a restart 10 minutes "earlier" on the
+// same file) finds its buckets stamped in the future: they refill from now on, not 10 minutes later.
+test('SQLite: a clock stepped back does not freeze the rate buckets', { timeout: 120000 }, async () => {
+  const dir = tempDir('pwm-stepped-');
+  const rate = ['--session-rate', '60'];  // one token a second, bursts of 60
+  let g = await startGateway(sb, { dir, extra: rate, env: { PAYWASM_CLOCK_OFFSET_MS: String(600 * 1000) } });
+  try {
+    let taken = 0;
+    while ((await create(g, {})).status === 201) taken++;
+    assert.ok(taken >= 59, `the burst (${taken})`);
+  } finally {
+    await g.stop();
+  }
+  g = await startGateway(sb, { dir, extra: rate });
+  try {
+    await waitFor(async () => (await create(g, {})).status === 201, 15000, 'a token again after the clock stepped back');
+  } finally {
+    await g.stop();
+  }
+});
+
 // Outside text reaches an answer, a log line or a terminal only through the core's
 // escape_untrusted (C0, DEL, C1, bidi, invalid UTF-8). Header values may carry bytes 0x80-0xFF
 // (obs-text), so a Content-Type can bring C1 controls and broken UTF-8 to the 415 answer; the CLI

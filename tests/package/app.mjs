@@ -155,7 +155,7 @@ async function pageReport(page, log) {
 // Waits for the widget's pay button; returns its locator.
 async function payButton(page, log) {
   const pay = page.locator('paywasm-checkout button.pay');
-  await pay.waitFor({ state: 'visible', timeout: 15000 })
+  await pay.waitFor({ state: 'visible', timeout: 20000 })
     .catch(async () => assert.fail(`no pay button: ${await pageReport(page, log)}`));
   return pay;
 }
@@ -165,7 +165,7 @@ const newOffer = (tag) => `bundled-${tag}-${crypto.randomUUID().slice(0, 8)}`;
 // for the answers first: the greeting's GET /users/me may still be under way when the pay button
 // is already there.
 async function checkRequests(log, allowed) {
-  await waitFor(() => log.requests.every((r) => r.status !== null || r.failure !== null), { timeout: 5000, what: 'every request answered' })
+  await waitFor(() => log.requests.every((r) => r.status !== null || r.failure !== null), { timeout: 20000, what: 'every request answered' })
     .catch(() => {});  // one still unanswered fails below, named
   for (const r of log.requests) {
     const url = new URL(r.url);
@@ -223,7 +223,7 @@ test('a Spanish shopper: paywasm-es.json from beside the bundle, checked and use
   const { context, page, log } = await openShop({ locale: 'es-ES' });
   const pay = await payButton(page, log);
   await page.waitForFunction(() => /^Pagar/.test(document.querySelector('paywasm-checkout').shadowRoot.querySelector('button.pay').textContent),
-    null, { timeout: 5000 }).catch(async () => assert.fail(`the pay button is not in Spanish: "${await pay.textContent()}"`));
+    null, { timeout: 20000 }).catch(async () => assert.fail(`the pay button is not in Spanish: "${await pay.textContent()}"`));
   assert.equal(count(log, 'GET', '/assets/paywasm-es.json'), 1, 'the Spanish text, once');
   await checkRequests(log, [...built, ...SERVER_ANSWERS]);
   assert.deepEqual(await violations(page), [], 'CSP violations');

@@ -224,7 +224,7 @@ test('--trusted-proxy behind nginx: the stream cap counts shoppers (X-Forwarded-
   } finally {
     for (const r of [...held, third, other]) r.req.destroy();
   }
-  await waitFor(async () => (await Promise.all(gateways.map(streamsOpen))).every((n) => n === 0), 10000, 'the streams closed');
+  await waitFor(async () => (await Promise.all(gateways.map(streamsOpen))).every((n) => n === 0), 20000, 'the streams closed');
 });
 
 test('an instance killed in the middle of a QR payment: the stream reconnects through nginx, the payment completes, once', { timeout: 120000 }, async () => {

@@ -729,14 +729,14 @@ describe('webhooks', () => {
     const key = path.join(dir, 'webhook-public.pem');
     fs.writeFileSync(key, sb.merchant.webhookPublicKey);
     try {
-      const ok = spawnSync(CLI, ['verify-webhook', '--public-key', key, '-'], { input: event });
+      const ok = spawnSync(CLI, ['verify-webhook', '--public-key', key, '--any-merchant', '-'], { input: event });
       assert.equal(ok.status, 0, ok.stderr.toString());
       assert.equal(ok.stdout.toString(), JSON.parse(event).data.data + '\n');
       assert.match(ok.stderr.toString(), /^verified: transaction [0-9a-f-]{36}, status 0 \(pending\)/);
 
       const tampered = JSON.parse(event);
       tampered.data.data = tampered.data.data.replace('"status":0', '"status":1');
-      const bad = spawnSync(CLI, ['verify-webhook', '--public-key', key, '-'], { input: JSON.stringify(tampered) });
+      const bad = spawnSync(CLI, ['verify-webhook', '--public-key', key, '--any-merchant', '-'], { input: JSON.stringify(tampered) });
       assert.equal(bad.status, 1);
       assert.match(bad.stderr.toString(), /error\[crypto\]: the signature does not verify/);
       assert.equal(crypto.verify('sha256', Buffer.from(tampered.data.data), sb.merchant.webhookPublicKey,
@@ -744,13 +744,13 @@ describe('webhooks', () => {
 
       const copy = JSON.parse(event);
       copy.data.status = 1;  // the unsigned copy edited, the signed text intact
-      const edited = spawnSync(CLI, ['verify-webhook', '--public-key', key, '-'], { input: JSON.stringify(copy) });
+      const edited = spawnSync(CLI, ['verify-webhook', '--public-key', key, '--any-merchant', '-'], { input: JSON.stringify(copy) });
       assert.equal(edited.status, 1);
       assert.match(edited.stderr.toString(), /data\.status .* differs from the signed transaction/);
 
       const otherKey = path.join(dir, 'other.pem');
       fs.writeFileSync(otherKey, sb.merchant.publicKey);
-      assert.equal(spawnSync(CLI, ['verify-webhook', '--public-key', otherKey, '-'], { input: event }).status, 1);
+      assert.equal(spawnSync(CLI, ['verify-webhook', '--public-key', otherKey, '--any-merchant', '-'], { input: event }).status, 1);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

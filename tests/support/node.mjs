@@ -27,20 +27,49 @@ export function tempDir(prefix = 'paywasm-') {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-// A port on 127.0.0.1 kept listening until release(): servers started meanwhile with port 0 cannot
-// be given it.
+// The first port of the kernel's ephemeral range (ports given to bind(0) and to outgoing
+// connections): a busy machine takes ports from that range at any moment.
+const EPHEMERAL_LOW = (() => {
+  try {
+    return Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+})();
+
+// A port on 127.0.0.1 kept listening until release(): nothing else can bind it meanwhile. It is
+// below the kernel's ephemeral range (freePorts() says why), so that nothing takes it between the
+// release and the bind of the server it is for either.
 export async function holdPort() {
-  const s = net.createServer();
-  await new Promise((resolve, reject) => s.once('error', reject).listen(0, '127.0.0.1', resolve));
-  return { port: s.address().port, release: () => new Promise((resolve) => s.close(resolve)) };
+  for (let tries = 0; tries < 50; tries++) {
+    const port = 10000 + Math.floor(Math.random() * (Math.max(12000, EPHEMERAL_LOW - 1) - 10000));
+    const s = net.createServer();
+    const held = await new Promise((resolve) => s.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => resolve(true)));
+    if (held) return { port, release: () => new Promise((resolve) => s.close(resolve)) };
+  }
+  throw new Error(`no free port below ${EPHEMERAL_LOW}`);
 }
 
-// A free TCP port on 127.0.0.1 (closed again before it is returned: another bind may take it).
-export async function freePort() {
-  const held = await holdPort();
-  await held.release();
-  return held.port;
+// Whether `port` on 127.0.0.1 can be bound now (tried, and closed again).
+export const portFree = (port) => new Promise((resolve) => {
+  const s = net.createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+});
+
+// `count` consecutive TCP ports on 127.0.0.1, free when checked, below the ephemeral range: a port
+// found by bind(0) and closed again could be taken by any outgoing connection before the server it
+// is for binds it (make test-stress's socket churner did); one at random below that range can only
+// be taken by another test's pick. Returns the first.
+export async function freePorts(count) {
+  const top = Math.max(12000, EPHEMERAL_LOW - count);
+  for (let tries = 0; tries < 50; tries++) {
+    const base = 10000 + Math.floor(Math.random() * (top - 10000));
+    let free = true;
+    for (let i = 0; i < count && free; i++) free = await portFree(base + i);
+    if (free) return base;
+  }
+  throw new Error(`no ${count} free ports in a row below ${EPHEMERAL_LOW}`);
 }
+export const freePort = () => freePorts(1);
 
 // A wait's deadline says when to give up on a condition that will not come (a broken run), never
 // how long a passing run may take: every waitFor() waits at least WAIT_FLOOR_MS (30 s, or

@@ -53,8 +53,11 @@ function fill(box, key, content) {
   return true;
 }
 
+// A message: its headline, then each line a paragraph (a node that is not text, e.g. facts(), as it is).
 const message = (headline, lines) => h('div', { class: 'message' }, h('p', {}, h('strong', {}, headline)),
-  lines.map((l) => l && h('p', {}, l)));
+  lines.map((l) => l && (l.nodeType === 1 ? l : h('p', {}, l))));
+// "Order {id}", the id kept in one piece; null without one.
+const orderLine = (c, offerId) => offerId && withId(t(c, 'order', { id: offerId }), offerId);
 
 // Label/value rows ([labelKey, text]; rows without text left out), every amount with its name.
 const facts = (c, rows) => {
@@ -173,8 +176,13 @@ export function render(c) {
   const busy = s.phase === 'sending';
   for (const [m, b] of Object.entries(v.pay)) {
     b.disabled = s.phase !== 'idle' || !!s.bad || (!!c.core && !c.total);
-    b.textContent = busy && m === s.method ? t(c, !c.core ? 'loading' : m === 'qr' ? 'loadingQr' : 'paying')
+    const label = busy && m === s.method ? t(c, !c.core ? 'loading' : m === 'qr' ? 'loadingQr' : 'paying')
       : m === 'qr' ? t(c, s.qr ? 'newCode' : 'showQr') : t(c, 'pay', { amount: totalText || '' }).trim();
+    // The label is written into its text node, never replaced: WebKit drops the click whose pressed
+    // node left the document before the release (a redraw mid-press, e.g. the greeting arriving,
+    // lost the shopper's Pay click).
+    if (b.firstChild) b.firstChild.data = label;
+    else b.textContent = label;
   }
   attr(v.root, 'aria-busy', String(busy || !shown));
   const host = c.host;
@@ -271,17 +279,14 @@ function drawStatus(c) {
     // The shop's order id (never a QR code's own order name at the service).
     const offerId = c.host.offerId || st.offerId;
     tone = info.tone;
-    content = [icon(TONE_ICON[info.tone] || 'alert'), h('div', { class: 'message' },
-      h('p', {}, h('strong', {}, headline)), facts(c, rows), h('p', {}, step),
-      offerId && h('p', {}, withId(t(c, 'order', { id: offerId }), offerId)))];
+    content = [icon(TONE_ICON[info.tone] || 'alert'), message(headline, [facts(c, rows), step, orderLine(c, offerId)])];
   } else if (s.hold && !s.error) {
     // Held by the gateway with nothing else to show (a reload, a 409): why, the transaction, what next.
     const [headline, ...lines] = held(c);
     const offerId = c.host.offerId;
     tone = s.hold.reason === 'in_progress' ? 'info' : 'warning';
-    content = [icon(TONE_ICON[tone]), h('div', { class: 'message' }, h('p', {}, h('strong', {}, headline)),
-      facts(c, [['reference', s.hold.transactionId]]), lines.map((l) => h('p', {}, l)),
-      offerId && h('p', {}, withId(t(c, 'order', { id: offerId }), offerId)))];
+    content = [icon(TONE_ICON[tone]), message(headline, [facts(c, [['reference', s.hold.transactionId]]), ...lines,
+      orderLine(c, offerId)])];
   }
   attr(v.status, 'data-tone', tone);
   const probe = h('div', {}, content);
@@ -348,9 +353,9 @@ function countdown(c, end) {
       render(c);
       return;
     }
-    shown.textContent = t(c, 'expires', { time: clock(left) });
-    const crossed = ANNOUNCE_AT.find((at) => left <= at && last > at);
-    if (crossed && last !== Infinity) told.textContent = t(c, 'expires', { time: clock(left) });
+    const text = t(c, 'expires', { time: clock(left) });
+    shown.textContent = text;
+    if (last !== Infinity && ANNOUNCE_AT.find((at) => left <= at && last > at)) told.textContent = text;
     last = left;
   };
   tick();

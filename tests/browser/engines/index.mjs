@@ -10,6 +10,9 @@
 //                                                    // async); its JSON result
 //   await page.click(fn, arg)                        // a real click on the element fn(arg) returns
 //                                                    // (shadow DOM included)
+//   await page.pressAcross(fn, arg, during, duringArg)
+//                                                    // the mouse pressed on fn(arg)'s centre, then
+//                                                    // during(duringArg) run in the page, then released
 //   await page.press('Tab', '654321', 'Enter')       // keys: named ones (Tab, Enter, Space,
 //                                                    // ArrowDown, ArrowUp, Escape), else typed text
 //   await page.screenshot()                          // PNG of the viewport (a Buffer)
@@ -33,7 +36,7 @@ export async function launchEngine(name) {
 }
 
 // A click waits for its target, as a shopper does: fn(arg) is asked again until it names an element
-// (10 s at most). What the page draws after an event (a panel after a radio, a button after an
+// (20 s at most: a deadline for a busy machine). What the page draws after an event (a panel after a radio, a button after an
 // answer) is there when the page has handled the event, which a driver's previous command does not
 // always wait for.
 function waitingClicks(page) {
@@ -48,7 +51,7 @@ function waitingClicks(page) {
         failed = e;
       }
       return true;
-    }, { timeout: 10000, interval: 50, what: `an element to click from ${String(fn).slice(0, 120)}` });
+    }, { timeout: 20000, interval: 50, what: `an element to click from ${String(fn).slice(0, 120)}` });
     if (failed) throw failed;
   };
   return page;

@@ -13,6 +13,15 @@ function common(page, closeContext, { space = 'Space' } = {}) {
       if (!el) throw new Error(`click: no element from ${String(fn).slice(0, 120)}`);
       await el.click();
     },
+    async pressAcross(fn, arg, during, duringArg) {
+      const handle = await page.evaluateHandle(fn, arg === undefined ? null : arg);
+      const el = handle.asElement ? handle.asElement() : handle;
+      if (!el) throw new Error(`pressAcross: no element from ${String(fn).slice(0, 120)}`);
+      await el.hover();
+      await page.mouse.down();
+      await page.evaluate(during, duringArg === undefined ? null : duringArg);
+      await page.mouse.up();
+    },
     async press(...keys) {
       for (const k of keys) {
         if (k === 'Space' && space !== 'Space') await page.keyboard.type(space);

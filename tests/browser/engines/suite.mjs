@@ -122,7 +122,7 @@ const inShadow = (selector) => window.__shadow(selector);
 // Chooses a payment method as a shopper does (a click on its radio) and waits until it is chosen.
 async function choose(page, method) {
   await page.click(inShadow, `input#method-${method}`);
-  await until(page, (m) => window.__shadow(`input#method-${m}`).checked, method, `the ${method} method chosen`, 5000);
+  await until(page, (m) => window.__shadow(`input#method-${m}`).checked, method, `the ${method} method chosen`);
 }
 
 // The exchange payload the core builds for CART (the plaintext of `data`), in the spec's order.
@@ -191,7 +191,7 @@ test('ready: the element loads, takes the module this engine can run (SIMD128 or
     window.__ctl.reset();
   });
   await until(page, () => { const s = getComputedStyle(window.__shadow('button.pay')); return s.color === 'rgb(0, 0, 0)' && s.backgroundColor === 'rgb(255, 213, 79)'; },
-    null, 'black text on a pale brand colour', 5000);
+    null, 'black text on a pale brand colour');
   await page.done();
 });
 
@@ -235,16 +235,35 @@ test('QR: the code drawn is read by zbarimg as the wallet link; paid through the
   // gives black ones).
   await page.run(() => window.__shadow('.qr-code').scrollIntoView({ block: 'center' }));
   await until(page, () => { const r = window.__shadow('.qr-code').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; },
-    null, 'the code in the viewport', 5000);
+    null, 'the code in the viewport');
   // Read from a screenshot once the scrolled page is painted (the next screenshots, not a delay).
   const png = path.join(work, `qr-${ENGINE}.png`);
   const read = await waitFor(async () => {
     fs.writeFileSync(png, await page.screenshot());
     return zbar(png);
-  }, { timeout: 5000, interval: 100, what: 'zbarimg reading the code from a screenshot' });
+  }, { timeout: 20000, interval: 100, what: 'zbarimg reading the code from a screenshot' });
   assert.equal(read, link, 'zbarimg reads the wallet URI from the screenshot');
   t.diagnostic(`zbarimg: ${link}`);
   await payToComplete(page, first, { qr: true });
+  await page.done();
+});
+
+// WebKit drops a click whose pressed node left the document before the release: a redraw that
+// rewrote Pay's label while the shopper held the mouse (a greeting arriving mid-press) lost the
+// click (widget.attempts.webkit's flaky "no answer to Pay"). A redraw keeps the label's text node.
+test('a press on Pay across a redraw (something arriving mid-press) is a click: the label\'s text node stays, the code is drawn', LIMIT, async () => {
+  const page = await open();
+  const offerId = newOffer('press');
+  await mount(page, { offerId, methods: 'exchange qr', statusMode: 'sse', ...await session(offerId) });
+  await choose(page, 'qr');
+  const redraw = () => { const el = document.querySelector('paywasm-checkout'); el.shippingAddress = el.shippingAddress; };
+  await page.run(() => { window.__label = window.__shadow('button[data-key=pay-qr]').firstChild; });
+  await page.run(redraw);
+  assert.equal(await page.run(() => window.__shadow('button[data-key=pay-qr]').firstChild === window.__label), true,
+    'a redraw of the same view keeps Pay\'s text node');
+  await page.pressAcross(inShadow, 'button[data-key=pay-qr]', redraw);
+  const first = await waitEvent(page, 'paywasm-status');
+  assert.equal(first.status.code, 10, 'the code was asked for: waiting for payment');
   await page.done();
 });
 
@@ -303,7 +322,7 @@ test('strict CSP: the page\'s policy has no unsafe-inline or unsafe-eval; the wi
   assert.deepEqual(await page.run(() => window.__violations), [], 'violations after render, a QR code and the status');
   // The recorder sees a violation in this engine: an inline <style> is refused.
   await page.run(() => { const s = document.createElement('style'); s.textContent = 'h1 { color: red }'; document.head.append(s); });
-  const seen = await until(page, () => window.__violations.length && window.__violations, null, 'the violation of an inline <style>', 5000);
+  const seen = await until(page, () => window.__violations.length && window.__violations, null, 'the violation of an inline <style>');
   assert.match(seen[0].directive, /^style-src/, JSON.stringify(seen));
   await page.run(() => { window.__violations.length = 0; });
   await page.done();

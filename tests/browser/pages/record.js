@@ -7,6 +7,18 @@ window.__errors = [];
 window.__console = [];
 window.__events = [];
 window.__posts = [];
+// The pointer input the page received (the last 20): what a click in a test reached, for a failure's
+// record ({ type, at, x, y, target: the innermost element's tag, class and data-key }).
+window.__inputs = [];
+['pointerdown', 'mousedown', 'mouseup', 'click'].forEach(function (type) {
+  window.addEventListener(type, function (e) {
+    var t = e.composedPath ? e.composedPath()[0] : e.target;
+    window.__inputs.push({ type: type, at: Math.round(performance.now()), x: e.clientX, y: e.clientY,
+      target: t && t.tagName ? t.tagName.toLowerCase() + (t.className ? '.' + t.className : '')
+        + (t.dataset && t.dataset.key ? '[' + t.dataset.key + ']' : '') : String(t) });
+    if (window.__inputs.length > 20) window.__inputs.shift();
+  }, true);
+});
 document.addEventListener('securitypolicyviolation', function (e) {
   window.__violations.push({ directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample });
 });
@@ -39,9 +51,22 @@ window.fetch = function (url, init) {
       error: err ? { code: err.code, message: err.message, userMessage: err.userMessage, field: err.field,
         mayHaveGoneThrough: err.mayHaveGoneThrough, notSent: err.notSent, method: err.method, nextStep: err.nextStep,
         offerId: err.offerId, isPayWasmError: err instanceof Error && err.name === 'PayWasmError' } : null,
+      // What the shopper saw as the event came (the element draws before it emits): a later status
+      // may replace it before a test could look.
+      shown: err ? shownNow(e.target) : null,
     });
   });
 });
+// The checkout `host`'s error text, aria-busy and Pay label ({ error, busy, pay }; null where absent).
+function shownNow(host) {
+  var root = host && host.shadowRoot;
+  if (!root) return null;
+  var error = root.querySelector('.error');
+  var container = root.querySelector('[part~=container]');
+  var pay = root.querySelector('button.pay');
+  return { error: error ? error.textContent : null, busy: container ? container.getAttribute('aria-busy') : null,
+    pay: pay ? pay.textContent : null };
+}
 // The element `selector` names in the (first) checkout's shadow root.
 window.__shadow = function (selector) {
   return document.querySelector('paywasm-checkout').shadowRoot.querySelector(selector);
