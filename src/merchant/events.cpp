@@ -130,14 +130,11 @@ std::string attempts_json(const std::vector<AttemptFacts>& attempts, bool detail
             w.flag("reported", a.reported);  // the browser's word only
             w.key("reportedStatus");
             a.reported_status ? w.number(*a.reported_status) : w.null();
-            const char* verified = a.verified == Verified::paid       ? "paid"
-                                   : a.verified == Verified::no_money ? "no_money"
-                                   : a.verified == Verified::open     ? "open"
-                                                                      : "none";
-            w.str("verified", verified);
+            w.str("verified", to_string(a.verified));
             opt_str(w, "resolution", a.resolution);
             opt_time(w, "attentionAt", a.attention_at);
             opt_time(w, "conflictAt", a.conflict_at);
+            opt_time(w, "windowEnd", a.window_end);  // a QR code's (method qr)
         }
         w.end_object();
     }

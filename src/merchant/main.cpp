@@ -47,6 +47,8 @@ const char* kUsage =
     "  --attention-bank-minutes N  a bank attempt with no verified status after N minutes (default 60)\n"
     "  --attention-bank-pending-days N  a bank payment verified pending with no final status after N days\n"
     "                            (default 7)\n"
+    "  --attention-qr-minutes N  a QR code's window: with no verified final status N minutes after it was\n"
+    "                            made, it is stuck and no new code is made until it is settled (default 60)\n"
     "  --trusted-proxy LIST      your reverse proxies' addresses (comma-separated): from them, the client is\n"
     "                            the rightmost X-Forwarded-For address not in LIST (rate limits, stream caps);\n"
     "                            from any other peer the header is ignored (default: none)\n"
@@ -133,7 +135,7 @@ const paywasm::options::Spec kOptions{
      "max-streams-per-session", "max-streams-per-client", "stream-max-seconds", "session-rate", "qr-rate-per-session",
      "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout", "attempt-rate-per-session", "attempt-rate-per-client",
      "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days",
-     "max-connections-per-address", "widget-dir", "public-url", "return-origin", "shopper-token-url", "bank-account-id", "shop-name",
+     "attention-qr-minutes", "max-connections-per-address", "widget-dir", "public-url", "return-origin", "shopper-token-url", "bank-account-id", "shop-name",
      "shop-logo", "shop-colour", "link-rate-per-client", "link-rate-per-link", "link-session-ttl", "console-listen",
      "console-origin", "console-login-rate", "console-hosts"},
     {"verbose"}};
@@ -243,6 +245,7 @@ void apply_option(merchant::Config& c, bool& db_given, const std::string& name, 
     else if (name == "attempt-rate-per-client") c.attempt_rate_per_client = small(0, 1000000);
     else if (name == "attention-exchange-minutes") c.attention.exchange_ms = whole_number(name, value, 1, 525600) * 60000;
     else if (name == "attention-bank-minutes") c.attention.bank_ms = whole_number(name, value, 1, 525600) * 60000;
+    else if (name == "attention-qr-minutes") c.attention.qr_ms = whole_number(name, value, 1, 525600) * 60000;
     else if (name == "attention-bank-pending-days") c.attention.bank_pending_ms = whole_number(name, value, 1, 3650) * 86400000LL;
     else if (name == "trusted-proxy") {
         for (const auto& entry : paywasm::options::split_commas(value)) {

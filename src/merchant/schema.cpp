@@ -260,9 +260,11 @@ CREATE INDEX IF NOT EXISTS attempts_reported_transaction ON attempts (reported_t
 
 // Schema version 9 (issue 45, one order state): the merchant's resolutions on the session's row (an
 // attempt resolved paid_elsewhere makes the order paid, not_paid closes it: order_state.hpp), filled
-// from the attempts resolved before, and the bucket index over the new expression.
+// from the attempts resolved before, and the bucket index over the new expression; a QR code's
+// attempt and the end of its window (attempts.hpp: codes made from this version on).
 std::string schema_v9() {
     return std::string(R"sql(
+ALTER TABLE attempts ADD COLUMN window_end BIGINT;  -- a QR code's (method qr): live until then
 ALTER TABLE sessions ADD COLUMN paid_elsewhere_at BIGINT;
 ALTER TABLE sessions ADD COLUMN closed_at BIGINT;
 UPDATE sessions SET paid_elsewhere_at = (SELECT max(r.created_at) FROM resolutions AS r JOIN attempts AS a ON a.id = r.attempt_id

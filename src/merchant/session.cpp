@@ -19,7 +19,7 @@ Payable payable_of(const Session& s) {
     // Paid: a verified success, or an underpayment the merchant accepted (the order's state is paid:
     // the customer's page shows the receipt, never "expired" or Pay); "paid elsewhere" is the attempts'.
     const bool paid = s.status.success || s.underpayment_accepted_at.has_value();
-    return payable(PayableSession{s.as_of >= s.expires_at, paid, held_of(s), s.status.method}, s.attempts);
+    return payable(PayableSession{s.as_of >= s.expires_at, paid, held_of(s), s.status.method, s.as_of}, s.attempts);
 }
 
 OrderFacts order_facts(const Session& s, std::int64_t now) {

@@ -67,8 +67,10 @@ public:
     // forwarded as subscription events.
     void record_debit(const std::string& order_id, const std::string& subscription_id,
                       const std::optional<std::string>& merchant_subscription_id, std::int64_t now);
+    // The service's answer for a code: stored, and the code's attempt (method qr, live for `window_ms`:
+    // --attention-qr-minutes) recorded with what a webhook of it already said.
     void finish_qr(const std::string& session_id, const std::string& response_json, const std::string& order_id,
-                   const std::string& transaction_id, std::int64_t now);
+                   const std::string& transaction_id, std::int64_t window_ms, std::int64_t now);
     void release_qr(const std::string& session_id);
 
     // One verified webhook (`in`, read from the signed text `signed_json` by incoming_tx()): what it
