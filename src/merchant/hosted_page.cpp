@@ -56,27 +56,55 @@ Html link(const std::string& href, std::string_view text, const char* cls = "") 
     return *cls ? Html::element("a", {{"href", href}, {"class", cls}}, text) : Html::element("a", {{"href", href}}, text);
 }
 
-// The receipt of a session whose verified status is a final success.
+// The receipt of a paid order (order_state.hpp's paid): a verified success; an underpayment the shop
+// accepted (what arrived, in the currency it arrived in); or an attempt the shop resolved as paid
+// after checking the service's portal (the reference the shopper's browser or the service gave).
 Html receipt(const Words& w, const Session& s) {
     Html dl = Html::markup("<dl class=\"receipt\">");
     const auto row = [&dl](const std::string& term, const std::string& value) {
         dl += Html::element("dt", {}, term) + Html::element("dd", {}, value);
     };
+    const bool verified = s.status.success;
+    const bool accepted = !verified && s.underpayment_accepted_at.has_value();
+    std::optional<std::string> reference = s.status.transaction_id;
+    std::optional<std::string> method = s.status.method;
+    if (!verified && !accepted) {
+        for (const auto& a : s.attempts) {
+            if (a.resolution != std::optional<std::string>("paid_elsewhere")) continue;
+            reference = a.transaction_id ? a.transaction_id : a.reported_transaction_id;
+            method = a.method;
+        }
+    }
     row(w("receipt.order"), s.offer_id);
     row(w("receipt.orderTotal"), money_text(s.amount, s.currency));
-    if (s.status.tx_amount && s.status.tx_currency && *s.status.tx_currency != s.currency) {
+    if (accepted && s.status.received_amount) {
+        const std::string currency = s.status.tx_currency.value_or(s.currency);
+        paywasm::Decimal arrived;
+        row(w("receipt.arrived"), money_text(paywasm::Decimal::try_parse(*s.status.received_amount, arrived)
+                                                   ? paywasm::amount_text({arrived, currency})
+                                                   : *s.status.received_amount,
+                                               currency));
+    } else if (verified && s.status.tx_amount && s.status.tx_currency && *s.status.tx_currency != s.currency) {
         row(w("receipt.paid"), money_text(*s.status.tx_amount, *s.status.tx_currency));
     }
-    const std::string method = s.status.method.value_or("");
-    row(w("receipt.method"), method == "qr" || method == "exchange" || method == "bank" ? w("method." + method) : "—");
-    row(w("receipt.paidAt"), iso8601(s.status.updated_at));
-    row(w("receipt.reference"), s.status.transaction_id.value_or("—"));
+    const std::string m = method.value_or("");
+    row(w("receipt.method"), m == "qr" || m == "exchange" || m == "bank" ? w("method." + m) : "—");
+    if (verified || accepted) row(w("receipt.paidAt"), iso8601(s.status.updated_at));
+    row(w("receipt.reference"), reference.value_or("—"));
     dl += Html::markup("</dl>");
     Html actions = Html::markup("<p class=\"actions\">") +
                    Html::element("button", {{"type", "button"}, {"id", "print"}}, w("receipt.print"));
     if (s.success_url) actions += link(*s.success_url, w("back"), "button");
     actions += Html::markup("</p>");
-    return Html::element("h1", {}, w("receipt.heading")) + paragraph(w("receipt.thanks")) + dl + order_table(w, s) + actions;
+    const std::string said = verified ? "receipt.thanks" : accepted ? "receipt.accepted" : "receipt.confirmed";
+    return Html::element("h1", {}, w("receipt.heading")) + paragraph(w(said)) + dl + order_table(w, s) + actions;
+}
+
+// An order the shop closed as not paid (an attempt resolved not_paid): a clear end, nothing to pay.
+Html closed_page(const Words& w, const Session& s) {
+    Html body = Html::element("h1", {}, w("closed.heading")) + paragraph(w("closed.text")) + order_table(w, s);
+    if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, w("back")) + Html::markup("</p>");
+    return body;
 }
 
 // The expired page: a link's session offers a fresh checkout while the link still opens.
@@ -317,8 +345,13 @@ void register_hosted(Router& server, Gateway& gw) {
             return send_page(gw, res, w, 404, w("title.notFound"),
                              Html::element("h1", {}, w("notFound.checkout")) + paragraph(w("notFound.text")), false);
         }
-        if (s->status.final && s->status.success) return send_page(gw, res, w, 200, w("title.receipt"), receipt(w, *s), false);
-        if (order_state(*s, now_ms()) == "expired") return send_page(gw, res, w, 410, w("title.expired"), expired_page(gw, w, *s), false);
+        // The page follows the order's one state (order_state.hpp): paid (verified, accepted by the
+        // shop, or paid elsewhere by its word) is the receipt; closed by the shop as not paid, a clear
+        // end; expired with nothing paid, "expired"; anything else (a release included), the checkout.
+        const std::string_view state = order_state(*s, now_ms());
+        if (state == "paid") return send_page(gw, res, w, 200, w("title.receipt"), receipt(w, *s), false);
+        if (state == "failed" && s->closed_at) return send_page(gw, res, w, 200, w("title.closed"), closed_page(w, *s), false);
+        if (state == "expired") return send_page(gw, res, w, 410, w("title.expired"), expired_page(gw, w, *s), false);
         if (s->link_id && !s->status.status) {
             LinkStore links(gw.store.sql());
             if (!links.details_given(s->id)) {
