@@ -239,14 +239,14 @@ void Console::orders(Req req, Res res, const Signed& login) {
     Html body;
     const std::int64_t now = now_ms();
     for (const auto& s : rows) {
-        body += row({when(s.created_at), link("/orders/" + s.id, s.offer_id), state_badge(order_state(s, now)),
+        body += row({when(s.created_at), link("/orders/" + s.id, s.offer_id), state_badge(order_state(s, now)), ship_to_cell(ship_to(s)),
                      Html::text(s.status.state), Html::text(money(s.amount, s.currency)), Html::text(s.status.method.value_or("")),
                      Html::element("span", {{"class", "id"}}, s.status.transaction_id.value_or(""))});
     }
     Html main = Html::element("nav", {{"aria-label", "Filter by state"}}, Html::element("ul", {{"class", "filters"}}, filters));
     main += Html::element("form", {{"method", "get"}, {"action", "/orders"}, {"role", "search"}}, search);
     main += rows.empty() ? Html::element("p", {}, "No order matches.")
-                         : table("Orders, newest first", {"Created", "Order", "State", "Status", "Total", "Method", "Transaction"}, body);
+                         : table("Orders, newest first", {"Created", "Order", "State", "Ship to", "Status", "Total", "Method", "Transaction"}, body);
     if (next) main += Html::element("p", {}, link(with(query.state, query.q, *next), "Next page"));
     if (query.state != "attention") {
         std::string csv = "/orders.csv";
@@ -301,24 +301,17 @@ void Console::order(Req req, Res res, const Signed& login, const std::string& id
     fact("Expires", when(s.expires_at));
     main += Html::element("dl", {{"class", "facts"}}, facts);
 
-    // The cart, as the shop sent it.
+    // What to ship and to whom, then the cart as the shop sent it.
+    main += ship_to_section(ship_to(s));
     Html cart;
-    std::string customer;
     try {
         const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);
         for (const auto& item : checkout.cart) {
             cart += row({Html::text(item.name), Html::text(item.quantity.to_string()), Html::text(money(paywasm::amount_text({item.price, checkout.currency}), checkout.currency))});
         }
-        if (checkout.shipping_address) {
-            customer = checkout.shipping_address->firstname.value_or("") + " " + checkout.shipping_address->lastname.value_or("") +
-                       " <" + checkout.shipping_address->email.value_or("") + ">";
-        } else if (checkout.customer_info) {
-            customer = checkout.customer_info->name + " <" + checkout.customer_info->email + ">";
-        }
     } catch (const paywasm::Error&) {
     }
     main += Html::element("h2", {}, "Cart") + table("The cart", {"Item", "Quantity", "Price"}, cart);
-    if (!customer.empty()) main += Html::element("p", {}, "Shopper: " + customer);
 
     // Transactions and attempts.
     Html txs;

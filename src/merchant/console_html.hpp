@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "server/static_files.hpp"
+#include "ship_to.hpp"
 
 namespace merchant::console_html {
 
@@ -22,5 +23,10 @@ Html state_badge(std::string_view state);
 // A table row of `cells`; a table with its caption and column names (a paragraph "none" when empty).
 Html row(std::initializer_list<Html> cells);
 Html table(const char* caption, std::initializer_list<const char*> names, const Html& body);
+// What the seller needs to ship an order, as the order page shows it: name, e-mail, address, the
+// products and the payment link, each "not given" when the checkout has none.
+Html ship_to_section(const ShipTo& t);
+// The lists' cell: the name and e-mail, then the products.
+Html ship_to_cell(const ShipTo& t);
 
 }  // namespace merchant::console_html

@@ -179,6 +179,22 @@ function suite(name, startDb) {
         made[`stuck_${method}`] = await lost('stuck', method);
       }
       for (const label of ['elsewhere', 'release', 'notpaid', 'late', 'stuck']) made[`${label}_qr`] = await lostQr(`${label}-qr`);
+      // A payment link's session: the shopper's fields, then a QR code whose webhooks are lost.
+      const link = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', methods: ['qr'], collectShipping: true,
+        cart: [{ id: 'tea', name: 'Green tea', price: 8, quantity: 3 }] } });
+      assert.equal(link.status, 201, link.text);
+      const opened = (await fetch(`${g.base}/l/${link.json.id}`, { redirect: 'manual' })).headers.get('location');
+      const details = await fetch(`${g.base}${opened}/details`, { method: 'POST', redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: g.base, 'sec-fetch-site': 'same-origin' },
+        body: new URLSearchParams({ name: 'Ada Lovelace', email: 'ada@example.com', address1: '12 St James Sq', city: 'London',
+          zipcode: 'SW1Y 4JH', country: 'gb' }).toString() });
+      assert.equal(details.status, 303, await details.text());
+      const linkSession = (await gw(g, 'GET', `/v1/sessions/${opened.slice(5)}`, { app: true })).json;
+      const code = await gw(g, 'POST', `/v1/checkout/${linkSession.id}/qr`, { origin: SHOP_ORIGIN, body: {} });
+      assert.equal(code.status, 200, code.text);
+      await deliver(g, code.json.result.id, 10);
+      const codeAttempt = (await gw(g, 'GET', `/v1/sessions/${linkSession.id}`, { app: true })).json.attempts.find((a) => a.method === 'qr');
+      made.link_qr = { ...linkSession, attemptId: codeAttempt.attemptId, tx: code.json.result.id, method: 'qr', linkId: link.json.id };
       made.partial = await session('partial');
       await webhook(g, made.partial.offerId, crypto.randomUUID(), 101, { receivedAmount: '30.00' });
       made.accepted = await session('accepted');
@@ -189,8 +205,8 @@ function suite(name, startDb) {
       // Past the attention thresholds (exchange 180 min, bank 60, a QR code's window 60): each lost
       // webhook is stuck.
       g = await start(181 * MINUTE);
-      await waitFor(() => app.events.filter((e) => e.body.type === 'checkout.attention_needed').length === 17, 30000,
-        'seventeen attention events').catch((e) => { throw new Error(e.message + ': ' + g.stderr()); });
+      await waitFor(() => app.events.filter((e) => e.body.type === 'checkout.attention_needed').length === 18, 30000,
+        'eighteen attention events').catch((e) => { throw new Error(e.message + ': ' + g.stderr()); });
       c = new Console(g.base.replace(/:\d+$/, ':' + consolePort));
       await c.login();
       // Before any resolution: the form picks nothing for the merchant (Release was the default).
@@ -210,6 +226,7 @@ function suite(name, startDb) {
           body: { attemptId: s.attemptId, resolution, note: 'checked in the portal' } });
         assert.equal(r.status, 200, `${s.offerId}: ${r.text}`);
       };
+      await resolve(made.link_qr, 'paid_elsewhere');
       for (const method of ['exchange', 'bank', 'qr']) {
         await resolve(made[`elsewhere_${method}`], 'paid_elsewhere');
         await resolve(made[`release_${method}`], 'release');
@@ -241,6 +258,7 @@ function suite(name, startDb) {
       out.push([made.partial, 'partial', false, 'checkout.partially_paid']);
       out.push([made.accepted, 'paid', false, 'checkout.underpayment_accepted']);
       out.push([made.verified, 'paid', false, 'checkout.succeeded']);
+      out.push([made.link_qr, 'paid', false, 'checkout.paid_elsewhere']);
       return out;
     };
 
@@ -283,13 +301,43 @@ function suite(name, startDb) {
       assert.ok(elsewhere.includes(made.elsewhere_exchange.tx), 'the reference the shopper knows');
     });
 
+    test('what the seller needs to ship: name, e-mail, address, products and link in the API, the lists, the CSV and the order page', async () => {
+      const GRACE = { name: 'Grace Hopper', email: 'grace@example.com', address: '1 Main St, 22201 Arlington, US',
+        products: [{ name: 'Blue mug', quantity: '1' }], linkId: null };
+      const ADA = { name: 'Ada Lovelace', email: 'ada@example.com', address: '12 St James Sq, SW1Y 4JH London, GB',
+        products: [{ name: 'Green tea', quantity: '3' }], linkId: made.link_qr.linkId };
+      for (const [s, want, products] of [[made.verified, GRACE, 'Blue mug × 1'], [made.link_qr, ADA, 'Green tea × 3']]) {
+        assert.deepEqual((await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json.shipTo, want);
+        const listed = (await gw(g, 'GET', '/v1/sessions?' + new URLSearchParams({ state: 'paid', q: s.offerId }), { app: true })).json.sessions;
+        assert.deepEqual(listed.map((x) => x.shipTo), [want]);
+        const csv = (await gw(g, 'GET', '/v1/sessions.csv?' + new URLSearchParams({ q: s.offerId }), { app: true })).text.split('\r\n');
+        const head = JSON.parse('[' + csv[0] + ']');
+        const line = JSON.parse('[' + csv[1] + ']');
+        const cell = (name) => line[head.indexOf(name)];
+        assert.deepEqual([cell('customer'), cell('email'), cell('shippingAddress'), cell('products'), cell('linkId')],
+          [want.name, want.email, want.address, products, want.linkId ?? '']);
+        const esc = (t) => t.replace(/</g, '&lt;').replace(/>/g, '&gt;');
+        const list = (await c.req('GET', '/orders?' + new URLSearchParams({ q: s.offerId }))).text;
+        assert.ok(list.includes(esc(`${want.name} <${want.email}>`)) && list.includes(products), list);
+        const page = (await c.req('GET', `/orders/${s.id}`)).text;
+        const ship = page.slice(page.indexOf('id="ship-h"'), page.indexOf('</section>', page.indexOf('id="ship-h"')));
+        for (const text of [want.name, want.email, want.address, products, want.linkId ?? 'not given']) assert.ok(ship.includes(text), `${text} in ${ship}`);
+      }
+    });
+
+    test('every event of a payment link\'s session carries its linkId', async () => {
+      const events = app.events.filter((e) => e.body.sessionId === made.link_qr.id);
+      assert.deepEqual(events.map((e) => e.body.type).sort(), ['checkout.attention_needed', 'checkout.awaiting_payment', 'checkout.paid_elsewhere']);
+      for (const e of events) assert.equal(e.body.linkId, made.link_qr.linkId, e.body.type);
+    });
+
     test('the overview: paid counts each kind apart, what arrived of an accepted underpayment, and what needs a person', { timeout: 60000 }, async () => {
       const paid = (await gw(g, 'GET', '/v1/sessions?state=paid&limit=200', { app: true })).json.sessions.length;
       const overview = (await c.req('GET', '/')).text;
       const card = overview.slice(overview.indexOf('aria-label="Last 30 days"'));
-      // 3 paid elsewhere, 5 late successes (2 of them after "paid elsewhere"), 1 verified, 1 accepted.
-      assert.equal(paid, 10);
-      assert.match(card, /<dt>Paid<\/dt><dd>10 \(6 verified, 1 underpayments you accepted, 3 paid elsewhere by your word\)<\/dd>/);
+      // 4 paid elsewhere (one a link's), 5 late successes (2 of them after "paid elsewhere"), 1 verified, 1 accepted.
+      assert.equal(paid, 11);
+      assert.match(card, /<dt>Paid<\/dt><dd>11 \(6 verified, 1 underpayments you accepted, 4 paid elsewhere by your word\)<\/dd>/);
       assert.match(card, /Arrived of the underpayments you accepted<\/h3><ul><li>30\.00 USD<\/li>/);
       const verified = card.slice(card.indexOf('Paid, verified by the service'), card.indexOf('Arrived of the underpayments'));
       const sum = [...verified.matchAll(/<li>([\d.]+) USD by [a-z]+<\/li>/g)].reduce((t, m) => t + Math.round(Number(m[1]) * 100), 0);
