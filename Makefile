@@ -3,7 +3,8 @@
 #   make deps    install missing apt/npm packages, fetch + verify source tarballs, build Crypto++ for wasm
 #   make build   native build (build/native, binaries in build/bin) and wasm build (build/wasm)
 #   make test    deps + build + ctest in each build tree (native with the wasm suites, asan, fuzz),
-#                ending with the table of the slowest suites
+#                ending with the table of the slowest suites; as root, since package.deb builds the
+#                Debian packages (scripts/package.sh), installs them with apt-get and purges them
 #   make check   the native unit tests alone (the fast inner loop)
 #   make test-repeat SUITES='widget.engines|load' N=5 STRESS=2
 #                the ctest suites matching SUITES (a ctest -R regex; default every native suite) N times
@@ -12,6 +13,7 @@
 #                (SUITES='$$(STRESS_SUITES)': every suite with time, processes, sockets or browsers)
 #   make test-stress  CI's second pass: test-repeat of STRESS_SUITES once, beside STRESS=2
 #   make dist    the files a merchant hosts, in dist/
+#   make package the Debian packages paywasm-merchant, paywasm, paywasm-sandbox in build/packages/ (lintian-checked)
 #   make demo    the sandbox server and a demo shop page
 #   make bench   benchmarks (results in bench/results/)
 #   make model-check  the gateway's model-based test with 400 sessions per database (MODEL_SEED=n repeats one)
@@ -47,7 +49,7 @@ export CCACHE_BASEDIR := $(CURDIR)
 CMAKE_LAUNCHER := -DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE) -DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE)
 endif
 
-.PHONY: all deps build build-native build-wasm build-asan build-fuzz test check test-repeat test-stress fuzz model-check dist demo bench clean
+.PHONY: package all deps build build-native build-wasm build-asan build-fuzz test check test-repeat test-stress fuzz model-check dist demo bench clean
 
 all: build
 
@@ -172,3 +174,7 @@ bench: build
 
 clean:
 	rm -rf $(BUILD) dist
+
+# The Debian packages (scripts/package.sh, cmake/Package.cmake): in build/packages/.
+package: build
+	scripts/package.sh $(NATIVE) $(BUILD)/packages

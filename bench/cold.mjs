@@ -43,3 +43,23 @@ export async function coldLoad(engine, origin) {
     await page.close();
   }
 }
+
+// In the page: null until floor.js has drawn; then the floor page's time from the script's request
+// to the form drawn (usable), and its script fetch.
+export function floorParts() {
+  if (window.__benchUsableAt === undefined) return null;
+  const js = performance.getEntriesByType('resource').find((e) => e.name.endsWith('/dist/paywasm.js'));
+  return { usable: window.__benchUsableAt - js.startTime, scriptFetch: js.responseEnd - js.startTime };
+}
+
+// One cold load of `origin`'s floor.html (the same paywasm.js, the form in plain HTML) in a fresh
+// page of `engine`: its floorParts().
+export async function floorLoad(engine, origin) {
+  const page = await engine.newPage();
+  try {
+    await page.goto(`${origin}/pages/floor.html`);
+    return await waitFor(() => page.run(floorParts), { timeout: 15000, interval: 20, what: `the form on floor.html (${engine.name})` });
+  } finally {
+    await page.close();
+  }
+}

@@ -21,7 +21,7 @@ import { execFileSync } from 'node:child_process';
 import { makeInputs } from './inputs.mjs';
 import { startServerProcess } from './server.mjs';
 import { summary } from './stats.mjs';
-import { coldLoad } from './cold.mjs';
+import { coldLoad, floorLoad } from './cold.mjs';
 import { ENGINES, launchEngine } from '../tests/browser/engines/index.mjs';
 import { tempDir } from '../tests/support/node.mjs';
 
@@ -35,7 +35,11 @@ const outDir = path.resolve(option('out', path.join(here, 'results')));
 const engines = option('engines', ENGINES.join(',')).split(',');
 const CONFIG = quick ? { warmup: 1, rounds: 5, batchMs: 10, coldLoads: 3 } : { warmup: 3, rounds: 15, batchMs: 25, coldLoads: 7 };
 const log = (...a) => console.log('bench engines:', ...a);
-// The cold-start budget of bench/figures.mjs (script tag -> paywasm-usable), reported per engine.
+// The cold-start budget (script tag -> paywasm-usable), per engine: judged as a ratio to the floor
+// measured in the same run and engine, interleaved with it (pages/floor.html: the same paywasm.js
+// fetched and run, the same form drawn in plain HTML), so that a busy machine moves both; the
+// absolute figure (the old 45 ms) is reported beside it with the load.
+const USABLE_BUDGET_RATIO = 1.3;
 const USABLE_BUDGET_MS = 45;
 
 const modulePath = (...p) => path.join(root, 'node_modules', ...p);
@@ -74,11 +78,18 @@ async function measureEngine(name, origin, inputs, work) {
   try {
     log(`${engine.name} ${engine.version}`);
     const checks = [];
-    // Cold start: a fresh page per load; the first is a warm-up (the engine's own first start).
+    // Cold start: a fresh page per load, the widget's and the floor's interleaved (their order
+    // alternating); the first pair is a warm-up (the engine's own first start).
     const cold = [];
+    const floor = [];
+    const loadDuring = [];
     for (let i = 0; i <= CONFIG.coldLoads; i++) {
-      const t = await coldLoad(engine, origin);
-      if (i > 0) cold.push(t);
+      const pair = i % 2 ? [['floor', floorLoad], ['widget', coldLoad]] : [['widget', coldLoad], ['floor', floorLoad]];
+      for (const [which, load] of pair) {
+        const t = await load(engine, origin);
+        if (i > 0) (which === 'widget' ? cold : floor).push(t);
+      }
+      loadDuring.push(os.loadavg()[0]);
     }
     // Encryption and QR, and the two modules, interleaved on three pages.
     const main = await benchPage(engine, origin, 'micro.html');
@@ -119,12 +130,17 @@ async function measureEngine(name, origin, inputs, work) {
     return {
       engine: engine.name, version: engine.version, simd, module: main.module,
       cold: Object.fromEntries(Object.keys(cold[0]).map((k) => [k, summary(cold.map((c) => c[k]))])),
+      floor: { usable: summary(floor.map((f) => f.usable)), scriptFetch: summary(floor.map((f) => f.scriptFetch)) },
+      // The machine's 1-minute load average while the cold loads ran (max).
+      loadDuringCold: Math.round(Math.max(...loadDuring) * 100) / 100,
       median: med,
       ratios: {
         encryptVsWebCrypto: med['ours/encrypt'] / med['webcrypto/encrypt'],
         qrVsQrcodeGenerator: med['ours/qr'] / med['qrcode-generator/qr'],
         // > 1: the SIMD module is faster (only where it runs: with SIMD128)
         simdGain: simd ? med['nosimd/encrypt'] / med['ours/encrypt'] : null,
+        // The budget's measure: the widget's usable over the floor's (medians).
+        usableVsFloor: summary(cold.map((c) => c.usable)).median / summary(floor.map((f) => f.usable)).median,
       },
       samples, checks,
     };
@@ -152,12 +168,20 @@ function markdown(results) {
     '|---|---|---|---|---|',
     ...rows,
     '',
-    `Cold start in parts, per engine (medians, ms; budget: script tag -> usable ≤ ${USABLE_BUDGET_MS} ms):`,
+    `Cold start against its floor, per engine (medians of loads interleaved in this run; budget: script tag -> usable ≤ ${USABLE_BUDGET_RATIO}× the floor: `
+    + 'pages/floor.html, the same paywasm.js fetched and run and the same form drawn in plain HTML):',
+    '',
+    '| engine | **usable / floor** | widget: script tag -> usable | floor: script tag -> form | load (1 min, max during) | absolute (≤ 45 ms, not judged) |',
+    '|---|---|---|---|---|---|',
+    ...results.engines.map((r) => `| ${r.engine} ${r.version} | **${ratio(r.ratios.usableVsFloor)}** (${r.ratios.usableVsFloor <= USABLE_BUDGET_RATIO ? 'met' : 'missed'}) | `
+      + `${ms(r.cold.usable.median)} | ${ms(r.floor.usable.median)} | ${r.loadDuringCold} | ${r.cold.usable.median <= USABLE_BUDGET_MS ? 'within' : 'over'} |`),
+    '',
+    'Cold start in parts, per engine (medians, ms):',
     '',
     '| engine | script fetch | script loaded -> wasm request | wasm fetch | **script tag -> usable** | wasm received -> ready | script tag -> ready | navigation -> ready |',
     '|---|---|---|---|---|---|---|---|',
     ...results.engines.map((r) => { const c = r.cold; const f = (x) => x.median.toFixed(1);
-      return `| ${r.engine} ${r.version} | ${f(c.scriptFetch)} | ${f(c.scriptToWasmRequest)} | ${f(c.wasmFetch)} | **${f(c.usable)}** (${c.usable.median <= USABLE_BUDGET_MS ? 'met' : 'missed'}) | `
+      return `| ${r.engine} ${r.version} | ${f(c.scriptFetch)} | ${f(c.scriptToWasmRequest)} | ${f(c.wasmFetch)} | **${f(c.usable)}** | `
         + `${f(c.wasmToReady)} | ${f(c.ready)} | ${f(c.fromNavigation)} |`; }),
     '',
     `SIMD decision input: the largest SIMD gain is ${ratio(results.bestSimdGain)} (${results.bestSimdEngine}); the rule keeps the SIMD module only at ≥ 1.20× in at least one engine.`,

@@ -42,6 +42,8 @@ APT_PACKAGES=(
   sqlite3                                      # gateway.upgrade reads and writes 0.2.0's database file
   systemd                                      # systemd-analyze verify: the gateway's unit (deploy.install)
   nginx                                        # proxy.nginx: the gateway behind deploy/nginx.conf
+  dpkg-dev fakeroot lintian adduser            # make package: cpack's dpkg-shlibdeps, root-owned files, lintian
+  apt util-linux                               # package.deb: apt-get install ./*.deb; setpriv, runuser, flock
 )
 
 missing_apt_packages() {

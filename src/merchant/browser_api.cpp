@@ -20,10 +20,16 @@ namespace merchant {
 namespace {
 
 
+// The shop's page's origin: only a configured one (a shop without a web site has none).
+bool from_shop(const Gateway& gw, Req req) {
+    const std::string origin = req.get_header_value("Origin");
+    return !origin.empty() && origin == gw.config.shop_origin;
+}
+
 void cors(const Gateway& gw, Req req, Res res) {
     const std::string origin = req.get_header_value("Origin");
     res.set_header("Vary", "Origin");
-    if (!origin.empty() && origin == gw.config.shop_origin) {
+    if (from_shop(gw, req)) {
         // No Access-Control-Allow-Credentials: the gateway reads no cookie (the session id is the
         // credential), so the widget sends none, and a page of the shop's origin cannot make the
         // browser attach cookies of the gateway's domain.
@@ -225,7 +231,7 @@ void register_browser_api(Router& server, Gateway& gw) {
     // CORS preflight (the widget POSTs JSON): the shop's origin only.
     server.route("OPTIONS", R"(/v1/checkout/.*)", limit, [&gw](Req req, Res res, Body) {
         cors(gw, req, res);
-        if (req.get_header_value("Origin") == gw.config.shop_origin) {
+        if (from_shop(gw, req)) {
             res.set_header("Access-Control-Allow-Methods", "GET, POST");
             res.set_header("Access-Control-Allow-Headers", "Content-Type, Accept, Last-Event-ID");
             res.set_header("Access-Control-Max-Age", "600");

@@ -61,7 +61,7 @@ struct Config {
     std::string shop_logo;              // --shop-logo: the file's contents (PNG or SVG), read at start
     std::string shop_logo_type;         //   its Content-Type
     std::string shop_colour = "#1a56db";// --shop-colour: #rrggbb
-    int link_rate_per_client = 20;      // --link-rate-per-client: link openings a minute per client address
+    int link_rate_per_client = 60;      // --link-rate-per-client: link openings a minute per client address
     int link_rate_per_link = 600;       // --link-rate-per-link: openings a minute per link
     std::int64_t link_open_ttl_ms = 15LL * 60 * 1000;  // --link-session-ttl: a link session until the shopper's details
     // --console-listen HOST:PORT: the merchant's console on its own listener (console.hpp); port

@@ -1,6 +1,7 @@
 // The console's accounts and logins (console_auth.hpp).
 #include "console_auth.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <vector>
 
@@ -55,7 +56,14 @@ std::string hash_password(const std::string& password) {
            scrypt_hex(password, salt_hex, kN, kR, kP);
 }
 
+namespace {
+std::atomic<std::uint64_t> checks{0};
+}  // namespace
+
+std::uint64_t password_checks() { return checks.load(); }
+
 bool verify_password(const std::string& password, const std::string& stored) {
+    ++checks;
     // scrypt$N$r$p$salt$key, parameters as stored (a later release may raise them for new users).
     std::vector<std::string> parts;
     std::size_t at = 0;

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <optional>
 #include <string>
 
@@ -38,14 +39,24 @@ inline constexpr std::int64_t kFailureWindowMs = 15LL * 60 * 1000;
 
 std::string hash_password(const std::string& password);
 bool verify_password(const std::string& password, const std::string& stored);
+// How many password checks (verify_password: one scrypt each) this process has run: /metrics'
+// paywasm_console_password_checks_total, by which a test proves every login answer did the same work.
+std::uint64_t password_checks();
 
 // A user name: 1 to 64 of letters, digits and . _ - @.
 bool valid_user_name(const std::string& name);
 
-// `paywasm-merchant console-user add|remove|passwd|unlock|sessions|list [NAME] [--db URL]` (argv
-// after "console-user"): add and passwd read the password from stdin (one line). Returns the
-// process's exit code.
+// `paywasm-merchant console-user add|remove|passwd|unlock|sessions|list [NAME] [--config FILE]
+// [--db URL]` (argv after "console-user"; console_users_cli.cpp), beside a running gateway or not:
+// add and passwd read the password from stdin (one line). Returns the process's exit code.
 int console_user_command(int argc, char** argv);
+
+// A password of `in`'s first line (its \r dropped); throws paywasm::Error(usage) under kMinPassword.
+std::string read_password(std::istream& in);
+// A new random password (20 characters of an unambiguous alphabet, about 110 bits).
+std::string generate_password();
+// Adds the console user (the audit log says who: `actor`); false and a message on stderr if it exists.
+bool add_console_user(Store& store, const std::string& name, const std::string& password, const std::string& actor);
 
 // A login attempt's outcome: the new login's cookie token and CSRF token, or why not. `wrong` for
 // every refusal about the account (no such user, wrong password, locked: one answer);

@@ -1,71 +1,126 @@
 // `paywasm-merchant console-user ...` (console_auth.hpp): the console's accounts from the command
-// line, on the gateway's database. Every change is in the audit log as the actor "cli".
+// line, on the gateway's database, while the gateway runs or not. Every change is in the audit log
+// as the actor "cli".
+// Beside a running gateway: on SQLite the command opens the file beside it (SqlShare::beside_server:
+// no process lock; WAL and the busy timeout let it take turns with the gateway's writes) and
+// migrates nothing (Store::BesideGateway); on PostgreSQL it is one more client. The gateway reads
+// users, logins and wrong passwords from the database at each request, so a change is in effect at
+// once: a removed user's or a changed password's logins end, an unlocked user can log in.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <optional>
+#include <sys/stat.h>
 #include <vector>
 
 #include "console_auth.hpp"
+#include "options/options.hpp"
+#include "paywasm/crypto.hpp"
+#include "paywasm/error.hpp"
 #include "server/util.hpp"
+#include "settings.hpp"
 
 namespace merchant {
 
 using paywasm::server::iso8601;
 using paywasm::server::now_ms;
 
-namespace {
-
-// One line of stdin, at least kMinPassword characters; nullopt (and why on stderr) otherwise.
-std::optional<std::string> read_password() {
+std::string read_password(std::istream& in) {
     std::string password;
-    std::getline(std::cin, password);
+    std::getline(in, password);
     if (!password.empty() && password.back() == '\r') password.pop_back();
     if (password.size() < kMinPassword) {
-        std::fprintf(stderr, "paywasm-merchant: the password must be at least %zu characters\n", kMinPassword);
-        return std::nullopt;
+        throw paywasm::Error(paywasm::ErrorCode::usage, "the password must be at least " + std::to_string(kMinPassword) + " characters");
     }
     return password;
 }
+
+std::string generate_password() {
+    static const char alphabet[] = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";  // 56: no 0/O, 1/l/I
+    std::string out;
+    while (out.size() < 20) {
+        unsigned char b = 0;
+        paywasm::random_bytes(&b, 1);
+        if (b < 224) out += alphabet[b % 56];  // 224 = 4 * 56: no bias
+    }
+    return out;
+}
+
+bool add_console_user(Store& store, const std::string& name, const std::string& password, const std::string& actor) {
+    if (!store.add_console_user(name, hash_password(password), now_ms())) {
+        std::fprintf(stderr, "paywasm-merchant: console user %s exists (passwd changes its password)\n", name.c_str());
+        return false;
+    }
+    store.audit(actor, "user_added", name, std::nullopt, "", now_ms());
+    return true;
+}
+
+namespace {
+
+const char* kUsage =
+    "usage: paywasm-merchant console-user add NAME      (the password on stdin, one line, at least 12 characters)\n"
+    "       paywasm-merchant console-user passwd NAME   (the new password on stdin; its logins end)\n"
+    "       paywasm-merchant console-user unlock NAME   (forgets its wrong passwords: it can log in again now)\n"
+    "       paywasm-merchant console-user sessions NAME (its live logins)\n"
+    "       paywasm-merchant console-user remove NAME   (its logins end too)\n"
+    "       paywasm-merchant console-user list\n"
+    "options: --db URL (else PAYWASM_DB, else the configuration file's db, else sqlite:paywasm-merchant.db)\n"
+    "         --config FILE (default /etc/paywasm/merchant.conf when it exists)\n"
+    "each works while the gateway runs, on SQLite too\n";
 
 int no_such_user(const std::string& name) {
     std::fprintf(stderr, "paywasm-merchant: no console user %s\n", name.c_str());
     return 1;
 }
 
+// The database: --db, PAYWASM_DB, the configuration file's `db`, the gateway's default.
+std::string database_of(const paywasm::options::Args& args) {
+    if (args.has("db")) return args.get("db");
+    if (const char* db = std::getenv("PAYWASM_DB"); db && *db) return db;
+    std::string path = args.get("config");
+    struct stat st {};
+    if (path.empty() && ::stat(kDefaultConfigPath, &st) == 0) path = kDefaultConfigPath;
+    if (!path.empty()) {
+        for (const auto& s : read_config_file(path)) {
+            if (s.name == "db") return s.value;
+        }
+    }
+    return Config{}.db;
+}
+
+// The store: alone on the database (no gateway holds the SQLite file), opened as the gateway opens
+// it (migrated); beside a running gateway, shared and at the gateway's schema.
+std::unique_ptr<Store> open_store(const std::string& db) {
+    try {
+        return std::make_unique<Store>(paywasm::server::open_sql(db));
+    } catch (const paywasm::server::StorageInUse&) {
+        return std::make_unique<Store>(paywasm::server::open_sql(db, paywasm::server::SqlShare::beside_server), Store::BesideGateway{});
+    }
+}
+
 }  // namespace
 
 int console_user_command(int argc, char** argv) {
-    const char* usage =
-        "usage: paywasm-merchant console-user add NAME [--db URL]      (the password on stdin, one line)\n"
-        "       paywasm-merchant console-user passwd NAME [--db URL]   (the new password on stdin; its logins end)\n"
-        "       paywasm-merchant console-user unlock NAME [--db URL]   (forgets its wrong passwords)\n"
-        "       paywasm-merchant console-user sessions NAME [--db URL] (its live logins)\n"
-        "       paywasm-merchant console-user remove NAME [--db URL]   (its logins end too)\n"
-        "       paywasm-merchant console-user list [--db URL]\n"
-        "--db defaults to PAYWASM_DB, else sqlite:paywasm-merchant.db (stop a gateway on the same SQLite file first)\n";
-    std::vector<std::string> args(argv, argv + argc);
-    std::string db = std::getenv("PAYWASM_DB") && *std::getenv("PAYWASM_DB") ? std::getenv("PAYWASM_DB") : "sqlite:paywasm-merchant.db";
-    std::vector<std::string> words;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--db" && i + 1 < args.size()) db = args[++i];
-        else if (args[i].rfind("--db=", 0) == 0) db = args[i].substr(5);
-        else words.push_back(args[i]);
-    }
-    const std::vector<std::string> named_verbs = {"add", "remove", "passwd", "unlock", "sessions"};
-    const bool named = words.size() == 2 && std::find(named_verbs.begin(), named_verbs.end(), words[0]) != named_verbs.end();
-    if (!named && !(words.size() == 1 && words[0] == "list")) {
-        std::fputs(usage, stderr);
-        return 2;
-    }
-    if (named && !valid_user_name(words[1])) {
-        std::fprintf(stderr, "paywasm-merchant: a user name is 1 to 64 letters, digits and . _ - @\n");
-        return 2;
-    }
-    const std::string& verb = words[0];
     try {
-        Store store(paywasm::server::open_sql(db));
+        const paywasm::options::Args args(std::vector<std::string>(argv, argv + argc), {{"db", "config"}, {}, true});
+        const auto& words = args.positional();
+        const std::vector<std::string> named_verbs = {"add", "remove", "passwd", "unlock", "sessions"};
+        const bool named = words.size() == 2 && std::find(named_verbs.begin(), named_verbs.end(), words[0]) != named_verbs.end();
+        if (args.has("help") || (!named && !(words.size() == 1 && words[0] == "list"))) {
+            std::fputs(kUsage, args.has("help") ? stdout : stderr);
+            return args.has("help") ? 0 : 2;
+        }
+        if (named && !valid_user_name(words[1])) {
+            std::fprintf(stderr, "paywasm-merchant: a user name is 1 to 64 letters, digits and . _ - @\n");
+            return 2;
+        }
+        const std::string& verb = words[0];
+        // The password first: nothing is opened for a refused one.
+        const std::string password = verb == "add" || verb == "passwd" ? read_password(std::cin) : "";
+        const std::unique_ptr<Store> opened = open_store(database_of(args));
+        Store& store = *opened;
         const std::int64_t now = now_ms();
         if (verb == "list") {
             for (const auto& u : store.console_users()) {
@@ -78,6 +133,11 @@ int console_user_command(int argc, char** argv) {
             return 0;
         }
         const std::string& name = words[1];
+        if (verb == "add") {
+            if (!add_console_user(store, name, password, "cli")) return 1;
+            std::printf("added %s\n", name.c_str());
+            return 0;
+        }
         if (verb == "remove") {
             if (!store.remove_console_user(name)) return no_such_user(name);
             store.audit("cli", "user_removed", name, std::nullopt, "", now);
@@ -99,21 +159,13 @@ int console_user_command(int argc, char** argv) {
             }
             return 0;
         }
-        const auto password = read_password();
-        if (!password) return 2;
-        if (verb == "passwd") {
-            if (!store.set_console_password(name, hash_password(*password))) return no_such_user(name);
-            store.audit("cli", "user_password_changed", name, std::nullopt, "", now);
-            std::printf("changed the password of %s; its logins ended\n", name.c_str());
-            return 0;
-        }
-        if (!store.add_console_user(name, hash_password(*password), now)) {
-            std::fprintf(stderr, "paywasm-merchant: console user %s exists (remove it first)\n", name.c_str());
-            return 1;
-        }
-        store.audit("cli", "user_added", name, std::nullopt, "", now);
-        std::printf("added %s\n", name.c_str());
+        if (!store.set_console_password(name, hash_password(password))) return no_such_user(name);
+        store.audit("cli", "user_password_changed", name, std::nullopt, "", now);
+        std::printf("changed the password of %s; its logins ended\n", name.c_str());
         return 0;
+    } catch (const paywasm::Error& e) {
+        std::fprintf(stderr, "paywasm-merchant: %s\n\n%s", e.what(), kUsage);
+        return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "paywasm-merchant: %s\n", e.what());
         return 1;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "console_auth.hpp"
 #include "paywasm/crypto.hpp"
 #include "server/util.hpp"
 
@@ -137,6 +138,9 @@ void register_health(Router& server, Gateway& gw, std::atomic<const paywasm::ser
             std::lock_guard<std::mutex> lock(outcomes->mutex);
             for (const auto& [outcome, n] : outcomes->counts) line("paywasm_webhooks_total{outcome=\"" + label(outcome) + "\"} " + std::to_string(n));
         }
+        line("# HELP paywasm_console_password_checks_total Console password checks run (one scrypt each; a login for a user that does not exist checks a decoy).");
+        line("# TYPE paywasm_console_password_checks_total counter");
+        line("paywasm_console_password_checks_total " + std::to_string(password_checks()));
         line("# HELP paywasm_sse_streams_open Status streams open now.");
         line("# TYPE paywasm_sse_streams_open gauge");
         line("paywasm_sse_streams_open " + std::to_string(gw.hub.open()));

@@ -240,10 +240,24 @@ void register_links(Router& server, Gateway& gw) {
     // Opening a link: a new session for this visitor, 303 to its hosted page.
     server.route("GET", R"(/l/([A-Za-z0-9_-]+))", limit, [&gw](Req req, Res res, Body) {
         res.set_header("Cache-Control", "no-store");
-        // Per client first: guessing ids costs the guesser's own tokens.
-        gw.rate_limit("link-client:" + paywasm::server::client_key(req.remote_addr), gw.config.link_rate_per_client, res,
-                      "link openings from this address a minute");
         const Words& w = words_for(req);
+        // Over a limit: a page in the shopper's language (429, Retry-After), not the API's JSON.
+        const auto limited = [&](const std::string& key, int per_minute, const char* what) {
+            try {
+                gw.rate_limit(key, per_minute, res, what);
+                return false;
+            } catch (const HttpError& e) {
+                if (e.status != 429) throw;
+                send_page(gw, res, w, 429, w("title.busy"),
+                          Html::element("h1", {}, w("busy.link")) + Html::element("p", {}, w("busy.text")), false);
+                return true;
+            }
+        };
+        // Per client first: guessing ids costs the guesser's own tokens.
+        if (limited("link-client:" + paywasm::server::client_key(req.remote_addr), gw.config.link_rate_per_client,
+                    "link openings from this address a minute")) {
+            return;
+        }
         LinkStore links(gw.store.sql());
         const auto l = links.find(req.matches[1]);
         if (!l) {
@@ -262,7 +276,7 @@ void register_links(Router& server, Gateway& gw) {
             res.set_content("", "text/html; charset=utf-8");
             return;
         }
-        gw.rate_limit("link:" + l->id, gw.config.link_rate_per_link, res, "openings of this link a minute");
+        if (limited("link:" + l->id, gw.config.link_rate_per_link, "openings of this link a minute")) return;
         const JsonDocument spec = paywasm::parse_json(l->spec);
         Session s;
         s.id = random_token("cs_");

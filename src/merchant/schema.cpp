@@ -335,4 +335,17 @@ void migrate(paywasm::server::Sql& sql) {
     });
 }
 
+void require_current_schema(paywasm::server::Sql& sql) {
+    sql.mark_writer(kSchemaVersion);
+    int version = 0;
+    if (sql.has_table("paywasm_schema")) {
+        auto rows = sql.query("SELECT max(version) FROM paywasm_schema");
+        version = rows.empty() ? 0 : static_cast<int>(rows[0].integer(0));
+    }
+    if (version != kSchemaVersion) {
+        throw std::runtime_error("the database's schema is version " + std::to_string(version) + ", this paywasm-merchant's is " +
+                                 std::to_string(kSchemaVersion) + ": run `paywasm-merchant init` or start this release's gateway once (it migrates)");
+    }
+}
+
 }  // namespace merchant

@@ -10,5 +10,9 @@ namespace merchant {
 // database newer than this binary, migrates an older one (a database without paywasm_schema but
 // with sessions is 0.2.0's, version 1) and installs the writer guard at the new version.
 void migrate(paywasm::server::Sql& sql);
+// For a command beside a running gateway (console-user): marks the connection as a writer of this
+// binary's version and checks the database is at it, migrating nothing (the gateway's start
+// migrates); else std::runtime_error saying what to do.
+void require_current_schema(paywasm::server::Sql& sql);
 
 }  // namespace merchant

@@ -54,6 +54,7 @@ Session session_from_row(const SqlRow& r) {
 }  // namespace
 
 Store::Store(std::unique_ptr<Sql> sql) : sql_(std::move(sql)) { migrate(*sql_); }
+Store::Store(std::unique_ptr<Sql> sql, BesideGateway) : sql_(std::move(sql)) { require_current_schema(*sql_); }
 
 Session Store::create_session(Session s, const std::string& checkout_hash, bool& created) {
     created = false;

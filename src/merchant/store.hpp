@@ -32,6 +32,10 @@ class Store {
 public:
     // Brings the database to the schema of this binary (schema.hpp's migrate()).
     explicit Store(std::unique_ptr<Sql> sql);
+    // Beside a running gateway (console-user): migrates nothing, requires this binary's schema
+    // (schema.hpp's require_current_schema()).
+    struct BesideGateway {};
+    Store(std::unique_ptr<Sql> sql, BesideGateway);
     Sql& sql() { return *sql_; }
 
     // Inserts the session, or returns the existing one for the same offerId: `created` says which;

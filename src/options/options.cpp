@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 
 #include "paywasm/error.hpp"
 
@@ -96,6 +97,57 @@ std::vector<std::string> split_commas(const std::string& value) {
         if (comma == std::string::npos) return out;
         start = comma + 1;
     }
+}
+
+namespace {
+
+std::string trimmed(const std::string& s) {
+    const auto first = s.find_first_not_of(" \t\r");
+    if (first == std::string::npos) return "";
+    return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+}  // namespace
+
+std::vector<Setting> read_config(const std::string& path, const Spec& spec,
+                                 const std::vector<std::pair<std::string, std::string>>& refused) {
+    std::ifstream in(path);
+    if (!in) usage(path + ": cannot read the configuration file");
+    std::vector<Setting> out;
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        const std::string where = path + ":" + std::to_string(number);
+        const std::string text = trimmed(line);
+        if (text.empty() || text[0] == '#') continue;
+        const auto eq = text.find('=');
+        if (eq == std::string::npos || eq == 0) usage(where + ": expected `name = value` (a long option's name without --)");
+        const std::string name = trimmed(text.substr(0, eq));
+        std::string value = trimmed(text.substr(eq + 1));
+        if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+        for (const auto& [key, why] : refused) {
+            if (key == name) usage(where + ": " + name + ": " + why);
+        }
+        for (const auto& s : out) {
+            if (s.name == name) usage(where + ": " + name + " is set again (first at " + s.origin + ")");
+        }
+        std::vector<std::string> argv;
+        if (name == "help") usage(where + ": help is not a setting");
+        if (listed(spec.flags, name)) {
+            if (value != "true" && value != "false") usage(where + ": " + name + " is a flag: true or false");
+            if (value == "false") continue;
+            argv = {"--" + name};
+            value.clear();
+        } else {
+            argv = {"--" + name + "=" + value};
+        }
+        try {
+            const Args checked(argv, Spec{spec.values, spec.flags, false});
+        } catch (const Error& e) {
+            usage(where + ": " + e.what());
+        }
+        out.push_back(Setting{name, value, where});
+    }
+    return out;
 }
 
 }  // namespace paywasm::options

@@ -42,6 +42,23 @@ private:
     std::vector<std::string> positional_;
 };
 
+// One option set in a configuration file: its long name, its value ("" for a flag), and where it
+// was set ("PATH:LINE"), for the error a bad value gets.
+struct Setting {
+    std::string name, value, origin;
+};
+
+// Reads a configuration file whose keys are the long options of `spec`: one `name = value` a line
+// (spaces around both trimmed; a value may be put in double quotes to keep its spaces; no
+// escapes), a flag as `name = true` (`false`: not given), blank lines and lines starting with `#`
+// skipped (a `#` after a value is part of it: `#1a56db` is a colour). Each line goes through Args,
+// the command line's own checks. Throws Error(usage) "PATH:LINE: message" for a line that is not
+// `name = value`, a name the program does not take (or one of `refused`: its message follows),
+// a repeated name, a flag's value other than true/false, and "PATH: cannot read" when the file
+// cannot be read.
+std::vector<Setting> read_config(const std::string& path, const Spec& spec,
+                                 const std::vector<std::pair<std::string, std::string>>& refused = {});
+
 // An option's value as a whole number / a number within [min, max]; else Error(usage) "--name must
 // be a whole number from MIN to MAX" (resp. "a number from").
 long long whole_number(std::string_view name, const std::string& value, long long min, long long max);

@@ -36,6 +36,10 @@ namespace paywasm::server {
 struct StorageUnavailable : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+// An SQLite file another server process holds (SqlShare::exclusive).
+struct StorageInUse : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 // A bound value: NULL, an integer or a text.
 using SqlValue = std::variant<std::monostate, std::int64_t, std::string>;
@@ -111,13 +115,20 @@ protected:
 // bind a value (DDL such as guard_writers' triggers).
 std::string sql_literal(std::string_view text);
 
+// How a process shares an SQLite file. `exclusive`: a server, one process per file (an exclusive
+// flock on "<file>.lock" for the process's life; a second server is refused). `beside_server`: a
+// short administrative command (`paywasm-merchant console-user`) beside a running server: no lock,
+// its statements take turns with the server's through WAL and the 5-second busy timeout.
+// PostgreSQL ignores it.
+enum class SqlShare { exclusive, beside_server };
+
 // Opens `url`: "sqlite:PATH" (the file is created, mode 0600, WAL) or "postgresql://..." /
 // "postgres://..." (a libpq connection URI). Throws std::invalid_argument for another scheme and
 // StorageUnavailable when the database cannot be opened.
-std::unique_ptr<Sql> open_sql(const std::string& url);
+std::unique_ptr<Sql> open_sql(const std::string& url, SqlShare share = SqlShare::exclusive);
 
 // Implementations (sqlite.cpp, postgres.cpp).
-std::unique_ptr<Sql> open_sqlite(const std::string& path);
+std::unique_ptr<Sql> open_sqlite(const std::string& path, SqlShare share = SqlShare::exclusive);
 std::unique_ptr<Sql> open_postgres(const std::string& conninfo);
 
 }  // namespace paywasm::server

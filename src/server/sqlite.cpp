@@ -95,8 +95,8 @@ private:
 // and rate limits that count apart: several instances need PostgreSQL.
 class FileLock {
 public:
-    explicit FileLock(const std::string& path) {
-        if (path == ":memory:") return;
+    FileLock(const std::string& path, SqlShare share) {
+        if (path == ":memory:" || share == SqlShare::beside_server) return;
         const std::string lock_path = path + ".lock";
         fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (fd_ < 0) throw StorageUnavailable("sqlite: cannot create " + lock_path + ": " + std::strerror(errno));
@@ -104,7 +104,7 @@ public:
             const int error = errno;
             ::close(fd_);
             if (error == EWOULDBLOCK) {
-                throw std::runtime_error("sqlite: " + path + " is in use by another process (it holds " + lock_path +
+                throw StorageInUse("sqlite: " + path + " is in use by another process (it holds " + lock_path +
                                          "): one process per SQLite file; several instances need PostgreSQL");
             }
             throw StorageUnavailable("sqlite: cannot lock " + lock_path + ": " + std::strerror(error));
@@ -124,7 +124,7 @@ class SqliteSql final : public Sql {
 public:
     // The connection is a SqliteFile, on a file created 0600 before SQLite opens it (its -wal and
     // -shm files take the same mode).
-    explicit SqliteSql(const std::string& path) : lock_(path), file_(private_file(path)), db_(file_.handle()) {}
+    SqliteSql(const std::string& path, SqlShare share) : lock_(path, share), file_(private_file(path)), db_(file_.handle()) {}
     ~SqliteSql() override {
         for (auto& [text, stmt] : cache_) sqlite3_finalize(stmt);
     }
@@ -286,13 +286,13 @@ std::string sql_literal(std::string_view text) {
     return out + "'";
 }
 
-std::unique_ptr<Sql> open_sqlite(const std::string& path) { return std::make_unique<SqliteSql>(path); }
+std::unique_ptr<Sql> open_sqlite(const std::string& path, SqlShare share) { return std::make_unique<SqliteSql>(path, share); }
 
-std::unique_ptr<Sql> open_sql(const std::string& url) {
+std::unique_ptr<Sql> open_sql(const std::string& url, SqlShare share) {
     if (url.rfind("sqlite:", 0) == 0) {
         std::string path = url.substr(7);
         if (path.empty()) throw std::invalid_argument("--db sqlite:PATH needs a file path");
-        return open_sqlite(path);
+        return open_sqlite(path, share);
     }
     if (url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0) return open_postgres(url);
     throw std::invalid_argument("--db must be sqlite:PATH or postgresql://... (got '" + client::redact_url(url) + "')");

@@ -167,21 +167,25 @@ std::string content_type_of(std::string_view name) {
     if (ends_with(name, ".png")) return "image/png";
     if (ends_with(name, ".ico")) return "image/x-icon";
     if (ends_with(name, ".woff2")) return "font/woff2";
-    if (ends_with(name, ".txt") || ends_with(name, ".ts")) return "text/plain; charset=utf-8";
+    if (ends_with(name, ".txt") || ends_with(name, ".ts") || ends_with(name, ".md")) return "text/plain; charset=utf-8";
     return "application/octet-stream";
+}
+
+bool plain_relative_path(std::string_view name) {
+    static const std::regex kName(R"([A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*)");
+    return std::regex_match(name.begin(), name.end(), kName);
 }
 
 StaticFiles StaticFiles::load(const std::string& dir, const std::vector<std::string>& required,
                               const std::function<bool(const std::string&)>& keep) {
     namespace fs = std::filesystem;
-    static const std::regex kName(R"([A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*)");
     StaticFiles out;
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw std::runtime_error(dir + ": not a readable directory");
     for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         const fs::path rel = fs::relative(it->path(), dir);
         const std::string name = rel.generic_string();
-        if (!std::regex_match(name, kName)) {
+        if (!plain_relative_path(name)) {
             if (it->is_directory()) it.disable_recursion_pending();
             continue;
         }

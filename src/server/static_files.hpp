@@ -136,4 +136,8 @@ private:
 // for one not known).
 std::string content_type_of(std::string_view name);
 
+// Whether `name` is a plain relative path, the only names served: '/'-separated segments of letters,
+// digits and ._- that do not start with '.' (so no "..", no hidden file, no absolute path, no '\').
+bool plain_relative_path(std::string_view name);
+
 }  // namespace paywasm::server

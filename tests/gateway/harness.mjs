@@ -40,7 +40,8 @@ export async function startGateway(sb, { db, dir = tempDir('pwm-'), appCallback,
   const keys = keyFiles(sb, dir);
   const args = [
     '--listen', `127.0.0.1:${port}`, '--service-url', serviceUrl, '--merchant-id', sb.merchant.merchantId,
-    '--merchant-public-key', keys.merchant, '--webhook-public-key', keys.webhook, '--shop-origin', shopOrigin,
+    '--merchant-public-key', keys.merchant, '--webhook-public-key', keys.webhook,
+    ...(shopOrigin === null ? [] : ['--shop-origin', shopOrigin]),
     ...(noDb ? [] : ['--db', db ?? 'sqlite:' + path.join(dir, 'gateway.db')]), '--retry-base-ms', '50',
     // Every test talks from 127.0.0.1 and makes many sessions and codes a minute: the rate limits
     // are lifted unless a test sets them (money.test.mjs tests them).

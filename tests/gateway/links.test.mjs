@@ -281,6 +281,8 @@ describe('abuse', () => {
       for (let i = 0; i < 4; i++) answers.push(await open(g, l.json.id));
       assert.deepEqual(answers.map((a) => a.status), [303, 303, 303, 429]);
       assert.ok(Number(answers[3].headers.get('retry-after')) >= 1);
+      assert.match(answers[3].headers.get('content-type'), /^text\/html/);
+      assert.match(await answers[3].text(), /Please wait a minute, then open it again/);
       const s = await gw(g, 'GET', `/v1/sessions/${answers[0].headers.get('location').slice(5)}`, { app: true });
       const ttl = Date.parse(s.json.expiresAt) - Date.parse(s.json.createdAt);
       assert.equal(ttl, 60000, 'a link session waits --link-session-ttl for the fields');
@@ -297,7 +299,9 @@ describe('abuse', () => {
       assert.deepEqual(answers.map((a) => a.status), [303, 303, 429]);
       const retry = Number(answers[2].headers.get('retry-after'));
       assert.ok(retry >= 1 && retry <= 60, `Retry-After ${retry}`);
-      assert.equal((await answers[2].json()).error, 'rate_limited');
+      // A page for the shopper (not the API's JSON), in their language.
+      assert.match(answers[2].headers.get('content-type'), /^text\/html/);
+      assert.match(await answers[2].text(), /This link is busy/);
       assert.equal((await gw(g, 'GET', `/v1/links/${busy.json.id}`, { app: true })).json.sessions.length, 2, 'no session for the refused one');
       assert.equal((await open(g, quiet.json.id)).status, 303, 'the limit is per link');
     } finally { await g.stop(); }
@@ -348,4 +352,21 @@ describe('abuse', () => {
     await assert.rejects(start(undefined, ['--shop-colour', 'red']), /shop-colour/);
     await assert.rejects(start(undefined, ['--return-origin', 'https://a.example/path']), /return-origin/);
   });
+});
+
+// A gateway without --widget-dir: the link operations and the hosted pages say they are off and how
+// to turn them on (issue 44), not a bare 404 http_error.
+test('without --widget-dir, /v1/links, /l/{id} and /pay/{id} answer hosted_pages_off and name the option', async () => {
+  const g = await startGateway(sb, { db: undefined });
+  try {
+    for (const [method, p, app] of [['POST', '/v1/links', true], ['GET', '/v1/links', true], ['GET', '/v1/links/abc', true],
+      ['PATCH', '/v1/links/abc', true], ['GET', '/l/abc', false], ['GET', '/pay/abc', false]]) {
+      const r = await gw(g, method, p, { app, body: method === 'GET' ? undefined : {} });
+      assert.equal(r.status, 404, `${method} ${p}`);
+      assert.equal(r.json.error, 'hosted_pages_off', `${method} ${p}: ${r.text}`);
+      assert.match(r.json.message, /--widget-dir/);
+    }
+  } finally {
+    await g.stop();
+  }
 });
