@@ -48,6 +48,12 @@ inline constexpr const char* kOrderBucketSql =
     "WHEN state IN ('failed', 'timed_out', 'canceled') OR closed_at IS NOT NULL THEN 'failed' "
     "WHEN state = 'open' THEN 'open' ELSE 'pending' END)";
 
+// Which sessions are orders: a payment link's opening (GET /l/{id} makes a session per visit) is one
+// once the shopper gave the link's fields (details_at: the hosted page asks them before any payment
+// can start); until then it is a visit, in no list, export or count (the link's own page lists its
+// visits), and goes with retention as any unpaid session.
+inline constexpr const char* kIsOrderSql = "(link_id IS NULL OR details_at IS NOT NULL)";
+
 // The filters GET /v1/sessions takes, in the order the console lists them.
 inline constexpr std::string_view kOrderStates[] = {"attention", "partial", "paid", "pending", "failed", "refunded", "expired"};
 bool is_order_state(std::string_view state);

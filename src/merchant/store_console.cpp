@@ -94,7 +94,7 @@ std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_
         std::vector<SqlValue> all = std::move(params);
         all.insert(all.end(), keyset_params.begin(), keyset_params.end());
         all.push_back(limit);
-        return std::pair<std::string, std::vector<SqlValue>>{"WHERE " + extra + keyset + order, all};
+        return std::pair<std::string, std::vector<SqlValue>>{std::string("WHERE ") + kIsOrderSql + " AND " + extra + keyset + order, all};
     };
     const bool attention = query.state == "attention";
     if (!query.q.empty()) {
@@ -111,7 +111,7 @@ std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_
             where += " OR (offer_id >= ? AND offer_id < ? AND substr(offer_id, 1, ?) = ?)";
             params.insert(params.end(), {query.q, *upper, utf8_length(query.q), query.q});
         }
-        where += ")";
+        where += std::string(") AND ") + kIsOrderSql;
         if (attention) where += " AND " + kAttentionSql;
         const auto matches = [&](const Session& s) {
             return query.state.empty() || attention || order_state(s, now) == query.state;
@@ -365,7 +365,7 @@ std::vector<OverviewOrder> Store::overview_rows(std::int64_t since) {
     std::vector<OverviewOrder> out;
     for (const auto& r : sql_->query("SELECT currency, method, amount, success, final, underpayment_accepted_at, created_at, "
                                      "status_at, state, paid_elsewhere_at, closed_at, received_amount, tx_currency, expires_at "
-                                     "FROM sessions WHERE created_at >= ? ORDER BY created_at, id",
+                                     "FROM sessions WHERE created_at >= ? AND " + std::string(kIsOrderSql) + " ORDER BY created_at, id",
                                      {since})) {
         OverviewOrder row;
         row.currency = r.text(0);
@@ -388,7 +388,7 @@ std::vector<OverviewOrder> Store::overview_rows(std::int64_t since) {
 }
 
 std::int64_t Store::count_in_bucket(const std::string& bucket) {
-    auto rows = sql_->query(std::string("SELECT count(*) FROM sessions WHERE ") + kOrderBucketSql + " = ?", {bucket});
+    auto rows = sql_->query(std::string("SELECT count(*) FROM sessions WHERE ") + kOrderBucketSql + " = ? AND " + kIsOrderSql, {bucket});
     return rows.empty() ? 0 : rows[0].integer(0);
 }
 

@@ -325,6 +325,22 @@ function suite(name, startDb) {
       }
     });
 
+    test('a link opened without the shopper\'s fields is a visit, not an order: in no list, export or count', async () => {
+      const created = async () => /<dt>Orders created<\/dt><dd>(\d+)<\/dd>/.exec((await c.req('GET', '/')).text.split('aria-label="Last 30 days"')[1])[1];
+      const before = await created();
+      const visit = (await fetch(`${g.base}/l/${made.link_qr.linkId}`, { redirect: 'manual' })).headers.get('location').slice(5);
+      assert.equal((await gw(g, 'GET', `/v1/sessions/${visit}`, { app: true })).status, 200, 'the session exists');
+      for (const state of ['', ...STATES]) {
+        const r = await gw(g, 'GET', '/v1/sessions?' + new URLSearchParams({ state, q: visit }), { app: true });
+        assert.deepEqual(r.json.sessions, [], `state=${state}`);
+      }
+      const all = (await gw(g, 'GET', '/v1/sessions?limit=200', { app: true })).json.sessions.map((x) => x.id);
+      assert.ok(!all.includes(visit) && all.includes(made.link_qr.id), 'the link\'s order is listed, the visit is not');
+      assert.ok(!(await gw(g, 'GET', '/v1/sessions.csv', { app: true })).text.includes(visit), 'not in the CSV');
+      assert.ok(!(await c.req('GET', '/orders')).text.includes(visit), 'not in the console\'s list');
+      assert.equal(await created(), before, 'not counted on the overview');
+    });
+
     test('every event of a payment link\'s session carries its linkId', async () => {
       const events = app.events.filter((e) => e.body.sessionId === made.link_qr.id);
       assert.deepEqual(events.map((e) => e.body.type).sort(), ['checkout.attention_needed', 'checkout.awaiting_payment', 'checkout.paid_elsewhere']);
