@@ -67,8 +67,10 @@ test('a link, opened, fields typed, paid by QR: receipt, return to successUrl, e
   try {
     await page.goto(link.url);
     await waitFor(async () => (await heading(page)) === 'Your details', { timeout: 15000, what: 'the fields form' });
-    await page.click(() => document.getElementById('name'));
-    await page.press('Ada Lovelace');
+    await page.click(() => document.getElementById('firstname'));
+    await page.press('Ada');
+    await page.click(() => document.getElementById('lastname'));
+    await page.press('Lovelace');
     await page.click(() => document.getElementById('email'));
     await page.press('ada@example.test');
     await page.click(() => document.querySelector('form.details button[type=submit]'));
@@ -205,7 +207,8 @@ if (ENGINE === 'chromium') {
         const link = await newLink();
         await page.goto(link.url);
         await check('details');
-        await page.fill('#name', 'Ada Lovelace');
+        await page.fill('#firstname', 'Ada');
+        await page.fill('#lastname', 'Lovelace');
         await page.fill('#email', 'ada@example.test');
         await page.click('form.details button[type=submit]');
         await page.waitForSelector('h1:text("Checkout")');
