@@ -368,8 +368,16 @@ function suite(name, startDb) {
       assert.equal(down.status, 201, down.text);
       await webhook(g, down.json.offerId, crypto.randomUUID(), 1);
       await waitFor(async () => /event\(s\) your app has refused 3 times or more/.test((await c.req('GET', '/')).text), 30000, 'the failing event on the overview');
+      // Meanwhile every reader but the app already says paid; once the app takes the event, it too.
+      const s = down.json;
+      const during = await readers(g, c, app, s);
+      assert.deepEqual([during.api, during.lists, during.csv, during.page, during.payable, during.hosted, during.eventState],
+        ['paid', ['paid'], 'paid', 'paid', 'paid', 'receipt', undefined], JSON.stringify(during));
       app.failing = 0;
       await waitFor(async () => !/your app has refused/.test((await c.req('GET', '/')).text), 30000, 'the event taken');
+      const taken = await readers(g, c, app, s);
+      assert.deepEqual([taken.api, taken.lists, taken.csv, taken.page, taken.payable, taken.hosted, taken.eventState],
+        ['paid', ['paid'], 'paid', 'paid', 'paid', 'receipt', 'paid'], JSON.stringify(taken));
     });
   });
 }
