@@ -168,8 +168,7 @@ class ModelSession {
     return !!c && c.id === txId && !c.mismatch && row(c.status).final && !money(c);
   }
 
-  // No code at all while an exchange or bank attempt may have taken money (unless the order is paid
-  // or closed already: payable says that first).
+  // No code while an exchange or bank attempt may have taken money (unless paid or closed: payable says that first).
   codeRefused() {
     const paidNow = (!!this.current && paid(this.current)) || this.attempts.some((a) => a.resolution === 'paid_elsewhere' || a.verified === 'paid');
     const closed = this.attempts.some((a) => a.resolution === 'not_paid');
@@ -222,8 +221,8 @@ async function runModel(instances, sb, app, seed, restart) {
     // A code the gateway made is an attempt of its own (method qr), found by its transaction.
     const codeAttempt = async (txId) => {
       const a = (await gw(gwOf(), 'GET', `/v1/sessions/${s.id}`, { app: true })).json.attempts.find((x) => x.method === 'qr' && x.transactionId === txId);
-      if (!a) { failures.push(`${offerId}: no attempt for the code ${txId}`); return; }
-      m.attempts.push({ id: a.attemptId, method: 'qr', reported: false, tx: txId, error: null, verified: 'none', resolution: null });
+      if (a) m.attempts.push({ id: a.attemptId, method: 'qr', reported: false, tx: txId, error: null, verified: 'none', resolution: null });
+      else failures.push(`${offerId}: no attempt for the code ${txId}`);
     };
     if (methods.includes('qr')) {
       const r = await gw(gwOf(), 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {} });
@@ -248,8 +247,7 @@ async function runModel(instances, sb, app, seed, restart) {
       }
       if (r < 0.2 && qrTx) {
         // The shopper asks for a new code in place of the current one.
-        const renew = m.renews(qrTx);
-        const refused = m.codeRefused();
+        const renew = m.renews(qrTx), refused = m.codeRefused();
         const answer = await gw(gwOf(), 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: { replaces: qrTx } });
         if (refused) {
           if (answer.status !== 409 || answer.json?.error !== 'attempt_in_flight') failures.push(`${offerId}: new code with an attempt in flight answered ${answer.status} ${answer.text}`);
