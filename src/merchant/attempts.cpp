@@ -18,6 +18,16 @@ std::string_view to_string(AttemptState s) {
     return "unknown";
 }
 
+std::string_view to_string(Verified v) {
+    switch (v) {
+        case Verified::open: return "open";
+        case Verified::no_money: return "no_money";
+        case Verified::paid: return "paid";
+        case Verified::none: break;
+    }
+    return "none";
+}
+
 bool documented_refusal(std::string_view method, const std::optional<std::string>& code, const std::optional<int>& http) {
     if (method != "exchange") return false;  // the service documents 418-422 for exchange payments only
     if (http && *http >= 418 && *http <= 422) return true;
@@ -41,7 +51,7 @@ AttemptState attempt_state(const AttemptFacts& a) {
         if (*a.resolution == "paid_elsewhere") return AttemptState::paid_elsewhere;
         return AttemptState::not_paid;
     }
-    if (a.verified == Verified::open) return AttemptState::answered;  // the service has it, no outcome yet
+    if (a.verified == Verified::open || a.method == "qr") return AttemptState::answered;  // the service has it, no outcome yet
     if (!a.reported) return AttemptState::registered;
     if (a.error_code || a.error_http) {
         return documented_refusal(a.method, a.error_code, a.error_http) ? AttemptState::refused : AttemptState::unknown;
@@ -79,11 +89,18 @@ Payable payable(const PayableSession& s, const std::vector<AttemptFacts>& attemp
             return stop("paid", &a);
         }
     }
-    if (s.expired) return stop("expired");
+    // The merchant's word before the clock: an order closed as not paid reads "closed", a clear end,
+    // whether or not the session also expired.
     for (const auto& a : attempts) {
         if (a.resolution == std::optional<std::string>("not_paid")) return stop("closed", &a);
     }
+    if (s.expired) return stop("expired");
     for (const auto& a : attempts) {
+        if (a.method == "qr") {
+            // A live code blocks nothing by itself; past its window with no outcome, nobody knows.
+            if (a.window_end && s.now >= *a.window_end && blocks_pay(attempt_state(a))) return stop("unknown", &a);
+            continue;
+        }
         switch (attempt_state(a)) {
             case AttemptState::answered: return stop("in_progress", &a);
             case AttemptState::unknown: return stop("unknown", &a);
@@ -111,6 +128,7 @@ Payable payable(const PayableSession& s, const std::vector<AttemptFacts>& attemp
 
 std::optional<std::int64_t> stuck_since(const AttemptFacts& a, const AttentionThresholds& t) {
     if (a.resolution || !blocks_pay(attempt_state(a))) return std::nullopt;
+    if (a.method == "qr") return a.window_end ? *a.window_end : a.created_at + t.qr_ms;
     if (a.method == "bank" && a.verified_open_at) return *a.verified_open_at + t.bank_pending_ms;
     return a.created_at + (a.method == "bank" ? t.bank_ms : t.exchange_ms);
 }
@@ -118,8 +136,28 @@ std::optional<std::int64_t> stuck_since(const AttemptFacts& a, const AttentionTh
 bool unconfirmed(const AttemptFacts& a) { return a.verified == Verified::none && !a.transaction_id; }
 
 std::string_view stuck_reason(const AttemptFacts& a) {
+    if (a.method == "qr") return "qr_window";
     if (a.method == "bank" && a.verified_open_at) return "bank_pending";
     return to_string(attempt_state(a));
+}
+
+bool needs_attention(const AttemptFacts& a) {
+    const bool settled = a.verified == Verified::paid || a.verified == Verified::no_money;
+    return (a.attention_at && !a.resolution && !settled) || a.conflict_at;
+}
+
+MerchantWord merchant_word(const std::vector<AttemptFacts>& attempts) {
+    MerchantWord w;
+    for (const auto& a : attempts) {
+        w.paid_elsewhere = w.paid_elsewhere || a.resolution == std::optional<std::string>("paid_elsewhere");
+        w.closed = w.closed || a.resolution == std::optional<std::string>("not_paid");
+    }
+    return w;
+}
+
+Verified verified_of_held(const HeldStatus& held, bool success) {
+    if (success) return Verified::paid;
+    return qr_code_dead(held, held.transaction_id) ? Verified::no_money : Verified::open;
 }
 
 bool contradicts_resolution(const std::optional<std::string>& resolution, Verified v) {

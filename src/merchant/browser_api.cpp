@@ -84,6 +84,13 @@ void refuse_attempt(Res res, int status, const char* code, const char* message, 
     send_json(res, status, w.take());
 }
 
+// A refused QR code ({"error": code, "message", "payable"}: the codes of POST /qr are plain strings).
+void refuse_qr(Res res, int status, const char* code, const char* message, const Payable& p) {
+    JsonWriter w;
+    w.begin_object().str("error", code).str("message", message).raw("payable", payable_json(p)).end_object();
+    send_json(res, status, w.take());
+}
+
 // A payment link's refusal (Store::link_refusal): its HTTP status and message.
 HttpError link_refused(const std::string& why) {
     if (why == "details_required") return HttpError(409, why, "give the shopper's details on the hosted page first");
@@ -234,7 +241,8 @@ void register_browser_api(Router& server, Gateway& gw) {
 
     server.route("GET", R"(/v1/checkout/([A-Za-z0-9_-]+))", limit, [&gw](Req req, Res res, Body) {
         const Session s = load(gw, req, res);
-        if (expired(s) && !s.status.status) {
+        // Expired and nothing happened (no status, no word of the merchant's): order_state.hpp's "expired".
+        if (order_state(s, now_ms()) == "expired") {
             throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
         }
         send_json(res, 200, checkout_view(gw, s));
@@ -282,9 +290,24 @@ void register_browser_api(Router& server, Gateway& gw) {
             }
             throw HttpError(409, "qr_in_progress", "the QR code of this session is being created; try again in a moment");
         };
-        if (s.qr_state && *s.qr_state == "done" && s.qr_response) {
+        // No code, new or old, while a payment may have taken money (an exchange or bank attempt in
+        // flight, a QR code past its window with no verified outcome: attempts.hpp), nor for a paid
+        // or closed order.
+        const Payable p = payable_of(s);
+        const bool has_code = s.qr_state && *s.qr_state == "done" && s.qr_response;
+        if (!p.armed && p.attempt_id && (p.reason == "unknown" || p.reason == "registered" || p.reason == "in_progress")) {
+            return refuse_qr(res, 409, "attempt_in_flight", "a payment of this session may have taken money; it must be settled first", p);
+        }
+        if (!has_code && !p.armed && (p.reason == "paid" || p.reason == "closed")) {
+            return refuse_qr(res, 409, p.reason == "paid" ? "already_paid" : "closed",
+                             p.reason == "paid" ? "this session is paid" : "the shop closed this checkout as not paid", p);
+        }
+        if (has_code) {
             const auto current = paywasm::from_json<paywasm::QrGenerateResponse>(*s.qr_response);
-            if (!replaces || *replaces != current.result.id) return send_json(res, 200, *s.qr_response);
+            // A code the merchant released (nothing was taken) is never shown again: a new one takes its place.
+            bool released = false;
+            for (const auto& a : s.attempts) released = released || (a.transaction_id == current.result.id && a.resolution == std::optional<std::string>("release"));
+            if (!released && (!replaces || *replaces != current.result.id)) return send_json(res, 200, *s.qr_response);
             // Decided under the session's row lock (decide.hpp's qr_code_dead): a code still good, or
             // one a late payment reached meanwhile, is answered as it is.
             limit_new_code();
@@ -310,7 +333,7 @@ void register_browser_api(Router& server, Gateway& gw) {
             const paywasm::HttpRequest request = paywasm::prepare_qr_generate(order, gw.config.merchant_token);
             const auto answer = gw.service(request, paywasm::parse_qr_generate_response);
             const std::string json = paywasm::to_json(answer);
-            gw.store.finish_qr(s.id, json, order.order_id, answer.result.id, now);
+            gw.store.finish_qr(s.id, json, order.order_id, answer.result.id, gw.config.attention.qr_ms, now);
             send_json(res, 200, json);
         } catch (...) {
             // The service keys QR transactions by orderId, so the next attempt (same orderId) gets the

@@ -6,7 +6,9 @@
 
 #include "console_assets.hpp"
 #include "console_auth.hpp"
+#include "console_html.hpp"
 #include "console_http.hpp"
+#include "console_overview.hpp"
 #include "events.hpp"
 #include "order_state.hpp"
 #include "orders.hpp"
@@ -52,39 +54,11 @@ struct Signed {
     std::string token;
 };
 
-std::string money(const std::string& amount, const std::string& currency) { return amount + " " + currency; }
-
-Html when(std::int64_t t) {
-    const std::string iso = iso8601(t);
-    return Html::element("time", {{"datetime", iso}}, iso.substr(0, 10) + " " + iso.substr(11, 8) + " UTC");
-}
-
-Html link(const std::string& href, std::string_view text) { return Html::element("a", {{"href", href}}, text); }
+using namespace console_html;  // money, when, link, state_badge, row, table
 
 // <input type="hidden" name="NAME" value="..."> for the names the console's forms use.
 Html hidden_csrf(const Signed& login) {
     return Html::markup("<input type=\"hidden\" name=\"csrf\" value=\"") + Html::text(login.session.csrf) + Html::markup("\">");
-}
-
-Html state_badge(std::string_view state) {
-    return Html::element("span", {{"class", "state-" + std::string(state)}}, state);
-}
-
-// An element of `rows` cells each.
-Html row(std::initializer_list<Html> cells) {
-    Html out;
-    for (const auto& c : cells) out += Html::element("td", {}, c);
-    return Html::element("tr", {}, out);
-}
-Html head_row(std::initializer_list<const char*> names) {
-    Html out;
-    for (const char* n : names) out += Html::element("th", {{"scope", "col"}}, n);
-    return Html::element("thead", {}, Html::element("tr", {}, out));
-}
-Html table(const char* caption, std::initializer_list<const char*> names, const Html& body) {
-    if (body.str().empty()) return Html::element("p", {{"class", "muted"}}, std::string(caption) + ": none.");
-    return Html::element("table", {}, Html::element("caption", {{"class", "muted"}}, caption) + head_row(names) +
-                                          Html::element("tbody", {}, body));
 }
 
 class Console {
@@ -228,81 +202,7 @@ void Console::login_page(Req req, Res res, int status, const char* message) {
 }
 
 void Console::overview(Req req, Res res, const Signed& login) {
-    const std::int64_t now = now_ms();
-    const std::int64_t day = 86400000, today = now - now % day;
-    const auto rows = gw_.store.overview_rows(today - 29 * day);
-    Html cards;
-    for (auto [label, since] : {std::pair<const char*, std::int64_t>{"Today", today}, {"Last 7 days", today - 6 * day},
-                                {"Last 30 days", today - 29 * day}}) {
-        std::map<std::pair<std::string, std::string>, paywasm::Decimal> totals;  // currency, method
-        std::int64_t created = 0, paid = 0, failed = 0;
-        std::vector<std::int64_t> to_final;
-        for (const auto& r : rows) {
-            if (r.created_at < since) continue;
-            ++created;
-            const bool is_paid = r.success || r.accepted;
-            if (is_paid) {
-                ++paid;
-                paywasm::Decimal a;
-                if (paywasm::Decimal::try_parse(r.amount, a)) totals[{r.currency, r.method.empty() ? "unknown" : r.method}] += a;
-            } else if (r.final) {
-                ++failed;
-            }
-            if (r.final && r.status_at >= r.created_at) to_final.push_back(r.status_at - r.created_at);
-        }
-        std::sort(to_final.begin(), to_final.end());
-        Html facts;
-        const auto fact = [&facts](const char* dt, const std::string& dd) {
-            facts += Html::element("dt", {}, dt) + Html::element("dd", {}, dd);
-        };
-        fact("Orders created", std::to_string(created));
-        fact("Paid", std::to_string(paid));
-        fact("Success rate", paid + failed ? std::to_string((paid * 100) / (paid + failed)) + "% of " +
-                                                  std::to_string(paid + failed) + " finished"
-                                            : "nothing finished yet");
-        fact("Time to final (median)", to_final.empty() ? "-" : std::to_string(to_final[to_final.size() / 2] / 1000) + " s");
-        Html sums;
-        for (const auto& [k, v] : totals) {
-            sums += Html::element("li", {}, money(paywasm::amount_text({v, k.first}), k.first) + " by " + k.second);
-        }
-        if (totals.empty()) sums = Html::element("li", {}, "no payments");
-        cards += Html::element("section", {{"class", "card"}, {"aria-label", label}},
-                               Html::element("h2", {}, label) + Html::element("dl", {{"class", "facts"}}, facts) +
-                                   Html::element("ul", {}, sums));
-    }
-    // Paid orders a day, the last 30 days, as bars (the count, whatever the currency).
-    std::vector<std::int64_t> per_day(30, 0);
-    for (const auto& r : rows) {
-        if (!(r.success || r.accepted)) continue;
-        const std::int64_t i = (r.created_at - (today - 29 * day)) / day;
-        if (i >= 0 && i < 30) ++per_day[static_cast<std::size_t>(i)];
-    }
-    const std::int64_t top = std::max<std::int64_t>(1, *std::max_element(per_day.begin(), per_day.end()));
-    Html bars = Html::element("line", {{"x1", "0"}, {"y1", "100"}, {"x2", "600"}, {"y2", "100"}}, "");
-    for (std::size_t i = 0; i < per_day.size(); ++i) {
-        const std::int64_t h = per_day[i] * 90 / top;
-        bars += Html::element("rect", {{"x", std::to_string(i * 20 + 2)}, {"y", std::to_string(100 - h)}, {"width", "16"},
-                                       {"height", std::to_string(h)}},
-                              Html::element("title", {}, iso8601(today - (29 - static_cast<std::int64_t>(i)) * day).substr(0, 10) +
-                                                             ": " + std::to_string(per_day[i]) + " paid"));
-    }
-    bars += Html::element("text", {{"x", "0"}, {"y", "114"}}, iso8601(today - 29 * day).substr(0, 10));
-    bars += Html::element("text", {{"x", "540"}, {"y", "114"}}, iso8601(today).substr(0, 10));
-    Html chart = Html::element("svg", {{"class", "chart"}, {"viewBox", "0 0 600 118"}, {"role", "img"},
-                                       {"aria-label", "Paid orders a day, last 30 days; most in a day: " + std::to_string(top)}},
-                               bars);
-    const std::int64_t attention = gw_.store.attention_count();
-    Html main;
-    if (attention > 0) {
-        main += Html::element("p", {{"class", "banner"}},
-                              Html::text(std::to_string(attention) + " order(s) need you: ") +
-                                  link("/orders?state=attention", "see the orders that need attention"));
-    } else {
-        main += Html::element("p", {}, "No order needs attention.");
-    }
-    main += Html::element("div", {{"class", "cards"}}, cards);
-    main += Html::element("h2", {}, "Paid orders a day") + chart;
-    page(res, 200, "Overview", &login, main, req, "/");
+    page(res, 200, "Overview", &login, overview_html(gw_.store, now_ms()), req, "/");
 }
 
 void Console::orders(Req req, Res res, const Signed& login) {
@@ -339,14 +239,14 @@ void Console::orders(Req req, Res res, const Signed& login) {
     Html body;
     const std::int64_t now = now_ms();
     for (const auto& s : rows) {
-        body += row({when(s.created_at), link("/orders/" + s.id, s.offer_id), state_badge(order_state(s, now)),
+        body += row({when(s.created_at), link("/orders/" + s.id, s.offer_id), state_badge(order_state(s, now)), ship_to_cell(ship_to(s)),
                      Html::text(s.status.state), Html::text(money(s.amount, s.currency)), Html::text(s.status.method.value_or("")),
                      Html::element("span", {{"class", "id"}}, s.status.transaction_id.value_or(""))});
     }
     Html main = Html::element("nav", {{"aria-label", "Filter by state"}}, Html::element("ul", {{"class", "filters"}}, filters));
     main += Html::element("form", {{"method", "get"}, {"action", "/orders"}, {"role", "search"}}, search);
     main += rows.empty() ? Html::element("p", {}, "No order matches.")
-                         : table("Orders, newest first", {"Created", "Order", "State", "Status", "Total", "Method", "Transaction"}, body);
+                         : table("Orders, newest first", {"Created", "Order", "State", "Ship to", "Status", "Total", "Method", "Transaction"}, body);
     if (next) main += Html::element("p", {}, link(with(query.state, query.q, *next), "Next page"));
     if (query.state != "attention") {
         std::string csv = "/orders.csv";
@@ -401,24 +301,17 @@ void Console::order(Req req, Res res, const Signed& login, const std::string& id
     fact("Expires", when(s.expires_at));
     main += Html::element("dl", {{"class", "facts"}}, facts);
 
-    // The cart, as the shop sent it.
+    // What to ship and to whom, then the cart as the shop sent it.
+    main += ship_to_section(ship_to(s));
     Html cart;
-    std::string customer;
     try {
         const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);
         for (const auto& item : checkout.cart) {
             cart += row({Html::text(item.name), Html::text(item.quantity.to_string()), Html::text(money(paywasm::amount_text({item.price, checkout.currency}), checkout.currency))});
         }
-        if (checkout.shipping_address) {
-            customer = checkout.shipping_address->firstname.value_or("") + " " + checkout.shipping_address->lastname.value_or("") +
-                       " <" + checkout.shipping_address->email.value_or("") + ">";
-        } else if (checkout.customer_info) {
-            customer = checkout.customer_info->name + " <" + checkout.customer_info->email + ">";
-        }
     } catch (const paywasm::Error&) {
     }
     main += Html::element("h2", {}, "Cart") + table("The cart", {"Item", "Quantity", "Price"}, cart);
-    if (!customer.empty()) main += Html::element("p", {}, "Shopper: " + customer);
 
     // Transactions and attempts.
     Html txs;
@@ -439,16 +332,17 @@ void Console::order(Req req, Res res, const Signed& login, const std::string& id
                 "form", {{"class", "stack"}, {"method", "post"}, {"action", "/orders/" + s.id + "/resolve"}},
                 hidden_csrf(login) + Html::markup("<input type=\"hidden\" name=\"attempt\" value=\"") + Html::text(a.id) +
                     Html::markup("\">") + Html::element("label", {{"for", fid + "-r"}}, "Resolution") +
-                    Html::element("select", {{"id", fid + "-r"}, {"name", "resolution"}},
-                                  Html::markup("<option value=\"release\">Release: the shopper may pay again</option>"
+                    Html::element("select", {{"id", fid + "-r"}, {"name", "resolution"}, {"required", "required"}},
+                                  Html::markup("<option value=\"\">Choose what the portal shows</option>"
                                                "<option value=\"paid_elsewhere\">Paid (checked in the service's portal)</option>"
+                                               "<option value=\"release\">Release: the shopper may pay again</option>"
                                                "<option value=\"not_paid\">Not paid: close the order</option>")) +
                     Html::element("label", {{"for", fid + "-n"}}, "Note") +
                     Html::element("input", {{"id", fid + "-n"}, {"name", "note"}, {"required", "required"}, {"maxlength", "2000"}}, "") +
                     Html::element("button", {{"type", "submit"}}, "Resolve attempt"));
         }
         attempts += row({Html::element("span", {{"class", "id"}}, a.id), Html::text(a.method), when(a.created_at),
-                         Html::text(std::string(to_string(st)) + (a.attention_at ? " (needs attention)" : "")),
+                         Html::text(std::string(to_string(st)) + (needs_attention(a) ? " (needs attention)" : "")),
                          a.transaction_id ? Html::element("span", {{"class", "id"}}, *a.transaction_id) + Html::text(" (verified)")
                                           : Html::element("span", {{"class", "id"}}, a.reported_transaction_id.value_or("")) +
                                                 Html::text(a.reported_transaction_id ? " (reported by the browser, not verified)" : ""), act});

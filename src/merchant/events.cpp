@@ -130,14 +130,11 @@ std::string attempts_json(const std::vector<AttemptFacts>& attempts, bool detail
             w.flag("reported", a.reported);  // the browser's word only
             w.key("reportedStatus");
             a.reported_status ? w.number(*a.reported_status) : w.null();
-            const char* verified = a.verified == Verified::paid       ? "paid"
-                                   : a.verified == Verified::no_money ? "no_money"
-                                   : a.verified == Verified::open     ? "open"
-                                                                      : "none";
-            w.str("verified", verified);
+            w.str("verified", to_string(a.verified));
             opt_str(w, "resolution", a.resolution);
             opt_time(w, "attentionAt", a.attention_at);
             opt_time(w, "conflictAt", a.conflict_at);
+            opt_time(w, "windowEnd", a.window_end);  // a QR code's (method qr)
         }
         w.end_object();
     }
@@ -157,6 +154,7 @@ std::string attempt_event_json(const std::string& id, std::string_view type, std
     w.begin_object().str("id", id).str("type", type).str("createdAt", iso8601(now));
     w.str("sessionId", s.id).str("offerId", s.offer_id);
     if (s.link_id) w.str("linkId", *s.link_id);  // only a payment link's session has one (hosted.hpp)
+    w.str("orderState", order_state(s, now));  // the order's state once this happened (order_state.hpp)
     w.str("attemptId", a.id).str("method", a.method);
     w.str("reason", stuck_reason(a));
     opt_str(w, "transactionId", a.transaction_id);  // verified only
@@ -190,6 +188,7 @@ std::string forwarded_event_json(const std::string& event_id, std::int64_t now, 
         w.str("type", event_type(d)).str("createdAt", iso8601(now));
         w.str("sessionId", session->id).str("offerId", session->offer_id);
         if (session->link_id) w.str("linkId", *session->link_id);  // only a payment link's session (hosted.hpp)
+        w.str("orderState", order_state(*session, now));  // the order's state after this change (order_state.hpp)
         // The session's version after this change (+1 on each): events may arrive out of order (a
         // retried delivery), and an app keeps the highest version it has seen.
         w.num("version", session->status.version);
@@ -241,7 +240,9 @@ std::string underpayment_event_json(const std::string& id, std::int64_t now, con
                                     const std::string& actor) {
     JsonWriter w;
     w.begin_object().str("id", id).str("type", "checkout.underpayment_accepted").str("createdAt", iso8601(now));
-    w.str("sessionId", s.id).str("offerId", s.offer_id).num("version", s.status.version);
+    w.str("sessionId", s.id).str("offerId", s.offer_id);
+    if (s.link_id) w.str("linkId", *s.link_id);  // only a payment link's session (hosted.hpp)
+    w.str("orderState", order_state(s, now)).num("version", s.status.version);
     opt_str(w, "transactionId", s.status.transaction_id);
     write_amounts(w, s);
     w.str("note", note).str("actor", actor).flag("accepted", true).flag("success", false);

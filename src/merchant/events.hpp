@@ -48,7 +48,8 @@ struct DebitRef {
 
 // The event forwarded for webhook `in` (signed text `signed_json`, event id `event_id`, received at
 // `now`) that `d` decided: for a session's payment, `session` is the session after the change
-// (type from event_type(d), the session's ids and amounts); for a debit, `debit` (type
+// (type from event_type(d), the session's ids, its linkId when a payment link opened it, its
+// orderState after the change, and its amounts); for a debit, `debit` (type
 // subscription.debit.*); with neither, late money (checkout.late_payment, sessionId null, the
 // transaction's offerId: the shop looks its order up itself). Then the transaction's id, status, the core's kind, final, success, taken,
 // what it paid ("paid"), and the signed text.
@@ -62,7 +63,8 @@ std::string attempts_json(const std::vector<AttemptFacts>& attempts, bool detail
 // {"armed", "reason", "attemptId", "transactionId"} (attempts.hpp's Payable).
 std::string payable_json(const Payable& p);
 // An attempt's own event for the shop app: {"id", "type", "createdAt", "sessionId", "offerId",
-// "attemptId", "method", "reason", "transactionId", "since", "state", "resolution", "note"?}.
+// "linkId"?, "orderState", "attemptId", "method", "reason", "transactionId", "reportedTransactionId",
+// "since", "state", "resolution", "note"?}.
 // Never a success: `paid_elsewhere` is the merchant's own word, sent back to it.
 std::string attempt_event_json(const std::string& id, std::string_view type, std::int64_t now, const Session& s,
                                const AttemptFacts& a, const std::optional<std::string>& note);
@@ -70,7 +72,8 @@ std::string attempt_event_json(const std::string& id, std::string_view type, std
 std::string_view resolution_event_type(std::string_view resolution);
 
 // The merchant's acceptance of an underpayment (Store::accept_underpayment), for the shop app:
-// {"id", "type": "checkout.underpayment_accepted", "createdAt", "sessionId", "offerId", "version",
+// {"id", "type": "checkout.underpayment_accepted", "createdAt", "sessionId", "offerId", "linkId"?,
+// "orderState", "version",
 // "transactionId", "orderTotal", "expected", "received", "remaining", "note", "actor", "accepted":
 // true, "success": false}: the service never said the order was paid; the merchant says it is
 // enough. The app ships on it as it would on a success.

@@ -7,6 +7,7 @@
 
 #include "events.hpp"
 #include "hosted.hpp"
+#include "hosted_details.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/status.hpp"
@@ -56,27 +57,55 @@ Html link(const std::string& href, std::string_view text, const char* cls = "") 
     return *cls ? Html::element("a", {{"href", href}, {"class", cls}}, text) : Html::element("a", {{"href", href}}, text);
 }
 
-// The receipt of a session whose verified status is a final success.
+// The receipt of a paid order (order_state.hpp's paid): a verified success; an underpayment the shop
+// accepted (what arrived, in the currency it arrived in); or an attempt the shop resolved as paid
+// after checking the service's portal (the reference the shopper's browser or the service gave).
 Html receipt(const Words& w, const Session& s) {
     Html dl = Html::markup("<dl class=\"receipt\">");
     const auto row = [&dl](const std::string& term, const std::string& value) {
         dl += Html::element("dt", {}, term) + Html::element("dd", {}, value);
     };
+    const bool verified = s.status.success;
+    const bool accepted = !verified && s.underpayment_accepted_at.has_value();
+    std::optional<std::string> reference = s.status.transaction_id;
+    std::optional<std::string> method = s.status.method;
+    if (!verified && !accepted) {
+        for (const auto& a : s.attempts) {
+            if (a.resolution != std::optional<std::string>("paid_elsewhere")) continue;
+            reference = a.transaction_id ? a.transaction_id : a.reported_transaction_id;
+            method = a.method;
+        }
+    }
     row(w("receipt.order"), s.offer_id);
     row(w("receipt.orderTotal"), money_text(s.amount, s.currency));
-    if (s.status.tx_amount && s.status.tx_currency && *s.status.tx_currency != s.currency) {
+    if (accepted && s.status.received_amount) {
+        const std::string currency = s.status.tx_currency.value_or(s.currency);
+        paywasm::Decimal arrived;
+        row(w("receipt.arrived"), money_text(paywasm::Decimal::try_parse(*s.status.received_amount, arrived)
+                                                   ? paywasm::amount_text({arrived, currency})
+                                                   : *s.status.received_amount,
+                                               currency));
+    } else if (verified && s.status.tx_amount && s.status.tx_currency && *s.status.tx_currency != s.currency) {
         row(w("receipt.paid"), money_text(*s.status.tx_amount, *s.status.tx_currency));
     }
-    const std::string method = s.status.method.value_or("");
-    row(w("receipt.method"), method == "qr" || method == "exchange" || method == "bank" ? w("method." + method) : "—");
-    row(w("receipt.paidAt"), iso8601(s.status.updated_at));
-    row(w("receipt.reference"), s.status.transaction_id.value_or("—"));
+    const std::string m = method.value_or("");
+    row(w("receipt.method"), m == "qr" || m == "exchange" || m == "bank" ? w("method." + m) : "—");
+    if (verified || accepted) row(w("receipt.paidAt"), iso8601(s.status.updated_at));
+    row(w("receipt.reference"), reference.value_or("—"));
     dl += Html::markup("</dl>");
     Html actions = Html::markup("<p class=\"actions\">") +
                    Html::element("button", {{"type", "button"}, {"id", "print"}}, w("receipt.print"));
     if (s.success_url) actions += link(*s.success_url, w("back"), "button");
     actions += Html::markup("</p>");
-    return Html::element("h1", {}, w("receipt.heading")) + paragraph(w("receipt.thanks")) + dl + order_table(w, s) + actions;
+    const std::string said = verified ? "receipt.thanks" : accepted ? "receipt.accepted" : "receipt.confirmed";
+    return Html::element("h1", {}, w("receipt.heading")) + paragraph(w(said)) + dl + order_table(w, s) + actions;
+}
+
+// An order the shop closed as not paid (an attempt resolved not_paid): a clear end, nothing to pay.
+Html closed_page(const Words& w, const Session& s) {
+    Html body = Html::element("h1", {}, w("closed.heading")) + paragraph(w("closed.text")) + order_table(w, s);
+    if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, w("back")) + Html::markup("</p>");
+    return body;
 }
 
 // The expired page: a link's session offers a fresh checkout while the link still opens.
@@ -94,54 +123,12 @@ Html expired_page(Gateway& gw, const Words& w, const Session& s) {
     return body;
 }
 
-// The values a details form was sent with (kept when it is shown again with an error).
-struct Details {
-    std::string name, email, address1, city, zipcode, country, amount;
-};
-
-// A link session's fields: name and e-mail (what a QR order needs), the address when the link
-// collects it, the amount when the shopper chooses it.
-Html details_form(const Words& w, const Session& s, const JsonDocument& spec, const Details& d, const std::string& error) {
-    const bool shipping = has_kind(spec.root().member("collectShipping"), paywasm::JsonKind::boolean) &&
-                          spec.root().member("collectShipping").boolean();
-    JsonValue custom = spec.root().member("customAmount");
-    Html fields;
-    const auto input = [&fields, &w](const char* id, const char* label, const char* type, const char* autocomplete,
-                                     const std::string& value, bool required) {
-        fields += Html::element("label", {{"for", id}}, w(label));
-        Html tag = Html::markup("<input");
-        const auto attr = [&tag](const char* name, const std::string& v) {
-            tag += Html::markup(" ") + Html::text(name) + Html::markup("=\"") + Html::text(v) + Html::markup("\"");
-        };
-        attr("id", id);
-        attr("name", id);
-        attr("type", type);
-        attr("autocomplete", autocomplete);
-        attr("value", value);
-        attr("maxlength", "200");
-        if (required) tag += Html::markup(" required");
-        fields += tag + Html::markup(">");
-    };
-    if (custom.valid()) {
-        const std::string label =
-            w("details.amount", {{"currency", s.currency}, {"min", string_or(custom.member("min"))}, {"max", string_or(custom.member("max"))}});
-        fields += Html::element("label", {{"for", "amount"}}, label);
-        fields += Html::markup("<input id=\"amount\" name=\"amount\" type=\"text\" inputmode=\"decimal\" required value=\"") +
-                  Html::text(d.amount) + Html::markup("\">");
-    }
-    input("name", "details.name", "text", "name", d.name, true);
-    input("email", "details.email", "email", "email", d.email, true);
-    if (shipping) {
-        input("address1", "details.address", "text", "address-line1", d.address1, true);
-        input("city", "details.city", "text", "address-level2", d.city, true);
-        input("zipcode", "details.zipcode", "text", "postal-code", d.zipcode, true);
-        input("country", "details.country", "text", "country", d.country, true);
-    }
+// A link session's fields (hosted_details.hpp): the order (unless the shopper chooses the amount),
+// then the form.
+Html details_form(const Words& w, const Session& s, const JsonDocument& spec, const Details& d, const DetailsRefusal& refusal) {
     Html body = Html::element("h1", {}, w("title.details"));
-    if (!custom.valid()) body += order_table(w, s);
-    if (!error.empty()) body += Html::element("p", {{"class", "error"}, {"role", "alert"}, {"id", "form-error"}}, error);
-    body += Html::element("form", {{"method", "post"}, {"action", "/pay/" + s.id + "/details"}, {"class", "details"}},
-                          fields + Html::element("button", {{"type", "submit"}}, w("details.continue")));
+    if (!spec.root().member("customAmount").valid()) body += order_table(w, s);
+    body += details_fields(w, s, spec, d, refusal);
     if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, w("cancel")) + Html::markup("</p>");
     return body;
 }
@@ -214,25 +201,6 @@ void require_own_origin(const Gateway& gw, Req req) {
     if (!site_ok || !origin_ok) {
         throw HttpError(403, "cross_site_form", "this form is taken only from its own checkout page");
     }
-}
-
-// What a refused form says, in the page's language, by the field the core (or the form) named.
-std::string form_error(const Words& w, const paywasm::Error& e, const JsonDocument& spec, const std::string& currency) {
-    const std::string field = e.field();
-    if (field == "amount") {
-        JsonValue custom = spec.root().member("customAmount");
-        return w("error.amount", {{"min", string_or(custom.member("min"))}, {"max", string_or(custom.member("max"))}, {"currency", currency}});
-    }
-    if (field.rfind("shippingAddress", 0) == 0) return w("error.address");
-    if (field.find("email") != std::string::npos) return w("error.email");
-    if (field.find("name") != std::string::npos) return w("error.name");
-    return w("error.details");
-}
-
-std::string trimmed(const std::string& v) {
-    const auto b = v.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos) return "";
-    return v.substr(b, v.find_last_not_of(" \t\r\n") - b + 1);
 }
 
 }  // namespace
@@ -317,15 +285,19 @@ void register_hosted(Router& server, Gateway& gw) {
             return send_page(gw, res, w, 404, w("title.notFound"),
                              Html::element("h1", {}, w("notFound.checkout")) + paragraph(w("notFound.text")), false);
         }
-        if (s->status.final && s->status.success) return send_page(gw, res, w, 200, w("title.receipt"), receipt(w, *s), false);
-        const bool expired = now_ms() >= s->expires_at;
-        if (expired && !s->status.status) return send_page(gw, res, w, 410, w("title.expired"), expired_page(gw, w, *s), false);
+        // The page follows the order's one state (order_state.hpp): paid (verified, accepted by the
+        // shop, or paid elsewhere by its word) is the receipt; closed by the shop as not paid, a clear
+        // end; expired with nothing paid, "expired"; anything else (a release included), the checkout.
+        const std::string_view state = order_state(*s, now_ms());
+        if (state == "paid") return send_page(gw, res, w, 200, w("title.receipt"), receipt(w, *s), false);
+        if (state == "failed" && s->closed_at) return send_page(gw, res, w, 200, w("title.closed"), closed_page(w, *s), false);
+        if (state == "expired") return send_page(gw, res, w, 410, w("title.expired"), expired_page(gw, w, *s), false);
         if (s->link_id && !s->status.status) {
             LinkStore links(gw.store.sql());
             if (!links.details_given(s->id)) {
                 const auto l = links.find(*s->link_id);
                 const JsonDocument spec = paywasm::parse_json(l ? l->spec : "{}");
-                return send_page(gw, res, w, 200, w("title.details"), details_form(w, *s, spec, {}, ""), false);
+                return send_page(gw, res, w, 200, w("title.details"), details_form(w, *s, spec, {}, {}), false);
             }
         }
         send_page(gw, res, w, 200, w("title.checkout"), checkout_page(gw, w, *s), true, connect);
@@ -337,50 +309,15 @@ void register_hosted(Router& server, Gateway& gw) {
         auto s = gw.store.session(req.matches[1]);
         require_own_origin(gw, req);
         if (!s || !s->link_id) throw HttpError(404, "not_found", "no link checkout with this id");
-        const auto fields = form_fields(req, body);
-        const auto get = [&](const char* n) {
-            auto it = fields.find(n);
-            return it == fields.end() ? std::string() : trimmed(it->second);
-        };
-        Details d{get("name"), get("email"), get("address1"), get("city"), get("zipcode"), get("country"), get("amount")};
+        const Details d = read_details(form_fields(req, body));
         const Words& w = words_for(req);
         LinkStore links(gw.store.sql());
         const auto l = links.find(*s->link_id);
         if (!l) throw HttpError(404, "not_found", "no link checkout with this id");
         const JsonDocument spec = paywasm::parse_json(l->spec);
         auto checkout = paywasm::from_json<paywasm::Checkout>(s->checkout_json);
-        try {
-            if (d.name.empty()) throw paywasm::Error(paywasm::ErrorCode::validation, "no name", "customerInfo.name");
-            if (d.email.empty()) throw paywasm::Error(paywasm::ErrorCode::validation, "no e-mail address", "customerInfo.email");
-            checkout.customer_info = paywasm::CustomerInfo{d.name, d.email, std::nullopt, std::nullopt};
-            if (has_kind(spec.root().member("collectShipping"), paywasm::JsonKind::boolean) && spec.root().member("collectShipping").boolean()) {
-                paywasm::ShippingAddress a;
-                a.firstname = d.name;
-                a.address1 = d.address1;
-                a.city = d.city;
-                a.zipcode = d.zipcode;
-                std::string country = d.country;
-                for (auto& c : country) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-                a.country = country;
-                a.email = d.email;
-                for (const auto* v : {&d.address1, &d.city, &d.zipcode, &d.country}) {
-                    if (v->empty()) throw paywasm::Error(paywasm::ErrorCode::validation, "an empty address field", "shippingAddress");
-                }
-                checkout.shipping_address = a;
-            }
-            if (JsonValue custom = spec.root().member("customAmount"); custom.valid()) {
-                const paywasm::Decimal amount = paywasm::Decimal::parse(d.amount, "amount");
-                const paywasm::Decimal min = paywasm::Decimal::parse(string_or(custom.member("min")), "customAmount.min");
-                const paywasm::Decimal max = paywasm::Decimal::parse(string_or(custom.member("max")), "customAmount.max");
-                if (amount.scale() > 2 || paywasm::Decimal::compare(amount, min) < 0 || paywasm::Decimal::compare(amount, max) > 0) {
-                    throw paywasm::Error(paywasm::ErrorCode::validation, "an amount out of bounds", "amount");
-                }
-                checkout.cart.at(0).price = amount;
-            }
-            paywasm::validate(checkout);
-            if (s->offers("qr")) (void)paywasm::qr_order(checkout);
-        } catch (const paywasm::Error& e) {
-            return send_page(gw, res, w, 400, w("title.details"), details_form(w, *s, spec, d, form_error(w, e, spec, s->currency)), false);
+        if (const auto refusal = apply_details(w, spec, d, s->offers("qr"), checkout)) {
+            return send_page(gw, res, w, 400, w("title.details"), details_form(w, *s, spec, d, *refusal), false);
         }
         const std::string json = paywasm::to_json(checkout);
         const std::string amount = paywasm::amount_text({paywasm::cart_total(checkout.cart), checkout.currency});

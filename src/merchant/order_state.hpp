@@ -1,8 +1,15 @@
-// An order's state as the console and the app API's list filter it (GET /v1/sessions?state=):
-// paid | partial | pending | failed | refunded | expired (and attention, which reads the attempts).
-// The database sorts sessions into buckets by one SQL expression over their columns, indexed as is
-// (schema version 6: SQLite and PostgreSQL use an index on an expression only when the query
-// writes the very same expression); "open" is split into pending and expired by the clock.
+// An order's state, decided in one place: order_bucket() (pure, order_state.cpp) from the facts a
+// session's row holds, and kOrderBucketSql, the same rules over the same columns for the database
+// (GET /v1/sessions?state=, the console's lists and the overview). Every reader (the app API's
+// orderState, the list filters, the CSV, the console's pages, the overview) reads one of the two;
+// tests/gateway/test_order_sql.cpp checks that the two agree on every combination of facts, on
+// SQLite and PostgreSQL, and test_order_state.cpp checks the rules alone.
+//
+// The buckets: paid | partial | pending | failed | refunded | expired (and attention, a list of its
+// own that reads the attempts: kAttentionSql, needs_attention() in attempts.hpp). The database
+// sorts sessions into buckets by one SQL expression over their columns, indexed as is (schema
+// version 9: SQLite and PostgreSQL use an index on an expression only when the query writes the very
+// same expression); "open" is split into pending and expired by the clock.
 #pragma once
 
 #include <cstdint>
@@ -10,29 +17,47 @@
 #include <vector>
 #include <string_view>
 
-#include "session.hpp"
-
 namespace merchant {
 
-// paid: a verified success, or an underpayment the merchant accepted; partial: partly paid, or an
-// amount that is not the order's total; failed: failed, timed out, canceled; refunded; open: no
-// status yet (pending until it expires, expired after); pending: every other status (money may
-// still move).
+// What an order's state is decided from: the session's verified status (its state word and success
+// flag, the core's) and the merchant's word on it.
+struct OrderFacts {
+    std::string_view state;       // the session's state word: open | the core's checkout_state()
+    bool success = false;         // a verified success that paid the order's total
+    bool accepted = false;        // the merchant accepted an underpayment (underpayment_accepted_at)
+    bool paid_elsewhere = false;  // the merchant resolved an attempt as paid_elsewhere (paid_elsewhere_at)
+    bool closed = false;          // the merchant resolved an attempt as not_paid (closed_at)
+    bool expired = false;         // past the session's expires_at
+};
+
+// The rules, in order: a verified success is paid; a refund is refunded (after a success, an
+// accepted underpayment or the merchant's "paid elsewhere" too: the money went back); the merchant's
+// word that the money arrived (an accepted underpayment, "paid elsewhere") is paid; partly paid or an
+// amount that is not the order's total is partial; failed, timed out, canceled, or closed by the
+// merchant as not paid is failed; no status yet is pending until it expires, expired after; every
+// other status (money may still move) is pending.
+std::string_view order_bucket(const OrderFacts& f);
+
+// The same rules for the database, over the sessions' columns; "open" stands for pending or expired
+// (the caller splits it by expires_at).
 inline constexpr const char* kOrderBucketSql =
-    "(CASE WHEN success = 1 OR underpayment_accepted_at IS NOT NULL THEN 'paid' "
-    "WHEN state IN ('partial', 'partial_closed', 'amount_mismatch') THEN 'partial' "
-    "WHEN state IN ('failed', 'timed_out', 'canceled') THEN 'failed' "
+    "(CASE WHEN success = 1 THEN 'paid' "
     "WHEN state = 'refund' THEN 'refunded' "
+    "WHEN underpayment_accepted_at IS NOT NULL OR paid_elsewhere_at IS NOT NULL THEN 'paid' "
+    "WHEN state IN ('partial', 'partial_closed', 'amount_mismatch') THEN 'partial' "
+    "WHEN state IN ('failed', 'timed_out', 'canceled') OR closed_at IS NOT NULL THEN 'failed' "
     "WHEN state = 'open' THEN 'open' ELSE 'pending' END)";
+
+// Which sessions are orders: a payment link's opening (GET /l/{id} makes a session per visit) is one
+// once the shopper gave the link's fields (details_at: the hosted page asks them before any payment
+// can start); until then it is a visit, in no list, export or count (the link's own page lists its
+// visits), and goes with retention as any unpaid session.
+inline constexpr const char* kIsOrderSql = "(link_id IS NULL OR details_at IS NOT NULL)";
 
 // The filters GET /v1/sessions takes, in the order the console lists them.
 inline constexpr std::string_view kOrderStates[] = {"attention", "partial", "paid", "pending", "failed", "refunded", "expired"};
 bool is_order_state(std::string_view state);
 // The code points of valid UTF-8 `text` (Boost.Locale's decoder), or nullopt (store_console.cpp).
 std::optional<std::vector<std::uint32_t>> utf8_decode(std::string_view text);
-
-// The state of one session at `now`, by the same rules as kOrderBucketSql (never "attention": that
-// is a list of its own).
-std::string_view order_state(const Session& s, std::int64_t now);
 
 }  // namespace merchant

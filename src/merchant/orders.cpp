@@ -11,25 +11,13 @@
 #include "paywasm/error.hpp"
 #include "server/event_stream.hpp"
 #include "server/util.hpp"
+#include "ship_to.hpp"
 
 namespace merchant {
 
 namespace {
 
 std::string opt_time(const std::optional<std::int64_t>& t) { return t ? iso8601(*t) : std::string(); }
-
-// The shopper's name as the checkout has it (address first, else the QR customer), for the CSV:
-// read with the core's JSON reader only (a full Checkout decode per row would double the export's time).
-std::string customer_name(const Session& s) {
-    const auto doc = read_json(s.checkout_json);
-    if (!doc || !doc->root().is_object()) return {};
-    if (auto a = doc->root().member("shippingAddress"); has_kind(a, paywasm::JsonKind::object)) {
-        const std::string first = string_or(a.member("firstname")), last = string_or(a.member("lastname"));
-        return first + (!first.empty() && !last.empty() ? " " : "") + last;
-    }
-    if (auto c = doc->root().member("customerInfo"); has_kind(c, paywasm::JsonKind::object)) return string_or(c.member("name"));
-    return {};
-}
 
 }  // namespace
 
@@ -47,6 +35,8 @@ std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
     s.underpayment_accepted_at ? w.string(iso8601(*s.underpayment_accepted_at)) : w.null();
     if (!gw.config.widget_dir.empty()) w.str("hostedUrl", hosted_url(gw, s.id));  // the hosted page (hosted.hpp)
     if (s.link_id) w.str("linkId", *s.link_id);
+    w.key("shipTo");
+    write_ship_to(w, ship_to(s));  // what the seller needs to ship (ship_to.hpp)
     if (with_detail) {
         w.raw("checkout", s.checkout_json);
         w.raw("latestStatus", status_json(s));
@@ -171,7 +161,7 @@ void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query) {
     auto body = make_stream([&gw, query](std::shared_ptr<EventStream> out) mutable -> boost::asio::awaitable<void> {
         if (!co_await out->write("\"sessionId\",\"offerId\",\"createdAt\",\"orderState\",\"status\",\"amount\",\"currency\","
                                  "\"method\",\"transactionId\",\"received\",\"receivedCurrency\",\"customer\","
-                                 "\"underpaymentAcceptedAt\"\r\n")) {
+                                 "\"underpaymentAcceptedAt\",\"email\",\"shippingAddress\",\"products\",\"linkId\"\r\n")) {
             co_return;
         }
         while (out->open()) {
@@ -180,12 +170,13 @@ void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query) {
             std::string text;
             for (const auto& s : page) {
                 const StatusView& v = s.status;
+                const ShipTo to = ship_to(s);
                 for (const std::string& cell :
                      {s.id, s.offer_id, iso8601(s.created_at), std::string(order_state(s, now)),
                       v.status ? std::to_string(*v.status) : std::string(), s.amount, s.currency, v.method.value_or(""),
                       v.transaction_id.value_or(""), v.received_amount.value_or(""),
-                      v.received_amount ? v.tx_currency.value_or("") : std::string(), customer_name(s),
-                      opt_time(s.underpayment_accepted_at)}) {
+                      v.received_amount ? v.tx_currency.value_or("") : std::string(), to.name,
+                      opt_time(s.underpayment_accepted_at), to.email, to.address, to.products(), to.link_id.value_or("")}) {
                     text += csv_cell(cell);
                     text += ',';
                 }

@@ -171,6 +171,15 @@ ALTER TABLE sessions ADD COLUMN cancel_url TEXT;
 ALTER TABLE sessions ADD COLUMN details_at BIGINT;  -- a link session: the shopper's fields given
 CREATE INDEX IF NOT EXISTS sessions_link ON sessions (link_id);
 )sql";
+// The bucket expression of schema version 7 (its index; version 9 replaced both): kept as it was, so
+// that a database migrated from any version builds the very same index at 7.
+constexpr const char* kOrderBucketSqlV7 =
+    "(CASE WHEN success = 1 OR underpayment_accepted_at IS NOT NULL THEN 'paid' "
+    "WHEN state IN ('partial', 'partial_closed', 'amount_mismatch') THEN 'partial' "
+    "WHEN state IN ('failed', 'timed_out', 'canceled') THEN 'failed' "
+    "WHEN state = 'refund' THEN 'refunded' "
+    "WHEN state = 'open' THEN 'open' ELSE 'pending' END)";
+
 // Schema version 7 (issue 34, the merchant's console): the indexes of the orders list (keyset
 // pagination newest first, by state bucket: order_state.hpp; searches by transaction id), the
 // outbox's session (the order page's events), every delivery attempt of a forwarded event, notes,
@@ -228,7 +237,7 @@ CREATE TABLE IF NOT EXISTS audit_log (
   address         TEXT                   -- the client's address (console and app API)
 );
 CREATE INDEX IF NOT EXISTS audit_log_at ON audit_log (at, id);
-)sql") + "CREATE INDEX IF NOT EXISTS sessions_bucket ON sessions (" + kOrderBucketSql + ", created_at, id);\n";
+)sql") + "CREATE INDEX IF NOT EXISTS sessions_bucket ON sessions (" + kOrderBucketSqlV7 + ", created_at, id);\n";
 }
 
 // Schema version 8 (issue 40): the console's wrong passwords in a sliding window, per user and per
@@ -249,8 +258,25 @@ UPDATE attempts SET transaction_id = NULL WHERE reported_at IS NOT NULL AND veri
 CREATE INDEX IF NOT EXISTS attempts_reported_transaction ON attempts (reported_transaction_id);
 )sql";
 
+// Schema version 9 (issue 45, one order state): the merchant's resolutions on the session's row (an
+// attempt resolved paid_elsewhere makes the order paid, not_paid closes it: order_state.hpp), filled
+// from the attempts resolved before, and the bucket index over the new expression; a QR code's
+// attempt and the end of its window (attempts.hpp: codes made from this version on).
+std::string schema_v9() {
+    return std::string(R"sql(
+ALTER TABLE attempts ADD COLUMN window_end BIGINT;  -- a QR code's (method qr): live until then
+ALTER TABLE sessions ADD COLUMN paid_elsewhere_at BIGINT;
+ALTER TABLE sessions ADD COLUMN closed_at BIGINT;
+UPDATE sessions SET paid_elsewhere_at = (SELECT max(r.created_at) FROM resolutions AS r JOIN attempts AS a ON a.id = r.attempt_id
+  WHERE a.session_id = sessions.id AND a.resolution = 'paid_elsewhere' AND r.resolution = 'paid_elsewhere');
+UPDATE sessions SET closed_at = (SELECT max(r.created_at) FROM resolutions AS r JOIN attempts AS a ON a.id = r.attempt_id
+  WHERE a.session_id = sessions.id AND a.resolution = 'not_paid' AND r.resolution = 'not_paid');
+DROP INDEX IF EXISTS sessions_bucket;
+)sql") + "CREATE INDEX IF NOT EXISTS sessions_bucket9 ON sessions (" + kOrderBucketSql + ", created_at, id);\n";
+}
+
 // The schema versions in order; the database records the last one applied (paywasm_schema).
-constexpr int kSchemaVersion = 8;
+constexpr int kSchemaVersion = 9;
 
 // Every table of the gateway: the writer guard covers each.
 constexpr const char* kTables[] = {"sessions", "transactions", "webhook_events", "outbox", "qr_codes",
@@ -299,6 +325,7 @@ void migrate(paywasm::server::Sql& sql) {
         if (version < 6) sql.exec_script(kSchemaV6);
         if (version < 7) sql.exec_script(schema_v7());
         if (version < 8) sql.exec_script(kSchemaV8);
+        if (version < 9) sql.exec_script(schema_v9());
         sql.exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
         // Every migration: the guard at the new version, on every table.
         sql.guard_writers(std::vector<std::string>(std::begin(kTables), std::end(kTables)), kSchemaVersion,

@@ -16,8 +16,24 @@ bool Session::offers(std::string_view method) const {
 }
 
 Payable payable_of(const Session& s) {
-    return payable(PayableSession{s.as_of >= s.expires_at, s.status.success, held_of(s), s.status.method}, s.attempts);
+    // Paid: a verified success, or an underpayment the merchant accepted (the order's state is paid:
+    // the customer's page shows the receipt, never "expired" or Pay); "paid elsewhere" is the attempts'.
+    const bool paid = s.status.success || s.underpayment_accepted_at.has_value();
+    return payable(PayableSession{s.as_of >= s.expires_at, paid, held_of(s), s.status.method, s.as_of}, s.attempts);
 }
+
+OrderFacts order_facts(const Session& s, std::int64_t now) {
+    OrderFacts f;
+    f.state = s.status.state;
+    f.success = s.status.success;
+    f.accepted = s.underpayment_accepted_at.has_value();
+    f.paid_elsewhere = s.paid_elsewhere_at.has_value();
+    f.closed = s.closed_at.has_value();
+    f.expired = now >= s.expires_at;
+    return f;
+}
+
+std::string_view order_state(const Session& s, std::int64_t now) { return order_bucket(order_facts(s, now)); }
 
 std::optional<HeldStatus> held_of(const Session& s) {
     if (!s.status.status || !s.status.transaction_id) return std::nullopt;

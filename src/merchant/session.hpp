@@ -11,6 +11,7 @@
 
 #include "attempts.hpp"
 #include "decide.hpp"
+#include "order_state.hpp"
 
 namespace merchant {
 
@@ -38,11 +39,18 @@ struct Session {
     std::int64_t as_of = 0;
     // When the merchant accepted what arrived of a partly paid session (Store::accept_underpayment).
     std::optional<std::int64_t> underpayment_accepted_at;
+    // The merchant's resolutions as the session keeps them (Store::resolve_attempt, merchant_word()):
+    // since when an attempt stands resolved paid_elsewhere, or not_paid (order_state.hpp reads both).
+    std::optional<std::int64_t> paid_elsewhere_at, closed_at;
     bool offers(std::string_view method) const;  // `method` is in methods_csv
     // Hosted checkout (hosted.hpp): the payment link that opened it, and where the hosted page sends
     // the shopper back (each on a --return-origin, checked at creation).
     std::optional<std::string> link_id, success_url, cancel_url;
 };
+
+// The facts of the order's state (order_state.hpp) at `now`, and its state: order_bucket() of them.
+OrderFacts order_facts(const Session& s, std::int64_t now);
+std::string_view order_state(const Session& s, std::int64_t now);
 
 // The held status the money rules read (decide.hpp): nullopt before any transaction.
 std::optional<HeldStatus> held_of(const Session& s);

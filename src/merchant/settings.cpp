@@ -55,6 +55,8 @@ const char* const kUsage =
     "  --attention-bank-minutes N  a bank attempt with no verified status after N minutes (default 60)\n"
     "  --attention-bank-pending-days N  a bank payment verified pending with no final status after N days\n"
     "                            (default 7)\n"
+    "  --attention-qr-minutes N  a QR code's window: with no verified final status N minutes after it was\n"
+    "                            made, it is stuck and no new code is made until it is settled (default 60)\n"
     "  --trusted-proxy LIST      your reverse proxies' addresses (comma-separated): from them, the client is\n"
     "                            the rightmost X-Forwarded-For address not in LIST (rate limits, stream caps);\n"
     "                            from any other peer the header is ignored (default: none)\n"
@@ -160,7 +162,7 @@ const paywasm::options::Spec kOptions{
      "shop-origin", "db", "app-callback", "methods", "padding", "session-ttl", "retry-base-ms", "max-streams",
      "max-streams-per-session", "max-streams-per-client", "stream-max-seconds", "session-rate", "qr-rate-per-session",
      "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout", "attempt-rate-per-session", "attempt-rate-per-client",
-     "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days",
+     "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days", "attention-qr-minutes",
      "max-connections-per-address", "widget-dir", "public-url", "return-origin", "shopper-token-url", "bank-account-id", "shop-name",
      "shop-logo", "shop-colour", "link-rate-per-client", "link-rate-per-link", "link-session-ttl", "console-listen",
      "console-origin", "console-login-rate", "console-hosts"},
@@ -272,6 +274,7 @@ void apply_option(Config& c, const std::string& name, const std::string& value) 
     else if (name == "attempt-rate-per-client") c.attempt_rate_per_client = small(0, 1000000);
     else if (name == "attention-exchange-minutes") c.attention.exchange_ms = whole_number(name, value, 1, 525600) * 60000;
     else if (name == "attention-bank-minutes") c.attention.bank_ms = whole_number(name, value, 1, 525600) * 60000;
+    else if (name == "attention-qr-minutes") c.attention.qr_ms = whole_number(name, value, 1, 525600) * 60000;
     else if (name == "attention-bank-pending-days") c.attention.bank_pending_ms = whole_number(name, value, 1, 3650) * 86400000LL;
     else if (name == "trusted-proxy") {
         for (const auto& entry : paywasm::options::split_commas(value)) {

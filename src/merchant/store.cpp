@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kSessionColumns =
     "id, offer_id, checkout, amount, currency, methods, created_at, expires_at, qr_state, qr_response, "
     "status, state, final, success, transaction_id, received_amount, status_at, version, method, tx_amount, "
-    "tx_currency, link_id, success_url, cancel_url, underpayment_accepted_at";
+    "tx_currency, link_id, success_url, cancel_url, underpayment_accepted_at, paid_elsewhere_at, closed_at";
 
 Session session_from_row(const SqlRow& r) {
     Session s;
@@ -46,6 +46,8 @@ Session session_from_row(const SqlRow& r) {
     s.success_url = r.optional_text(22);
     s.cancel_url = r.optional_text(23);
     if (!r.is_null(24)) s.underpayment_accepted_at = r.integer(24);
+    if (!r.is_null(25)) s.paid_elsewhere_at = r.integer(25);
+    if (!r.is_null(26)) s.closed_at = r.integer(26);
     return s;
 }
 
@@ -149,7 +151,10 @@ Store::Renewal Store::renew_qr(const Session& given, const std::string& current_
         if (!locked) return;
         const Session& s = *locked;
         if (!s.qr_state || *s.qr_state != "done" || s.qr_response != current_response) return;
-        if (!qr_code_dead(held_of(s), current_tx)) {
+        // Dead by its verified status, or released by the merchant (the portal showed nothing taken).
+        bool released = false;
+        for (const auto& a : s.attempts) released = released || (a.transaction_id == current_tx && a.resolution == std::optional<std::string>("release"));
+        if (!released && !qr_code_dead(held_of(s), current_tx)) {
             result = Renewal::not_dead;
             return;
         }
@@ -212,13 +217,25 @@ bool Store::claim_qr(const Session& s, std::int64_t now, std::int64_t stale_befo
 }
 
 void Store::finish_qr(const std::string& session_id, const std::string& response_json, const std::string& order_id,
-                      const std::string& transaction_id, std::int64_t now) {
+                      const std::string& transaction_id, std::int64_t window_ms, std::int64_t now) {
     sql_->transaction([&] {
+        const auto s = read_session(session_id, true);
         sql_->execute("UPDATE sessions SET qr_state = 'done', qr_response = ? WHERE id = ?", {response_json, session_id});
         sql_->execute(
             "INSERT INTO qr_codes (order_id, session_id, transaction_id, replaced, created_at) VALUES (?, ?, ?, 0, ?) "
             "ON CONFLICT (order_id) DO UPDATE SET transaction_id = excluded.transaction_id",
             {order_id, session_id, transaction_id, now});
+        // The code is shown to the shopper from now on: its attempt (attempts.hpp), once per transaction.
+        // A webhook of it that came before this answer is what the attempt starts from.
+        if (!s || !sql_->query("SELECT 1 FROM attempts WHERE session_id = ? AND transaction_id = ?", {session_id, transaction_id}).empty()) {
+            return;
+        }
+        Verified verified = Verified::none;
+        if (const auto held = held_of(*s); held && held->transaction_id == transaction_id) verified = verified_of_held(*held, s->status.success);
+        sql_->execute("INSERT INTO attempts (id, session_id, method, created_at, transaction_id, verified, verified_open_at, window_end) "
+                      "VALUES (?, ?, 'qr', ?, ?, ?, ?, ?)",
+                      {"at_" + random_hex(16), session_id, now, transaction_id, std::string(to_string(verified)),
+                       verified == Verified::open ? SqlValue(now) : SqlValue(), now + window_ms});
     });
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "decide.hpp"
+#include "overview.hpp"
 #include "server/sql.hpp"
 #include "session.hpp"
 #include "status_hub.hpp"
@@ -70,8 +71,10 @@ public:
     // forwarded as subscription events.
     void record_debit(const std::string& order_id, const std::string& subscription_id,
                       const std::optional<std::string>& merchant_subscription_id, std::int64_t now);
+    // The service's answer for a code: stored, and the code's attempt (method qr, live for `window_ms`:
+    // --attention-qr-minutes) recorded with what a webhook of it already said.
     void finish_qr(const std::string& session_id, const std::string& response_json, const std::string& order_id,
-                   const std::string& transaction_id, std::int64_t now);
+                   const std::string& transaction_id, std::int64_t window_ms, std::int64_t now);
     void release_qr(const std::string& session_id);
 
     // One verified webhook (`in`, read from the signed text `signed_json` by incoming_tx()): what it
@@ -236,15 +239,14 @@ public:
     void audit(const std::string& actor, const std::string& action, const std::optional<std::string>& target,
                const std::optional<std::string>& detail, const std::string& address, std::int64_t now);
     std::vector<AuditRow> audit_log(const std::optional<std::pair<std::int64_t, std::string>>& after, int limit);
-    // The overview's raw figures: the sessions created since `since` (currency, method, amount,
-    // success, final, times), the dashboard sums them (console_pages.cpp) with the core's decimals.
-    struct OverviewRow {
-        std::string currency, method, amount, state;
-        bool success = false, final = false, accepted = false;
-        std::int64_t created_at = 0, status_at = 0;
-    };
-    std::vector<OverviewRow> overview_rows(std::int64_t since);
+    // The overview's raw figures: the sessions created since `since` (overview.hpp sums them).
+    std::vector<OverviewOrder> overview_rows(std::int64_t since);
     std::int64_t attention_count();
+    // The events the app has refused (or not answered) at least `failures` times in a row and not
+    // yet taken: still pending, retried with back-off (the overview's "needs attention").
+    std::int64_t failing_events(std::int64_t failures);
+    // How many sessions kOrderBucketSql puts in `bucket` (paid, partial, failed, refunded; its index).
+    std::int64_t count_in_bucket(const std::string& bucket);
     // Subscription debits, newest first, with the latest verified status of each (none yet: no row).
     struct DebitRow {
         std::string order_id, subscription_id;

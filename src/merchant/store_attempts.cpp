@@ -17,23 +17,13 @@ namespace {
 
 constexpr const char* kAttemptColumns =
     "id, method, created_at, reported_at, transaction_id, reported_status, error_code, error_http, verified, "
-    "verified_open_at, resolution, attention_at, conflict_at, reported_transaction_id";
+    "verified_open_at, resolution, attention_at, conflict_at, reported_transaction_id, window_end";
 
 Verified verified_from(const std::string& v) {
     if (v == "open") return Verified::open;
     if (v == "no_money") return Verified::no_money;
     if (v == "paid") return Verified::paid;
     return Verified::none;
-}
-
-const char* verified_text(Verified v) {
-    switch (v) {
-        case Verified::open: return "open";
-        case Verified::no_money: return "no_money";
-        case Verified::paid: return "paid";
-        case Verified::none: break;
-    }
-    return "none";
 }
 
 std::optional<int> opt_int(const SqlRow& r, std::size_t i) {
@@ -59,6 +49,7 @@ AttemptFacts attempt_from_row(const SqlRow& r) {
     a.attention_at = opt_i64(r, 11);
     a.conflict_at = opt_i64(r, 12);
     a.reported_transaction_id = r.optional_text(13);
+    a.window_end = opt_i64(r, 14);
     return a;
 }
 
@@ -165,7 +156,7 @@ bool Store::transaction_elsewhere(const std::string& transaction_id, const std::
 Store::AttemptChange Store::report_attempt(const std::string& session_id, const std::string& attempt_id,
                                            const Report& report, std::int64_t now) {
     return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, AttemptChange& out) {
-        if (a.reported) {
+        if (a.reported || a.method == "qr") {  // (a QR code's answer is the service's own, not the browser's)
             out.result = AttemptChange::already_reported;
             return;
         }
@@ -213,6 +204,13 @@ Store::AttemptChange Store::resolve_attempt(const std::string& session_id, const
         sql_->execute("UPDATE attempts SET resolution = ?, conflict_at = NULL WHERE id = ?", {resolution, a.id});
         a.resolution = resolution;
         a.conflict_at.reset();
+        // The merchant's word as the session's row keeps it (the order's state reads it there).
+        const MerchantWord word = merchant_word(s.attempts);
+        if (word.paid_elsewhere != s.paid_elsewhere_at.has_value()) s.paid_elsewhere_at = word.paid_elsewhere ? std::optional(now) : std::nullopt;
+        if (word.closed != s.closed_at.has_value()) s.closed_at = word.closed ? std::optional(now) : std::nullopt;
+        sql_->execute("UPDATE sessions SET paid_elsewhere_at = ?, closed_at = ? WHERE id = ?",
+                      {s.paid_elsewhere_at ? SqlValue(*s.paid_elsewhere_at) : SqlValue(),
+                       s.closed_at ? SqlValue(*s.closed_at) : SqlValue(), s.id});
         out.attempt = a;
         out.pushed = push_change(s, now);
         out.payable = payable_of(s);
@@ -274,7 +272,6 @@ std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, boo
 }
 
 bool Store::settle_attempt(Session& s, const Decision& d, const IncomingTx& in, bool forward, std::int64_t now) {
-    if (d.method == paywasm::PayMethod::qr) return false;  // QR codes are the gateway's own, not attempts
     if (d.outcome != Outcome::applied && d.outcome != Outcome::stale && d.outcome != Outcome::amount_mismatch) return false;
     std::optional<std::string> method;
     if (d.method) method = std::string(paywasm::to_string(*d.method));
@@ -292,7 +289,7 @@ bool Store::settle_attempt(Session& s, const Decision& d, const IncomingTx& in, 
     const bool conflict = now_verified != before && contradicts_resolution(a.resolution, now_verified);
     if (conflict) a.conflict_at = now;
     sql_->execute("UPDATE attempts SET transaction_id = ?, verified = ?, verified_open_at = ?, conflict_at = ? WHERE id = ?",
-                  {in.id, std::string(verified_text(a.verified)),
+                  {in.id, std::string(to_string(a.verified)),
                    a.verified_open_at ? SqlValue(*a.verified_open_at) : SqlValue(),
                    a.conflict_at ? SqlValue(*a.conflict_at) : SqlValue(), a.id});
     if (conflict && forward) {

@@ -60,8 +60,7 @@ std::optional<std::string> prefix_upper_bound(std::string_view prefix) {
 
 // A session that needs the merchant: an attempt stuck and not resolved, or a resolution a verified
 // outcome contradicted (GET /v1/sessions?state=attention, the overview's count).
-constexpr const char* kAttentionSql =
-    "id IN (SELECT session_id FROM attempts WHERE (attention_at IS NOT NULL AND resolution IS NULL) OR conflict_at IS NOT NULL)";
+const std::string kAttentionSql = std::string("id IN (SELECT session_id FROM attempts WHERE ") + kAttemptAttentionSql + ")";
 
 std::optional<std::int64_t> opt_i64(const SqlRow& r, std::size_t i) {
     return r.is_null(i) ? std::nullopt : std::optional<std::int64_t>(r.integer(i));
@@ -77,20 +76,6 @@ std::optional<std::vector<std::uint32_t>> utf8_decode(std::string_view text) {
         out.push_back(c);
     }
     return out;
-}
-
-bool is_order_state(std::string_view state) {
-    return std::find(std::begin(kOrderStates), std::end(kOrderStates), state) != std::end(kOrderStates);
-}
-
-std::string_view order_state(const Session& s, std::int64_t now) {
-    const std::string& st = s.status.state;
-    if (s.status.success || s.underpayment_accepted_at) return "paid";
-    if (st == "partial" || st == "partial_closed" || st == "amount_mismatch") return "partial";
-    if (st == "failed" || st == "timed_out" || st == "canceled") return "failed";
-    if (st == "refund") return "refunded";
-    if (st == "open") return now >= s.expires_at ? "expired" : "pending";
-    return "pending";
 }
 
 std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_t now) {
@@ -109,7 +94,7 @@ std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_
         std::vector<SqlValue> all = std::move(params);
         all.insert(all.end(), keyset_params.begin(), keyset_params.end());
         all.push_back(limit);
-        return std::pair<std::string, std::vector<SqlValue>>{"WHERE " + extra + keyset + order, all};
+        return std::pair<std::string, std::vector<SqlValue>>{std::string("WHERE ") + kIsOrderSql + " AND " + extra + keyset + order, all};
     };
     const bool attention = query.state == "attention";
     if (!query.q.empty()) {
@@ -126,8 +111,8 @@ std::vector<Session> Store::list_sessions(const SessionQuery& query, std::int64_
             where += " OR (offer_id >= ? AND offer_id < ? AND substr(offer_id, 1, ?) = ?)";
             params.insert(params.end(), {query.q, *upper, utf8_length(query.q), query.q});
         }
-        where += ")";
-        if (attention) where += std::string(" AND ") + kAttentionSql;
+        where += std::string(") AND ") + kIsOrderSql;
+        if (attention) where += " AND " + kAttentionSql;
         const auto matches = [&](const Session& s) {
             return query.state.empty() || attention || order_state(s, now) == query.state;
         };
@@ -376,12 +361,13 @@ std::vector<Store::AuditRow> Store::audit_log(const std::optional<std::pair<std:
     return out;
 }
 
-std::vector<Store::OverviewRow> Store::overview_rows(std::int64_t since) {
-    std::vector<OverviewRow> out;
+std::vector<OverviewOrder> Store::overview_rows(std::int64_t since) {
+    std::vector<OverviewOrder> out;
     for (const auto& r : sql_->query("SELECT currency, method, amount, success, final, underpayment_accepted_at, created_at, "
-                                     "status_at, state FROM sessions WHERE created_at >= ? ORDER BY created_at, id",
+                                     "status_at, state, paid_elsewhere_at, closed_at, received_amount, tx_currency, expires_at "
+                                     "FROM sessions WHERE created_at >= ? AND " + std::string(kIsOrderSql) + " ORDER BY created_at, id",
                                      {since})) {
-        OverviewRow row;
+        OverviewOrder row;
         row.currency = r.text(0);
         row.method = r.is_null(1) ? "" : r.text(1);
         row.amount = r.text(2);
@@ -391,9 +377,25 @@ std::vector<Store::OverviewRow> Store::overview_rows(std::int64_t since) {
         row.created_at = r.integer(6);
         row.status_at = r.integer(7);
         row.state = r.text(8);
+        row.paid_elsewhere = !r.is_null(9);
+        row.closed = !r.is_null(10);
+        row.received = r.optional_text(11);
+        row.received_currency = r.optional_text(12);
+        row.expires_at = r.integer(13);
         out.push_back(std::move(row));
     }
     return out;
+}
+
+std::int64_t Store::count_in_bucket(const std::string& bucket) {
+    auto rows = sql_->query(std::string("SELECT count(*) FROM sessions WHERE ") + kOrderBucketSql + " = ? AND " + kIsOrderSql, {bucket});
+    return rows.empty() ? 0 : rows[0].integer(0);
+}
+
+std::int64_t Store::failing_events(std::int64_t failures) {
+    auto rows = sql_->query("SELECT count(*) FROM outbox WHERE state = 'pending' AND last_error IS NOT NULL AND attempts >= ?",
+                            {failures});
+    return rows.empty() ? 0 : rows[0].integer(0);
 }
 
 std::int64_t Store::attention_count() {

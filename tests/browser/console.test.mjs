@@ -155,7 +155,19 @@ test('resolve a stuck attempt: released, the app is told', LIMIT, async () => {
     await page.run((id) => document.getElementById(`res-${id}-n`).focus(), made.attempt);
     await page.press('nothing arrived at the service');
     await until(page, (id) => document.getElementById(`res-${id}-n`).value === 'nothing arrived at the service', made.attempt, 'the note typed');
-    await page.press('Enter');  // submits the attempt's form (release is the first choice)
+    // The resolution has no default (issue 45: it was "Release", the choice that risks a second
+    // charge): the form is not sent until the person picks one.
+    assert.deepEqual(await page.run((id) => {
+      const choice = document.getElementById(`res-${id}-r`);
+      return [choice.value, choice.required, choice.form.checkValidity()];
+    }, made.attempt), ['', true, false]);
+    await page.run((id) => {
+      const choice = document.getElementById(`res-${id}-r`);
+      choice.value = 'release';
+      choice.dispatchEvent(new Event('change', { bubbles: true }));
+      document.getElementById(`res-${id}-n`).focus();
+    }, made.attempt);
+    await page.press('Enter');  // submits the attempt's form
     await until(page, () => /attempt is resolved/.test(document.body.textContent), null, 'the resolved message');
     await waitFor(() => app.events.some((e) => e.body.type === 'checkout.released' && e.body.sessionId === made.stuck.id), 10000, 'checkout.released');
     assert.equal((await gw(g, 'GET', `/v1/checkout/${made.stuck.id}`)).json.payable.armed, true);

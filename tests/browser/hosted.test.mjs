@@ -2,7 +2,9 @@
 // driver interface (engines/index.mjs), against the REAL sandbox and gateway: a link is created,
 // opened, the shopper's fields typed, the QR code paid (the sandbox moves its transaction to paid),
 // the receipt shown, the return to successUrl followed, the app's events carry linkId; no CSP
-// violation (the page records them: window.paywasmHosted.violations). In Chromium also: axe-core
+// violation (the page records them: window.paywasmHosted.violations). The page after each of the
+// merchant's decisions (issue 45): an accepted underpayment and "paid elsewhere" are receipts, "not
+// paid" a clear end, a release the checkout again with a new code. In Chromium also: axe-core
 // (no serious or critical violation; run with bypassCSP, the driver's injection only) on the fields
 // page, the checkout and the receipt, light and dark, and screenshots at 375 px (into PAYWASM_HOSTED_SHOTS when set: docs/img).
 //   PAYWASM_SANDBOX=... PAYWASM_CLI=... PAYWASM_MERCHANT=... \
@@ -65,8 +67,10 @@ test('a link, opened, fields typed, paid by QR: receipt, return to successUrl, e
   try {
     await page.goto(link.url);
     await waitFor(async () => (await heading(page)) === 'Your details', { timeout: 15000, what: 'the fields form' });
-    await page.click(() => document.getElementById('name'));
-    await page.press('Ada Lovelace');
+    await page.click(() => document.getElementById('firstname'));
+    await page.press('Ada');
+    await page.click(() => document.getElementById('lastname'));
+    await page.press('Lovelace');
     await page.click(() => document.getElementById('email'));
     await page.press('ada@example.test');
     await page.click(() => document.querySelector('form.details button[type=submit]'));
@@ -93,6 +97,69 @@ test('a link, opened, fields typed, paid by QR: receipt, return to successUrl, e
       return list.some((e) => e.body.success) && list;
     }, { timeout: 20000, what: 'the success event' });
     for (const e of events) assert.equal(e.body.linkId, link.id, 'every event carries linkId');
+  } finally {
+    await page.close();
+  }
+});
+
+test('the page after each of the merchant\'s decisions: accepted, paid elsewhere, closed, released', LIMIT, async () => {
+  const session = async (label) => {
+    const r = await gw(gateway, 'POST', '/v1/sessions', { app: true, body: { offerId: `${label}-${Date.now()}-${Math.random()}`,
+      currency: 'USD', cart: CART, methods: ['qr'], customerInfo: { name: 'Ada Lovelace', email: 'ada@example.test' } } });
+    assert.equal(r.status, 201, r.text);
+    return r.json;
+  };
+  const page = await engine.newPage();
+  const text = () => page.run(() => document.querySelector('main')?.textContent ?? '');
+  // The shopper opens the page and asks for the code; the code the page shows (the gateway answers
+  // the same one again) and its attempt.
+  const showCode = async (s) => {
+    await page.goto(s.hostedUrl);
+    await waitFor(async () => (await heading(page)) === 'Checkout', { timeout: 15000, what: 'the checkout page' });
+    await page.click(() => document.querySelector('paywasm-checkout')?.shadowRoot?.querySelector('button[data-key=pay-qr]:not([disabled])'));
+    await waitFor(() => page.run(() => !!document.querySelector('paywasm-checkout')?.shadowRoot?.querySelector('.qr-code svg')),
+      { timeout: 15000, what: 'the QR code shown' });
+    const tx = (await gw(gateway, 'POST', `/v1/checkout/${s.id}/qr`, { body: {} })).json.result.id;
+    const attempt = (await gw(gateway, 'GET', `/v1/sessions/${s.id}`, { app: true })).json.attempts.find((a) => a.transactionId === tx);
+    return { tx, attemptId: attempt.attemptId };
+  };
+  const resolve = async (s, attemptId, resolution) => {
+    const r = await gw(gateway, 'POST', `/v1/sessions/${s.id}/resolve`, { app: true, body: { attemptId, resolution, note: 'the portal' } });
+    assert.equal(r.status, 200, r.text);
+  };
+  const reload = async (s, h1) => {
+    await page.goto(s.hostedUrl);
+    await waitFor(async () => (await heading(page)) === h1, { timeout: 15000, what: h1 });
+    assert.deepEqual(await violations(page), [], 'no CSP violation');
+    return text();
+  };
+  try {
+    // Partly paid, then accepted by the shop: the receipt with what arrived, never "send the rest".
+    const partial = await session('accepted');
+    const code = await showCode(partial);
+    assert.equal((await sendJson('POST', `${sandbox.base}/__sandbox/transactions/${code.tx}/advance`, { status: 101 })).status, 200);
+    await waitFor(async () => (await gw(gateway, 'GET', `/v1/checkout/${partial.id}/status`)).json.status === 101, { timeout: 20000, what: 'partly paid' });
+    const accepted = await gw(gateway, 'POST', `/v1/sessions/${partial.id}/accept-underpayment`, { app: true, body: { note: 'close enough' } });
+    assert.equal(accepted.status, 200, accepted.text);
+    const receipt = await reload(partial, 'Payment received');
+    assert.match(receipt, /The shop accepted the amount that arrived/);
+    assert.match(await page.run(() => document.querySelector('dl.receipt').textContent), /Arrived\d/);
+    // A code the portal shows paid: the receipt the shop confirmed, with the code's reference.
+    const elsewhere = await session('elsewhere');
+    const paid = await showCode(elsewhere);
+    await resolve(elsewhere, paid.attemptId, 'paid_elsewhere');
+    assert.ok((await reload(elsewhere, 'Payment received')).includes(paid.tx), 'the reference');
+    // Closed as not paid: a clear end, nothing to pay.
+    const closed = await session('closed');
+    await resolve(closed, (await showCode(closed)).attemptId, 'not_paid');
+    assert.match(await reload(closed, 'This order is closed'), /Nothing more can be paid here/);
+    assert.equal(await page.run(() => !!document.querySelector('paywasm-checkout')), false, 'no widget');
+    // Released: the checkout again, and a new code (the released one is never shown again).
+    const released = await session('released');
+    const old = await showCode(released);
+    await resolve(released, old.attemptId, 'release');
+    const again = await showCode(released);
+    assert.notEqual(again.tx, old.tx, 'a new code');
   } finally {
     await page.close();
   }
@@ -140,7 +207,8 @@ if (ENGINE === 'chromium') {
         const link = await newLink();
         await page.goto(link.url);
         await check('details');
-        await page.fill('#name', 'Ada Lovelace');
+        await page.fill('#firstname', 'Ada');
+        await page.fill('#lastname', 'Lovelace');
         await page.fill('#email', 'ada@example.test');
         await page.click('form.details button[type=submit]');
         await page.waitForSelector('h1:text("Checkout")');

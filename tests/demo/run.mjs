@@ -120,7 +120,8 @@ test('the printed payment link: the hosted page pays by exchange with the shop a
       method: e.detail.method, id: e.detail.transaction && e.detail.transaction.id }));
   });
   await page.goto(url);
-  await page.fill('#name', 'Ada Lovelace');
+  await page.fill('#firstname', 'Ada');
+  await page.fill('#lastname', 'Lovelace');
   await page.fill('#email', 'ada@example.test');
   await page.click('form.details button[type=submit]');
   await page.locator('h1', { hasText: 'Checkout' }).waitFor({ timeout: 15000 });

@@ -124,6 +124,48 @@ for (const backend of ['sqlite', 'postgres']) {
       assert.equal((await open(g, 'pl_' + 'x'.repeat(43))).status, 404);
     });
 
+    test("the shopper's language (issue 45): first and last name, the country from a list, an amount with the language's decimal separator, the field at fault marked and focused", async () => {
+      const l = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', methods: ['qr'], collectShipping: true,
+        customAmount: { min: '1.00', max: '100.00', label: 'Donation' } } });
+      assert.equal(l.status, 201, l.text);
+      const de = { 'accept-language': 'de' };
+      const visit = async () => (await open(g, l.json.id)).headers.get('location');
+      const fields = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.test', address1: 'Unter den Linden 1', city: 'Berlin',
+        zipcode: '10117', country: 'DE' };
+      const post = (where, over) => form(g, `${where}/details`, { ...fields, ...over }, { origin: g.base, 'sec-fetch-site': 'same-origin', ...de });
+      const mine = await visit();
+      const page0 = await (await fetch(g.base + mine, { headers: de })).text();
+      assert.match(page0, /<label for="firstname">Vorname<\/label><input id="firstname" name="firstname" type="text" autocomplete="given-name"/);
+      assert.match(page0, /<label for="lastname">Nachname<\/label><input id="lastname" name="lastname" type="text" autocomplete="family-name"/);
+      assert.match(page0, /<select id="country" name="country" autocomplete="country" required="required"><option value="">[^<]+<\/option>/);
+      assert.match(page0, /<option value="DE">Deutschland<\/option>/);
+      assert.ok(page0.indexOf('>Deutschland<') < page0.indexOf('>Österreich<') && page0.indexOf('>Österreich<') < page0.indexOf('>Polen<'),
+        'the countries in the language\'s order, accents ignored');
+      assert.match(page0, /Betrag \(USD, 1,00 bis 100,00\)/);
+      // Refused: the field at fault is marked, described by the error and focused; what was typed is kept.
+      for (const [over, id] of [[{ amount: '1000,00' }, 'amount'], [{ amount: '12,50', country: 'XX' }, 'country'],
+        [{ amount: '12,50', email: 'not-an-email' }, 'email'], [{ amount: '12,50', firstname: '' }, 'firstname']]) {
+        const bad = await post(mine, over);
+        assert.equal(bad.status, 400, JSON.stringify(over));
+        const text = await bad.text();
+        assert.match(text, /<p class="error" role="alert" id="form-error">/);
+        assert.match(text, new RegExp(`<(input|select) id="${id}"[^>]* aria-invalid="true" aria-describedby="form-error"( autofocus(="autofocus")?)?`), `${id}: ${text}`);
+        assert.equal((text.match(/aria-invalid/g) || []).length, 1, 'one field marked');
+        if (id === 'amount') assert.match(text, /1,00 bis 100,00/);
+      }
+      const good = await post(mine, { amount: '12,50' });
+      assert.equal(good.status, 303, await good.text());
+      const session = (await gw(g, 'GET', `/v1/sessions/${mine.slice(5)}`, { app: true })).json;
+      assert.equal(session.amount, '12.50');
+      assert.equal(session.shipTo.name, 'Ada Lovelace');
+      assert.deepEqual([session.checkout.shippingAddress.firstname, session.checkout.shippingAddress.lastname, session.checkout.shippingAddress.country],
+        ['Ada', 'Lovelace', 'DE']);
+      // In English the comma groups digits: 12,50 is 1250, over the maximum; 12.50 is taken.
+      const en = await form(g, `${await visit()}/details`, { ...fields, amount: '12,50' });
+      assert.equal(en.status, 400);
+      assert.equal((await form(g, `${await visit()}/details`, { ...fields, amount: '12.5,0' })).status, 400, 'no grouping after the point');
+    });
+
     test("shopper fields by the core's rules; hostile fields inert; a session's page shows only its own", async () => {
       const l = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, methods: ['qr'], collectShipping: true } });
       const mine = (await open(g, l.json.id)).headers.get('location');

@@ -12,8 +12,10 @@
 // success without a verified webhook or a merchant's resolution; Pay never armed while an attempt
 // may have taken money; at most one 201 of two tabs. At the end the instances restart with the
 // clock past the thresholds (181 minutes: exchange 180, bank 60; a bank payment verified pending
-// waits 7 days): each stuck attempt gives exactly one checkout.attention_needed, and no other
-// attempt any.
+// waits 7 days; a QR code's window 60 minutes): each stuck attempt gives exactly one
+// checkout.attention_needed, and no other attempt any. Each QR code the gateway made is an attempt
+// (issue 45): live, it blocks nothing; no new code, old or new, while an exchange or bank attempt may
+// have taken money (409 attempt_in_flight); a code the merchant released is replaced.
 //
 // Subscription debits (made through the gateway's app API) get scripts of their own: statuses
 // sent one at a time or raced on two instances at once, repeated deliveries. The events of each
@@ -116,10 +118,14 @@ class ModelSession {
   }
 
   // A verified webhook of an exchange transaction reaches its attempt (the one that reported it,
-  // else the oldest with no transaction): what it says is kept when the transaction row moved.
+  // else the oldest with no transaction), a QR code's the code's attempt: what it says is kept when
+  // the transaction row moved.
   settle(tx, outcome, storedBefore) {
-    if (!['applied', 'stale', 'amount_mismatch'].includes(outcome) || tx.meta.offerId !== this.offerId) return;
-    const a = this.attempts.find((x) => x.tx === tx.id) ?? this.attempts.find((x) => !x.tx && x.verified === 'none' && x.method === this.payMethod);
+    if (!['applied', 'stale', 'amount_mismatch'].includes(outcome)) return;
+    const ofCode = this.codes.some((c) => c.orderId === tx.meta.offerId);
+    if (!ofCode && tx.meta.offerId !== this.offerId) return;
+    const a = ofCode ? this.attempts.find((x) => x.method === 'qr' && x.tx === tx.id)
+      : this.attempts.find((x) => x.tx === tx.id) ?? this.attempts.find((x) => !x.tx && x.verified === 'none' && x.method === this.payMethod);
     if (!a) return;
     a.tx = tx.id;
     const next = this.txs.get(tx.id);
@@ -135,9 +141,10 @@ class ModelSession {
     if (v === 'open') a.openSeen = true;
   }
 
-  // Whether an attempt may have taken money with nothing settled about it (Pay must stay off).
+  // Whether an attempt may have taken money with nothing settled about it (Pay must stay off). A QR
+  // code within its window (the whole run: the clock moves only at the end) blocks nothing.
   static blocks(a) {
-    if (a.verified === 'paid' || a.verified === 'no_money' || a.resolution) return false;
+    if (a.verified === 'paid' || a.verified === 'no_money' || a.resolution || a.method === 'qr') return false;
     if (a.verified === 'open' || !a.reported || !a.error) return true;
     if (a.method !== 'exchange') return true;  // the service documents refusals of exchange payments only
     const refused = a.error.httpStatus != null ? a.error.httpStatus >= 418 && a.error.httpStatus <= 422
@@ -146,16 +153,26 @@ class ModelSession {
   }
 
   // Stuck 181 minutes after its registration: blocking, except a bank payment the service said is
-  // pending (it has 7 days from that status).
+  // pending (it has 7 days from that status); a QR code with no verified final status and no
+  // resolution (its 60-minute window is over).
   static stuck(a) {
+    if (a.method === 'qr') return a.verified !== 'paid' && a.verified !== 'no_money' && !a.resolution;
     return ModelSession.blocks(a) && !(a.method === 'bank' && a.openSeen);
   }
 
   // A new QR code in place of code `txId`: only when that code is the session's status, final, with
-  // no money and no mismatch; then the session's status starts again.
+  // no money and no mismatch, or the merchant released its attempt; then the session's status starts again.
   renews(txId) {
     const c = this.current;
+    if (this.attempts.some((a) => a.method === 'qr' && a.tx === txId && a.resolution === 'release')) return true;
     return !!c && c.id === txId && !c.mismatch && row(c.status).final && !money(c);
+  }
+
+  // No code while an exchange or bank attempt may have taken money (unless paid or closed: payable says that first).
+  codeRefused() {
+    const paidNow = (!!this.current && paid(this.current)) || this.attempts.some((a) => a.resolution === 'paid_elsewhere' || a.verified === 'paid');
+    const closed = this.attempts.some((a) => a.resolution === 'not_paid');
+    return !paidNow && !closed && this.attempts.some(ModelSession.blocks);
   }
 }
 
@@ -201,11 +218,18 @@ async function runModel(instances, sb, app, seed, restart) {
     const payTxs = [crypto.randomUUID(), crypto.randomUUID()];  // the exchange or bank payments' transactions
     const sent = [];
     let qrTx = null;
+    // A code the gateway made is an attempt of its own (method qr), found by its transaction.
+    const codeAttempt = async (txId) => {
+      const a = (await gw(gwOf(), 'GET', `/v1/sessions/${s.id}`, { app: true })).json.attempts.find((x) => x.method === 'qr' && x.transactionId === txId);
+      if (a) m.attempts.push({ id: a.attemptId, method: 'qr', reported: false, tx: txId, error: null, verified: 'none', resolution: null });
+      else failures.push(`${offerId}: no attempt for the code ${txId}`);
+    };
     if (methods.includes('qr')) {
       const r = await gw(gwOf(), 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: {} });
       assert.equal(r.status, 200, r.text);
       qrTx = r.json.result.id;
       m.codes.push({ orderId: r.json.result.meta.offerId, txId: qrTx, replaced: false });
+      await codeAttempt(qrTx);
     }
     const steps = 4 + Math.floor(rand() * 8);
     for (let i = 0; i < steps; i++) {
@@ -223,8 +247,12 @@ async function runModel(instances, sb, app, seed, restart) {
       }
       if (r < 0.2 && qrTx) {
         // The shopper asks for a new code in place of the current one.
-        const renew = m.renews(qrTx);
+        const renew = m.renews(qrTx), refused = m.codeRefused();
         const answer = await gw(gwOf(), 'POST', `/v1/checkout/${s.id}/qr`, { origin: SHOP_ORIGIN, body: { replaces: qrTx } });
+        if (refused) {
+          if (answer.status !== 409 || answer.json?.error !== 'attempt_in_flight') failures.push(`${offerId}: new code with an attempt in flight answered ${answer.status} ${answer.text}`);
+          continue;
+        }
         if (answer.status !== 200) { failures.push(`${offerId}: new code answered ${answer.status} ${answer.text}`); continue; }
         const id = answer.json.result.id;
         if (renew !== (id !== qrTx)) failures.push(`${offerId}: model says renew=${renew}, gateway ${id !== qrTx ? 'renewed' : 'kept'} the code`);
@@ -233,6 +261,7 @@ async function runModel(instances, sb, app, seed, restart) {
           m.codes.push({ orderId: answer.json.result.meta.offerId, txId: id, replaced: false });
           m.current = null;
           qrTx = id;
+          await codeAttempt(id);
         }
         continue;
       }
@@ -290,7 +319,7 @@ async function runModel(instances, sb, app, seed, restart) {
     // One attempt step: two tabs register at once, or a report (true or false), or the merchant resolves.
     async function attemptStep() {
       const r = rand();
-      const open = m.attempts.filter((a) => !a.reported);
+      const open = m.attempts.filter((a) => !a.reported && a.method !== 'qr');  // (a code takes no browser report)
       if (r < 0.4 || (!open.length && r < 0.75) || !m.attempts.length) {
         const before = (await gw(gwOf(), 'GET', `/v1/checkout/${s.id}`)).json.payable;
         const tabs = await Promise.all([0, 1].map(() => gw(gwOf(), 'POST', `/v1/checkout/${s.id}/attempts`, { origin: SHOP_ORIGIN, body: { method: m.payMethod } })));

@@ -151,3 +151,50 @@ TEST_CASE("A verified transaction finds its attempt by id, else the oldest of it
     CHECK_FALSE(attempt_for_transaction(all, "tx-new", std::nullopt));
     CHECK_FALSE(attempt_for_transaction({a2}, "tx-new", std::string("exchange")));
 }
+
+TEST_CASE("A QR code is an attempt: live it blocks nothing; past its window with no outcome it is stuck and blocks") {
+    const AttentionThresholds t{};
+    AttemptFacts qr = attempt("qr", 0);
+    qr.transaction_id = "tx-qr";  // the service's own answer to the gateway
+    qr.verified = Verified::open;  // its first webhook: status 10, waiting
+    qr.window_end = 60LL * 60000;
+    CHECK(attempt_state(qr) == AttemptState::answered);
+    PayableSession s;
+    s.now = 1000;
+    CHECK(payable(s, {qr}).armed);
+    s.now = 60LL * 60000;
+    const Payable held = payable(s, {qr});
+    CHECK_FALSE(held.armed);
+    CHECK(held.reason == "unknown");
+    CHECK(held.attempt_id == qr.id);
+    CHECK(held.transaction_id == std::optional<std::string>("tx-qr"));
+    CHECK(stuck_since(qr, t) == std::optional<std::int64_t>(60LL * 60000));
+    CHECK(stuck_reason(qr) == "qr_window");
+    CHECK_FALSE(unconfirmed(qr));  // the gateway made it: raised on a payment link's session too
+
+    SUBCASE("its verified final status settles it") {
+        qr.verified = Verified::no_money;
+        CHECK(payable(s, {qr}).armed);
+        CHECK_FALSE(stuck_since(qr, t));
+        qr.verified = Verified::paid;
+        CHECK(payable(s, {qr}).reason == "paid");
+    }
+    SUBCASE("the merchant's resolution settles it as any attempt") {
+        qr.attention_at = 60LL * 60000;
+        CHECK(needs_attention(qr));
+        qr.resolution = "release";
+        CHECK(payable(s, {qr}).armed);
+        CHECK_FALSE(needs_attention(qr));
+        qr.resolution = "paid_elsewhere";
+        CHECK(payable(s, {qr}).reason == "paid");
+        qr.resolution = "not_paid";
+        CHECK(payable(s, {qr}).reason == "closed");
+    }
+}
+
+TEST_CASE("A QR code's first webhook before the service's answer: the attempt starts from what it said") {
+    CHECK(verified_of_held(HeldStatus{10, "tx", false, std::nullopt}, false) == Verified::open);
+    CHECK(verified_of_held(HeldStatus{19, "tx", false, std::nullopt}, false) == Verified::no_money);
+    CHECK(verified_of_held(HeldStatus{19, "tx", false, std::string("0.0001")}, false) == Verified::open);
+    CHECK(verified_of_held(HeldStatus{1, "tx", false, std::nullopt}, true) == Verified::paid);
+}
