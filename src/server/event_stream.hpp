@@ -61,7 +61,8 @@ public:
     virtual boost::asio::awaitable<bool> write(std::string text) = 0;
     // Returns after wake() (true), after `timeout` (false), or as soon as open() turns false (true).
     virtual boost::asio::awaitable<bool> wait(std::chrono::milliseconds timeout) = 0;
-    // False once the client closed its side or the server drains: the coroutine should return.
+    // False once the client closed its side or the server drains: the coroutine should return, and
+    // the answer ends without its last chunk (the client sees it cut, not finished).
     virtual bool open() const = 0;
     // ---- any thread ----
     // Ends the current wait() early, or the next one if none is under way.

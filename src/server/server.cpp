@@ -476,7 +476,10 @@ awaitable<void> Server::Impl::run_stream(Connection& c, const Request& req, Resp
     asio::co_spawn(loop, [watch, stream, hold]() -> awaitable<void> { co_await watch(stream, *hold); }, asio::detached);
     try {
         co_await res.stream->run(stream);
-        co_await send(c, "0\r\n\r\n");
+        // The last chunk only when the stream ended by itself: one the server's drain or the client's
+        // close ended is cut, and its client must see it so (a CSV export cut by a stop is not a
+        // shorter export that looks whole).
+        if (stream->open()) co_await send(c, "0\r\n\r\n");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "server: stream: %s\n", paywasm::escape_untrusted(e.what(), 500).c_str());
     }
