@@ -40,6 +40,7 @@ const std::map<std::string, const char*>& flashes() {
         {"resent", "The event is queued for delivery again, with the same id."},
         {"resent_failed", "Every failed event since that time is queued for delivery again."},
         {"resolved", "The attempt is resolved; the shop's app is told."},
+        {"resolved_stuck", "Every stuck attempt raised before that time is resolved; the shop's app is told of each."},
         {"accepted", "The underpayment is accepted; the shop's app is told."},
         {"noted", "The note is added."},
         {"logged_out", "You are logged out."},
@@ -248,6 +249,21 @@ void Console::orders(Req req, Res res, const Signed& login) {
     main += rows.empty() ? Html::element("p", {}, "No order matches.")
                          : table("Orders, newest first", {"Created", "Order", "State", "Ship to", "Status", "Total", "Method", "Transaction"}, body);
     if (next) main += Html::element("p", {}, link(with(query.state, query.q, *next), "Next page"));
+    if (query.state == "attention" && !rows.empty()) {
+        // Many attempts that never reported anything (tabs closed mid-payment), resolved at once as
+        // POST /v1/sessions/resolve-stuck would: never "paid" in bulk, no resolution chosen for you.
+        main += Html::element(
+            "form", {{"class", "stack"}, {"method", "post"}, {"action", "/orders/resolve-stuck"}},
+            hidden_csrf(login) +
+                Html::markup("<label for=\"before\">Resolve every stuck attempt raised before (UTC)</label>"
+                             "<input id=\"before\" name=\"before\" type=\"datetime-local\" required>"
+                             "<label for=\"bulk-r\">Resolution</label><select id=\"bulk-r\" name=\"resolution\" required>"
+                             "<option value=\"\">Choose what the portal shows for all of them</option>"
+                             "<option value=\"release\">Release: the shoppers may pay again</option>"
+                             "<option value=\"not_paid\">Not paid: close the orders</option></select>"
+                             "<label for=\"bulk-n\">Note</label><input id=\"bulk-n\" name=\"note\" required maxlength=\"2000\">") +
+                Html::element("button", {{"type", "submit"}}, "Resolve stuck attempts"));
+    }
     if (query.state != "attention") {
         std::string csv = "/orders.csv";
         std::string sep = "?";
@@ -569,6 +585,12 @@ void Console::routes(Router& r) {
     post("/orders/([^/]+)/resolve", [this](Req req, const Form& form, const Actor& who) {
         resolve_attempt(gw_, req.matches[1], field(form, "attempt"), field(form, "resolution"), field(form, "note"), who);
         return Next{"/orders/" + req.matches[1], "resolved"};
+    });
+    post("/orders/resolve-stuck", [this](Req, const Form& form, const Actor& who) {
+        const auto before = parse_iso8601(field(form, "before"));
+        if (!before) throw HttpError(400, "validation", "give the time as 2026-05-01T10:00", "before");
+        resolve_stuck(gw_, *before, field(form, "resolution"), field(form, "note"), who);
+        return Next{"/orders?state=attention", "resolved_stuck"};
     });
     post("/events/resend-failed", [this](Req, const Form& form, const Actor& who) {
         const auto since = parse_iso8601(field(form, "since"));

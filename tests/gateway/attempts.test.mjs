@@ -9,9 +9,10 @@ import crypto from 'node:crypto';
 
 import { api, bankPayload, encrypt, exchangePayload, payExchange, sendJson } from '../server/harness.mjs';
 import {
-  SHOP_ORIGIN, activeSubscription, gw, outboxDrained, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
+  SHOP_ORIGIN, activeSubscription, freePort, gw, outboxDrained, sse, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody,
   webhookPrivateKey,
 } from './harness.mjs';
+import { Client, consoleUser } from './console_client.mjs';
 
 const ADDRESS = { firstname: 'Grace', lastname: 'Hopper', email: 'grace@example.com', country: 'US' };
 const MINUTE = 60000;
@@ -112,6 +113,41 @@ for (const backend of ['SQLite', 'PostgreSQL']) {
       const left = (await gw(g, 'GET', '/v1/sessions?state=attention', { app: true })).json.sessions.map((x) => x.id);
       for (const { s } of stuck) assert.ok(!left.includes(s.id), 'no longer needs attention');
       assert.equal((await bulk({ before: now, resolution: 'release', note: 'again' })).json.resolved, 0, 'nothing twice');
+
+      // The same from the console's attention list: two more stuck, raised 181 minutes later.
+      const more = [];
+      for (let i = 0; i < 2; i++) {
+        const s = await session(g);
+        more.push({ s, a: (await register(g, s)).json.attemptId });
+      }
+      await g.stop();
+      const db = pg?.url ?? `sqlite:${dir}/gateway.db`;
+      assert.equal(consoleUser(db, ['add', 'ada'], 'correct horse battery staple\n').status, 0);
+      const port = await freePort();
+      g = await startGateway(sb, { dir, db: pg?.url, appCallback: app.url, env: { PAYWASM_CLOCK_OFFSET_MS: String(362 * MINUTE) },
+        extra: ['--console-listen', `127.0.0.1:${port}`, '--console-login-rate', '0'] });
+      await waitFor(() => more.every((x) => raised().includes(x.a)), 20000, 'the two attention events');
+      const c = new Client(`http://127.0.0.1:${port}`);
+      assert.equal((await c.login('ada', 'correct horse battery staple')).status, 303);
+      const list = await c.req('GET', '/orders?state=attention');
+      assert.match(list.text, /Resolve stuck attempts/);
+      const csrf = /name="csrf" value="([^"]+)"/.exec(list.text)[1];
+      // The console's datetime-local field: minutes, no zone (UTC).
+      const later = new Date(Date.now() + 362 * MINUTE + 60000).toISOString().slice(0, 16);
+      const none = await c.req('POST', '/orders/resolve-stuck', { csrf, before: later, resolution: '', note: 'x' });
+      assert.equal(none.status, 400, 'no resolution chosen: nothing resolved');
+      const paid = await c.req('POST', '/orders/resolve-stuck', { csrf, before: later, resolution: 'paid_elsewhere', note: 'x' });
+      assert.equal(paid.status, 400, 'never "paid" in bulk');
+      const done = await c.req('POST', '/orders/resolve-stuck', { csrf, before: later, resolution: 'not_paid', note: 'abandoned carts' });
+      assert.equal(done.status, 303, done.text);
+      assert.equal(done.headers.get('location'), '/orders?state=attention&done=resolved_stuck');
+      for (const { s, a } of more) {
+        const detail = (await gw(g, 'GET', `/v1/sessions/${s.id}`, { app: true })).json;
+        const at = detail.attempts.find((x) => x.attemptId === a);
+        assert.equal(at.resolution, 'not_paid');
+      }
+      assert.doesNotMatch((await c.req('GET', '/orders?state=attention')).text, /Resolve stuck attempts/, 'nothing left to resolve');
+      assert.match((await c.req('GET', '/audit')).text, /console:ada<\/td><td>resolve_stuck/, 'one audit entry, by its user');
     } finally {
       await g.stop();
       await app.close();
