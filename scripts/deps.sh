@@ -33,6 +33,7 @@ APT_PACKAGES=(
   libcpp-httplib-dev libssl-dev libsqlite3-dev # the outbound HTTP client (CLI, gateway, sandbox), storage
   libboost1.74-dev                             # Boost.Beast/Asio (header-only): the servers' HTTP stack
   libpq-dev postgresql                         # the gateway on PostgreSQL (and its tests: a real server)
+  libcurl4-openssl-dev python3-aiosmtpd        # the gateway's mail (libcurl's SMTP); its tests' real SMTP server
   rapidjson-dev doctest-dev                    # header-only
   openssl zbar-tools librsvg2-bin chromium     # known-answer tests, QR rendering + decoding, browser tests
   firefox-esr webkit2gtk-driver xvfb           # the browser suites in Firefox ESR and WebKitGTK (on an Xvfb display)

@@ -28,6 +28,11 @@ struct Config {
     paywasm::Padding padding = paywasm::Padding::oaep_sha1;
     std::int64_t session_ttl_ms = 60LL * 60 * 1000;
     std::int64_t retry_base_ms = 1000;  // forwarding back-off: base * 2^(attempt-1), at most 10 min
+    // Mail to the merchant (notify.hpp, mailer.cpp): the operator's relay; empty smtp_url: no mail.
+    std::string smtp_url;               // --smtp-url smtp://host:587 (STARTTLS required) or smtps://host:465
+    std::string smtp_user, smtp_password;  // --smtp-credentials-file: its first line, its second
+    std::string smtp_ca_file;           // --smtp-ca-file: the CAs the relay's certificate is checked with
+    std::string mail_from;              // --mail-from: the sender address
     int max_streams = 10000;            // concurrent SSE streams; more get 503
     int max_streams_per_session = 8;    // per session id; more get 429
     int max_streams_per_client = 1000;  // per client address; more get 429

@@ -10,12 +10,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sys/stat.h>
 #include <vector>
 
 #include "console_auth.hpp"
+#include "notify.hpp"
 #include "options/options.hpp"
 #include "paywasm/crypto.hpp"
 #include "paywasm/error.hpp"
@@ -65,6 +67,9 @@ const char* kUsage =
     "       paywasm-merchant console-user unlock NAME   (forgets its wrong passwords: it can log in again now)\n"
     "       paywasm-merchant console-user sessions NAME (its live logins)\n"
     "       paywasm-merchant console-user remove NAME   (its logins end too)\n"
+    "       paywasm-merchant console-user notify NAME --email ADDRESS [--on KINDS]  (mail it: KINDS of\n"
+    "                                                   paid, partial, attention, refused; default all)\n"
+    "       paywasm-merchant console-user notify NAME --off\n"
     "       paywasm-merchant console-user list\n"
     "options: --db URL (else PAYWASM_DB, else the configuration file's db, else sqlite:paywasm-merchant.db)\n"
     "         --config FILE (default /etc/paywasm/merchant.conf when it exists)\n"
@@ -100,13 +105,37 @@ std::unique_ptr<Store> open_store(const std::string& db) {
     }
 }
 
+// console-user notify NAME (--email ADDRESS [--on KINDS] | --off): the user's mail (notify.hpp).
+int notify_command(Store& store, const paywasm::options::Args& args, const std::string& name, std::int64_t now) {
+    if (!store.console_user(name)) return no_such_user(name);
+    if (args.has("off")) {
+        const bool had = store.remove_notify(name);
+        store.audit("cli", "notify_off", name, std::nullopt, "", now);
+        std::printf(had ? "%s gets no mail now\n" : "%s got no mail\n", name.c_str());
+        return 0;
+    }
+    const std::string email = args.get("email");
+    if (email.empty() || email.find('@') == std::string::npos || email.find_first_of("<>\r\n ,") != std::string::npos) {
+        throw paywasm::Error(paywasm::ErrorCode::usage, "notify needs --email with one address (or --off)");
+    }
+    const std::string on = args.has("on") ? args.get("on") : "paid,partial,attention,refused";
+    const auto kinds = parse_notify_kinds(on);
+    if (!kinds) throw paywasm::Error(paywasm::ErrorCode::usage, "--on takes a comma-separated list of paid, partial, attention, refused");
+    std::string csv;
+    for (const auto& k : *kinds) csv += (csv.empty() ? "" : ",") + k;
+    store.set_notify({name, email, csv});
+    store.audit("cli", "notify_set", name, std::nullopt, email + " " + csv, now);
+    std::printf("%s is mailed at %s: %s (when the gateway runs with --smtp-url)\n", name.c_str(), email.c_str(), csv.c_str());
+    return 0;
+}
+
 }  // namespace
 
 int console_user_command(int argc, char** argv) {
     try {
-        const paywasm::options::Args args(std::vector<std::string>(argv, argv + argc), {{"db", "config"}, {}, true});
+        const paywasm::options::Args args(std::vector<std::string>(argv, argv + argc), {{"db", "config", "email", "on"}, {"off"}, true});
         const auto& words = args.positional();
-        const std::vector<std::string> named_verbs = {"add", "remove", "passwd", "unlock", "sessions"};
+        const std::vector<std::string> named_verbs = {"add", "remove", "passwd", "unlock", "sessions", "notify"};
         const bool named = words.size() == 2 && std::find(named_verbs.begin(), named_verbs.end(), words[0]) != named_verbs.end();
         if (args.has("help") || (!named && !(words.size() == 1 && words[0] == "list"))) {
             std::fputs(kUsage, args.has("help") ? stdout : stderr);
@@ -123,12 +152,16 @@ int console_user_command(int argc, char** argv) {
         Store& store = *opened;
         const std::int64_t now = now_ms();
         if (verb == "list") {
+            std::map<std::string, Store::NotifyPref> mail;
+            for (auto& p : store.notify_prefs()) mail[p.user] = p;
             for (const auto& u : store.console_users()) {
+                const auto m = mail.find(u.name);
                 const std::int64_t until = store.login_locked_until("user:" + u.name, kFailureWindowMs, kMaxFailures, now);
                 std::printf("%s\tcreated %s%s%s\n", u.name.c_str(), iso8601(u.created_at).c_str(),
                             until > now ? ("\tlocked until " + iso8601(until)).c_str() : "",
                             u.failed_logins ? ("\t" + std::to_string(u.failed_logins) + " wrong passwords since the last login").c_str()
                                             : "");
+                if (m != mail.end()) std::printf("\tmailed at %s: %s\n", m->second.email.c_str(), m->second.kinds.c_str());
             }
             return 0;
         }
@@ -151,6 +184,7 @@ int console_user_command(int argc, char** argv) {
             std::printf(had ? "unlocked %s (its wrong passwords are forgotten)\n" : "%s had no wrong passwords to forget\n", name.c_str());
             return 0;
         }
+        if (verb == "notify") return notify_command(store, args, name, now);
         if (verb == "sessions") {
             if (!store.console_user(name)) return no_such_user(name);
             for (const auto& s : store.console_sessions_of(name, now)) {

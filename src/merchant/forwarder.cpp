@@ -76,6 +76,7 @@ void Gateway::stop() {
     stop_pruner();
     hub.shutdown();
     if (forwarder_) forwarder_->outbox.stop();
+    stop_mailer();
 }
 
 }  // namespace merchant

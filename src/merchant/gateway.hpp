@@ -11,6 +11,7 @@
 //   app_api.cpp      /v1/sessions, /v1/subscriptions, /v1/events   the shop's server (Bearer $PAYWASM_APP_SECRET)
 //   browser_api.cpp  /v1/checkout/{id}[/qr|/status]               the widget (CORS for --shop-origin only)
 //   webhooks.cpp     /v1/webhooks                                 the service's signed status changes
+//   mailer.cpp       mail to the merchant (notify.cpp words it) through the SMTP relay (libcurl)
 //   forwarder.cpp    the outbox: every event POSTed to --app-callback, signed with the event
 //                    secret, retried (the shared outbox worker, src/server/outbox.hpp)
 //   retention.cpp    the pruning thread (--retain-days, the rate limits' full buckets)
@@ -82,6 +83,8 @@ struct Gateway {
     static HttpError service_error(const paywasm::Error& e);
     void start_forwarder();
     void wake_forwarder();
+    void start_mailer();  // mailer.cpp: with --smtp-url, the mail outbox's worker
+    void stop_mailer();   // waits for a send under way
     void start_pruner();  // retention.cpp; with retain_ms 0 it prunes the rate buckets only
     // The attention pass (Store::attention_pass), on the pruner thread: stuck attempts -> one
     // checkout.attention_needed event each; their sessions' streams woken, the forwarder too.
@@ -100,6 +103,8 @@ private:
     bool prune_stop_ = false;
     struct Forwarder;  // forwarder.cpp: the store's outbox rows on the shared outbox worker
     std::shared_ptr<Forwarder> forwarder_;
+    struct Mailer;  // mailer.cpp: the mail outbox's rows, sent through the SMTP relay
+    std::shared_ptr<Mailer> mailer_;
 };
 
 void register_app_api(Router& server, Gateway& gw);

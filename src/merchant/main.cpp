@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
             });
         }
         gw.start_forwarder();
+        gw.start_mailer();
         gw.start_pruner();
         std::printf("paywasm-merchant: listening on %s\n", paywasm::server::http_origin(config.host, http.port()).c_str());
         if (console) {

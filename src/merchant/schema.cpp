@@ -275,14 +275,40 @@ DROP INDEX IF EXISTS sessions_bucket;
 )sql") + "CREATE INDEX IF NOT EXISTS sessions_bucket9 ON sessions (" + kOrderBucketSql + ", created_at, id);\n";
 }
 
+// Schema version 10 (issue 44, word to the merchant): who gets which mail (a console user's address
+// and kinds), and the mail outbox: one row per event and recipient (so an event is mailed to an
+// address at most once, whatever instance queued it), delivered by the mailer (mailer.cpp) with a
+// lease like the event outbox.
+constexpr const char* kSchemaV10 = R"sql(
+CREATE TABLE IF NOT EXISTS notify_prefs (
+  user_name       TEXT PRIMARY KEY,      -- a console user (console_users.name)
+  email           TEXT NOT NULL,
+  kinds           TEXT NOT NULL          -- comma-separated: paid, partial, attention, refused (notify.hpp)
+);
+CREATE TABLE IF NOT EXISTS mail_outbox (
+  id              TEXT PRIMARY KEY,      -- <event id>/<recipient>
+  created_at      BIGINT NOT NULL,
+  recipient       TEXT NOT NULL,
+  subject         TEXT NOT NULL,
+  body            TEXT NOT NULL,         -- plain text
+  state           TEXT NOT NULL,         -- pending | sent
+  attempts        BIGINT NOT NULL DEFAULT 0,
+  next_attempt_at BIGINT NOT NULL,
+  lease_until     BIGINT,
+  last_error      TEXT,
+  sent_at         BIGINT
+);
+CREATE INDEX IF NOT EXISTS mail_outbox_due ON mail_outbox (state, next_attempt_at);
+)sql";
+
 // The schema versions in order; the database records the last one applied (paywasm_schema).
-constexpr int kSchemaVersion = 9;
+constexpr int kSchemaVersion = 10;
 
 // Every table of the gateway: the writer guard covers each.
 constexpr const char* kTables[] = {"sessions", "transactions", "webhook_events", "outbox", "qr_codes",
                                    "debits", "gateway_keys", "rate_buckets", "attempts", "resolutions",
                                    "links", "deliveries", "session_notes", "console_users", "console_sessions", "audit_log", "login_failures",
-                                   "paywasm_schema"};
+                                   "notify_prefs", "mail_outbox", "paywasm_schema"};
 
 // The writer guard's error (Sql::guard_writers): once a database is at a version, a write by a
 // connection not marked as a writer of it (an older binary still running, or 0.2.0, which checks no
@@ -326,6 +352,7 @@ void migrate(paywasm::server::Sql& sql) {
         if (version < 7) sql.exec_script(schema_v7());
         if (version < 8) sql.exec_script(kSchemaV8);
         if (version < 9) sql.exec_script(schema_v9());
+        if (version < 10) sql.exec_script(kSchemaV10);
         sql.exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
         // Every migration: the guard at the new version, on every table.
         sql.guard_writers(std::vector<std::string>(std::begin(kTables), std::end(kTables)), kSchemaVersion,

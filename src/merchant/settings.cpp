@@ -103,6 +103,11 @@ const char* const kUsage =
     "                            --console-origin's, else localhost, 127.0.0.1, [::1] with its port); others: 421\n"
     "  --console-login-rate N    console login attempts a minute per client (default 10; 0: no limit);\n"
     "                            5 wrong passwords in 15 minutes lock a user, 20 refuse a client\n"
+    "  --smtp-url URL            mail to the console users who asked for it (console-user notify) through\n"
+    "                            this relay: smtp://host:587 (STARTTLS required) or smtps://host:465; default: none\n"
+    "  --smtp-credentials-file F the relay's user (first line) and password (second); mode 0600\n"
+    "  --smtp-ca-file FILE       CA certificates the relay's certificate is checked with (default: the system's)\n"
+    "  --mail-from ADDRESS       the mail's sender (required with --smtp-url)\n"
     "  --verbose                 access log (session ids cut short) and refused webhooks on stderr\n"
     "environment (over the file's merchant-token-file, app-secret-file, event-secret-file, metrics-token-file, db):\n"
     "  PAYWASM_MERCHANT_TOKEN    the service's merchant access token (QR generate, subscriptions)\n"
@@ -122,7 +127,7 @@ namespace {
 
 // A secret's file: one line (its trailing newline dropped), readable by its owner only (0600 or
 // 0400): a file others can read is refused, the secret would already be out.
-std::string read_secret(const std::string& option, const std::string& path) {
+std::string read_private(const std::string& option, const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) bad("--" + option + ": cannot read " + path + ": " + std::strerror(errno));
     if ((st.st_mode & 077) != 0) {
@@ -134,11 +139,29 @@ std::string read_secret(const std::string& option, const std::string& path) {
     if (!in) bad("--" + option + ": cannot read " + path);
     std::ostringstream s;
     s << in.rdbuf();
-    std::string secret = s.str();
+    return s.str();
+}
+
+std::string read_secret(const std::string& option, const std::string& path) {
+    std::string secret = read_private(option, path);
     if (!secret.empty() && secret.back() == '\n') secret.pop_back();
     if (!secret.empty() && secret.back() == '\r') secret.pop_back();
     if (secret.empty() || secret.find('\n') != std::string::npos) bad("--" + option + ": " + path + " must hold the secret on one line");
     return secret;
+}
+
+// The SMTP relay's credentials file: the user on its first line, the password on its second (a
+// private file, as a secret's).
+void read_smtp_credentials(Config& c, const std::string& path) {
+    std::istringstream in(read_private("smtp-credentials-file", path));
+    std::getline(in, c.smtp_user);
+    std::getline(in, c.smtp_password);
+    for (std::string* v : {&c.smtp_user, &c.smtp_password}) {
+        if (!v->empty() && v->back() == '\r') v->pop_back();
+    }
+    if (c.smtp_user.empty() || c.smtp_password.empty()) {
+        bad("--smtp-credentials-file: " + path + " must hold the relay's user on its first line and the password on its second");
+    }
 }
 
 std::string read_file(const std::string& option, const std::string& path) {
@@ -165,7 +188,7 @@ const paywasm::options::Spec kOptions{
      "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days", "attention-qr-minutes",
      "max-connections-per-address", "widget-dir", "public-url", "return-origin", "shopper-token-url", "bank-account-id", "shop-name",
      "shop-logo", "shop-colour", "link-rate-per-client", "link-rate-per-link", "link-session-ttl", "console-listen",
-     "console-origin", "console-login-rate", "console-hosts"},
+     "console-origin", "console-login-rate", "console-hosts", "smtp-url", "smtp-credentials-file", "smtp-ca-file", "mail-from"},
     {"verbose"}};
 
 // An origin: scheme://host[:port] of http or https, nothing after.
@@ -253,6 +276,16 @@ void apply_option(Config& c, const std::string& name, const std::string& value) 
     else if (name == "event-secret-file") c.event_secret = read_secret(name, value);
     else if (name == "metrics-token-file") c.metrics_token = read_secret(name, value);
     else if (name == "app-callback") c.app_callback = value;
+    else if (name == "smtp-url") {
+        if (value.rfind("smtp://", 0) != 0 && value.rfind("smtps://", 0) != 0) bad("--smtp-url is smtp://host:port (STARTTLS) or smtps://host:port");
+        c.smtp_url = value;
+    }
+    else if (name == "smtp-credentials-file") read_smtp_credentials(c, value);
+    else if (name == "smtp-ca-file") c.smtp_ca_file = value;
+    else if (name == "mail-from") {
+        if (value.find('@') == std::string::npos || value.find_first_of("<>\r\n ,") != std::string::npos) bad("--mail-from is one address: paywasm@shop.example");
+        c.mail_from = value;
+    }
     else if (name == "methods") c.methods = split_methods(value);
     else if (name == "padding") {
         try {
@@ -349,6 +382,8 @@ void check_together(Settings& s) {
     // No shop origin (a shop without a web site): no CORS, and successUrl/cancelUrl only where
     // --return-origin allows.
     if (c.return_origins.empty() && !c.shop_origin.empty()) c.return_origins.push_back(c.shop_origin);
+    if (!c.smtp_url.empty() && c.mail_from.empty()) bad(at(s, "mail-from") + "--smtp-url needs --mail-from (the sender address)");
+    if (c.smtp_url.empty() && (!c.mail_from.empty() || !c.smtp_user.empty())) bad(at(s, "smtp-url") + "--mail-from and --smtp-credentials-file need --smtp-url");
     if (!c.app_callback.empty() && !paywasm::client::split_url(c.app_callback)) {
         bad(at(s, "app-callback") + "--app-callback must start with http:// or https://");
     }

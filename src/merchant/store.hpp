@@ -9,6 +9,7 @@
 //                      audit log, the console's users and logins
 //   store_attempts.cpp payment attempts: registration, reports, the merchant's resolutions, the
 //                      attention pass, a verified webhook's transaction attached to its attempt
+//   store_mail.cpp     who gets which mail, and the mail outbox (notify.hpp, mailer.cpp)
 #pragma once
 
 #include <cstdint>
@@ -324,7 +325,33 @@ public:
     // there is nothing to compare a swap with: docs/merchant.md says which file is which.
     void check_keys(const std::string& merchant_fp, const std::string& webhook_fp, std::int64_t now);
 
+    // ---- word to the merchant by e-mail (store_mail.cpp; notify.hpp) ----
+    // With mail on (the gateway has an SMTP relay), every event queued (queue_event) and every event
+    // the app refused kFailingEventAttempts times (failed) queues, in the same transaction, one mail
+    // row per console user who chose its kind: id "<event id>/<address>", so never twice. Off: none.
+    void enable_mail(std::string shop_name);
+    struct NotifyPref {
+        std::string user, email, kinds;  // kinds: comma-separated (notify.hpp's kNotifyKinds)
+    };
+    void set_notify(const NotifyPref& pref);  // the user's address and kinds (replaces theirs)
+    bool remove_notify(const std::string& user);
+    std::vector<NotifyPref> notify_prefs();
+    // The mailer (mailer.cpp): one due mail leased for `lease_ms` as claim_due() does; sent/failed
+    // only change a pending, leased row (a retried record changes nothing twice).
+    struct MailRow {
+        std::string id, recipient, subject, body;
+        std::int64_t attempts = 0, created_at = 0;
+    };
+    std::optional<MailRow> claim_mail(std::int64_t now, std::int64_t lease_ms);
+    void mail_sent(const std::string& id, std::int64_t now);
+    void mail_failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error);
+
 private:
+    // The mail rows an event makes (store_mail.cpp), inside the caller's transaction.
+    void queue_mail(const std::string& event_id, const std::string& body, std::int64_t now);
+    void queue_refused_mail(const std::string& event_id, std::int64_t now);
+    bool mail_ = false;
+    std::string mail_shop_;
     // `select_tail` after "SELECT <the session's columns> FROM sessions " (WHERE ... ORDER BY ...),
     // each row a Session without its attempts (store.cpp).
     std::vector<Session> sessions_where(const std::string& select_tail, const std::vector<paywasm::server::SqlValue>& params);
@@ -344,8 +371,9 @@ private:
     AttemptChange change_attempt(const std::string& session_id, const std::string& attempt_id, const AttemptChanger& change);
     // The session's version + 1 and its status pushed (NOTIFY at commit): a change of its attempts.
     PushedStatus push_change(Session& s, std::int64_t now);
-    // One outbox row (ON CONFLICT DO NOTHING); `chain`/`seq`: delivered after the chain's earlier rows.
-    void queue_event(const std::string& id, const std::string& body, std::int64_t now,
+    // An event: its mail rows (queue_mail: with mail on), and with `forward` (an app callback) one
+    // outbox row (ON CONFLICT DO NOTHING); `chain`/`seq`: delivered after the chain's earlier rows.
+    void queue_event(bool forward, const std::string& id, const std::string& body, std::int64_t now,
                      const std::optional<std::string>& chain = std::nullopt, std::optional<std::int64_t> seq = std::nullopt);
     std::unique_ptr<Sql> sql_;
 };

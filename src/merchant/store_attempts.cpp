@@ -81,8 +81,10 @@ PushedStatus Store::push_change(Session& s, std::int64_t now) {
     return pushed;
 }
 
-void Store::queue_event(const std::string& id, const std::string& body, std::int64_t now,
+void Store::queue_event(bool forward, const std::string& id, const std::string& body, std::int64_t now,
                         const std::optional<std::string>& chain, std::optional<std::int64_t> seq) {
+    queue_mail(id, body, now);
+    if (!forward) return;
     // The event's session (the order page lists its events): the body's sessionId, when it has one.
     std::optional<std::string> session_id;
     if (const auto doc = read_json(body); doc && doc->root().is_object()) {
@@ -214,9 +216,9 @@ Store::AttemptChange Store::resolve_attempt(const std::string& session_id, const
         out.attempt = a;
         out.pushed = push_change(s, now);
         out.payable = payable_of(s);
-        if (forward) {
+        if (forward || mail_) {
             const std::string id = "evt_" + record;
-            queue_event(id, attempt_event_json(id, resolution_event_type(resolution), now, s, a, note), now);
+            queue_event(forward, id, attempt_event_json(id, resolution_event_type(resolution), now, s, a, note), now);
         }
         out.result = AttemptChange::done;
     });
@@ -260,9 +262,9 @@ std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, boo
                     return;
                 }
                 a->attention_at = now;
-                if (forward) {
+                if (forward || mail_) {
                     const std::string id = "evt_attention_" + a->id.substr(a->id.find('_') + 1);
-                    queue_event(id, attempt_event_json(id, "checkout.attention_needed", now, *s, *a, std::nullopt), now);
+                    queue_event(forward, id, attempt_event_json(id, "checkout.attention_needed", now, *s, *a, std::nullopt), now);
                 }
                 changed.push_back(s->id);
             });
@@ -292,9 +294,9 @@ bool Store::settle_attempt(Session& s, const Decision& d, const IncomingTx& in, 
                   {in.id, std::string(to_string(a.verified)),
                    a.verified_open_at ? SqlValue(*a.verified_open_at) : SqlValue(),
                    a.conflict_at ? SqlValue(*a.conflict_at) : SqlValue(), a.id});
-    if (conflict && forward) {
+    if (conflict && (forward || mail_)) {
         const std::string id = "evt_conflict_" + paywasm::server::random_hex(12);
-        queue_event(id, attempt_event_json(id, "checkout.resolution_conflict", now, s, a, std::nullopt), now);
+        queue_event(forward, id, attempt_event_json(id, "checkout.resolution_conflict", now, s, a, std::nullopt), now);
     }
     return true;
 }

@@ -330,7 +330,7 @@ Store::Acceptance Store::accept_underpayment(const std::string& session_id, cons
         s->underpayment_accepted_at = now;
         out.pushed = push_change(*s, now);
         out.event_id = "evt_accept_" + random_hex(12);
-        if (forward) queue_event(out.event_id, underpayment_event_json(out.event_id, now, *s, note, actor), now);
+        if (forward || mail_) queue_event(forward, out.event_id, underpayment_event_json(out.event_id, now, *s, note, actor), now);
         out.result = Acceptance::done;
     });
     return out;

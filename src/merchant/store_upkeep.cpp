@@ -86,6 +86,10 @@ Store::Pruned Store::prune(std::int64_t cutoff, int batch) {
             {cutoff, limit});
         removed += sql_->execute(
             "DELETE FROM debits WHERE order_id IN (SELECT order_id FROM debits WHERE created_at < ? LIMIT ?)", {cutoff, limit});
+        // Mail sent (they name orders and amounts); one still pending stays until it goes.
+        removed += sql_->execute(
+            "DELETE FROM mail_outbox WHERE id IN (SELECT id FROM mail_outbox WHERE state = 'sent' AND created_at < ? LIMIT ?)",
+            {cutoff, limit});
         // The console's audit log: its entries name users, addresses and orders (audit_log_at's range).
         removed += sql_->execute("DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)",
                                  {cutoff, limit});
@@ -167,9 +171,12 @@ void Store::delivered(const std::string& id, std::int64_t now) {
 }
 
 void Store::failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error) {
-    sql_->execute("UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, "
-                  "last_error = ? WHERE id = ? AND state = 'pending' AND lease_until IS NOT NULL",
-                  {next_attempt_at, error.substr(0, 500), id});
+    sql_->transaction([&] {
+        const auto changed = sql_->execute("UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, "
+                                           "last_error = ? WHERE id = ? AND state = 'pending' AND lease_until IS NOT NULL",
+                                           {next_attempt_at, error.substr(0, 500), id});
+        if (changed == 1) queue_refused_mail(id, sql_->clock_ms());
+    });
 }
 
 std::vector<Store::OutboxRow> Store::outbox(int limit) {

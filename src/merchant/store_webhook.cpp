@@ -134,15 +134,15 @@ Store::Applied Store::apply_webhook(const IncomingTx& in, const std::string& sig
             out.session_id = f.session->id;
             out.pushed = push_change(*f.session, now);
         }
-        if (!forward || !d.forward) return;
+        if (!(forward || mail_) || !d.forward) return;
         std::optional<std::string> chain;
         std::optional<std::int64_t> seq;
-        if (f.debit) {
+        if (forward && f.debit) {
             chain = "debit:" + f.debit->order_id;
             seq = f.debit_seq + 1;
             sql_->execute("UPDATE debits SET event_seq = ? WHERE order_id = ?", {*seq, f.debit->order_id});
         }
-        queue_event(out.event_id,
+        queue_event(forward, out.event_id,
                     forwarded_event_json(out.event_id, now, d, in, signed_json, f.session ? &*f.session : nullptr,
                                          f.debit ? &*f.debit : nullptr),
                     now, chain, seq);

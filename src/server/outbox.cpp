@@ -66,6 +66,12 @@ void Outbox::work() {
         const auto url = client::split_url(item->url);
         if (!item->refuse.empty()) {
             attempt.error = item->refuse;
+        } else if (options_.deliver) {
+            try {
+                options_.deliver(*item, attempt);
+            } catch (const std::exception& e) {
+                attempt.error = e.what();
+            }
         } else if (!url || url->user_info) {
             attempt.error = "not an http(s) URL";
         } else {

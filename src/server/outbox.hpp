@@ -1,5 +1,5 @@
 // src/server/outbox.hpp — the delivery side of an outbox, one for every program (the sandbox's
-// webhooks, the gateway's forwarding to the shop app): worker threads take the next due item from
+// webhooks, the gateway's forwarding to the shop app, its mail): worker threads take the next due item from
 // the program's store, POST it, and record the outcome; a failure comes back after a back-off.
 // What an item is, where it is kept and how it is leased stay the program's (OutboxStore).
 #pragma once
@@ -54,6 +54,10 @@ struct OutboxOptions {
     // How long after its claim an outcome the store could not take is tried again (each second):
     // keep it below the store's lease, so that no other worker holds the item meanwhile. 0: once.
     std::int64_t record_retry_ms = 0;
+    // How an item goes: unset, an HTTP POST of its body to its url (one kept-alive client per
+    // origin). Set (the gateway's mail: SMTP), this is called instead, on the worker's thread; it
+    // sets attempt.error ("" when delivered) and may set attempt.http_status. A throw is an error.
+    std::function<void(const OutboxStore::Item&, OutboxStore::Attempt&)> deliver;
 };
 
 class Outbox {

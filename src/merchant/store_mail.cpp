@@ -1,0 +1,104 @@
+// Who gets which mail, and the mail outbox (store.hpp, "word to the merchant"; notify.hpp).
+#include <algorithm>
+
+#include "console_overview.hpp"
+#include "notify.hpp"
+#include "store.hpp"
+
+namespace merchant {
+
+using paywasm::server::SqlValue;
+
+void Store::enable_mail(std::string shop_name) {
+    mail_ = true;
+    mail_shop_ = std::move(shop_name);
+}
+
+void Store::set_notify(const NotifyPref& pref) {
+    sql_->execute("INSERT INTO notify_prefs (user_name, email, kinds) VALUES (?, ?, ?) "
+                  "ON CONFLICT (user_name) DO UPDATE SET email = excluded.email, kinds = excluded.kinds",
+                  {pref.user, pref.email, pref.kinds});
+}
+
+bool Store::remove_notify(const std::string& user) {
+    return sql_->execute("DELETE FROM notify_prefs WHERE user_name = ?", {user}) == 1;
+}
+
+std::vector<Store::NotifyPref> Store::notify_prefs() {
+    std::vector<NotifyPref> out;
+    for (const auto& r : sql_->query("SELECT p.user_name, p.email, p.kinds FROM notify_prefs AS p "
+                                     "JOIN console_users AS u ON u.name = p.user_name ORDER BY p.user_name",
+                                     {})) {
+        out.push_back({r.text(0), r.text(1), r.text(2)});
+    }
+    return out;
+}
+
+namespace {
+
+bool wants(const std::string& kinds_csv, const std::string& kind) {
+    const auto kinds = parse_notify_kinds(kinds_csv);
+    return kinds && std::find(kinds->begin(), kinds->end(), kind) != kinds->end();
+}
+
+}  // namespace
+
+void Store::queue_mail(const std::string& event_id, const std::string& body, std::int64_t now) {
+    if (!mail_) return;
+    const auto mail = mail_for_event(body, mail_shop_);
+    if (!mail) return;
+    for (const auto& p : notify_prefs()) {
+        if (!wants(p.kinds, mail->kind)) continue;
+        sql_->execute("INSERT INTO mail_outbox (id, created_at, recipient, subject, body, state, next_attempt_at) "
+                      "VALUES (?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING",
+                      {event_id + "/" + p.email, now, p.email, mail->subject, mail->text, now});
+    }
+}
+
+void Store::queue_refused_mail(const std::string& event_id, std::int64_t now) {
+    if (!mail_) return;
+    auto rows = sql_->query("SELECT body, attempts, last_error FROM outbox WHERE id = ?", {event_id});
+    // Once, when the count reaches the overview's threshold (the same "refused past its retries").
+    if (rows.empty() || rows[0].integer(1) != kFailingEventAttempts) return;
+    const Mail mail = refused_mail(rows[0].text(0), rows[0].integer(1), rows[0].optional_text(2).value_or(""), mail_shop_);
+    for (const auto& p : notify_prefs()) {
+        if (!wants(p.kinds, mail.kind)) continue;
+        sql_->execute("INSERT INTO mail_outbox (id, created_at, recipient, subject, body, state, next_attempt_at) "
+                      "VALUES (?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING",
+                      {event_id + "/refused/" + p.email, now, p.email, mail.subject, mail.text, now});
+    }
+}
+
+std::optional<Store::MailRow> Store::claim_mail(std::int64_t now, std::int64_t lease_ms) {
+    for (int tries = 0; tries < 4; ++tries) {
+        auto rows = sql_->query("SELECT id FROM mail_outbox WHERE state = 'pending' AND next_attempt_at <= ? AND "
+                                "(lease_until IS NULL OR lease_until < ?) ORDER BY next_attempt_at, id LIMIT 1",
+                                {now, now});
+        if (rows.empty()) return std::nullopt;
+        const std::string id = rows[0].text(0);
+        // Another worker (or instance) may have leased it in between: only one UPDATE wins.
+        if (sql_->execute("UPDATE mail_outbox SET lease_until = ? WHERE id = ? AND state = 'pending' AND "
+                          "(lease_until IS NULL OR lease_until < ?)",
+                          {now + lease_ms, id, now}) != 1) {
+            continue;
+        }
+        auto m = sql_->query("SELECT id, recipient, subject, body, attempts, created_at FROM mail_outbox WHERE id = ?", {id});
+        if (m.empty()) continue;
+        return MailRow{m[0].text(0), m[0].text(1), m[0].text(2), m[0].text(3), m[0].integer(4), m[0].integer(5)};
+    }
+    return std::nullopt;
+}
+
+void Store::mail_sent(const std::string& id, std::int64_t now) {
+    sql_->execute("UPDATE mail_outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1, lease_until = NULL, "
+                  "last_error = NULL WHERE id = ? AND state = 'pending'",
+                  {now, id});
+}
+
+void Store::mail_failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error) {
+    sql_->execute("UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, "
+                  "last_error = ? WHERE id = ? AND state = 'pending' AND lease_until IS NOT NULL",
+                  {next_attempt_at, error.substr(0, 500), id});
+}
+
+}  // namespace merchant
