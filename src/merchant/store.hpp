@@ -347,6 +347,11 @@ public:
     void mail_failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error);
 
 private:
+    // One due pending row of the outbox table `table` (outbox, mail_outbox) leased for `lease_ms`:
+    // the first by next_attempt_at whose lease ended and that `admits` (" AND <condition>") lets
+    // through; another worker or instance may lease it between the read and the UPDATE: only one
+    // UPDATE wins, the loser reads the next (4 tries). store_upkeep.cpp.
+    std::optional<std::string> lease_due(const std::string& table, const std::string& admits, std::int64_t now, std::int64_t lease_ms);
     // The mail rows an event makes (store_mail.cpp), inside the caller's transaction.
     void queue_mail(const std::string& event_id, const std::string& body, std::int64_t now);
     void queue_refused_mail(const std::string& event_id, std::int64_t now);

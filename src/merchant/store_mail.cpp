@@ -70,23 +70,11 @@ void Store::queue_refused_mail(const std::string& event_id, std::int64_t now) {
 }
 
 std::optional<Store::MailRow> Store::claim_mail(std::int64_t now, std::int64_t lease_ms) {
-    for (int tries = 0; tries < 4; ++tries) {
-        auto rows = sql_->query("SELECT id FROM mail_outbox WHERE state = 'pending' AND next_attempt_at <= ? AND "
-                                "(lease_until IS NULL OR lease_until < ?) ORDER BY next_attempt_at, id LIMIT 1",
-                                {now, now});
-        if (rows.empty()) return std::nullopt;
-        const std::string id = rows[0].text(0);
-        // Another worker (or instance) may have leased it in between: only one UPDATE wins.
-        if (sql_->execute("UPDATE mail_outbox SET lease_until = ? WHERE id = ? AND state = 'pending' AND "
-                          "(lease_until IS NULL OR lease_until < ?)",
-                          {now + lease_ms, id, now}) != 1) {
-            continue;
-        }
-        auto m = sql_->query("SELECT id, recipient, subject, body, attempts, created_at FROM mail_outbox WHERE id = ?", {id});
-        if (m.empty()) continue;
-        return MailRow{m[0].text(0), m[0].text(1), m[0].text(2), m[0].text(3), m[0].integer(4), m[0].integer(5)};
-    }
-    return std::nullopt;
+    const auto id = lease_due("mail_outbox", "", now, lease_ms);
+    if (!id) return std::nullopt;
+    auto m = sql_->query("SELECT id, recipient, subject, body, attempts, created_at FROM mail_outbox WHERE id = ?", {*id});
+    if (m.empty()) return std::nullopt;
+    return MailRow{m[0].text(0), m[0].text(1), m[0].text(2), m[0].text(3), m[0].integer(4), m[0].integer(5)};
 }
 
 void Store::mail_sent(const std::string& id, std::int64_t now) {

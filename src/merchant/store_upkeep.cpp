@@ -141,27 +141,33 @@ std::int64_t Store::prune_buckets() {
            sql_->execute("DELETE FROM login_failures WHERE at < ?", {now - 24LL * 3600 * 1000});
 }
 
-std::optional<Store::OutboxEvent> Store::claim_due(std::int64_t now, std::int64_t lease_ms) {
+std::optional<std::string> Store::lease_due(const std::string& table, const std::string& admits, std::int64_t now,
+                                            std::int64_t lease_ms) {
     for (int tries = 0; tries < 4; ++tries) {
-        auto rows = sql_->query(
-            "SELECT id FROM outbox WHERE state = 'pending' AND next_attempt_at <= ? AND "
-            "(lease_until IS NULL OR lease_until < ?) AND (chain IS NULL OR NOT EXISTS (SELECT 1 FROM outbox AS e "
-            "WHERE e.chain = outbox.chain AND e.state = 'pending' AND e.seq < outbox.seq)) "
-            "ORDER BY next_attempt_at, id LIMIT 1",
-            {now, now});
+        auto rows = sql_->query("SELECT id FROM " + table + " WHERE state = 'pending' AND next_attempt_at <= ? AND "
+                                "(lease_until IS NULL OR lease_until < ?)" + admits + " ORDER BY next_attempt_at, id LIMIT 1",
+                                {now, now});
         if (rows.empty()) return std::nullopt;
         const std::string id = rows[0].text(0);
         // Another worker (or instance) may have leased it in between: only one UPDATE wins.
-        if (sql_->execute("UPDATE outbox SET lease_until = ? WHERE id = ? AND state = 'pending' AND "
+        if (sql_->execute("UPDATE " + table + " SET lease_until = ? WHERE id = ? AND state = 'pending' AND "
                           "(lease_until IS NULL OR lease_until < ?)",
-                          {now + lease_ms, id, now}) != 1) {
-            continue;
+                          {now + lease_ms, id, now}) == 1) {
+            return id;
         }
-        auto ev = sql_->query("SELECT id, body, attempts FROM outbox WHERE id = ?", {id});
-        if (ev.empty()) continue;
-        return OutboxEvent{ev[0].text(0), ev[0].text(1), ev[0].integer(2)};
     }
     return std::nullopt;
+}
+
+std::optional<Store::OutboxEvent> Store::claim_due(std::int64_t now, std::int64_t lease_ms) {
+    const auto id = lease_due("outbox",
+                              " AND (chain IS NULL OR NOT EXISTS (SELECT 1 FROM outbox AS e WHERE e.chain = outbox.chain AND "
+                              "e.state = 'pending' AND e.seq < outbox.seq))",
+                              now, lease_ms);
+    if (!id) return std::nullopt;
+    auto ev = sql_->query("SELECT id, body, attempts FROM outbox WHERE id = ?", {*id});
+    if (ev.empty()) return std::nullopt;
+    return OutboxEvent{ev[0].text(0), ev[0].text(1), ev[0].integer(2)};
 }
 
 void Store::delivered(const std::string& id, std::int64_t now) {
