@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -111,5 +112,12 @@ const Words& words_for(const Request& req);
 // with `scripts` in its head, its headers set, `status` as the HTTP status.
 void send_page(Gateway& gw, Response& res, const Words& words, int status, const std::string& title,
                const paywasm::server::Html& body, bool with_widget, const std::vector<std::string>& connect = {});
+
+// A route whose answers a shopper's browser shows (/l/{id}, /pay/{id}, its form): any error answer
+// the handler leaves (a thrown HttpError, the database away: 503, anything unforeseen: 500) is a
+// page in the shop's look and the shopper's language, with what to do next, when the client asks for
+// HTML (Accept: text/html); any other client keeps the API's JSON. The status and Retry-After stay.
+void shopper_route(Router& server, std::string_view method, const std::string& pattern, std::size_t limit, Gateway& gw,
+                   std::function<void(Req, Res, Body)> handler);
 
 }  // namespace merchant

@@ -205,6 +205,25 @@ void require_own_origin(const Gateway& gw, Req req) {
 
 }  // namespace
 
+void shopper_route(Router& server, std::string_view method, const std::string& pattern, std::size_t limit, Gateway& gw,
+                   std::function<void(Req, Res, Body)> handler) {
+    server.route(method, pattern, limit, [&gw, handler = std::move(handler)](Req req, Res res, Body body) {
+        paywasm::server::guard(res, [&] { handler(req, res, body); });
+        if (res.status < 400 || res.get_header_value("Content-Type").rfind("application/json", 0) != 0) return;
+        if (req.get_header_value("Accept").find("text/html") == std::string::npos) return;
+        const int status = res.status;
+        const std::string retry = res.get_header_value("Retry-After");
+        res.headers.clear();
+        if (!retry.empty()) res.set_header("Retry-After", retry);
+        const Words& w = words_for(req);
+        const bool later = status >= 500 || status == 429;  // the gateway's or the service's trouble: try again
+        send_page(gw, res, w, status, w("title.error"),
+                  Html::element("h1", {}, w(later ? "error.later" : "error.request")) +
+                      Html::element("p", {}, w(later ? "error.later.text" : "error.request.text")),
+                  false);
+    });
+}
+
 std::string hosted_url(const Gateway& gw, const std::string& session_id) { return gw.config.public_url + "/pay/" + session_id; }
 
 void send_page(Gateway& gw, Response& res, const Words& words, int status, const std::string& title, const Html& body,
@@ -278,7 +297,7 @@ void register_hosted(Router& server, Gateway& gw) {
         if (!g_assets->widget.serve(req, res, req.matches[1])) throw HttpError(404, "not_found", "no such file");
     });
 
-    server.route("GET", R"(/pay/([A-Za-z0-9_-]+))", limit, [&gw, connect](Req req, Res res, Body) {
+    shopper_route(server, "GET", R"(/pay/([A-Za-z0-9_-]+))", limit, gw, [&gw, connect](Req req, Res res, Body) {
         const Words& w = words_for(req);
         auto s = gw.store.session(req.matches[1]);
         if (!s) {
@@ -305,7 +324,7 @@ void register_hosted(Router& server, Gateway& gw) {
 
     // A link session's fields, from its form: read by the core's rules, then the checkout is
     // replaced (LinkStore::set_details) and the shopper goes on to pay (303 to the page).
-    server.route("POST", R"(/pay/([A-Za-z0-9_-]+)/details)", limit, [&gw](Req req, Res res, Body body) {
+    shopper_route(server, "POST", R"(/pay/([A-Za-z0-9_-]+)/details)", limit, gw, [&gw](Req req, Res res, Body body) {
         auto s = gw.store.session(req.matches[1]);
         require_own_origin(gw, req);
         if (!s || !s->link_id) throw HttpError(404, "not_found", "no link checkout with this id");

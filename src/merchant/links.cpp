@@ -238,7 +238,7 @@ void register_links(Router& server, Gateway& gw) {
     });
 
     // Opening a link: a new session for this visitor, 303 to its hosted page.
-    server.route("GET", R"(/l/([A-Za-z0-9_-]+))", limit, [&gw](Req req, Res res, Body) {
+    shopper_route(server, "GET", R"(/l/([A-Za-z0-9_-]+))", limit, gw, [&gw](Req req, Res res, Body) {
         res.set_header("Cache-Control", "no-store");
         const Words& w = words_for(req);
         // Over a limit: a page in the shopper's language (429, Retry-After), not the API's JSON.

@@ -331,6 +331,47 @@ describe('abuse', () => {
     } finally { await g.stop(); }
   });
 
+  test("every error a shopper's browser can see is a page in the shop's look; an API client keeps JSON", async () => {
+    const g = await start(pg.url, ['--link-rate-per-client', '0']);
+    const asBrowser = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'accept-language': 'de' };
+    try {
+      const l = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, methods: ['qr'] } });
+      assert.equal(l.status, 201, l.text);
+      // A form that is not one (415) from a browser: a page, in German; from a script: the JSON.
+      const s = (await open(g, l.json.id)).headers.get('location');
+      const bad = { method: 'POST', redirect: 'manual', body: 'x', headers: { 'content-type': 'text/plain', origin: g.base,
+        'sec-fetch-site': 'same-origin' } };
+      const badPage = await fetch(`${g.base}${s}/details`, { ...bad, headers: { ...bad.headers, ...asBrowser } });
+      assert.equal(badPage.status, 415);
+      assert.match(badPage.headers.get('content-type'), /^text\/html/);
+      const badText = await badPage.text();
+      assert.match(badText, /Diese Anfrage konnte nicht verarbeitet werden/);
+      assert.match(badText, /Es wurde nichts berechnet/);
+      inert(badText);
+      const badJson = await fetch(`${g.base}${s}/details`, bad);
+      assert.equal(badJson.status, 415);
+      assert.equal((await badJson.json()).error, 'unsupported_media_type');
+      // The database away: 503 with Retry-After, a page that says to try again in a minute.
+      await pg.stop();
+      try {
+        const down = await fetch(`${g.base}/l/${l.json.id}`, { redirect: 'manual', headers: asBrowser });
+        assert.equal(down.status, 503);
+        assert.ok(Number(down.headers.get('retry-after')) >= 1);
+        assert.match(down.headers.get('content-type'), /^text\/html/);
+        assert.match(down.headers.get('content-security-policy'), /default-src 'none'/);
+        assert.match(await down.text(), /Diese Seite ist gerade nicht verfügbar/);
+        const downJson = await fetch(`${g.base}/l/${l.json.id}`, { redirect: 'manual' });
+        assert.equal(downJson.status, 503);
+        assert.equal((await downJson.json()).error, 'storage_unavailable');
+        const payDown = await fetch(`${g.base}${s}`, { redirect: 'manual', headers: asBrowser });
+        assert.equal(payDown.status, 503);
+        assert.match(await payDown.text(), /Bitte versuchen Sie es in einer Minute erneut/);
+      } finally {
+        await pg.start();
+      }
+    } finally { await g.stop(); }
+  });
+
   test('openings are rate-limited per link (429 + Retry-After), other links still open', async () => {
     const g = await start(undefined, ['--link-rate-per-client', '0', '--link-rate-per-link', '2']);
     try {
