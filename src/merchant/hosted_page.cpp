@@ -159,9 +159,13 @@ Html checkout_page(Gateway& gw, const Words& w, const Session& s) {
                                      {"account-id", gw.config.bank_account_id}},
                                     Html());
     }
+    // data-status and data-version: the status stream hosted.js follows for the shop's decisions,
+    // and the order's version this page shows (only a later one loads the page again).
     body += Html::element("div", {{"id", "hosted"}, {"hidden", "hidden"}, {"data-page", "/pay/" + s.id},
                                   {"data-expires", iso8601(s.expires_at)}, {"data-expired", w("expired.short")},
-                                  {"data-token-url", gw.config.shopper_token_url}},
+                                  {"data-token-url", gw.config.shopper_token_url},
+                                  {"data-status", "/v1/checkout/" + s.id + "/status"},
+                                  {"data-version", std::to_string(s.status.version)}},
                           Html());
     if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, w("cancel")) + Html::markup("</p>");
     return body;

@@ -127,6 +127,12 @@ test('the page after each of the merchant\'s decisions: accepted, paid elsewhere
     const r = await gw(gateway, 'POST', `/v1/sessions/${s.id}/resolve`, { app: true, body: { attemptId, resolution, note: 'the portal' } });
     assert.equal(r.status, 200, r.text);
   };
+  // The page open while the shop decides: it turns into `h1` by itself (the status stream).
+  const follows = async (h1) => {
+    await waitFor(async () => (await heading(page)) === h1, { timeout: 15000, what: `${h1}, with the page left open` });
+    assert.deepEqual(await violations(page), [], 'no CSP violation');
+    return text();
+  };
   const reload = async (s, h1) => {
     await page.goto(s.hostedUrl);
     await waitFor(async () => (await heading(page)) === h1, { timeout: 15000, what: h1 });
@@ -141,17 +147,18 @@ test('the page after each of the merchant\'s decisions: accepted, paid elsewhere
     await waitFor(async () => (await gw(gateway, 'GET', `/v1/checkout/${partial.id}/status`)).json.status === 101, { timeout: 20000, what: 'partly paid' });
     const accepted = await gw(gateway, 'POST', `/v1/sessions/${partial.id}/accept-underpayment`, { app: true, body: { note: 'close enough' } });
     assert.equal(accepted.status, 200, accepted.text);
-    const receipt = await reload(partial, 'Payment received');
+    const receipt = await follows('Payment received');
     assert.match(receipt, /The shop accepted the amount that arrived/);
     assert.match(await page.run(() => document.querySelector('dl.receipt').textContent), /Arrived\d/);
     // A code the portal shows paid: the receipt the shop confirmed, with the code's reference.
     const elsewhere = await session('elsewhere');
     const paid = await showCode(elsewhere);
     await resolve(elsewhere, paid.attemptId, 'paid_elsewhere');
-    assert.ok((await reload(elsewhere, 'Payment received')).includes(paid.tx), 'the reference');
+    assert.ok((await follows('Payment received')).includes(paid.tx), 'the reference');
     // Closed as not paid: a clear end, nothing to pay.
     const closed = await session('closed');
     await resolve(closed, (await showCode(closed)).attemptId, 'not_paid');
+    assert.match(await follows('This order is closed'), /Nothing more can be paid here/);
     assert.match(await reload(closed, 'This order is closed'), /Nothing more can be paid here/);
     assert.equal(await page.run(() => !!document.querySelector('paywasm-checkout')), false, 'no widget');
     // Released: the checkout again, and a new code (the released one is never shown again).

@@ -1,8 +1,9 @@
 // The hosted checkout page's one script (paywasm-merchant, docs/merchant.md "No front end?").
 // It reads what the gateway wrote into #hosted's data attributes (never markup), gives the widget
 // the shopper's token when the deployment has a --shopper-token-url, counts down the session's
-// time left, and once the gateway's verified status is a success, loads the page again: the
-// gateway then answers the receipt.
+// time left, and once the gateway's verified status is a success or the shop decided the order
+// (accepted, paid elsewhere, closed), loads the page again: the gateway then answers the receipt
+// or the end.
 (() => {
   'use strict';
   // Content-Security-Policy violations of this page, for an operator checking a deployment from the
@@ -47,6 +48,26 @@
   }
   if (el) {
     el.addEventListener('paywasm-complete', () => { window.location.replace(conf.dataset.page); });
+  }
+  // The shop's decisions while the page is open (an underpayment accepted, a code it found paid, the
+  // order closed): the widget follows the service's status, the gateway's stream also says them in
+  // `payable` (held: paid or closed). A later version than this page's loads the page again: the
+  // gateway answers the receipt or the end. (Never the version the page shows: no reload loop.)
+  const shown = Number(conf.dataset.version);
+  if (el && conf.dataset.status && Number.isFinite(shown)) {
+    const stream = new EventSource(conf.dataset.status);
+    stream.addEventListener('message', (e) => {
+      let payable = null;
+      try {
+        payable = JSON.parse(e.data).payable;
+      } catch (err) {
+        return;
+      }
+      if (Number(e.lastEventId) > shown && payable && payable.armed === false && ['paid', 'closed'].includes(payable.reason)) {
+        stream.close();
+        window.location.replace(conf.dataset.page);
+      }
+    });
   }
   const left = document.getElementById('time-left');
   const expires = Date.parse(conf.dataset.expires);
