@@ -27,10 +27,6 @@ namespace merchant {
 void require_app(const Gateway& gw, const Request& req);
 std::string methods_csv(JsonValue given, const std::vector<std::string>& fallback);
 
-// The origin of an absolute http(s) URL ("https://shop.example:8443"), lower-case scheme and host;
-// "" when `url` is not one (relative, another scheme, user info, spaces or control characters).
-std::string origin_of(std::string_view url);
-
 // `successUrl` and `cancelUrl` of a request object: each optional, and when given an absolute
 // http(s) URL of at most 2000 characters on one of --return-origin (400 validation naming the
 // field otherwise: the hosted page never sends a shopper to a place the operator did not allow).

@@ -52,7 +52,7 @@ void input(Html& fields, const char* id, const std::string& label, const char* t
 
 }  // namespace
 
-Details read_details(const std::map<std::string, std::string>& fields) {
+Details read_details(const paywasm::server::Form& fields) {
     const auto get = [&](const char* n) {
         const auto it = fields.find(n);
         if (it == fields.end()) return std::string();

@@ -238,6 +238,22 @@ std::vector<Store::DeliveryRow> Store::deliveries(const std::string& event_id) {
     return out;
 }
 
+std::map<std::string, std::vector<Store::DeliveryRow>> Store::session_deliveries(const std::string& session_id) {
+    std::map<std::string, std::vector<DeliveryRow>> out;
+    for (const auto& r : sql_->query("SELECT d.event_id, d.started_at, d.finished_at, d.http_status, d.error FROM deliveries d "
+                                     "JOIN outbox o ON o.id = d.event_id WHERE o.session_id = ? "
+                                     "ORDER BY d.event_id, d.started_at LIMIT 20000",
+                                     {session_id})) {
+        DeliveryRow d;
+        d.started_at = r.integer(1);
+        d.finished_at = r.integer(2);
+        if (!r.is_null(3)) d.http_status = static_cast<int>(r.integer(3));
+        d.error = r.optional_text(4);
+        out[r.text(0)].push_back(std::move(d));
+    }
+    return out;
+}
+
 Store::Resend Store::resend_event(const std::string& id, std::int64_t now) {
     Resend result = Resend::not_found;
     sql_->transaction([&] {
