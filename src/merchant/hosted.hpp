@@ -5,7 +5,8 @@
 //   links.cpp        the app API's /v1/links and the public opening GET /l/{linkId}
 //   store_links.cpp  the links table and a link's sessions (LinkStore)
 //   hosted_words.cpp the pages' words in the widget's languages (Words)
-// Every page is rendered with src/server/static_files.hpp: escaped values only, under a strict
+// Every page is rendered with the page kit (src/server/html.hpp, page_pieces.hpp, web_form.hpp,
+// accept_list.hpp) and src/server/static_files.hpp: escaped values only, under a strict
 // Content-Security-Policy (no inline script or style; 'self' and the service's origin).
 #pragma once
 

@@ -5,7 +5,7 @@
 // no page reads the store itself.
 //   listing      GET /v1/sessions?state=&q=&cursor=&limit=   (keyset pages, an opaque cursor)
 //   export       GET /v1/sessions.csv                        (streamed, constant memory)
-//   an order     GET /v1/sessions/{id}                       (session_json with detail)
+//   an order     GET /v1/sessions/{id}                       (order_json of order_record)
 //   events       GET /v1/events/{id}, POST /v1/events/{id}/resend, POST /v1/events/resend-failed
 //   actions      resolve an attempt, accept an underpayment, add a note
 #pragma once
