@@ -29,7 +29,11 @@ public:
         secure_ = origin_.rfind("https://", 0) == 0;
         cookie_name_ = secure_ ? "__Host-paywasm_console" : "paywasm_console";
         login_cookie_ = secure_ ? "__Host-paywasm_login" : "paywasm_login";
-        files_.add("console.css", kConsoleCss);
+        // The layout is the program's template, not a file it serves.
+        for (auto& [name, body] : console_files()) {
+            if (name == "page.html") layout_ = std::move(body);
+            else files_.add(name, std::move(body));
+        }
     }
 
     void routes(Router& r);
@@ -79,7 +83,7 @@ private:
         csp.scripts = false;  // the console serves no script at all
         paywasm::server::page_headers(res, csp);
         res.status = status;
-        res.set_content(console_document(p, login, req.get_param_value("done"), files_.url("/assets/", "console.css")),
+        res.set_content(console_document(layout_, p, login, req.get_param_value("done"), files_.url("/assets/", "console.css")),
                         "text/html; charset=utf-8");
     }
     void login_page(Req req, Res res, int status, const char* message) {
@@ -115,7 +119,7 @@ private:
     }
 
     Gateway& gw_;
-    std::string origin_, cookie_name_, login_cookie_;
+    std::string origin_, cookie_name_, login_cookie_, layout_;
     std::vector<std::string> hosts_;
     bool explicit_origin_ = false, secure_ = false;
     paywasm::server::StaticFiles files_;

@@ -1,4 +1,5 @@
-// The console's layout (console_pages.hpp): the document around every page.
+// The console's layout (console_pages.hpp): the document around every page (its template is
+// web/console/page.html).
 #include <map>
 
 #include "console_pages.hpp"
@@ -6,13 +7,6 @@
 namespace merchant {
 
 namespace {
-
-constexpr const char* kLayout = R"html(<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{title}} - paywasm console</title><link rel="stylesheet" href="{{css}}"></head>
-<body><a class="skip" href="#main">Skip to content</a>
-{{header}}<main id="main" tabindex="-1"><h1>{{title}}</h1>{{flash}}{{main}}</main></body></html>
-)html";
 
 // The flash messages a redirect names by key (never a text from the request).
 const std::map<std::string, const char*>& flashes() {
@@ -53,11 +47,12 @@ Html hidden_csrf(const Signed& login) {
     return Html::void_element("input", {{"type", "hidden"}, {"name", "csrf"}, {"value", login.session.csrf}});
 }
 
-std::string console_document(const ConsolePage& page, const Signed* login, const std::string& done, const std::string& css) {
+std::string console_document(std::string_view layout, const ConsolePage& page, const Signed* login, const std::string& done,
+                             const std::string& css) {
     Html flash;
     const auto it = flashes().find(done);
     if (it != flashes().end()) flash = Html::element("p", {{"class", "banner ok"}, {"role", "status"}}, it->second);
-    return render(kLayout, {{"title", Html::text(page.title)}, {"css", Html::text(css)}, {"header", header(login, page.current)},
+    return render(layout, {{"title", Html::text(page.title)}, {"css", Html::text(css)}, {"header", header(login, page.current)},
                             {"flash", flash}, {"main", page.main}});
 }
 

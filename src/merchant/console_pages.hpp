@@ -1,6 +1,7 @@
 // The console's pages (console.hpp): each renderer returns a page's title and content from typed
 // records read through orders.hpp (never the store); console.cpp's routes wrap it in the layout.
 //   console_layout.cpp         the document around every page: head, navigation, flash, CSS link
+//                              (web/console/page.html and console.css, embedded: console_assets.hpp)
 //   console_login.cpp          /login's form
 //   console_overview.cpp       /  (console_overview.hpp)
 //   console_orders.cpp         /orders: filters, search, keyset pages, the bulk resolve
@@ -11,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "console_html.hpp"
 #include "gateway.hpp"
@@ -37,10 +39,11 @@ struct ConsolePage {
 // <input type="hidden" name="csrf" value="..."> of a login: every form of a logged-in page has it.
 Html hidden_csrf(const Signed& login);
 
-// The whole document of `page`: the navigation and the "Log out" form when `login` is given, the
-// flash message named by `done` (a key of the console's own list: never a text from the request;
-// unknown keys show nothing), the stylesheet at `css`.
-std::string console_document(const ConsolePage& page, const Signed* login, const std::string& done, const std::string& css);
+// The whole document of `page` in `layout` (web/console/page.html): the navigation and the "Log out"
+// form when `login` is given, the flash message named by `done` (a key of the console's own list:
+// never a text from the request; unknown keys show nothing), the stylesheet at `css`.
+std::string console_document(std::string_view layout, const ConsolePage& page, const Signed* login, const std::string& done,
+                             const std::string& css);
 
 ConsolePage render_login(const std::string& login_token, const char* message);
 ConsolePage render_orders(Gateway& gw, const Request& req, const Signed& login);
