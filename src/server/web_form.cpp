@@ -7,19 +7,13 @@ namespace paywasm::server {
 
 Form parse_urlencoded(std::string_view text, std::size_t max_value) {
     Form form;
-    std::size_t at = 0;
-    while (at <= text.size()) {
-        std::size_t end = text.find('&', at);
-        if (end == std::string_view::npos) end = text.size();
-        const std::string_view pair = text.substr(at, end - at);
-        at = end + 1;
-        if (pair.empty()) continue;
-        const std::size_t eq = pair.find('=');
-        std::string name = url_decode(pair.substr(0, eq));
-        std::string value = eq == std::string_view::npos ? std::string() : url_decode(pair.substr(eq + 1));
+    for_each_urlencoded(text, [&](std::string_view encoded_name, std::string_view encoded_value) {
+        std::string name = url_decode(encoded_name);
+        std::string value = url_decode(encoded_value);
         if (max_value > 0 && value.size() > max_value) throw HttpError(400, "validation", "a field is too long", name);
         form.emplace(std::move(name), std::move(value));
-    }
+        return false;
+    });
     return form;
 }
 
