@@ -7,11 +7,10 @@ namespace merchant {
 
 ConsolePage render_events(Gateway& gw, const Signed& login) {
     Html body;
-    for (const auto& e : event_list(gw, true)) {
-        const auto doc = paywasm::server::read_json(e.body);
-        const bool object = doc && doc->root().is_object();
-        const std::string type = object ? string_or(doc->root().member("type")) : "";
-        const std::string session = object ? string_or(doc->root().member("sessionId")) : "";
+    for (const auto& sent : sent_events(gw)) {
+        const Store::OutboxRow& e = sent.row;
+        const std::string& type = sent.type;
+        const std::string& session = sent.session_id;
         const bool failing = e.state == "pending" && e.last_error;
         Html resend = Html::element("form", {{"class", "inline"}, {"method", "post"}, {"action", "/events/" + e.id + "/resend"}},
                                     hidden_csrf(login) + Html::element("button", {{"class", "quiet"}, {"type", "submit"},

@@ -127,12 +127,11 @@ ConsolePage render_order(Gateway& gw, const Signed& login, const std::string& id
     }
     for (const auto& n : record->notes) lines.emplace_back(n.created_at, Html::text("Note by " + n.actor + ": " + n.note));
     if (s.underpayment_accepted_at) lines.emplace_back(*s.underpayment_accepted_at, Html::text("The merchant accepted the underpayment."));
-    for (const auto& e : history.events) {
-        const auto body = paywasm::server::read_json(e.body);
-        const std::string type = body && body->root().is_object() ? string_or(body->root().member("type"), "event") : "event";
+    for (const auto& sent : history.events) {
+        const Store::OutboxRow& e = sent.row;
+        const std::string type = sent.type.empty() ? "event" : sent.type;
         Html deliveries;
-        const auto sent = history.deliveries.find(e.id);
-        for (const auto& d : sent == history.deliveries.end() ? std::vector<Store::DeliveryRow>() : sent->second) {
+        for (const auto& d : sent.deliveries) {
             deliveries += Html::element("li", {}, when(d.finished_at) + Html::text(d.http_status ? "HTTP " + std::to_string(*d.http_status) : "no answer") +
                                                       Html::text(d.error ? ": " + *d.error : ""));
         }

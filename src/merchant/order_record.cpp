@@ -28,6 +28,16 @@ void write_session(JsonWriter& w, Gateway& gw, const Session& s) {
     write_ship_to(w, ship_to(s));  // what the seller needs to ship (ship_to.hpp)
 }
 
+SentEvent sent_event(Store::OutboxRow row) {
+    SentEvent e;
+    if (const auto body = read_json(row.body); body && body->root().is_object()) {
+        e.type = string_or(body->root().member("type"));
+        e.session_id = string_or(body->root().member("sessionId"));
+    }
+    e.row = std::move(row);
+    return e;
+}
+
 }  // namespace
 
 OrderRecord order_record(Gateway& gw, Session s) {
@@ -50,8 +60,12 @@ OrderHistory order_history(Gateway& gw, const std::string& session_id) {
     h.qr_codes = gw.store.session_qr_codes(session_id);
     h.webhooks = gw.store.session_webhooks(session_id);
     h.resolutions = gw.store.resolutions(session_id);
-    h.events = gw.store.session_events(session_id);
-    h.deliveries = gw.store.session_deliveries(session_id);
+    auto deliveries = gw.store.session_deliveries(session_id);
+    for (auto& row : gw.store.session_events(session_id)) {
+        SentEvent e = sent_event(std::move(row));
+        if (const auto it = deliveries.find(e.row.id); it != deliveries.end()) e.deliveries = std::move(it->second);
+        h.events.push_back(std::move(e));
+    }
     return h;
 }
 
@@ -86,6 +100,12 @@ std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
 
 std::vector<Store::OutboxRow> event_list(Gateway& gw, bool failed_first) {
     return failed_first ? gw.store.events_page(true, 200) : gw.store.outbox(200);
+}
+
+std::vector<SentEvent> sent_events(Gateway& gw) {
+    std::vector<SentEvent> out;
+    for (auto& row : event_list(gw, true)) out.push_back(sent_event(std::move(row)));
+    return out;
 }
 
 std::string event_json(Gateway& gw, const std::string& event_id) {

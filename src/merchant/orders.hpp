@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,14 +41,20 @@ struct OrderRecord {
 // The record of session `id` (nullopt: no such session), or of a session already read.
 std::optional<OrderRecord> order_record(Gateway& gw, const std::string& id);
 OrderRecord order_record(Gateway& gw, Session s);
-// What happened to an order, for its timeline: its QR codes, verified webhooks, resolutions, the
-// events sent to the shop's app and every delivery of each (one query for all of them).
+// An event sent to the shop's app, with what a page shows of its body (its type and session, ""
+// when the body names none) and, in an order's history, every delivery of it, oldest first.
+struct SentEvent {
+    Store::OutboxRow row;
+    std::string type, session_id;
+    std::vector<Store::DeliveryRow> deliveries;
+};
+// What happened to an order, for its timeline: its QR codes, verified webhooks, resolutions, and the
+// events sent to the shop's app with their deliveries (one query for every delivery of the order).
 struct OrderHistory {
     std::vector<Store::QrRow> qr_codes;
     std::vector<Store::WebhookRow> webhooks;
     std::vector<Store::ResolutionRow> resolutions;
-    std::vector<Store::OutboxRow> events;
-    std::map<std::string, std::vector<Store::DeliveryRow>> deliveries;  // by event id, oldest first
+    std::vector<SentEvent> events;
 };
 OrderHistory order_history(Gateway& gw, const std::string& session_id);
 
@@ -63,6 +68,8 @@ std::string session_json(Gateway& gw, const Session& s, bool with_detail);
 // The events page (GET /v1/events, the console's events): the 200 newest, or with `failed_first` the
 // undelivered ones that failed first (Store::events_page).
 std::vector<Store::OutboxRow> event_list(Gateway& gw, bool failed_first);
+// The same rows (failed first) as the console's events page shows them (no deliveries read).
+std::vector<SentEvent> sent_events(Gateway& gw);
 // One event as GET /v1/events/{id} writes it, with every delivery (HttpError 404: no such event).
 std::string event_json(Gateway& gw, const std::string& event_id);
 // The 500 newest subscription debits the gateway asked for.
