@@ -35,8 +35,8 @@ ConsolePage render_orders(Gateway& gw, const Request& req, const Signed& login) 
         filters += Html::element("li", {}, query.state == st ? Html::element("a", {{"href", with(st, query.q, "")}, {"aria-current", "page"}}, label)
                                                              : link(with(st, query.q, ""), label));
     }
-    Html search = Html::markup("<label for=\"q\">Search by offerId (or its start), session id or transaction id</label> <input id=\"q\" name=\"q\" value=\"") +
-                  Html::text(query.q) + Html::markup("\"> ");
+    Html search = Html::markup("<label for=\"q\">Search by offerId (or its start), session id or transaction id</label> ") +
+                  Html::void_element("input", {{"id", "q"}, {"name", "q"}, {"value", query.q}}) + Html::markup(" ");
     if (!query.state.empty()) search += Html::void_element("input", {{"type", "hidden"}, {"name", "state"}, {"value", query.state}});
     search += Html::element("button", {{"type", "submit"}}, "Search");
     Html body;
