@@ -1,5 +1,7 @@
 #include "client/url.hpp"
 
+#include <cctype>
+
 #include "paywasm/error.hpp"
 
 namespace paywasm::client {
@@ -28,6 +30,33 @@ std::optional<Url> split_url(std::string_view url) {
     }
     if (out.host.empty()) return std::nullopt;
     return out;
+}
+
+std::string http_origin(std::string_view url) {
+    if (url.size() > 2000) return "";
+    for (char c : url) {
+        if (static_cast<unsigned char>(c) < 0x21 || c == 0x7f || c == '\\') return "";
+    }
+    // The authority ends at the path, the query or the fragment.
+    const auto scheme_end = url.find("://");
+    if (scheme_end == std::string_view::npos) return "";
+    std::string lowered(url.substr(0, url.find_first_of("/?#", scheme_end + 3)));
+    for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto parts = split_url(lowered);
+    if (!parts || parts->user_info) return "";
+    const std::string& host = parts->host;
+    const bool ipv6 = host.front() == '[';
+    const std::string_view inner = ipv6 ? std::string_view(host).substr(1, host.size() - 2) : std::string_view(host);
+    if (inner.empty() || inner.find_first_not_of(ipv6 ? "0123456789abcdef:." : "abcdefghijklmnopqrstuvwxyz0123456789.-") !=
+                             std::string_view::npos) {
+        return "";
+    }
+    const std::string_view port = std::string_view(parts->origin).substr(parts->scheme.size() + 3 + host.size());
+    if (!port.empty() && (port[0] != ':' || port.size() < 2 || port.size() > 6 ||
+                          port.find_first_not_of("0123456789", 1) != std::string_view::npos)) {
+        return "";
+    }
+    return parts->origin;
 }
 
 BaseUrl split_base_url(std::string_view url, const std::string& field) {

@@ -19,6 +19,13 @@ struct Url {
 // nullopt for another scheme or no host.
 std::optional<Url> split_url(std::string_view url);
 
+// The origin of an absolute http(s) URL as a browser names it in an Origin header: lower-case
+// "scheme://host[:port]" ("https://shop.example:8443"), split by split_url. "" when `url` is not
+// one a page may name: another scheme, no host, user info, a host other than letters, digits, '.'
+// and '-' (or an IPv6 address in brackets), a port not of 1 to 5 digits, a space, control byte or
+// '\' anywhere, or more than 2000 bytes.
+std::string http_origin(std::string_view url);
+
 // A service base URL (`{base_url}`) cut into its origin and its path prefix (no trailing '/', may
 // be empty). Error(validation, field) for another scheme than http(s), no host, a query or a fragment.
 struct BaseUrl {

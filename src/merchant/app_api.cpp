@@ -9,6 +9,7 @@
 #include "paywasm/error.hpp"
 #include "paywasm/protocol.hpp"
 #include "paywasm/validate.hpp"
+#include "server/iso8601.hpp"
 #include "server/util.hpp"
 
 namespace merchant {
@@ -98,7 +99,7 @@ void register_app_api(Router& server, Gateway& gw) {
                                 iso8601(stored.expires_at) + " without a payment; create the checkout under a new offerId",
                             "offerId");
         }
-        send_json(res, created ? 201 : 200, session_json(gw, stored, false));
+        send_json(res, created ? 201 : 200, session_json(gw, stored));
     });
 
     // GET /v1/sessions?state=&q=&cursor=&limit=: the orders newest first, one keyset page at a
@@ -122,8 +123,7 @@ void register_app_api(Router& server, Gateway& gw) {
             require_app(gw, req);
             const JsonDocument doc = parse_object(req, body);
             act(req, doc.root(), Actor{"app", req.remote_addr});
-            auto s = gw.store.session(req.matches[1]);
-            send_json(res, status, session_json(gw, *s, true));
+            send_json(res, status, order_json(gw, *order_record(gw, req.matches[1])));
         });
     };
 
@@ -162,9 +162,9 @@ void register_app_api(Router& server, Gateway& gw) {
 
     server.route("GET", R"(/v1/sessions/([^/]+))", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
-        auto s = gw.store.session(req.matches[1]);
-        if (!s) throw HttpError(404, "not_found", "no session with this id");
-        send_json(res, 200, session_json(gw, *s, true));
+        const auto record = order_record(gw, req.matches[1]);
+        if (!record) throw HttpError(404, "not_found", "no session with this id");
+        send_json(res, 200, order_json(gw, *record));
     });
 
     // POST /v1/subscriptions/{id}/debit {items: [{amount, currency}], orderId?, merchantSubscriptionId?}
@@ -245,8 +245,7 @@ void register_app_api(Router& server, Gateway& gw) {
     // ?failed=first lists the undelivered events that failed at least once first.
     server.route("GET", "/v1/events", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
-        if (req.get_param_value("failed") == "first") return send_json(res, 200, outbox_json(gw.store.events_page(true, 200)));
-        send_json(res, 200, outbox_json(gw.store.outbox(200)));
+        send_json(res, 200, outbox_json(event_list(gw, req.get_param_value("failed") == "first")));
     });
 
     // POST /v1/events/resend-failed {"since": ISO 8601 time}: every undelivered event created since
@@ -265,17 +264,14 @@ void register_app_api(Router& server, Gateway& gw) {
     // GET /v1/events/{id}: the event as the app receives it, and every delivery attempt.
     server.route("GET", R"(/v1/events/([^/]+))", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
-        const auto row = gw.store.event(req.matches[1]);
-        if (!row) throw HttpError(404, "not_found", "no event with this id");
-        send_json(res, 200, event_detail_json(*row, gw.store.deliveries(row->id)));
+        send_json(res, 200, event_json(gw, req.matches[1]));
     });
 
     // POST /v1/events/{id}/resend: the same event (same id, same body) delivered again.
     server.route("POST", R"(/v1/events/([^/]+)/resend)", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
         resend_event(gw, req.matches[1], Actor{"app", req.remote_addr});
-        const auto row = gw.store.event(req.matches[1]);
-        send_json(res, 202, event_detail_json(*row, gw.store.deliveries(row->id)));
+        send_json(res, 202, event_json(gw, req.matches[1]));
     });
 }
 

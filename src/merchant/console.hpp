@@ -1,7 +1,7 @@
 // The merchant's console (docs/merchant.md "The console"): pages served by paywasm-merchant on its
 // own listener (--console-listen), never on the shoppers' one. Server-rendered HTML, no script at
 // all: every value from a shop, a shopper or the service is inserted as escaped text
-// (src/server/static_files.hpp's Html), the page's CSP allows no script at all (script-src 'none'),
+// (the page kit's Html, src/server/html.hpp), the page's CSP allows no script at all (script-src 'none'),
 // nothing inline and no other origin.
 // Each page reads and acts through the app API's own operations (orders.hpp), as the logged-in
 // user; every state-changing request is a POST carrying the login's CSRF token (403 without).

@@ -6,64 +6,6 @@
 
 namespace merchant {
 
-std::string cookie(Req req, std::string_view name) {
-    for (const auto& [k, v] : req.headers) {
-        if (!same_name(k, "Cookie")) continue;
-        std::size_t at = 0;
-        while (at < v.size()) {
-            std::size_t end = v.find(';', at);
-            if (end == std::string::npos) end = v.size();
-            std::string_view part(v.data() + at, end - at);
-            while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
-            if (part.size() > name.size() && part.substr(0, name.size()) == name && part[name.size()] == '=') {
-                return std::string(part.substr(name.size() + 1));
-            }
-            at = end + 1;
-        }
-    }
-    return {};
-}
-
-Form read_form(Req req, const std::string& body) {
-    const std::string type = req.get_header_value("Content-Type");
-    if (type.rfind("application/x-www-form-urlencoded", 0) != 0) {
-        throw HttpError(415, "unsupported_media_type", "a console form is sent as application/x-www-form-urlencoded");
-    }
-    Form form;
-    std::size_t at = 0;
-    while (at <= body.size()) {
-        std::size_t end = body.find('&', at);
-        if (end == std::string::npos) end = body.size();
-        const std::string pair = body.substr(at, end - at);
-        if (!pair.empty()) {
-            const auto eq = pair.find('=');
-            form.emplace(url_decode(pair.substr(0, eq)), eq == std::string::npos ? "" : url_decode(pair.substr(eq + 1)));
-        }
-        at = end + 1;
-    }
-    return form;
-}
-
-std::string field(const Form& form, const char* name) {
-    const auto it = form.find(name);
-    return it == form.end() ? std::string() : it->second;
-}
-
-std::string url_encode(std::string_view text) {
-    static const char* hex = "0123456789ABCDEF";
-    std::string out;
-    for (unsigned char c : text) {
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~') {
-            out += static_cast<char>(c);
-        } else {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        }
-    }
-    return out;
-}
-
 namespace {
 std::string lower(std::string text) {
     for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -1,7 +1,7 @@
-// The console's HTTP details (console.hpp): its cookies, its forms, the links it writes.
+// The console's HTTP details (console.hpp): the hosts it answers, the origins its forms come from, its
+// JSON's headers. (Its forms, cookies and links: the page kit's src/server/web_form.hpp.)
 #pragma once
 
-#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,17 +9,6 @@
 #include "gateway.hpp"
 
 namespace merchant {
-
-using Form = std::map<std::string, std::string>;
-
-// The value of cookie `name` in the request's Cookie headers (empty: none).
-std::string cookie(Req req, std::string_view name);
-// An application/x-www-form-urlencoded body (415 for another type); a repeated name keeps its first.
-Form read_form(Req req, const std::string& body);
-// A form field's value, empty when absent.
-std::string field(const Form& form, const char* name);
-// `text` percent-encoded for a URL's query (unreserved characters kept).
-std::string url_encode(std::string_view text);
 
 // The Host header values the console answers (DNS rebinding: a name an attacker points at the
 // console's address is not one of them), lower-case host[:port] as browsers send them: `listed`

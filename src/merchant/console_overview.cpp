@@ -5,6 +5,7 @@
 
 #include "console_html.hpp"
 #include "order_state.hpp"
+#include "orders.hpp"
 #include "paywasm/status.hpp"
 #include "server/util.hpp"
 
@@ -55,9 +56,10 @@ Html card(const char* label, const OverviewCard& c) {
 
 }  // namespace
 
-Html overview_html(Store& store, std::int64_t now) {
+Html overview_html(Gateway& gw, std::int64_t now) {
     const std::int64_t day = 86400000, today = now - now % day;
-    const auto rows = store.overview_rows(today - 29 * day);
+    const OverviewFigures figures = overview_figures(gw, today - 29 * day, kFailingEventAttempts);
+    const auto& rows = figures.rows;
     Html cards;
     for (auto [label, since] : {std::pair<const char*, std::int64_t>{"Today", today}, {"Last 7 days", today - 6 * day},
                                 {"Last 30 days", today - 29 * day}}) {
@@ -85,8 +87,7 @@ Html overview_html(Store& store, std::int64_t now) {
                                        {"aria-label", "Paid orders a day, last 30 days; most in a day: " + std::to_string(top)}},
                                bars);
     // What needs a person: stuck or contradicted attempts, partly paid orders, events the app refused.
-    const std::int64_t attention = store.attention_count(), partial = store.count_in_bucket("partial"),
-                       failing = store.failing_events(kFailingEventAttempts);
+    const std::int64_t attention = figures.attention, partial = figures.partial, failing = figures.failing;
     Html main;
     Html needs;
     if (attention > 0) {

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "server/static_files.hpp"
-#include "store.hpp"
+#include "gateway.hpp"
 
 namespace merchant {
 
@@ -13,6 +13,7 @@ namespace merchant {
 // "needs attention"; the forwarder keeps retrying it).
 inline constexpr std::int64_t kFailingEventAttempts = 3;
 
-paywasm::server::Html overview_html(Store& store, std::int64_t now);
+// The page at `now`, from orders.hpp's overview_figures (no store query of its own).
+paywasm::server::Html overview_html(Gateway& gw, std::int64_t now);
 
 }  // namespace merchant

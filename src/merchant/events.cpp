@@ -13,6 +13,21 @@ using paywasm::JsonValue;
 using paywasm::JsonWriter;
 using paywasm::server::iso8601;
 
+std::optional<paywasm::Owed> owed_of(const Session& s) {
+    const StatusView& v = s.status;
+    paywasm::Decimal amount;
+    if (!v.status || !v.tx_amount || !v.tx_currency || !paywasm::Decimal::try_parse(*v.tx_amount, amount)) return std::nullopt;
+    std::optional<paywasm::Decimal> received;
+    paywasm::Decimal r;
+    if (v.received_amount && paywasm::Decimal::try_parse(*v.received_amount, r)) received = r;
+    const auto method = v.method ? paywasm::pay_method_from(*v.method) : std::nullopt;
+    try {
+        return paywasm::amounts_owed(paywasm::describe_status(*v.status, method), {amount, *v.tx_currency}, received);
+    } catch (const paywasm::Error&) {
+        return std::nullopt;  // a negative amount from the service: no amounts rather than wrong ones
+    }
+}
+
 namespace {
 
 // A text member that may be absent: the text, or null.
@@ -25,21 +40,8 @@ void opt_str(JsonWriter& w, const char* name, const std::optional<std::string>& 
 // session's fiat total) and "expected", "received", "remaining" (the core's amounts_owed in the
 // transaction's own currency, or null), each {amount, currency}.
 void write_amounts(JsonWriter& w, const Session& s) {
-    const StatusView& v = s.status;
     w.key("orderTotal").begin_object().str("amount", s.amount).str("currency", s.currency).end_object();
-    std::optional<paywasm::Owed> owed;
-    paywasm::Decimal amount;
-    if (v.status && v.tx_amount && v.tx_currency && paywasm::Decimal::try_parse(*v.tx_amount, amount)) {
-        std::optional<paywasm::Decimal> received;
-        paywasm::Decimal r;
-        if (v.received_amount && paywasm::Decimal::try_parse(*v.received_amount, r)) received = r;
-        const auto method = v.method ? paywasm::pay_method_from(*v.method) : std::nullopt;
-        try {
-            owed = paywasm::amounts_owed(paywasm::describe_status(*v.status, method), {amount, *v.tx_currency}, received);
-        } catch (const paywasm::Error&) {
-            // A negative amount from the service: no amounts rather than wrong ones.
-        }
-    }
+    const std::optional<paywasm::Owed> owed = owed_of(s);
     for (auto [name, m] : {std::pair<const char*, const paywasm::Money*>{"expected", owed ? &owed->expected : nullptr},
                            {"received", owed ? &owed->received : nullptr},
                            {"remaining", owed ? &owed->remaining : nullptr}}) {

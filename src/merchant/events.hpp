@@ -16,6 +16,7 @@
 
 #include "decide.hpp"
 #include "paywasm/json.hpp"
+#include "paywasm/status.hpp"
 #include "session.hpp"
 #include "status_hub.hpp"
 #include "store.hpp"
@@ -28,6 +29,10 @@ namespace merchant {
 // payment's method, an amount mismatch), the amounts owed the core's amounts_owed() in the
 // transaction's own currency (null when unknown).
 std::string status_json(const Session& s);
+// The amounts owed of a session's latest status (the core's amounts_owed, in the transaction's own
+// currency): expected, received, remaining; nullopt before the service named an amount (or when
+// it named a negative one). status_json's "expected", "received", "remaining".
+std::optional<paywasm::Owed> owed_of(const Session& s);
 
 // ["exchange", "bank", "qr"]: the methods `s` offers, in that order.
 void write_methods(paywasm::JsonWriter& w, const Session& s);

@@ -5,7 +5,8 @@
 //   links.cpp        the app API's /v1/links and the public opening GET /l/{linkId}
 //   store_links.cpp  the links table and a link's sessions (LinkStore)
 //   hosted_words.cpp the pages' words in the widget's languages (Words)
-// Every page is rendered with src/server/static_files.hpp: escaped values only, under a strict
+// Every page is rendered with the page kit (src/server/html.hpp, page_pieces.hpp, web_form.hpp,
+// accept_list.hpp) and src/server/static_files.hpp: escaped values only, under a strict
 // Content-Security-Policy (no inline script or style; 'self' and the service's origin).
 #pragma once
 
@@ -27,10 +28,6 @@ namespace merchant {
 // in that order: app_api.cpp's, shared with the links.
 void require_app(const Gateway& gw, const Request& req);
 std::string methods_csv(JsonValue given, const std::vector<std::string>& fallback);
-
-// The origin of an absolute http(s) URL ("https://shop.example:8443"), lower-case scheme and host;
-// "" when `url` is not one (relative, another scheme, user info, spaces or control characters).
-std::string origin_of(std::string_view url);
 
 // `successUrl` and `cancelUrl` of a request object: each optional, and when given an absolute
 // http(s) URL of at most 2000 characters on one of --return-origin (400 validation naming the

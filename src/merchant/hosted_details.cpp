@@ -26,33 +26,26 @@ bool collects_shipping(const JsonDocument& spec) {
     return has_kind(v, paywasm::JsonKind::boolean) && v.boolean();
 }
 
+// `value` when field `id` is the one at fault (an attribute that marks it), else no attribute.
+std::optional<std::string> at_fault(const DetailsRefusal& refusal, const char* id, const char* value) {
+    return refusal.field == id ? std::optional<std::string>(value) : std::nullopt;
+}
+
 // <input ...> with its label, marked when it is the field at fault.
 void input(Html& fields, const char* id, const std::string& label, const char* type, const char* autocomplete,
            const std::string& value, const DetailsRefusal& refusal, const char* inputmode = nullptr) {
     fields += Html::element("label", {{"for", id}}, label);
-    Html tag = Html::markup("<input");
-    const auto attr = [&tag](const char* name, const std::string& v) {
-        tag += Html::markup(" ") + Html::text(name) + Html::markup("=\"") + Html::text(v) + Html::markup("\"");
-    };
-    attr("id", id);
-    attr("name", id);
-    attr("type", type);
-    attr("autocomplete", autocomplete);
-    if (inputmode) attr("inputmode", inputmode);
-    attr("value", value);
-    attr("maxlength", "200");
-    tag += Html::markup(" required");
-    if (refusal.field == id) {
-        attr("aria-invalid", "true");
-        attr("aria-describedby", "form-error");
-        tag += Html::markup(" autofocus");
-    }
-    fields += tag + Html::markup(">");
+    fields += Html::void_element("input", {{"id", id}, {"name", id}, {"type", type}, {"autocomplete", autocomplete},
+                                           {"inputmode", inputmode ? std::optional<std::string>(inputmode) : std::nullopt},
+                                           {"value", value}, {"maxlength", "200"}, {"required", "required"},
+                                           {"aria-invalid", at_fault(refusal, id, "true")},
+                                           {"aria-describedby", at_fault(refusal, id, "form-error")},
+                                           {"autofocus", at_fault(refusal, id, "autofocus")}});
 }
 
 }  // namespace
 
-Details read_details(const std::map<std::string, std::string>& fields) {
+Details read_details(const paywasm::server::Form& fields) {
     const auto get = [&](const char* n) {
         const auto it = fields.find(n);
         if (it == fields.end()) return std::string();
@@ -115,15 +108,15 @@ Html details_fields(const Words& w, const Session& s, const JsonDocument& spec, 
         Html options = Html::element("option", {{"value", ""}}, w("details.countryChoose"));
         for (const auto& c : countries(w.lang())) {
             const std::string code(c.code);
-            options += code == d.country ? Html::element("option", {{"value", code}, {"selected", "selected"}}, c.name)
-                                         : Html::element("option", {{"value", code}}, c.name);
+            options += Html::element(
+                "option", {{"value", code}, {"selected", code == d.country ? std::optional<std::string>("selected") : std::nullopt}}, c.name);
         }
-        fields += refusal.field == "country"
-                      ? Html::element("select", {{"id", "country"}, {"name", "country"}, {"autocomplete", "country"}, {"required", "required"},
-                                                 {"aria-invalid", "true"}, {"aria-describedby", "form-error"}, {"autofocus", "autofocus"}},
-                                      options)
-                      : Html::element("select", {{"id", "country"}, {"name", "country"}, {"autocomplete", "country"}, {"required", "required"}},
-                                      options);
+        fields += Html::element("select",
+                                {{"id", "country"}, {"name", "country"}, {"autocomplete", "country"}, {"required", "required"},
+                                 {"aria-invalid", at_fault(refusal, "country", "true")},
+                                 {"aria-describedby", at_fault(refusal, "country", "form-error")},
+                                 {"autofocus", at_fault(refusal, "country", "autofocus")}},
+                                options);
     }
     Html out;
     if (!refusal.text.empty()) out += Html::element("p", {{"class", "error"}, {"role", "alert"}, {"id", "form-error"}}, refusal.text);

@@ -13,6 +13,7 @@
 
 #include "hosted.hpp"
 #include "paywasm/checkout.hpp"
+#include "server/web_form.hpp"
 
 namespace merchant {
 
@@ -21,7 +22,7 @@ struct Details {
     std::string firstname, lastname, email, address1, city, zipcode, country, amount;
 };
 // The form's fields (a single "name", as earlier pages sent it, stands for the first name).
-Details read_details(const std::map<std::string, std::string>& fields);
+Details read_details(const paywasm::server::Form& fields);
 
 // A refusal: its text in the page's language and the id of the field at fault ("" when none).
 struct DetailsRefusal {

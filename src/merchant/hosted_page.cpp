@@ -5,6 +5,8 @@
 // its own session and nothing else.
 #include <regex>
 
+#include "client/url.hpp"
+
 #include "events.hpp"
 #include "hosted.hpp"
 #include "hosted_details.hpp"
@@ -12,13 +14,18 @@
 #include "paywasm/codec.hpp"
 #include "paywasm/status.hpp"
 #include "paywasm/validate.hpp"
+#include "server/page_pieces.hpp"
 #include "server/util.hpp"
+#include "server/web_form.hpp"
 
 namespace merchant {
 
 namespace {
 
+using paywasm::client::http_origin;
 using paywasm::server::Html;
+using paywasm::server::page::link;
+using paywasm::server::page::money;
 
 // The pages' files, read once (register_hosted): web/hosted's, theme.css, the logo, the widget's.
 struct Assets {
@@ -28,8 +35,6 @@ Assets* g_assets = nullptr;  // set once by register_hosted, before the server r
 
 const std::regex kSessionId("^[A-Za-z0-9_-]{1,200}$");
 
-std::string money_text(const std::string& amount, const std::string& currency) { return amount + " " + currency; }
-
 // The order's lines and total, from the session's checkout as the core wrote it.
 Html order_table(const Words& w, const Session& s) {
     const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);
@@ -38,7 +43,7 @@ Html order_table(const Words& w, const Session& s) {
         const paywasm::Decimal line = item.price * item.quantity;
         rows += Html::markup("<tr>") + Html::element("td", {}, item.name) +
                 Html::element("td", {{"class", "num"}}, item.quantity.to_string()) +
-                Html::element("td", {{"class", "num"}}, money_text(paywasm::amount_text({line, s.currency}), s.currency)) +
+                Html::element("td", {{"class", "num"}}, money(paywasm::amount_text({line, s.currency}), s.currency)) +
                 Html::markup("</tr>");
     }
     return Html::markup("<section aria-labelledby=\"order-h\">") + Html::element("h2", {{"id", "order-h"}}, w("order.heading")) +
@@ -46,16 +51,10 @@ Html order_table(const Words& w, const Session& s) {
            Html::element("th", {{"scope", "col"}, {"class", "num"}}, w("order.qty")) +
            Html::element("th", {{"scope", "col"}, {"class", "num"}}, w("order.amount")) + Html::markup("</tr></thead><tbody>") +
            rows + Html::markup("</tbody><tfoot><tr>") + Html::element("th", {{"scope", "row"}, {"colspan", "2"}}, w("order.total")) +
-           Html::element("td", {{"class", "num"}}, money_text(s.amount, s.currency)) + Html::markup("</tr></tfoot></table></section>");
+           Html::element("td", {{"class", "num"}}, money(s.amount, s.currency)) + Html::markup("</tr></tfoot></table></section>");
 }
 
-Html paragraph(std::string_view text, const char* cls = "") {
-    return *cls ? Html::element("p", {{"class", cls}}, text) : Html::element("p", {}, text);
-}
-
-Html link(const std::string& href, std::string_view text, const char* cls = "") {
-    return *cls ? Html::element("a", {{"href", href}, {"class", cls}}, text) : Html::element("a", {{"href", href}}, text);
-}
+Html paragraph(std::string_view text) { return Html::element("p", {}, text); }
 
 // The receipt of a paid order (order_state.hpp's paid): a verified success; an underpayment the shop
 // accepted (what arrived, in the currency it arrived in); or an attempt the shop resolved as paid
@@ -77,16 +76,16 @@ Html receipt(const Words& w, const Session& s) {
         }
     }
     row(w("receipt.order"), s.offer_id);
-    row(w("receipt.orderTotal"), money_text(s.amount, s.currency));
+    row(w("receipt.orderTotal"), money(s.amount, s.currency));
     if (accepted && s.status.received_amount) {
         const std::string currency = s.status.tx_currency.value_or(s.currency);
         paywasm::Decimal arrived;
-        row(w("receipt.arrived"), money_text(paywasm::Decimal::try_parse(*s.status.received_amount, arrived)
+        row(w("receipt.arrived"), money(paywasm::Decimal::try_parse(*s.status.received_amount, arrived)
                                                    ? paywasm::amount_text({arrived, currency})
                                                    : *s.status.received_amount,
                                                currency));
     } else if (verified && s.status.tx_amount && s.status.tx_currency && *s.status.tx_currency != s.currency) {
-        row(w("receipt.paid"), money_text(*s.status.tx_amount, *s.status.tx_currency));
+        row(w("receipt.paid"), money(*s.status.tx_amount, *s.status.tx_currency));
     }
     const std::string m = method.value_or("");
     row(w("receipt.method"), m == "qr" || m == "exchange" || m == "bank" ? w("method." + m) : "—");
@@ -151,13 +150,10 @@ Html checkout_page(Gateway& gw, const Words& w, const Session& s) {
         // The bank method also needs the merchant's account (--bank-account-id) and the shopper's
         // (stock-id: hosted.js sets it from the token URL's answer); the widget hides it otherwise.
         const std::string url = "/v1/checkout/" + s.id;
-        body += gw.config.bank_account_id.empty()
-                    ? Html::element("paywasm-checkout", {{"session-url", url}, {"methods", methods}, {"theme", "auto"}, {"locale", w.lang()}},
-                                    Html())
-                    : Html::element("paywasm-checkout",
-                                    {{"session-url", url}, {"methods", methods}, {"theme", "auto"}, {"locale", w.lang()},
-                                     {"account-id", gw.config.bank_account_id}},
-                                    Html());
+        const auto account = gw.config.bank_account_id.empty() ? std::nullopt : std::optional(gw.config.bank_account_id);
+        body += Html::element("paywasm-checkout",
+                              {{"session-url", url}, {"methods", methods}, {"theme", "auto"}, {"locale", w.lang()}, {"account-id", account}},
+                              Html());
     }
     // data-status and data-version: the status stream hosted.js follows for the shop's decisions,
     // and the order's version this page shows (only a later one loads the page again).
@@ -171,26 +167,6 @@ Html checkout_page(Gateway& gw, const Words& w, const Session& s) {
     return body;
 }
 
-// application/x-www-form-urlencoded: name -> value (the first of each), each at most 1000 bytes.
-std::map<std::string, std::string> form_fields(Req req, Body body) {
-    if (req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) != 0) {
-        throw HttpError(415, "unsupported_media_type", "send the form as application/x-www-form-urlencoded");
-    }
-    std::map<std::string, std::string> out;
-    std::size_t at = 0;
-    while (at <= body.size()) {
-        const std::size_t amp = std::min(body.find('&', at), body.size());
-        const std::string pair = body.substr(at, amp - at);
-        const std::size_t eq = pair.find('=');
-        const std::string name = url_decode(pair.substr(0, eq));
-        std::string value = eq == std::string::npos ? "" : url_decode(pair.substr(eq + 1));
-        if (value.size() > 1000) throw HttpError(400, "validation", "a field is too long", name);
-        out.emplace(name, value);
-        at = amp + 1;
-    }
-    return out;
-}
-
 // A form post from the gateway's own page, or from no browser at all: a browser says where a POST
 // comes from (Origin, and Sec-Fetch-Site where it sends it), and another site's page, which could
 // make a visitor's browser send a session's fields, is refused with 403 cross_site_form. The
@@ -201,7 +177,7 @@ void require_own_origin(const Gateway& gw, Req req) {
     const std::string site = req.get_header_value("Sec-Fetch-Site");
     const std::string origin = req.get_header_value("Origin");
     const bool site_ok = site.empty() || site == "same-origin" || site == "none";
-    const bool origin_ok = origin.empty() || origin_of(origin) == origin_of(gw.config.public_url);
+    const bool origin_ok = origin.empty() || http_origin(origin) == http_origin(gw.config.public_url);
     if (!site_ok || !origin_ok) {
         throw HttpError(403, "cross_site_form", "this form is taken only from its own checkout page");
     }
@@ -243,9 +219,9 @@ void send_page(Gateway& gw, Response& res, const Words& words, int status, const
                                             {"integrity", a.widget.integrity("paywasm.js")}, {"defer", "defer"}},
                                  Html());
     }
-    Html logo;  // (an <img> has no end tag)
+    Html logo;
     for (const char* name : {"logo.png", "logo.svg"}) {
-        if (a.own.find(name)) logo = Html::markup("<img alt=\"\" src=\"") + Html::text(a.own.url("/assets/hosted/", name)) + Html::markup("\">");
+        if (a.own.find(name)) logo = Html::void_element("img", {{"alt", ""}, {"src", a.own.url("/assets/hosted/", name)}});
     }
     const std::string page = render(a.own.find("page.html")->body,
                                     {{"lang", Html::text(words.lang())},
@@ -286,10 +262,10 @@ void register_hosted(Router& server, Gateway& gw) {
     }
     g_assets = &assets;
     const std::size_t limit = gw.config.max_body;
-    const std::string service_origin = origin_of(gw.config.public_service_url.empty() ? gw.config.service_url : gw.config.public_service_url);
+    const std::string service_origin = http_origin(gw.config.public_service_url.empty() ? gw.config.service_url : gw.config.public_service_url);
     // The shop's token endpoint is called from the page, with the shop's cookies.
     std::vector<std::string> connect = {service_origin};
-    if (!gw.config.shopper_token_url.empty()) connect.push_back(origin_of(gw.config.shopper_token_url));
+    if (!gw.config.shopper_token_url.empty()) connect.push_back(http_origin(gw.config.shopper_token_url));
 
     server.route("GET", R"(/assets/hosted/([A-Za-z0-9._-]+))", limit, [](Req req, Res res, Body) {
         // The template is the gateway's own source, not a page.
@@ -332,7 +308,7 @@ void register_hosted(Router& server, Gateway& gw) {
         auto s = gw.store.session(req.matches[1]);
         require_own_origin(gw, req);
         if (!s || !s->link_id) throw HttpError(404, "not_found", "no link checkout with this id");
-        const Details d = read_details(form_fields(req, body));
+        const Details d = read_details(paywasm::server::read_form(req, body, 1000));
         const Words& w = words_for(req);
         LinkStore links(gw.store.sql());
         const auto l = links.find(*s->link_id);
@@ -359,25 +335,12 @@ void register_hosted(Router& server, Gateway& gw) {
     });
 }
 
-std::string origin_of(std::string_view url) {
-    static const std::regex kUrl(R"(^(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?([/?#][^\s]*)?$)",
-                                 std::regex::icase);
-    std::match_results<std::string_view::const_iterator> m;
-    if (url.size() > 2000 || !std::regex_match(url.begin(), url.end(), m, kUrl)) return "";
-    for (char c : url) {
-        if (static_cast<unsigned char>(c) < 0x21 || c == 0x7f || c == '\\') return "";
-    }
-    std::string origin = m[1].str() + "://" + m[2].str() + m[3].str();
-    for (auto& c : origin) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return origin;
-}
-
 ReturnUrls read_return_urls(JsonValue obj, const Config& config) {
     ReturnUrls out;
     const auto one = [&](const char* name) -> std::optional<std::string> {
         auto v = opt_string(obj, name);
         if (!v) return std::nullopt;
-        const std::string origin = origin_of(*v);
+        const std::string origin = http_origin(*v);
         if (origin.empty()) throw HttpError(400, "validation", std::string(name) + " must be an absolute http(s) URL", name);
         for (const auto& allowed : config.return_origins) {
             if (origin == allowed) return v;

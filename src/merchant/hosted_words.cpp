@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "hosted.hpp"
+#include "server/accept_list.hpp"
 
 namespace merchant {
 
@@ -12,22 +13,9 @@ namespace {
 // lang -> its words; filled once by load_words before the server runs, read-only after.
 std::map<std::string, Words, std::less<>> g_words;
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-}
-
-// One language range of Accept-Language as ours ("" when none): the primary subtag, Portuguese
-// by region.
-std::string our_lang(std::string_view range) {
-    const std::string tag = lower(range);
+// One language range of Accept-Language (lower-case, as accept_list gives it) as ours ("" when
+// none): the primary subtag, Portuguese by region.
+std::string our_lang(const std::string& tag) {
     const std::size_t dash = tag.find_first_of("-_");
     const std::string primary = tag.substr(0, dash);
     if (primary == "pt") {
@@ -35,22 +23,6 @@ std::string our_lang(std::string_view range) {
         return region.empty() || region == "br" ? "pt-BR" : "pt-PT";
     }
     return g_words.count(primary) ? primary : "";
-}
-
-// A q value ("0.8", "1", "0") in thousandths; -1 when it is not one.
-int q_value(std::string_view q) {
-    if (q.empty() || q.size() > 5 || (q[0] != '0' && q[0] != '1')) return -1;
-    int value = (q[0] - '0') * 1000;
-    if (q.size() > 1) {
-        if (q[1] != '.') return -1;
-        int scale = 100;
-        for (char c : q.substr(2)) {
-            if (c < '0' || c > '9') return -1;
-            value += (c - '0') * scale;
-            scale /= 10;
-        }
-    }
-    return value > 1000 ? -1 : value;
 }
 
 }  // namespace
@@ -90,23 +62,13 @@ const Words& words_for(const Request& req) {
     const std::string header = req.get_header_value("Accept-Language");
     std::string best = "en";
     int best_q = 0;
-    std::size_t at = 0;
     // The first range of the highest q wins (a header lists ranges in its own order of preference).
-    while (at < header.size() && header.size() <= 1000) {
-        const std::size_t comma = std::min(header.find(',', at), header.size());
-        const std::string_view item(header.data() + at, comma - at);
-        at = comma + 1;
-        const std::size_t semi = item.find(';');
-        const std::string_view range = trim(item.substr(0, semi));
-        int q = 1000;
-        if (semi != std::string_view::npos) {
-            const std::string_view param = trim(item.substr(semi + 1));
-            q = param.rfind("q=", 0) == 0 ? q_value(param.substr(2)) : -1;
-        }
-        if (q <= best_q) continue;
-        if (const std::string lang = our_lang(range); !lang.empty()) {
+    if (header.size() > 1000) return g_words.at(best);
+    for (const auto& item : paywasm::server::accept_list(header)) {
+        if (item.q <= best_q) continue;
+        if (const std::string lang = our_lang(item.value); !lang.empty()) {
             best = lang;
-            best_q = q;
+            best_q = item.q;
         }
     }
     return g_words.at(best);

@@ -3,8 +3,6 @@
 // GET /l/{linkId}: a new session for that visitor, 303 to its hosted page (HEAD: none, 200). Opening creates a
 // session, so it is rate-limited per client address and per link, and a link session lives
 // --link-session-ttl until the shopper gives their fields (then --session-ttl).
-#include <ctime>
-#include <regex>
 
 #include "events.hpp"
 #include "hosted.hpp"
@@ -15,6 +13,7 @@
 #include "paywasm/status.hpp"
 #include "paywasm/validate.hpp"
 #include "server/client_address.hpp"
+#include "server/iso8601.hpp"
 #include "server/util.hpp"
 
 namespace merchant {
@@ -24,22 +23,6 @@ namespace {
 using paywasm::server::Html;
 
 std::string link_url(const Gateway& gw, const std::string& id) { return gw.config.public_url + "/l/" + id; }
-
-// "2026-12-31T23:59:59Z" (seconds, optional fraction ignored, Z only) -> epoch ms; nullopt otherwise.
-std::optional<std::int64_t> parse_iso(const std::string& text) {
-    static const std::regex kIso(R"(^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, kIso)) return std::nullopt;
-    std::tm t{};
-    t.tm_year = std::stoi(m[1]) - 1900;
-    t.tm_mon = std::stoi(m[2]) - 1;
-    t.tm_mday = std::stoi(m[3]);
-    t.tm_hour = std::stoi(m[4]);
-    t.tm_min = std::stoi(m[5]);
-    t.tm_sec = std::stoi(m[6]);
-    if (t.tm_mon > 11 || t.tm_mday < 1 || t.tm_mday > 31 || t.tm_hour > 23 || t.tm_min > 59 || t.tm_sec > 59) return std::nullopt;
-    return static_cast<std::int64_t>(timegm(&t)) * 1000;
-}
 
 // The checkout a link's session starts with: its cart (or, for a shopper-chosen amount, one line
 // at the minimum until the shopper chooses), read and validated by the core.
@@ -117,7 +100,7 @@ std::string read_spec(const Gateway& gw, JsonValue root, std::optional<std::int6
         usage_limit = std::stoll(t);
     }
     if (auto e = opt_string(root, "expiresAt")) {
-        expires_at = parse_iso(*e);
+        expires_at = paywasm::server::parse_iso8601(*e, paywasm::server::Iso8601::seconds_z);
         if (!expires_at) throw HttpError(400, "validation", "expiresAt is a UTC time like 2026-12-31T23:59:59Z", "expiresAt");
         if (*expires_at <= now_ms()) throw HttpError(400, "validation", "expiresAt is in the past", "expiresAt");
     }

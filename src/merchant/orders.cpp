@@ -21,38 +21,6 @@ std::string opt_time(const std::optional<std::int64_t>& t) { return t ? iso8601(
 
 }  // namespace
 
-std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
-    const std::int64_t now = now_ms();
-    JsonWriter w;
-    w.begin_object().str("id", s.id).str("offerId", s.offer_id).str("amount", s.amount).str("currency", s.currency);
-    w.key("methods");
-    write_methods(w, s);
-    w.str("createdAt", iso8601(s.created_at)).str("expiresAt", iso8601(s.expires_at));
-    // An open session past its expiry takes no payment any more: "expired", not "open".
-    w.str("status", s.status.state == "open" && now >= s.expires_at ? std::string("expired") : s.status.state);
-    w.str("orderState", order_state(s, now));
-    w.key("underpaymentAcceptedAt");
-    s.underpayment_accepted_at ? w.string(iso8601(*s.underpayment_accepted_at)) : w.null();
-    if (!gw.config.widget_dir.empty()) w.str("hostedUrl", hosted_url(gw, s.id));  // the hosted page (hosted.hpp)
-    if (s.link_id) w.str("linkId", *s.link_id);
-    w.key("shipTo");
-    write_ship_to(w, ship_to(s));  // what the seller needs to ship (ship_to.hpp)
-    if (with_detail) {
-        w.raw("checkout", s.checkout_json);
-        w.raw("latestStatus", status_json(s));
-        w.raw("transactions", transactions_json(gw.store.transactions(s.id)));
-        w.raw("attempts", attempts_json(s.attempts, true));
-        w.raw("payable", payable_json(payable_of(s)));
-        w.key("notes").begin_array();
-        for (const auto& n : gw.store.notes(s.id)) {
-            w.begin_object().str("actor", n.actor).str("note", n.note).str("createdAt", iso8601(n.created_at)).end_object();
-        }
-        w.end_array();
-    }
-    w.end_object();
-    return w.take();
-}
-
 std::string encode_cursor(std::int64_t created_at, const std::string& id) {
     static const char* hex = "0123456789abcdef";
     const std::string raw = std::to_string(created_at) + "|" + id;
@@ -190,38 +158,6 @@ void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query) {
     });
     body->content_type = "text/csv; charset=utf-8";
     res.stream = std::move(body);
-}
-
-std::optional<std::int64_t> parse_iso8601(std::string_view text) {
-    if (!text.empty() && text.back() == 'Z') text.remove_suffix(1);
-    if (const auto dot = text.find('.'); dot != std::string_view::npos && dot > 10) text = text.substr(0, dot);
-    // Digits at the given places, separators at the others: YYYY-MM-DD[THH:MM[:SS]].
-    const auto number = [&](std::size_t at, std::size_t len) -> std::optional<int> {
-        int v = 0;
-        for (std::size_t i = at; i < at + len; ++i) {
-            if (i >= text.size() || text[i] < '0' || text[i] > '9') return std::nullopt;
-            v = v * 10 + (text[i] - '0');
-        }
-        return v;
-    };
-    if (text.size() != 10 && text.size() != 16 && text.size() != 19) return std::nullopt;
-    if (text[4] != '-' || text[7] != '-' || (text.size() > 10 && (text[10] != 'T' || text[13] != ':'))) return std::nullopt;
-    if (text.size() == 19 && text[16] != ':') return std::nullopt;
-    const auto y = number(0, 4), mo = number(5, 2), d = number(8, 2);
-    const auto h = text.size() > 10 ? number(11, 2) : std::optional<int>(0);
-    const auto mi = text.size() > 10 ? number(14, 2) : std::optional<int>(0);
-    const auto sec = text.size() > 16 ? number(17, 2) : std::optional<int>(0);
-    if (!y || !mo || !d || !h || !mi || !sec || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 || *mi > 59 || *sec > 59) {
-        return std::nullopt;
-    }
-    // Days from the civil date (proleptic Gregorian), then seconds: no time zone of this host's.
-    const int yy = *y - (*mo <= 2);
-    const int era = (yy >= 0 ? yy : yy - 399) / 400;
-    const int yoe = yy - era * 400;
-    const int doy = (153 * (*mo + (*mo > 2 ? -3 : 9)) + 2) / 5 + *d - 1;
-    const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    const std::int64_t days = static_cast<std::int64_t>(era) * 146097 + doe - 719468;
-    return ((days * 24 + *h) * 60 + *mi) * 60000LL + *sec * 1000LL;
 }
 
 void check_text(const std::string& text, const char* field) {

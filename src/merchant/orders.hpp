@@ -1,10 +1,11 @@
 // The merchant's operations on orders, one implementation for both of their callers: the app API
-// (app_api.cpp, the shop's server with its bearer) and the console (console.cpp, a logged-in
-// merchant). Each action is audited (Store::audit) under the actor that asked; each read writes
-// the app API's JSON, which the console renders.
+// (app_api.cpp, the shop's server with its bearer) and the console (console*.cpp, a logged-in
+// merchant). Each action is audited (Store::audit) under the actor that asked; each read gives a
+// typed record (order_record.cpp) that the app API writes as JSON and the console renders as HTML:
+// no page reads the store itself.
 //   listing      GET /v1/sessions?state=&q=&cursor=&limit=   (keyset pages, an opaque cursor)
 //   export       GET /v1/sessions.csv                        (streamed, constant memory)
-//   an order     GET /v1/sessions/{id}                       (session_json with detail)
+//   an order     GET /v1/sessions/{id}                       (order_json of order_record)
 //   events       GET /v1/events/{id}, POST /v1/events/{id}/resend, POST /v1/events/resend-failed
 //   actions      resolve an attempt, accept an underpayment, add a note
 #pragma once
@@ -13,8 +14,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gateway.hpp"
+#include "overview.hpp"
+#include "paywasm/status.hpp"
 
 namespace merchant {
 
@@ -23,9 +27,67 @@ struct Actor {
     std::string name, address;
 };
 
-// A session as the app API writes it: its order, status and (with `with_detail`) the checkout,
-// latest status, transactions, attempts, payable, and the merchant's notes and acceptance.
+// ---- reads (order_record.cpp): typed records the app API writes as JSON and the console renders ----
+
+// An order's record: the session, its transactions, the merchant's notes, and the amounts owed of its
+// latest status (events.hpp owed_of). GET /v1/sessions/{id} writes it (order_json); the console's
+// order page renders the same record.
+struct OrderRecord {
+    Session session;
+    std::vector<Store::TransactionRow> transactions;
+    std::vector<Store::NoteRow> notes;
+    std::optional<paywasm::Owed> owed;
+};
+// The record of session `id` (nullopt: no such session), or of a session already read.
+std::optional<OrderRecord> order_record(Gateway& gw, const std::string& id);
+OrderRecord order_record(Gateway& gw, Session s);
+// An event sent to the shop's app, with what a page shows of its body (its type and session, ""
+// when the body names none) and, in an order's history, every delivery of it, oldest first.
+struct SentEvent {
+    Store::OutboxRow row;
+    std::string type, session_id;
+    std::vector<Store::DeliveryRow> deliveries;
+};
+// What happened to an order, for its timeline: its QR codes, verified webhooks, resolutions, and the
+// events sent to the shop's app with their deliveries (one query for every delivery of the order).
+struct OrderHistory {
+    std::vector<Store::QrRow> qr_codes;
+    std::vector<Store::WebhookRow> webhooks;
+    std::vector<Store::ResolutionRow> resolutions;
+    std::vector<SentEvent> events;
+};
+OrderHistory order_history(Gateway& gw, const std::string& session_id);
+
+// A session as the app API writes it: its order and status; order_json adds the checkout, latest
+// status, transactions, attempts, payable, and the merchant's notes and acceptance.
+std::string session_json(Gateway& gw, const Session& s);
+std::string order_json(Gateway& gw, const OrderRecord& r);
+// session_json, or (`with_detail`) order_json of its record.
 std::string session_json(Gateway& gw, const Session& s, bool with_detail);
+
+// The events page (GET /v1/events, the console's events): the 200 newest, or with `failed_first` the
+// undelivered ones that failed first (Store::events_page).
+std::vector<Store::OutboxRow> event_list(Gateway& gw, bool failed_first);
+// The same rows (failed first) as the console's events page shows them (no deliveries read).
+std::vector<SentEvent> sent_events(Gateway& gw);
+// One event as GET /v1/events/{id} writes it, with every delivery (HttpError 404: no such event).
+std::string event_json(Gateway& gw, const std::string& event_id);
+// The 500 newest subscription debits the gateway asked for.
+std::vector<Store::DebitRow> debit_list(Gateway& gw);
+// One page of the audit log, newest first (100 entries), after the opaque `cursor` ("" for the
+// first page; HttpError 400 on "cursor" when it is not one of ours), and the next page's cursor.
+struct AuditPage {
+    std::vector<Store::AuditRow> rows;
+    std::optional<std::string> next;
+};
+AuditPage audit_page(Gateway& gw, const std::string& cursor);
+// The overview's figures (console_overview.cpp draws them): orders since `since`, the sessions that
+// need attention, the partly paid ones, the events refused `failures` times or more.
+struct OverviewFigures {
+    std::vector<OverviewOrder> rows;
+    std::int64_t attention = 0, partial = 0, failing = 0;
+};
+OverviewFigures overview_figures(Gateway& gw, std::int64_t since, std::int64_t failures);
 
 // The list query of a request's parameters state, q, cursor and limit (1..200, default 50);
 // HttpError 400 naming the parameter otherwise.
@@ -63,9 +125,6 @@ std::int64_t resolve_stuck(Gateway& gw, std::int64_t before, const std::string& 
                            const Actor& actor);
 void accept_underpayment(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor);
 void add_note(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor);
-// A UTC time as the API and the console's forms write it: 2026-05-01, 2026-05-01T10:00,
-// 2026-05-01T10:00:00, each with an optional Z (and .sss); nullopt for anything else.
-std::optional<std::int64_t> parse_iso8601(std::string_view text);
 // A merchant's note: 1 to 2000 characters (HttpError 400 naming `field` otherwise).
 void check_note(const std::string& note, const char* field = "note");
 // 400 validation on `field` unless `text` is valid UTF-8 without NUL (a search's q, a note): what

@@ -192,7 +192,7 @@ const paywasm::options::Spec kOptions{
     {"verbose"}};
 
 // An origin: scheme://host[:port] of http or https, nothing after.
-bool is_origin(const std::string& v) { return !v.empty() && origin_of(v) == v; }
+bool is_origin(const std::string& v) { return !v.empty() && paywasm::client::http_origin(v) == v; }
 
 // The hosted pages' options (hosted.hpp), each checked now: a bad one stops the start.
 void apply_hosted_option(Config& c, const std::string& name, const std::string& value) {
@@ -207,7 +207,7 @@ void apply_hosted_option(Config& c, const std::string& name, const std::string& 
             c.return_origins.push_back(o);
         }
     } else if (name == "shopper-token-url") {
-        if (origin_of(value).empty()) bad("--shopper-token-url must be an absolute http(s) URL");
+        if (paywasm::client::http_origin(value).empty()) bad("--shopper-token-url must be an absolute http(s) URL");
         c.shopper_token_url = value;
     } else if (name == "bank-account-id") {
         if (value.empty() || value.size() > 200) bad("--bank-account-id is 1 to 200 characters");

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -186,6 +187,9 @@ public:
     };
     void record_delivery(const std::string& event_id, const DeliveryRow& row);
     std::vector<DeliveryRow> deliveries(const std::string& event_id);
+    // Every delivery of every event of a session, by event id, each oldest first: one query for an
+    // order's timeline.
+    std::map<std::string, std::vector<DeliveryRow>> session_deliveries(const std::string& session_id);
     // The same event (same id, same body) delivered again: due now, whatever its state. in_flight:
     // a worker is delivering it right now (its lease holds). resend_failed(): every undelivered
     // event created since `since` whose last delivery failed, due now; returns how many.

@@ -24,6 +24,16 @@ namespace {
 constexpr const char* kOutboxColumns =
     "id, state, attempts, next_attempt_at, last_error, created_at, delivered_at, body";
 
+// A deliveries row whose started_at, finished_at, http_status, error are columns `at`.. of `r`.
+Store::DeliveryRow delivery_from_row(const SqlRow& r, std::size_t at) {
+    Store::DeliveryRow d;
+    d.started_at = r.integer(at);
+    d.finished_at = r.integer(at + 1);
+    if (!r.is_null(at + 2)) d.http_status = static_cast<int>(r.integer(at + 2));
+    d.error = r.optional_text(at + 3);
+    return d;
+}
+
 Store::OutboxRow outbox_from_row(const SqlRow& r) {
     Store::OutboxRow row{r.text(0), r.text(1), r.text(7), r.integer(2), r.integer(3), r.integer(5), r.optional_text(4),
                          std::nullopt};
@@ -228,12 +238,18 @@ std::vector<Store::DeliveryRow> Store::deliveries(const std::string& event_id) {
     for (const auto& r : sql_->query("SELECT started_at, finished_at, http_status, error FROM deliveries WHERE event_id = ? "
                                      "ORDER BY started_at LIMIT 1000",
                                      {event_id})) {
-        DeliveryRow d;
-        d.started_at = r.integer(0);
-        d.finished_at = r.integer(1);
-        if (!r.is_null(2)) d.http_status = static_cast<int>(r.integer(2));
-        d.error = r.optional_text(3);
-        out.push_back(std::move(d));
+        out.push_back(delivery_from_row(r, 0));
+    }
+    return out;
+}
+
+std::map<std::string, std::vector<Store::DeliveryRow>> Store::session_deliveries(const std::string& session_id) {
+    std::map<std::string, std::vector<DeliveryRow>> out;
+    for (const auto& r : sql_->query("SELECT d.event_id, d.started_at, d.finished_at, d.http_status, d.error FROM deliveries d "
+                                     "JOIN outbox o ON o.id = d.event_id WHERE o.session_id = ? "
+                                     "ORDER BY d.event_id, d.started_at LIMIT 20000",
+                                     {session_id})) {
+        out[r.text(0)].push_back(delivery_from_row(r, 1));
     }
     return out;
 }

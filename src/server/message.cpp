@@ -49,32 +49,13 @@ bool Request::has_header(std::string_view name) const {
     return false;
 }
 
-namespace {
-// Calls on_pair(name, value) for each `name=value` of a query string, both still encoded.
-template <class F>
-bool each_param(std::string_view query, F on_pair) {
-    std::size_t start = 0;
-    while (start <= query.size()) {
-        std::size_t amp = query.find('&', start);
-        std::string_view part = query.substr(start, amp == std::string_view::npos ? std::string_view::npos : amp - start);
-        std::size_t eq = part.find('=');
-        if (!part.empty() && on_pair(part.substr(0, eq), eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1))) {
-            return true;
-        }
-        if (amp == std::string_view::npos) break;
-        start = amp + 1;
-    }
-    return false;
-}
-}  // namespace
-
 bool Request::has_param(std::string_view name) const {
-    return each_param(query, [&](std::string_view n, std::string_view) { return url_decode(n) == name; });
+    return for_each_urlencoded(query, [&](std::string_view n, std::string_view) { return url_decode(n) == name; });
 }
 
 std::string Request::get_param_value(std::string_view name) const {
     std::string out;
-    each_param(query, [&](std::string_view n, std::string_view v) {
+    for_each_urlencoded(query, [&](std::string_view n, std::string_view v) {
         if (url_decode(n) != name) return false;
         out = url_decode(v);
         return true;

@@ -60,4 +60,24 @@ bool same_name(std::string_view a, std::string_view b);
 // %XX and '+' decoded (a malformed escape is kept as is).
 std::string url_decode(std::string_view text);
 
+// The one reader of application/x-www-form-urlencoded text (a query string, a form body: the page
+// kit's parse_urlencoded): calls on_pair(name, value) for each '&'-separated `name=value`, both still
+// encoded (a pair without '=' has an empty value; empty pairs are skipped), in order, until on_pair
+// returns true; returns whether one did.
+template <class F>
+bool for_each_urlencoded(std::string_view text, F on_pair) {
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t amp = text.find('&', start);
+        const std::string_view part = text.substr(start, amp == std::string_view::npos ? std::string_view::npos : amp - start);
+        const std::size_t eq = part.find('=');
+        if (!part.empty() && on_pair(part.substr(0, eq), eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1))) {
+            return true;
+        }
+        if (amp == std::string_view::npos) break;
+        start = amp + 1;
+    }
+    return false;
+}
+
 }  // namespace paywasm::server

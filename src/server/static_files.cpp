@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "paywasm/crypto.hpp"
+#include "server/accept_list.hpp"
 
 namespace paywasm::server {
 
@@ -29,29 +30,10 @@ std::string gzip_of(const std::string& bytes) {
     return out;
 }
 
-// Whether an Accept-Encoding value accepts gzip: a "gzip" or "*" coding whose q is not 0.
+// Whether an Accept-Encoding value accepts gzip: a "gzip" or "*" coding whose q is above 0.
 bool accepts_gzip(std::string_view header) {
-    std::size_t at = 0;
-    while (at <= header.size()) {
-        std::size_t end = header.find(',', at);
-        if (end == std::string_view::npos) end = header.size();
-        std::string_view item = header.substr(at, end - at);
-        at = end + 1;
-        const std::size_t semi = item.find(';');
-        std::string_view coding = item.substr(0, semi);
-        while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) coding.remove_prefix(1);
-        while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) coding.remove_suffix(1);
-        std::string lower(coding);
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (lower != "gzip" && lower != "*") continue;
-        if (semi == std::string_view::npos) return true;
-        std::string params(item.substr(semi + 1));
-        params.erase(std::remove(params.begin(), params.end(), ' '), params.end());
-        const std::size_t q = params.find("q=");
-        if (q == std::string::npos) return true;
-        const std::string value = params.substr(q + 2);
-        // q=0, q=0.0, q=0.000: refused; anything else accepts.
-        if (value.find_first_not_of("0.") != std::string::npos || value.empty()) return true;
+    for (const auto& item : accept_list(header)) {
+        if ((item.value == "gzip" || item.value == "*") && item.q > 0) return true;
     }
     return false;
 }
@@ -84,55 +66,6 @@ void join(std::string& out, const char* directive, std::string_view first, const
 }
 
 }  // namespace
-
-std::string html_escape(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
-
-Html Html::element_of(const std::string& tag, std::initializer_list<std::pair<const char*, std::string>> attributes,
-                      const Html& inner) {
-    std::string out = "<" + tag;
-    for (const auto& [name, value] : attributes) out += std::string(" ") + name + "=\"" + html_escape(value) + "\"";
-    out += ">" + inner.html_ + "</" + tag + ">";
-    return Html(std::move(out));
-}
-
-std::string render(std::string_view tmpl, const std::map<std::string, Html>& values) {
-    std::string out;
-    out.reserve(tmpl.size());
-    std::map<std::string, bool> used;
-    std::size_t at = 0;
-    for (;;) {
-        const std::size_t open = tmpl.find("{{", at);
-        if (open == std::string_view::npos) break;
-        const std::size_t close = tmpl.find("}}", open + 2);
-        if (close == std::string_view::npos) throw std::logic_error("render: an unclosed {{ in the template");
-        const std::string name(tmpl.substr(open + 2, close - open - 2));
-        const auto it = values.find(name);
-        if (it == values.end()) throw std::logic_error("render: no value for {{" + name + "}}");
-        used[name] = true;
-        out.append(tmpl.substr(at, open - at));
-        out += it->second.str();
-        at = close + 2;
-    }
-    out.append(tmpl.substr(at));
-    for (const auto& [name, value] : values) {
-        if (!used.count(name)) throw std::logic_error("render: the template has no {{" + name + "}}");
-    }
-    return out;
-}
 
 std::string Csp::text() const {
     std::string out = "default-src 'none'; ";

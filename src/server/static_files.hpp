@@ -23,11 +23,7 @@
 // Referrer-Policy: same-origin (a page's own form posts carry its Origin, which the handler checks)
 // and Cache-Control: no-store (a page shows one shopper's order).
 //
-// Templating. A template's "{{name}}" placeholders are replaced by Html values. An Html is built
-// only from text (escaped: & < > " ' become entities) or from markup written as a string literal in
-// the program's source, so nothing a shop, a shopper or a database holds can become markup. A
-// placeholder without a value, or a value without a placeholder, throws std::logic_error: a
-// template and its program cannot drift apart silently.
+// Templating: the page kit's Html and render() (server/html.hpp), included here.
 #pragma once
 
 #include <cstddef>
@@ -39,53 +35,13 @@
 #include <utility>
 #include <vector>
 
+#include "server/html.hpp"
 #include "server/message.hpp"
 
 namespace paywasm::server {
 
 // The Subresource Integrity value of `bytes`: "sha384-<base64 of the SHA-384>".
 std::string sri_sha384(const std::string& bytes);
-
-// `text` with & < > " ' written as entities: safe in element content and in quoted attributes.
-std::string html_escape(std::string_view text);
-
-// A piece of HTML that is safe by construction.
-class Html {
-public:
-    Html() = default;
-    // Text, escaped.
-    static Html text(std::string_view t) { return Html(html_escape(t)); }
-    // Markup from the program's source: only a string literal binds here (no runtime string).
-    template <std::size_t N>
-    static Html markup(const char (&literal)[N]) { return Html(std::string(literal, N - 1)); }
-    // An element `<tag attr="value"...>text</tag>` with each attribute value and the text escaped;
-    // `tag` and the attribute names are literals of the program's source.
-    template <std::size_t N>
-    static Html element(const char (&tag)[N], std::initializer_list<std::pair<const char*, std::string>> attributes,
-                        std::string_view text) {
-        return element_of(std::string(tag, N - 1), attributes, Html::text(text));
-    }
-    template <std::size_t N>
-    static Html element(const char (&tag)[N], std::initializer_list<std::pair<const char*, std::string>> attributes,
-                        const Html& inner) {
-        return element_of(std::string(tag, N - 1), attributes, inner);
-    }
-    Html& operator+=(const Html& more) {
-        html_ += more.html_;
-        return *this;
-    }
-    friend Html operator+(Html a, const Html& b) { return a += b; }
-    const std::string& str() const { return html_; }
-
-private:
-    explicit Html(std::string html) : html_(std::move(html)) {}
-    static Html element_of(const std::string& tag, std::initializer_list<std::pair<const char*, std::string>> attributes,
-                           const Html& inner);
-    std::string html_;
-};
-
-// `tmpl` with each "{{name}}" replaced by values[name] (see above: both must match exactly).
-std::string render(std::string_view tmpl, const std::map<std::string, Html>& values);
 
 // A page's Content-Security-Policy. Each list holds origins ("https://pay.example") or the CSP
 // keywords a page needs ('data:' for an image); 'self' is always there for scripts, styles, images,

@@ -67,12 +67,20 @@ const list = (g, query) => gw(g, 'GET', '/v1/sessions?' + new URLSearchParams(qu
 
 function apiSuite(name, startDb) {
   describe(`the app API's console operations (${name})`, () => {
-    let g, app, db;
+    let g, app, db, consoleBase;
     const made = {};
+    const PASSWORD = 'correct horse battery staple';
     before(async () => {
       db = await startDb();
       app = await startShopApp();
-      g = await startGateway(sb, { db: db?.url, appCallback: app.url });
+      // The console's listener too, for the order page's read of every delivery on this database.
+      const dir = tempDir('pwm-api-');
+      const url = db?.url ?? 'sqlite:' + dir + '/gateway.db';
+      assert.equal(consoleUser(url, ['add', 'ada'], PASSWORD + '\n').status, 0);
+      const port = await freePort();
+      g = await startGateway(sb, { dir, db: url, appCallback: app.url,
+        extra: ['--console-listen', `127.0.0.1:${port}`, '--console-login-rate', '0'] });
+      consoleBase = `http://127.0.0.1:${port}`;
       made.paid = await session(g);
       made.partial = await session(g);
       made.failed = await session(g);
@@ -205,6 +213,35 @@ function apiSuite(name, startDb) {
       assert.deepEqual(again.at(-1).body, again[0].body, 'the same body');
       assert.equal((await gw(g, 'POST', '/v1/events/evt_nope/resend', { app: true })).status, 404);
       assert.equal((await gw(g, 'GET', '/v1/events/evt_nope', { app: true })).status, 404);
+    });
+
+    test("the console's order page lists every event of the order with every delivery, as GET /v1/events/{id} does", async () => {
+      const s = await session(g);
+      app.failing = 1;
+      const pending = await webhook(g, s.offerId, 0);
+      await waitFor(async () => (await gw(g, 'GET', `/v1/events/${pending.eventId}`, { app: true })).json?.deliveries?.length === 2,
+        10000, 'the first event delivered after a failure');
+      await webhook(g, s.offerId, 1, { id: pending.id });
+      const ids = await waitFor(() => {
+        const mine = [...new Set(app.events.filter((e) => e.body.sessionId === s.id).map((e) => e.id))];
+        return mine.length >= 2 && mine;
+      }, 10000, "the order's second event at the app");
+      // Each event's deliveries as the API reads them (one query per event), once all are recorded.
+      const api = await waitFor(async () => {
+        const out = {};
+        for (const id of ids) out[id] = (await gw(g, 'GET', `/v1/events/${id}`, { app: true })).json.deliveries.map((d) => `HTTP ${d.httpStatus}`);
+        return Object.values(out).every((d) => d.at(-1) === 'HTTP 204') && out;
+      }, 10000, 'every delivery recorded');
+      assert.deepEqual(api[pending.eventId], ['HTTP 500', 'HTTP 204']);
+      const c = new Client(consoleBase);
+      assert.equal((await c.login('ada', PASSWORD)).status, 303);
+      const page = await c.req('GET', `/orders/${s.id}`);
+      assert.equal(page.status, 200);
+      const shown = {};
+      for (const [, id, list] of page.text.matchAll(/<ul aria-label="Delivery attempts of ([^"]+)">(.*?)<\/ul>/g)) {
+        shown[id] = [...list.matchAll(/<\/time>(HTTP \d+|no answer)/g)].map((m) => m[1]);  // (an error may say HTTP too)
+      }
+      assert.deepEqual(shown, api, 'the page shows each event of the order with its deliveries, oldest first');
     });
 
     test('resend-failed makes every failed event since a time due now', async () => {

@@ -115,7 +115,7 @@ TEST_CASE("Text and wasm go gzip-compressed to a client that accepts it; the byt
         REQUIRE(files.serve(req, res, name));
         return res;
     };
-    for (const std::string accept : {"gzip", "gzip, deflate, br", "br;q=1.0, GZIP;q=0.5", "*"}) {
+    for (const std::string accept : {"gzip", "gzip, deflate, br", "br;q=1.0, GZIP;q=0.5", "*", "gzip;level=9;Q=0.5"}) {
         CAPTURE(accept);
         const Response res = serve("app.js", accept);
         CHECK(res.get_header_value("Content-Encoding") == "gzip");
@@ -124,7 +124,7 @@ TEST_CASE("Text and wasm go gzip-compressed to a client that accepts it; the byt
         CHECK(gunzip(res.body) == script);
         CHECK(res.get_header_value("ETag") == "\"" + files.find("app.js")->version + "-gz\"");
     }
-    for (const std::string accept : {"", "identity", "br", "gzip;q=0", "gzip; q=0.000, br"}) {
+    for (const std::string accept : {"", "identity", "br", "gzip;q=0", "gzip; q=0.000, br", "gzip;q=abc", "gzip;q=1.5"}) {
         CAPTURE(accept);
         const Response res = serve("app.js", accept);
         CHECK(res.get_header_value("Content-Encoding").empty());

@@ -2,7 +2,8 @@
 // function its "Follow a payment" and "Follow a webhook" walks name is defined somewhere in the
 // tree, every file they name exists, and the #includes of src/ and demo/sandbox/ keep to the
 // "may include" column of its layout table (which also rules out an include cycle between
-// folders). Reads the sources only.
+// folders), and the layout table's word that no console page reads the store holds: the page files
+// src/merchant/console_pages.hpp maps (every one of them) name no store call. Reads the sources only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -96,4 +97,22 @@ test('the includes of src/ and demo/sandbox/ keep to the layout table', () => {
     }
   }
   assert.deepEqual(wrong, [], 'includes outside the layout table');
+});
+
+test("the console's pages read through orders.hpp: no file of console_pages.hpp's map names the store", () => {
+  // The layout table says "no page calls the store"; console_pages.hpp lists the page files.
+  assert.match(section('Layout'), /no page calls the store/);
+  const map = fs.readFileSync(path.join(root, 'src/merchant/console_pages.hpp'), 'utf8');
+  const pages = [...map.matchAll(/^\/\/ {3}(console_\w+\.cpp)\b/gm)].map((m) => `src/merchant/${m[1]}`);
+  assert.ok(pages.length >= 8, `few page files in console_pages.hpp's map: ${pages}`);
+  const onDisk = filesUnder('src/merchant', ['.cpp']).filter((f) => /console_\w+\.cpp$/.test(f) &&
+    /#include "console_pages\.hpp"/.test(fs.readFileSync(path.join(root, f), 'utf8')));
+  assert.deepEqual(onDisk.filter((f) => !pages.includes(f)), [], 'page files missing from console_pages.hpp\'s map');
+  const calls = [];
+  for (const file of pages) {
+    assert.ok(fs.existsSync(path.join(root, file)), `${file} (named in console_pages.hpp) does not exist`);
+    const text = fs.readFileSync(path.join(root, file), 'utf8');
+    for (const m of text.matchAll(/\b(?:store\s*(?:\.|->)|Store\s*&|\.sql\(\))/g)) calls.push(`${file}: ${m[0]}`);
+  }
+  assert.deepEqual(calls, [], 'page code that reads the store itself');
 });
