@@ -1,8 +1,10 @@
 // Word to the merchant by e-mail (notify.hpp): the mail each event makes.
 #include "notify.hpp"
 
+#include <algorithm>
 #include <ctime>
 
+#include "paywasm/crypto.hpp"
 #include "paywasm/json.hpp"
 #include "server/http.hpp"
 
@@ -60,6 +62,14 @@ std::string order_lines(const paywasm::JsonValue& ev) {
     if (const auto tx = member_text(ev, "transactionId"); !tx.empty()) t += "Transaction: " + one_line(tx) + "\n";
     if (const auto state = member_text(ev, "orderState"); !state.empty()) t += "Order state: " + one_line(state) + "\n";
     return t;
+}
+
+// A header value as RFC 2047 wants it: ASCII as is, else one encoded-word of its UTF-8 bytes
+// (relays without SMTPUTF8 would mangle raw bytes). Long subjects give one long encoded-word:
+// readers take it (RFC 2047 asks for 75 characters; none of ours reaches 300 bytes).
+std::string header_text(const std::string& value) {
+    const bool ascii = std::all_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    return ascii ? value : "=?UTF-8?B?" + paywasm::base64_encode(value) + "?=";
 }
 
 }  // namespace
@@ -140,7 +150,7 @@ std::string mail_message(const Mail& mail, std::string_view from, std::string_vi
     gmtime_r(&t, &tm);
     std::strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S +0000", &tm);
     std::string m = "Date: " + std::string(date) + "\r\nFrom: " + one_line(from) + "\r\nTo: " + one_line(to) +
-                    "\r\nSubject: " + one_line(mail.subject, 300) + "\r\nMessage-ID: <" + one_line(message_id) +
+                    "\r\nSubject: " + header_text(one_line(mail.subject, 300)) + "\r\nMessage-ID: <" + one_line(message_id) +
                     ">\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n";
     for (const char c : mail.text) {
         if (c == '\n') m += "\r\n";

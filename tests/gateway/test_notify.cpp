@@ -33,3 +33,14 @@ TEST_CASE("a hostile offerId or sender cannot add a header or a line to the mess
     CHECK(msg.find("Subject: Partly paid (order x  Bcc: all@evil.example)\r\n") != std::string::npos);
     CHECK(msg.find("Date: Thu, 01 Jan 1970 00:00:00 +0000\r\n") == 0);
 }
+
+TEST_CASE("a subject with non-ASCII text is one RFC 2047 encoded-word; ASCII stays as is") {
+    const auto m = mail_for_event(R"({"type":"checkout.succeeded","offerId":"o-1"})", "Café Zoë");
+    REQUIRE(m);
+    const std::string msg = mail_message(*m, "a@b.example", "c@d.example", 0, "id@x");
+    // base64 of "Café Zoë: Payment received (order o-1)", as Python's base64.b64encode gives it
+    CHECK(msg.find("Subject: =?UTF-8?B?Q2Fmw6kgWm/DqzogUGF5bWVudCByZWNlaXZlZCAob3JkZXIgby0xKQ==?=\r\n") != std::string::npos);
+    const auto plain = mail_for_event(R"({"type":"checkout.succeeded","offerId":"o-1"})", "Tea");
+    CHECK(mail_message(*plain, "a@b.example", "c@d.example", 0, "id@x").find("Subject: Tea: Payment received (order o-1)\r\n") !=
+          std::string::npos);
+}
