@@ -52,6 +52,13 @@ struct Gateway::Forwarder final : paywasm::server::OutboxStore {
     paywasm::server::Outbox outbox;
 };
 
+std::function<std::int64_t(std::int64_t)> Gateway::retry_backoff() const {
+    return [base = config.retry_base_ms](std::int64_t failures) {
+        const int shift = static_cast<int>(std::min<std::int64_t>(failures - 1, 20));
+        return std::min<std::int64_t>(base << shift, 10 * 60 * 1000);
+    };
+}
+
 void Gateway::start_forwarder() {
     if (config.app_callback.empty()) return;
     paywasm::server::OutboxOptions o;
@@ -60,10 +67,7 @@ void Gateway::start_forwarder() {
     o.timeouts = {5, 10, 10};
     o.verbose = config.verbose;
     o.record_retry_ms = kLeaseMs - 10000;  // the database back within 50 s: a delivered event is not sent again
-    o.backoff_ms = [base = config.retry_base_ms](std::int64_t failures) {
-        const int shift = static_cast<int>(std::min<std::int64_t>(failures - 1, 20));
-        return std::min<std::int64_t>(base << shift, 10 * 60 * 1000);
-    };
+    o.backoff_ms = retry_backoff();
     forwarder_ = std::make_shared<Forwarder>(*this, std::move(o));
     forwarder_->outbox.start();
 }

@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -81,6 +82,8 @@ struct Gateway {
     }
     paywasm::HttpResponse call_service(const paywasm::HttpRequest& request);
     static HttpError service_error(const paywasm::Error& e);
+    // The outboxes' back-off (forwarding, mail): --retry-base-ms * 2^(failures-1), at most 10 minutes.
+    std::function<std::int64_t(std::int64_t)> retry_backoff() const;
     void start_forwarder();
     void wake_forwarder();
     void start_mailer();  // mailer.cpp: with --smtp-url, the mail outbox's worker

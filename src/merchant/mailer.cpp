@@ -101,10 +101,7 @@ void Gateway::start_mailer() {
     o.workers = 1;
     o.verbose = true;  // a relay's refusal is what the operator must see
     o.record_retry_ms = kMailLeaseMs - 30000;
-    o.backoff_ms = [base = config.retry_base_ms](std::int64_t failures) {
-        const int shift = static_cast<int>(std::min<std::int64_t>(failures - 1, 20));
-        return std::min<std::int64_t>(base << shift, 10 * 60 * 1000);
-    };
+    o.backoff_ms = retry_backoff();
     o.deliver = [this](const paywasm::server::OutboxStore::Item& item, paywasm::server::OutboxStore::Attempt& attempt) {
         attempt.error = smtp_send(config, item.url, item.body);
     };

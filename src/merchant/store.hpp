@@ -29,6 +29,7 @@
 namespace merchant {
 
 using paywasm::server::Sql;
+struct Mail;  // notify.hpp
 
 class Store {
 public:
@@ -359,6 +360,7 @@ private:
     // The mail rows an event makes (store_mail.cpp), inside the caller's transaction.
     void queue_mail(const std::string& event_id, const std::string& body, std::int64_t now);
     void queue_refused_mail(const std::string& event_id, std::int64_t now);
+    void insert_mail(const std::string& id_prefix, const Mail& mail, std::int64_t now);
     bool mail_ = false;
     std::string mail_shop_;
     // `select_tail` after "SELECT <the session's columns> FROM sessions " (WHERE ... ORDER BY ...),

@@ -45,14 +45,7 @@ bool wants(const std::string& kinds_csv, const std::string& kind) {
 
 void Store::queue_mail(const std::string& event_id, const std::string& body, std::int64_t now) {
     if (!mail_) return;
-    const auto mail = mail_for_event(body, mail_shop_);
-    if (!mail) return;
-    for (const auto& p : notify_prefs()) {
-        if (!wants(p.kinds, mail->kind)) continue;
-        sql_->execute("INSERT INTO mail_outbox (id, created_at, recipient, subject, body, state, next_attempt_at) "
-                      "VALUES (?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING",
-                      {event_id + "/" + p.email, now, p.email, mail->subject, mail->text, now});
-    }
+    if (const auto mail = mail_for_event(body, mail_shop_)) insert_mail(event_id + "/", *mail, now);
 }
 
 void Store::queue_refused_mail(const std::string& event_id, std::int64_t now) {
@@ -60,12 +53,17 @@ void Store::queue_refused_mail(const std::string& event_id, std::int64_t now) {
     auto rows = sql_->query("SELECT body, attempts, last_error FROM outbox WHERE id = ?", {event_id});
     // Once, when the count reaches the overview's threshold (the same "refused past its retries").
     if (rows.empty() || rows[0].integer(1) != kFailingEventAttempts) return;
-    const Mail mail = refused_mail(rows[0].text(0), rows[0].integer(1), rows[0].optional_text(2).value_or(""), mail_shop_);
+    insert_mail(event_id + "/refused/",
+                refused_mail(rows[0].text(0), rows[0].integer(1), rows[0].optional_text(2).value_or(""), mail_shop_), now);
+}
+
+// One row per user who chose the mail's kind, id `id_prefix` + address: queued once, whoever queues it.
+void Store::insert_mail(const std::string& id_prefix, const Mail& mail, std::int64_t now) {
     for (const auto& p : notify_prefs()) {
         if (!wants(p.kinds, mail.kind)) continue;
         sql_->execute("INSERT INTO mail_outbox (id, created_at, recipient, subject, body, state, next_attempt_at) "
                       "VALUES (?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (id) DO NOTHING",
-                      {event_id + "/refused/" + p.email, now, p.email, mail.subject, mail.text, now});
+                      {id_prefix + p.email, now, p.email, mail.subject, mail.text, now});
     }
 }
 
