@@ -47,13 +47,19 @@ async function load(browser, url, throttled, until) {
     const bodies = [];
     // bytes: the body as sent (Content-Encoding included: Playwright's responseBodySize); gzip: the
     // decoded body as gzip -9 would make it (the budget's measure).
-    page.on('response', (r) => { bodies.push(Promise.all([r.body(), r.request().sizes()]).then(([b, sizes]) => ({ url: r.url(),
+    // The page's status stream (text/event-stream, hosted.js follows it while the page is open)
+    // never ends: it is not a file the page transfers, and its body would never resolve.
+    page.on('response', (r) => { if (/^text\/event-stream/.test(r.headers()['content-type'] || '')) return; bodies.push(Promise.all([r.body(), r.request().sizes()]).then(([b, sizes]) => ({ url: r.url(),
       status: r.status(), bytes: sizes.responseBodySize, gzip: zlib.gzipSync(b, { level: 9 }).length })).catch(() => null)); });
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(url, { waitUntil: 'commit', timeout: 30000 });
     const at = await page.evaluate(until);
-    const files = (await Promise.all(bodies)).filter(Boolean);
+    // A body that never ends would hang the run (and CI's ctest until its timeout): fail it instead.
+    let timer;
+    const files = (await Promise.race([Promise.all(bodies), new Promise((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`${url}: a response's body did not end within 20 s`)), 20000);
+    })]).finally(() => clearTimeout(timer))).filter(Boolean);
     if (errors.length) throw new Error(`${url}: ${errors.join('; ')}`);
     return { ms: at, path: new URL(page.url()).pathname, files };
   } finally {
