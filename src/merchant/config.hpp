@@ -69,6 +69,7 @@ struct Config {
     int link_rate_per_client = 60;      // --link-rate-per-client: link openings a minute per client address
     int link_rate_per_link = 600;       // --link-rate-per-link: openings a minute per link
     std::int64_t link_open_ttl_ms = 15LL * 60 * 1000;  // --link-session-ttl: a link session until the shopper's details
+    std::string pos_currency = "USD";   // --pos-currency: the currency of the console's point of sale (sales.hpp)
     // --console-listen HOST:PORT: the merchant's console on its own listener (console.hpp); port
     // -1: no console. --console-origin: its origin as the browsers see it (https: Secure cookies);
     // empty: http:// and the Host a request names.

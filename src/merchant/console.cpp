@@ -9,9 +9,12 @@
 #include "console_overview.hpp"
 #include "console_pages.hpp"
 #include "events.hpp"
+#include "links.hpp"
 #include "orders.hpp"
 #include "paywasm/crypto.hpp"
 #include "paywasm/error.hpp"
+#include "paywasm/qr.hpp"
+#include "sales.hpp"
 #include "server/client_address.hpp"
 #include "server/iso8601.hpp"
 #include "server/static_files.hpp"
@@ -29,9 +32,12 @@ public:
         secure_ = origin_.rfind("https://", 0) == 0;
         cookie_name_ = secure_ ? "__Host-paywasm_console" : "paywasm_console";
         login_cookie_ = secure_ ? "__Host-paywasm_login" : "paywasm_login";
-        // The layout is the program's template, not a file it serves.
+        // The layouts are the program's templates, not files it serves; the poster takes the shop's
+        // colour (--shop-colour, #rrggbb checked at start) as its stylesheet's last rule.
         for (auto& [name, body] : console_files()) {
             if (name == "page.html") layout_ = std::move(body);
+            else if (name == "poster.html") poster_ = std::move(body);
+            else if (name == "poster.css") files_.add(name, body + ":root { --shop: " + gw_.config.shop_colour + "; }\n");
             else files_.add(name, std::move(body));
         }
     }
@@ -80,11 +86,20 @@ private:
     // ?done= names.
     void page(Req req, Res res, int status, const ConsolePage& p, const Signed* login) {
         paywasm::server::Csp csp;
-        csp.scripts = false;  // the console serves no script at all
+        csp.scripts = p.kind != ConsolePage::Kind::page;  // only the point of sale runs a script: its own file
         paywasm::server::page_headers(res, csp);
         res.status = status;
-        res.set_content(console_document(layout_, p, login, req.get_param_value("done"), files_.url("/assets/", "console.css")),
+        res.set_content(console_document(layout_, p, login, req.get_param_value("done"), files_.url("/assets/", "console.css"),
+                                         files_.url("/assets/", "pos.js")),
                         "text/html; charset=utf-8");
+    }
+    // An SVG QR code of `text` (the core's qrcodegen), for an <img> of the console's own pages.
+    static void qr_answer(Res res, const std::string& text) {
+        res.set_header("Cache-Control", "no-store");
+        res.set_header("X-Content-Type-Options", "nosniff");
+        res.set_header("Content-Security-Policy", "default-src 'none'; sandbox");
+        res.status = 200;
+        res.set_content(paywasm::qr_svg(paywasm::qr_encode(text)), "image/svg+xml");
     }
     void login_page(Req req, Res res, int status, const char* message) {
         const std::string token = paywasm::server::random_token("");
@@ -119,7 +134,7 @@ private:
     }
 
     Gateway& gw_;
-    std::string origin_, cookie_name_, login_cookie_, layout_;
+    std::string origin_, cookie_name_, login_cookie_, layout_, poster_;
     std::vector<std::string> hosts_;
     bool explicit_origin_ = false, secure_ = false;
     paywasm::server::StaticFiles files_;
@@ -147,7 +162,7 @@ void Console::routes(Router& r) {
             }
         });
     };
-    r.route("GET", "/assets/([a-z.]+)", limit, [this](Req req, Res res, Body) {
+    r.route("GET", "/assets/([a-z0-9.-]+)", limit, [this](Req req, Res res, Body) {
         if (!files_.serve(req, res, req.matches[1])) throw HttpError(404, "not_found", "no such file");
     });
     r.route("GET", "/login", limit, [this](Req req, Res res, Body) { login_page(req, res, 200, nullptr); });
@@ -203,6 +218,45 @@ void Console::routes(Router& r) {
     get("/events", [this](Req, const Signed& l) { return render_events(gw_, l); });
     get("/subscriptions", [this](Req, const Signed&) { return render_subscriptions(gw_); });
     get("/audit", [this](Req req, const Signed&) { return render_audit(gw_, req); });
+    get("/links", [this](Req, const Signed&) { return render_links(gw_); });
+    get("/links/new", [this](Req, const Signed& l) { return render_link_form(gw_, l, Form{}, ""); });
+    get("/links/([A-Za-z0-9_-]+)", [this](Req req, const Signed& l) { return render_link(gw_, l, req.matches[1]); });
+    get("/pos", [this](Req, const Signed& l) { return render_pos(gw_, l); });
+    get("/pos/sales/([A-Za-z0-9_-]+)", [this](Req req, const Signed&) { return render_sale(gw_, req.matches[1]); });
+    // A link's poster: a document of its own (web/console/poster.html), printed from the browser.
+    r.route("GET", "/links/([A-Za-z0-9_-]+)/poster", limit, [this](Req req, Res res, Body) {
+        if (!need_login(req, res)) return;
+        const std::string size = req.get_param_value("size") == "a6" ? "a6" : "a4";
+        try {
+            const std::string html = render_poster(gw_, poster_, req.matches[1], size, files_.url("/assets/", "poster.css"),
+                                                   files_.url("/assets/", "poster-" + size + ".css"));
+            paywasm::server::Csp csp;
+            csp.scripts = false;
+            paywasm::server::page_headers(res, csp);
+            res.status = 200;
+            res.set_content(html, "text/html; charset=utf-8");
+        } catch (const HttpError& e) {
+            error_page(req, res, e);
+        }
+    });
+    // The QR codes the pages show: a link's URL, a sale's hosted page (what the customer scans).
+    r.route("GET", "/links/([A-Za-z0-9_-]+)/qr\\.svg", limit, [this](Req req, Res res, Body) {
+        if (!auth(req)) throw HttpError(401, "unauthorized", "log in to the console first");
+        qr_answer(res, link_record(gw_, req.matches[1], false).url);
+    });
+    r.route("GET", "/pos/sales/([A-Za-z0-9_-]+)/qr\\.svg", limit, [this](Req req, Res res, Body) {
+        if (!auth(req)) throw HttpError(401, "unauthorized", "log in to the console first");
+        (void)sale_state(gw_, req.matches[1], now_ms());  // 404 unless it is a sale
+        qr_answer(res, link_url(gw_, req.matches[1]));
+    });
+    // A sale's state as its screen follows it (pos.js): {state, text, final}.
+    r.route("GET", "/pos/sales/([A-Za-z0-9_-]+)/state", limit, [this](Req req, Res res, Body) {
+        if (!auth(req)) throw HttpError(401, "unauthorized", "log in to the console first");
+        const SaleState st = sale_state(gw_, req.matches[1], now_ms());
+        JsonWriter w;
+        w.begin_object().str("state", st.state).str("text", sale_text(st)).flag("final", st.final).end_object();
+        send_json(res, 200, w.take());
+    });
     r.route("GET", "/orders.csv", limit, [this](Req req, Res res, Body) {
         const auto login = auth(req);
         if (!login) throw HttpError(401, "unauthorized", "log in to the console first");
@@ -242,6 +296,46 @@ void Console::routes(Router& r) {
         if (!before) throw HttpError(400, "validation", "give the time as 2026-05-01T10:00", "before");
         resolve_stuck(gw_, *before, field(form, "resolution"), field(form, "note"), who);
         return Next{"/orders?state=attention", "resolved_stuck"};
+    });
+    post("/links/([A-Za-z0-9_-]+)/deactivate", [this](Req req, const Form&, const Actor& who) {
+        set_link_active(gw_, req.matches[1], false, who);
+        return Next{"/links/" + req.matches[1], "link_deactivated"};
+    });
+    post("/links/([A-Za-z0-9_-]+)/activate", [this](Req req, const Form&, const Actor& who) {
+        set_link_active(gw_, req.matches[1], true, who);
+        return Next{"/links/" + req.matches[1], "link_activated"};
+    });
+    // A new link, or the form again with what was typed and why it was refused (nothing is lost).
+    r.route("POST", "/links", limit, [this](Req req, Res res, Body body) {
+        const Form form = read_form(req, body);
+        const Signed login = need_post(req, form);
+        try {
+            const JsonDocument request = paywasm::parse_json(link_request(form));
+            const Link l = create_link(gw_, request.root(), actor(req, login));
+            see_other(res, "/links/" + l.id, "link_created");
+        } catch (const HttpError& e) {
+            if (e.status != 400) return error_page(req, res, e);
+            page(req, res, 400, render_link_form(gw_, login, form, e.what()), &login);
+        } catch (const paywasm::Error& e) {
+            page(req, res, 400, render_link_form(gw_, login, form, e.what()), &login);
+        }
+    });
+    // A sale: its screen (the code for the customer), or the keypad again with why it was refused.
+    r.route("POST", "/pos/charge", limit, [this](Req req, Res res, Body body) {
+        const Form form = read_form(req, body);
+        const Signed login = need_post(req, form);
+        try {
+            std::string amount = field(form, "amount");
+            for (char& c : amount) if (c == ',') c = '.';  // a decimal comma, as many sellers type it
+            const Link sale = create_sale(gw_, amount, field(form, "note"), actor(req, login));
+            res.status = 303;
+            res.set_header("Location", "/pos/sales/" + sale.id);
+            res.set_content("", "text/plain");
+        } catch (const HttpError& e) {
+            ConsolePage p = render_pos(gw_, login);
+            p.main = Html::element("p", {{"class", "banner bad"}, {"role", "alert"}}, e.what()) + p.main;
+            page(req, res, e.status, p, &login);
+        }
     });
     post("/events/resend-failed", [this](Req, const Form& form, const Actor& who) {
         const auto since = parse_iso8601(field(form, "since"));

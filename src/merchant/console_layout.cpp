@@ -18,6 +18,9 @@ const std::map<std::string, const char*>& flashes() {
         {"accepted", "The underpayment is accepted; the shop's app is told."},
         {"noted", "The note is added."},
         {"logged_out", "You are logged out."},
+        {"link_created", "The payment link is created: share its URL or print its poster."},
+        {"link_deactivated", "The link is deactivated: it takes no new payment (sessions already open stay payable)."},
+        {"link_activated", "The link is active again."},
         {"had_failures", "Wrong passwords were tried for your account since your last login: see the audit log."},
         {"was_locked", "Your account was locked after wrong passwords since your last login: see the audit log."},
     };
@@ -28,7 +31,8 @@ Html header(const Signed* login, const std::string& current) {
     if (!login) return Html();
     Html items;
     for (auto [href, text] : {std::pair<const char*, const char*>{"/", "Overview"}, {"/orders", "Orders"},
-                              {"/orders?state=attention", "Needs attention"}, {"/events", "Events"},
+                              {"/orders?state=attention", "Needs attention"}, {"/links", "Links"}, {"/pos", "Point of sale"},
+                              {"/events", "Events"},
                               {"/subscriptions", "Subscriptions"}, {"/audit", "Audit log"}}) {
         Html a = current == href ? Html::element("a", {{"href", href}, {"aria-current", "page"}}, text) : link(href, text);
         items += Html::element("li", {}, a);
@@ -48,12 +52,18 @@ Html hidden_csrf(const Signed& login) {
 }
 
 std::string console_document(std::string_view layout, const ConsolePage& page, const Signed* login, const std::string& done,
-                             const std::string& css) {
+                             const std::string& css, const std::string& script) {
     Html flash;
     const auto it = flashes().find(done);
     if (it != flashes().end()) flash = Html::element("p", {{"class", "banner ok"}, {"role", "status"}}, it->second);
-    return render(layout, {{"title", Html::text(page.title)}, {"css", Html::text(css)}, {"header", header(login, page.current)},
-                            {"flash", flash}, {"main", page.main}});
+    Html head;
+    if (page.kind != ConsolePage::Kind::page) head += Html::element("script", {{"src", script}, {"defer", "defer"}}, "");
+    if (page.kind == ConsolePage::Kind::pos_following) {
+        head += Html::element("noscript", {}, Html::markup("<meta http-equiv=\"refresh\" content=\"3\">"));
+    }
+    return render(layout, {{"title", Html::text(page.title)}, {"css", Html::text(css)}, {"head", head},
+                           {"class", Html::text(page.kind == ConsolePage::Kind::page ? "" : "pos")}, {"header", header(login, page.current)},
+                           {"flash", flash}, {"main", page.main}});
 }
 
 }  // namespace merchant

@@ -42,7 +42,10 @@ ConsolePage render_orders(Gateway& gw, const Request& req, const Signed& login) 
     Html body;
     const std::int64_t now = now_ms();
     for (const auto& s : rows) {
-        body += row({when(s.created_at), link("/orders/" + s.id, s.offer_id), state_badge(order_state(s, now)), ship_to_cell(ship_to(s)),
+        // A point-of-sale sale says so, and who charged it.
+        const Html order = s.sold_by ? link("/orders/" + s.id, s.offer_id) + Html::element("span", {{"class", "tag"}}, " sale by " + *s.sold_by)
+                                     : link("/orders/" + s.id, s.offer_id);
+        body += row({when(s.created_at), order, state_badge(order_state(s, now)), ship_to_cell(ship_to(s)),
                      Html::text(s.status.state), Html::text(money(s.amount, s.currency)), Html::text(s.status.method.value_or("")),
                      Html::element("span", {{"class", "id"}}, s.status.transaction_id.value_or(""))});
     }

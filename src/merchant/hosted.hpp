@@ -46,6 +46,9 @@ struct Link {
     bool active = true;
     std::optional<std::int64_t> usage_limit, expires_at;
     std::int64_t created_at = 0, updated_at = 0;
+    // A sale of the console's point of sale (sales.hpp): the console user who charged it. Its
+    // sessions carry it (Session::sold_by); it is in no list of links.
+    std::optional<std::string> sold_by;
 };
 
 // A link's session, as the link's detail lists it.
@@ -61,7 +64,7 @@ public:
     explicit LinkStore(Sql& sql) : sql_(sql) {}
     void insert(const Link& link);
     std::optional<Link> find(const std::string& id);
-    std::vector<Link> list(int limit);
+    std::vector<Link> list(int limit);  // the newest links, sales left out
     bool set_active(const std::string& id, bool active, std::int64_t now);  // false: no such link
     std::int64_t paid_sessions(const std::string& id);
     std::vector<LinkSession> sessions(const std::string& id, int limit);

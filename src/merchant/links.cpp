@@ -5,7 +5,7 @@
 // --link-session-ttl until the shopper gives their fields (then --session-ttl).
 
 #include "events.hpp"
-#include "hosted.hpp"
+#include "links.hpp"
 #include "options/options.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
@@ -21,8 +21,6 @@ namespace merchant {
 namespace {
 
 using paywasm::server::Html;
-
-std::string link_url(const Gateway& gw, const std::string& id) { return gw.config.public_url + "/l/" + id; }
 
 // The checkout a link's session starts with: its cart (or, for a shopper-chosen amount, one line
 // at the minimum until the shopper chooses), read and validated by the core.
@@ -119,40 +117,36 @@ std::string closed_reason(LinkStore& links, const Link& l) {
     return "";
 }
 
-std::string link_json(Gateway& gw, LinkStore& links, const Link& l, bool detail) {
+LinkRecord record_of(Gateway& gw, LinkStore& links, Link l, bool detail) {
+    LinkRecord r;
     const JsonDocument spec = paywasm::parse_json(l.spec);
-    JsonWriter w;
-    w.begin_object().str("id", l.id).str("url", link_url(gw, l.id)).str("qrUrl", "/v1/links/" + l.id + "/qr.svg");
-    w.flag("active", l.active);
-    w.str("state", closed_reason(links, l).empty() ? "open" : (l.active ? "closed" : "inactive"));
-    for (JsonValue m : spec.root().children()) w.key(m.key()).value(m);
-    l.usage_limit ? w.num("usageLimit", *l.usage_limit) : w.key("usageLimit").null();
-    w.key("expiresAt");
-    l.expires_at ? w.string(iso8601(*l.expires_at)) : w.null();
-    w.str("createdAt", iso8601(l.created_at)).str("updatedAt", iso8601(l.updated_at));
-    w.num("paidSessions", links.paid_sessions(l.id));
-    if (detail) {
-        const auto sessions = links.sessions(l.id, 500);
-        std::map<std::string, paywasm::Decimal> totals;
-        w.key("sessions").begin_array();
-        for (const auto& s : sessions) {
-            w.begin_object().str("id", s.id).str("amount", s.amount).str("currency", s.currency).str("status", s.state);
-            w.flag("success", s.success).str("createdAt", iso8601(s.created_at)).end_object();
-            if (s.success) {
-                auto [it, fresh] = totals.try_emplace(s.currency, paywasm::Decimal::from_int(0));
-                it->second += paywasm::Decimal::parse(s.amount);
-            }
-        }
-        w.end_array();
-        // What the link's paid sessions add up to, per currency (their orders' totals).
-        w.key("totals").begin_array();
-        for (const auto& [currency, sum] : totals) {
-            w.begin_object().str("currency", currency).str("amount", paywasm::amount_text({sum, currency})).end_object();
-        }
-        w.end_array();
+    r.name = opt_string(spec.root(), "name").value_or("");
+    r.closed_key = closed_reason(links, l);
+    r.state = r.closed_key.empty() ? "open" : (l.active ? "closed" : "inactive");
+    r.url = link_url(gw, l.id);
+    if (JsonValue c = spec.root().member("customAmount"); c.valid()) {
+        r.min_amount = string_or(c.member("min"));
+        r.max_amount = string_or(c.member("max"));
+    } else {
+        const paywasm::Checkout checkout = link_checkout(spec, "link-view");
+        r.fixed_amount = paywasm::amount_text({paywasm::cart_total(checkout.cart), checkout.currency});
     }
-    w.end_object();
-    return w.take();
+    for (JsonValue m : spec.root().member("methods").children()) r.methods.emplace_back(m.text());
+    JsonValue shipping = spec.root().member("collectShipping");
+    r.collect_shipping = shipping.valid() && shipping.boolean();
+    r.paid_sessions = links.paid_sessions(l.id);
+    if (detail) {
+        r.sessions = links.sessions(l.id, 500);
+        std::map<std::string, paywasm::Decimal> totals;
+        for (const auto& s : r.sessions) {
+            if (!s.success) continue;
+            auto [it, fresh] = totals.try_emplace(s.currency, paywasm::Decimal::from_int(0));
+            it->second += paywasm::Decimal::parse(s.amount);
+        }
+        for (const auto& [currency, sum] : totals) r.totals.push_back({sum, currency});
+    }
+    r.link = std::move(l);
+    return r;
 }
 
 Link need_link(LinkStore& links, const std::string& id) {
@@ -161,6 +155,82 @@ Link need_link(LinkStore& links, const std::string& id) {
     return *l;
 }
 
+// A console user's action on a link, in the audit log (the app's actions are the app's own record).
+void audit_link(Gateway& gw, const Actor& actor, const char* action, const std::string& id, const std::string& detail) {
+    if (actor.name.rfind("console:", 0) != 0) return;
+    gw.store.audit(actor.name, action, id, detail.empty() ? std::nullopt : std::optional<std::string>(detail), actor.address, now_ms());
+}
+
+}  // namespace
+
+std::string link_url(const Gateway& gw, const std::string& id) { return gw.config.public_url + "/l/" + id; }
+
+Link create_link(Gateway& gw, JsonValue request, const Actor& actor, const std::optional<std::string>& sold_by) {
+    if (gw.config.widget_dir.empty()) {
+        throw HttpError(409, "hosted_pages_off", "payment links need the hosted pages: start paywasm-merchant with --widget-dir DIR");
+    }
+    Link l;
+    l.spec = read_spec(gw, request, l.usage_limit, l.expires_at);
+    l.currency = paywasm::parse_json(l.spec).root().member("currency").text();
+    l.id = random_token("pl_");
+    l.created_at = l.updated_at = now_ms();
+    l.sold_by = sold_by;
+    LinkStore links(gw.store.sql());
+    links.insert(l);
+    audit_link(gw, actor, sold_by ? "sale_created" : "link_created", l.id, "");
+    return l;
+}
+
+std::vector<LinkRecord> link_list(Gateway& gw) {
+    LinkStore links(gw.store.sql());
+    std::vector<LinkRecord> out;
+    for (auto& l : links.list(500)) out.push_back(record_of(gw, links, std::move(l), false));
+    return out;
+}
+
+LinkRecord link_record(Gateway& gw, const std::string& id, bool detail) {
+    LinkStore links(gw.store.sql());
+    return record_of(gw, links, need_link(links, id), detail);
+}
+
+LinkRecord set_link_active(Gateway& gw, const std::string& id, bool active, const Actor& actor) {
+    LinkStore links(gw.store.sql());
+    if (!links.set_active(id, active, now_ms())) throw HttpError(404, "not_found", "no link with this id");
+    audit_link(gw, actor, active ? "link_activated" : "link_deactivated", id, "");
+    return record_of(gw, links, need_link(links, id), true);
+}
+
+std::string link_json(const LinkRecord& r, bool detail) {
+    const Link& l = r.link;
+    const JsonDocument spec = paywasm::parse_json(l.spec);
+    JsonWriter w;
+    w.begin_object().str("id", l.id).str("url", r.url).str("qrUrl", "/v1/links/" + l.id + "/qr.svg");
+    w.flag("active", l.active);
+    w.str("state", r.state);
+    for (JsonValue m : spec.root().children()) w.key(m.key()).value(m);
+    l.usage_limit ? w.num("usageLimit", *l.usage_limit) : w.key("usageLimit").null();
+    w.key("expiresAt");
+    l.expires_at ? w.string(iso8601(*l.expires_at)) : w.null();
+    w.str("createdAt", iso8601(l.created_at)).str("updatedAt", iso8601(l.updated_at));
+    w.num("paidSessions", r.paid_sessions);
+    if (detail) {
+        w.key("sessions").begin_array();
+        for (const auto& s : r.sessions) {
+            w.begin_object().str("id", s.id).str("amount", s.amount).str("currency", s.currency).str("status", s.state);
+            w.flag("success", s.success).str("createdAt", iso8601(s.created_at)).end_object();
+        }
+        w.end_array();
+        // What the link's paid sessions add up to, per currency (their orders' totals).
+        w.key("totals").begin_array();
+        for (const auto& m : r.totals) w.begin_object().str("currency", m.currency).str("amount", paywasm::amount_text(m)).end_object();
+        w.end_array();
+    }
+    w.end_object();
+    return w.take();
+}
+
+namespace {
+const Actor kApp{"app", ""};
 }  // namespace
 
 void register_links(Router& server, Gateway& gw) {
@@ -171,30 +241,22 @@ void register_links(Router& server, Gateway& gw) {
     server.route("POST", "/v1/links", limit, [&gw](Req req, Res res, Body body) {
         require_app(gw, req);
         const JsonDocument doc = parse_object(req, body);
-        Link l;
-        l.spec = read_spec(gw, doc.root(), l.usage_limit, l.expires_at);
-        l.currency = paywasm::parse_json(l.spec).root().member("currency").text();
-        l.id = random_token("pl_");
-        l.created_at = l.updated_at = now_ms();
-        LinkStore links(gw.store.sql());
-        links.insert(l);
-        send_json(res, 201, link_json(gw, links, l, false));
+        const Link l = create_link(gw, doc.root(), kApp);
+        send_json(res, 201, link_json(link_record(gw, l.id, false), false));
     });
 
     server.route("GET", "/v1/links", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
-        LinkStore links(gw.store.sql());
         JsonWriter w;
         w.begin_object().key("links").begin_array();
-        for (const auto& l : links.list(500)) w.raw(link_json(gw, links, l, false));
+        for (const auto& r : link_list(gw)) w.raw(link_json(r, false));
         w.end_array().end_object();
         send_json(res, 200, w.take());
     });
 
     server.route("GET", R"(/v1/links/([A-Za-z0-9_-]+))", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
-        LinkStore links(gw.store.sql());
-        send_json(res, 200, link_json(gw, links, need_link(links, req.matches[1]), true));
+        send_json(res, 200, link_json(link_record(gw, req.matches[1], true), true));
     });
 
     // PATCH /v1/links/{id} {"active": false | true}
@@ -203,21 +265,18 @@ void register_links(Router& server, Gateway& gw) {
         const JsonDocument doc = parse_object(req, body);
         JsonValue active = doc.root().member("active");
         if (!has_kind(active, paywasm::JsonKind::boolean)) throw HttpError(400, "validation", "active is true or false", "active");
-        LinkStore links(gw.store.sql());
-        if (!links.set_active(req.matches[1], active.boolean(), now_ms())) throw HttpError(404, "not_found", "no link with this id");
-        send_json(res, 200, link_json(gw, links, need_link(links, req.matches[1]), true));
+        send_json(res, 200, link_json(set_link_active(gw, req.matches[1], active.boolean(), kApp), true));
     });
 
     // The link's URL as a QR code, SVG (the core's qrcodegen), for printing.
     server.route("GET", R"(/v1/links/([A-Za-z0-9_-]+)/qr\.svg)", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
-        LinkStore links(gw.store.sql());
-        const Link l = need_link(links, req.matches[1]);
+        const LinkRecord l = link_record(gw, req.matches[1], false);
         res.set_header("Cache-Control", "no-store");
         res.set_header("X-Content-Type-Options", "nosniff");
         res.set_header("Content-Security-Policy", "default-src 'none'; sandbox");
         res.status = 200;
-        res.set_content(paywasm::qr_svg(paywasm::qr_encode(link_url(gw, l.id))), "image/svg+xml");
+        res.set_content(paywasm::qr_svg(paywasm::qr_encode(l.url)), "image/svg+xml");
     });
 
     // Opening a link: a new session for this visitor, 303 to its hosted page.
@@ -270,6 +329,7 @@ void register_links(Router& server, Gateway& gw) {
         s.currency = checkout.currency;
         s.methods_csv = methods_csv(spec.root().member("methods"), gw.config.methods);
         s.link_id = l->id;
+        s.sold_by = l->sold_by;
         if (JsonValue v = spec.root().member("successUrl"); v.valid()) s.success_url = std::string(v.text());
         if (JsonValue v = spec.root().member("cancelUrl"); v.valid()) s.cancel_url = std::string(v.text());
         s.created_at = now_ms();

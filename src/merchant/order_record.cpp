@@ -24,6 +24,7 @@ void write_session(JsonWriter& w, Gateway& gw, const Session& s) {
     s.underpayment_accepted_at ? w.string(iso8601(*s.underpayment_accepted_at)) : w.null();
     if (!gw.config.widget_dir.empty()) w.str("hostedUrl", hosted_url(gw, s.id));  // the hosted page (hosted.hpp)
     if (s.link_id) w.str("linkId", *s.link_id);
+    if (s.sold_by) w.str("soldBy", *s.sold_by);  // a point-of-sale sale: the console user (sales.hpp)
     w.key("shipTo");
     write_ship_to(w, ship_to(s));  // what the seller needs to ship (ship_to.hpp)
 }

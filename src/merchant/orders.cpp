@@ -129,7 +129,7 @@ void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query) {
     auto body = make_stream([&gw, query](std::shared_ptr<EventStream> out) mutable -> boost::asio::awaitable<void> {
         if (!co_await out->write("\"sessionId\",\"offerId\",\"createdAt\",\"orderState\",\"status\",\"amount\",\"currency\","
                                  "\"method\",\"transactionId\",\"received\",\"receivedCurrency\",\"customer\","
-                                 "\"underpaymentAcceptedAt\",\"email\",\"shippingAddress\",\"products\",\"linkId\"\r\n")) {
+                                 "\"underpaymentAcceptedAt\",\"email\",\"shippingAddress\",\"products\",\"linkId\",\"soldBy\"\r\n")) {
             co_return;
         }
         while (out->open()) {
@@ -144,7 +144,8 @@ void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query) {
                       v.status ? std::to_string(*v.status) : std::string(), s.amount, s.currency, v.method.value_or(""),
                       v.transaction_id.value_or(""), v.received_amount.value_or(""),
                       v.received_amount ? v.tx_currency.value_or("") : std::string(), to.name,
-                      opt_time(s.underpayment_accepted_at), to.email, to.address, to.products(), to.link_id.value_or("")}) {
+                      opt_time(s.underpayment_accepted_at), to.email, to.address, to.products(), to.link_id.value_or(""),
+                      s.sold_by.value_or("")}) {
                     text += csv_cell(cell);
                     text += ',';
                 }

@@ -301,8 +301,16 @@ CREATE TABLE IF NOT EXISTS mail_outbox (
 CREATE INDEX IF NOT EXISTS mail_outbox_due ON mail_outbox (state, next_attempt_at);
 )sql";
 
+// Schema version 11 (issue 44, the point of sale): a sale the seller charged at the console's point
+// of sale is a one-payment link whose order is like any other, each tagged with the console user who
+// charged it.
+constexpr const char* kSchemaV11 = R"sql(
+ALTER TABLE links ADD COLUMN sold_by TEXT;     -- a point-of-sale sale: the console user (NULL: a payment link)
+ALTER TABLE sessions ADD COLUMN sold_by TEXT;  -- the sale's order: the same user (NULL: not a sale)
+)sql";
+
 // The schema versions in order; the database records the last one applied (paywasm_schema).
-constexpr int kSchemaVersion = 10;
+constexpr int kSchemaVersion = 11;
 
 // Every table of the gateway: the writer guard covers each.
 constexpr const char* kTables[] = {"sessions", "transactions", "webhook_events", "outbox", "qr_codes",
@@ -353,6 +361,7 @@ void migrate(paywasm::server::Sql& sql) {
         if (version < 8) sql.exec_script(kSchemaV8);
         if (version < 9) sql.exec_script(schema_v9());
         if (version < 10) sql.exec_script(kSchemaV10);
+        if (version < 11) sql.exec_script(kSchemaV11);
         sql.exec_script("CREATE TABLE IF NOT EXISTS paywasm_schema (version BIGINT NOT NULL, applied_at BIGINT NOT NULL)");
         // Every migration: the guard at the new version, on every table.
         sql.guard_writers(std::vector<std::string>(std::begin(kTables), std::end(kTables)), kSchemaVersion,

@@ -46,6 +46,8 @@ struct Session {
     // Hosted checkout (hosted.hpp): the payment link that opened it, and where the hosted page sends
     // the shopper back (each on a --return-origin, checked at creation).
     std::optional<std::string> link_id, success_url, cancel_url;
+    // A sale the seller charged at the console's point of sale (sales.hpp): the console user.
+    std::optional<std::string> sold_by;
 };
 
 // The facts of the order's state (order_state.hpp) at `now`, and its state: order_bucket() of them.

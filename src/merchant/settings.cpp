@@ -187,7 +187,7 @@ const paywasm::options::Spec kOptions{
      "qr-rate-per-client", "trusted-proxy", "retain-days", "service-timeout", "attempt-rate-per-session", "attempt-rate-per-client",
      "attention-exchange-minutes", "attention-bank-minutes", "attention-bank-pending-days", "attention-qr-minutes",
      "max-connections-per-address", "widget-dir", "public-url", "return-origin", "shopper-token-url", "bank-account-id", "shop-name",
-     "shop-logo", "shop-colour", "link-rate-per-client", "link-rate-per-link", "link-session-ttl", "console-listen",
+     "shop-logo", "shop-colour", "link-rate-per-client", "link-rate-per-link", "link-session-ttl", "pos-currency", "console-listen",
      "console-origin", "console-login-rate", "console-hosts", "smtp-url", "smtp-credentials-file", "smtp-ca-file", "mail-from"},
     {"verbose"}};
 
@@ -231,6 +231,11 @@ void apply_hosted_option(Config& c, const std::string& name, const std::string& 
     } else if (name == "link-rate-per-client") c.link_rate_per_client = static_cast<int>(whole_number(name, value, 0, 1000000));
     else if (name == "link-rate-per-link") c.link_rate_per_link = static_cast<int>(whole_number(name, value, 0, 1000000));
     else if (name == "link-session-ttl") c.link_open_ttl_ms = whole_number(name, value, 60, 24 * 3600) * 1000;
+    else if (name == "pos-currency") {
+        static const std::regex kCurrency("^[A-Z]{3}$");
+        if (!std::regex_match(value, kCurrency)) bad("--pos-currency is a three-letter currency code (USD, EUR, ...)");
+        c.pos_currency = value;
+    }
 }
 
 // HOST:PORT of --listen and --console-listen (an IPv6 host in brackets).

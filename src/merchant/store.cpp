@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kSessionColumns =
     "id, offer_id, checkout, amount, currency, methods, created_at, expires_at, qr_state, qr_response, "
     "status, state, final, success, transaction_id, received_amount, status_at, version, method, tx_amount, "
-    "tx_currency, link_id, success_url, cancel_url, underpayment_accepted_at, paid_elsewhere_at, closed_at";
+    "tx_currency, link_id, success_url, cancel_url, underpayment_accepted_at, paid_elsewhere_at, closed_at, sold_by";
 
 Session session_from_row(const SqlRow& r) {
     Session s;
@@ -48,6 +48,7 @@ Session session_from_row(const SqlRow& r) {
     if (!r.is_null(24)) s.underpayment_accepted_at = r.integer(24);
     if (!r.is_null(25)) s.paid_elsewhere_at = r.integer(25);
     if (!r.is_null(26)) s.closed_at = r.integer(26);
+    s.sold_by = r.optional_text(27);
     return s;
 }
 
@@ -61,10 +62,10 @@ Session Store::create_session(Session s, const std::string& checkout_hash, bool&
     sql_->transaction([&] {
         const auto changed = sql_->execute(
             "INSERT INTO sessions (id, offer_id, checkout, checkout_hash, amount, currency, methods, created_at, "
-            "expires_at, link_id, success_url, cancel_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "expires_at, link_id, success_url, cancel_url, sold_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (offer_id) DO NOTHING",
             {s.id, s.offer_id, s.checkout_json, checkout_hash, s.amount, s.currency, s.methods_csv, s.created_at,
-             s.expires_at, or_null(s.link_id), or_null(s.success_url), or_null(s.cancel_url)});
+             s.expires_at, or_null(s.link_id), or_null(s.success_url), or_null(s.cancel_url), or_null(s.sold_by)});
         if (changed == 1) {
             created = true;
             return;

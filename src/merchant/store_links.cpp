@@ -9,7 +9,7 @@ using namespace paywasm::server;
 
 namespace {
 
-constexpr const char* kLinkColumns = "id, spec, currency, active, usage_limit, expires_at, created_at, updated_at";
+constexpr const char* kLinkColumns = "id, spec, currency, active, usage_limit, expires_at, created_at, updated_at, sold_by";
 
 Link link_from_row(const SqlRow& r) {
     Link l;
@@ -21,6 +21,7 @@ Link link_from_row(const SqlRow& r) {
     if (!r.is_null(5)) l.expires_at = r.integer(5);
     l.created_at = r.integer(6);
     l.updated_at = r.integer(7);
+    l.sold_by = r.optional_text(8);
     return l;
 }
 
@@ -29,10 +30,10 @@ SqlValue or_null_int(const std::optional<std::int64_t>& v) { return v ? SqlValue
 }  // namespace
 
 void LinkStore::insert(const Link& l) {
-    sql_.execute("INSERT INTO links (id, spec, currency, active, usage_limit, expires_at, created_at, updated_at) "
-                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    sql_.execute("INSERT INTO links (id, spec, currency, active, usage_limit, expires_at, created_at, updated_at, sold_by) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                  {l.id, l.spec, l.currency, std::int64_t(l.active ? 1 : 0), or_null_int(l.usage_limit),
-                  or_null_int(l.expires_at), l.created_at, l.updated_at});
+                  or_null_int(l.expires_at), l.created_at, l.updated_at, l.sold_by ? SqlValue(*l.sold_by) : SqlValue()});
 }
 
 std::optional<Link> LinkStore::find(const std::string& id) {
@@ -43,7 +44,7 @@ std::optional<Link> LinkStore::find(const std::string& id) {
 
 std::vector<Link> LinkStore::list(int limit) {
     std::vector<Link> out;
-    for (const auto& r : sql_.query(std::string("SELECT ") + kLinkColumns + " FROM links ORDER BY created_at DESC, id LIMIT ?",
+    for (const auto& r : sql_.query(std::string("SELECT ") + kLinkColumns + " FROM links WHERE sold_by IS NULL ORDER BY created_at DESC, id LIMIT ?",
                                     {std::int64_t(limit)})) {
         out.push_back(link_from_row(r));
     }

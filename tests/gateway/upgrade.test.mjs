@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { gw, startGateway, startPostgres, startSandbox, tempDir, webhookBody, webhookPrivateKey } from './harness.mjs';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
-const SCHEMA_VERSION = 10;  // src/merchant/schema.cpp kSchemaVersion
+const SCHEMA_VERSION = 11;  // src/merchant/schema.cpp kSchemaVersion
 
 let sb, key;
 before(async () => {

@@ -9,8 +9,8 @@ export async function launch() {
     name: 'Chromium',
     version: browser.version(),
     // A fresh context per page: nothing cached or stored from another page.
-    async newPage() {
-      const context = await browser.newContext({ locale: 'en-US', viewport: { width: 800, height: 600 } });
+    async newPage({ width = 800, height = 600 } = {}) {
+      const context = await browser.newContext({ locale: 'en-US', viewport: { width, height } });
       return playwrightPage(await context.newPage(), () => context.close());
     },
     close: () => browser.close(),

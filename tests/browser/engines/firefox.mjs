@@ -14,10 +14,10 @@ export async function launch() {
     name: 'Firefox ESR',
     version: (await browser.version()).replace(/^firefox\//i, ''),
     // A fresh browser context per page: nothing cached or stored from another page.
-    async newPage() {
+    async newPage({ width = 800, height = 600 } = {}) {
       const context = await browser.createBrowserContext();
       const page = await context.newPage();
-      await page.setViewport({ width: 800, height: 600 });
+      await page.setViewport({ width, height });
       return puppeteerPage(page, () => context.close());
     },
     close: () => browser.close(),

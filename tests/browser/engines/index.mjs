@@ -4,7 +4,9 @@
 //
 //   const engine = await launchEngine('firefox');   // chromium | firefox | webkit | wpe
 //   engine.name, engine.version                      // 'Firefox', '153.7.0esr'
-//   const page = await engine.newPage();            // a fresh context (nothing cached or stored)
+//   const page = await engine.newPage();            // a fresh context (nothing cached or stored),
+//                                                    // 800x600; newPage({width, height}): another
+//                                                    // size (chromium, firefox, webkit; wpe: 800x600)
 //   await page.goto(url);
 //   await page.run(fn, arg)                          // fn(arg) in the page (self-contained; may be
 //                                                    // async); its JSON result
@@ -31,7 +33,7 @@ export async function launchEngine(name) {
   const { launch } = await import(`./${name}.mjs`);
   const engine = await launch();
   const newPage = engine.newPage;
-  engine.newPage = async () => waitingClicks(await newPage());
+  engine.newPage = async (size) => waitingClicks(await newPage(size));
   return engine;
 }
 

@@ -27,9 +27,9 @@ export async function launch() {
     return {
       name: 'WebKitGTK',
       version,
-      async newPage() {
+      async newPage({ width = 800, height = 600 } = {}) {
         const page = await pool.newPage();
-        await page.setWindowSize(800, 600);
+        await page.setWindowSize(width, height);
         return page;
       },
       async close() {
