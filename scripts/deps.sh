@@ -36,6 +36,7 @@ APT_PACKAGES=(
   libcurl4-openssl-dev python3-aiosmtpd        # the gateway's mail (libcurl's SMTP); its tests' real SMTP server
   rapidjson-dev doctest-dev                    # header-only
   openssl zbar-tools librsvg2-bin chromium     # known-answer tests, QR rendering + decoding, browser tests
+  poppler-utils                                # the link poster printed to PDF, rasterised for zbarimg (pdftoppm)
   firefox-esr webkit2gtk-driver xvfb           # the browser suites in Firefox ESR and WebKitGTK (on an Xvfb display)
   wpewebkit-driver cog                         # ... and in WPE WebKit 2.38: no SIMD128, no constructable stylesheets
   clang-14 libclang-rt-14-dev llvm-14          # libFuzzer targets (make fuzz, fuzz.brief), symbolized reports

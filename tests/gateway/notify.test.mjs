@@ -5,17 +5,14 @@
 // sends it twice; two instances on one PostgreSQL send each mail once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 
 import { consoleUser } from './console_client.mjs';
+import { startRelay } from '../support/smtp.mjs';
 import {
-  freePort, gw, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody, webhookPrivateKey,
+  gw, startGateway, startPostgres, startSandbox, startShopApp, tempDir, waitFor, webhookBody, webhookPrivateKey,
 } from './harness.mjs';
 
-const here = path.dirname(new URL(import.meta.url).pathname);
 const PASSWORD = 'correct horse battery staple';
 let sb, key;
 
@@ -24,33 +21,6 @@ before(async () => {
   key = webhookPrivateKey(sb);
 });
 after(async () => { await sb?.stop(); });
-
-// The relay: a self-signed certificate for 127.0.0.1 (the gateway is given it as its CA), one user.
-async function startRelay() {
-  const dir = tempDir('pwm-smtp-');
-  const cert = path.join(dir, 'cert.pem'), keyFile = path.join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', cert], { stdio: 'ignore' });
-  const out = path.join(dir, 'mail.jsonl'), refuse = path.join(dir, 'refuse');
-  const port = await freePort();
-  const proc = spawn('/usr/bin/python3', [path.join(here, '../support/smtp_server.py'), String(port), cert, keyFile, 'relay-user',
-    'relay-password', out, refuse], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((resolve, reject) => {
-    proc.stdout.on('data', (d) => { if (String(d).includes('ready')) resolve(); });
-    proc.on('exit', (code) => reject(new Error(`the SMTP server exited (${code})`)));
-  });
-  const credentials = path.join(dir, 'smtp-credentials');
-  fs.writeFileSync(credentials, 'relay-user\nrelay-password\n', { mode: 0o600 });
-  const read = (file) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
-  return {
-    args: ['--smtp-url', `smtp://127.0.0.1:${port}`, '--smtp-credentials-file', credentials, '--smtp-ca-file', cert,
-      '--mail-from', 'paywasm@shop.example'],
-    mails: () => read(out).map((l) => JSON.parse(l)),
-    refused: () => read(out + '.refused').length,
-    refuse: (on) => (on ? fs.writeFileSync(refuse, '') : fs.rmSync(refuse, { force: true })),
-    stop: () => new Promise((resolve) => { proc.once('exit', resolve); proc.kill('SIGTERM'); }),
-  };
-}
 
 async function paidSession(g, status = 1, over = {}) {
   const offerId = 'mail-' + crypto.randomUUID();
