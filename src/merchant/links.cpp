@@ -9,6 +9,7 @@
 #include "options/options.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
+#include "paywasm/order.hpp"
 #include "paywasm/qr.hpp"
 #include "paywasm/status.hpp"
 #include "paywasm/validate.hpp"
@@ -69,8 +70,12 @@ std::string read_spec(const Gateway& gw, JsonValue root, std::optional<std::int6
             JsonValue v = c.member(field);
             const std::string text = has_kind(v, paywasm::JsonKind::number) ? std::string(v.text()) : string_or(v);
             const auto d = paywasm::Decimal::parse(text, std::string("customAmount.") + field);
-            if (d.is_negative() || d.is_zero() || d.scale() > 2) {
-                throw HttpError(400, "validation", std::string("customAmount.") + field + " must be above zero, at most 2 decimals",
+            if (!paywasm::is_custom_amount_bound({d, currency})) {
+                // The currency's minor unit (paywasm/order.hpp): 2 decimals for USD, none for JPY, 3 for KWD.
+                const int minor = paywasm::fiat_minor_units(currency);
+                throw HttpError(400, "validation",
+                                std::string("customAmount.") + field + " must be above zero, " +
+                                    (minor == 0 ? "a whole number of " + currency : "at most " + std::to_string(minor) + " decimals in " + currency),
                                 std::string("customAmount.") + field);
             }
             return d;
