@@ -138,10 +138,9 @@ Html details_form(const Words& w, const Session& s, const JsonDocument& spec, co
 Html checkout_page(Gateway& gw, const Words& w, const Session& s) {
     const bool token = !gw.config.shopper_token_url.empty();
     // Without a way to the shopper's token only QR can be paid here: the widget offers it alone.
-    std::string methods;
-    for (const char* m : {"exchange", "bank", "qr"}) {
-        if (s.offers(m) && (token || std::string_view(m) == "qr")) methods += (methods.empty() ? "" : " ") + std::string(m);
-    }
+    paywasm::PayMethods offered = s.methods();
+    if (!token) offered = offered.has(paywasm::PayMethod::qr) ? paywasm::PayMethods{paywasm::PayMethod::qr} : paywasm::PayMethods();
+    const std::string methods = paywasm::to_string(offered, " ");
     Html body = Html::element("h1", {}, w("title.checkout")) + order_table(w, s);
     body += Html::markup("<p class=\"muted\">") + Html::text(w("checkout.timeLeft")) + Html::markup(" <span id=\"time-left\">") +
             Html::text(iso8601(s.expires_at)) + Html::markup("</span></p>");

@@ -6,7 +6,6 @@
 
 #include "events.hpp"
 #include "hosted.hpp"
-#include "options/options.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/order.hpp"
@@ -85,9 +84,8 @@ std::string read_spec(const Gateway& gw, JsonValue root, std::optional<std::int6
         const std::string label = opt_string(c, "label").value_or(name.empty() ? "Amount" : name);
         w.key("customAmount").begin_object().str("min", min.to_string()).str("max", max.to_string()).str("label", label).end_object();
     }
-    const std::string methods = methods_csv(root.member("methods"), gw.config.methods);
     w.key("methods").begin_array();
-    for (const auto& m : paywasm::options::split_commas(methods)) w.string(m);
+    for (paywasm::PayMethod m : methods_of(root.member("methods"), gw.config.methods).list()) w.string(paywasm::to_string(m));
     w.end_array();
     JsonValue shipping = root.member("collectShipping");
     if (shipping.valid() && !has_kind(shipping, paywasm::JsonKind::boolean)) {
@@ -273,7 +271,7 @@ void register_links(Router& server, Gateway& gw) {
         s.checkout_json = paywasm::to_json(checkout);
         s.amount = paywasm::amount_text({paywasm::cart_total(checkout.cart), checkout.currency});
         s.currency = checkout.currency;
-        s.methods_csv = methods_csv(spec.root().member("methods"), gw.config.methods);
+        s.methods_csv = paywasm::to_string(methods_of(spec.root().member("methods"), gw.config.methods));
         s.link_id = l->id;
         if (JsonValue v = spec.root().member("successUrl"); v.valid()) s.success_url = std::string(v.text());
         if (JsonValue v = spec.root().member("cancelUrl"); v.valid()) s.cancel_url = std::string(v.text());
