@@ -15,6 +15,7 @@ set(PAYWASM_CORE_SOURCE_NAMES
   src/core/error.cpp
   src/core/json_writer.cpp
   src/core/padding_random.cpp
+  src/core/order.cpp
   src/core/protocol.cpp
   src/core/qr.cpp
   src/core/sha.cpp
@@ -30,6 +31,7 @@ set(PAYWASM_PUBLIC_HEADER_NAMES
   include/paywasm/error.hpp
   include/paywasm/json.hpp
   include/paywasm/models.hpp
+  include/paywasm/order.hpp
   include/paywasm/protocol.hpp
   include/paywasm/qr.hpp
   include/paywasm/status.hpp

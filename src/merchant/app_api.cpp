@@ -22,31 +22,19 @@ void require_app(const Gateway& gw, const Request& req) {
 }
 
 // The methods a session offers: the request's `methods` (a non-empty array of exchange, bank, qr,
-// no repeats), else --methods. Kept in the order exchange, bank, qr.
-std::string methods_csv(JsonValue given, const std::vector<std::string>& fallback) {
-    std::vector<std::string> chosen;
-    if (given.valid() && !given.is_null()) {
-        if (!given.is_array() || given.size() == 0) throw HttpError(400, "validation", "methods must be a non-empty array", "methods");
-        for (JsonValue m : given.children()) {
-            const std::string name = m.is_string() ? std::string(m.text()) : "";
-            if (name != "exchange" && name != "bank" && name != "qr") {
-                throw HttpError(400, "validation", "methods may only hold \"exchange\", \"bank\" and \"qr\"", "methods");
-            }
-            for (const auto& c : chosen) {
-                if (c == name) throw HttpError(400, "validation", "methods names " + name + " twice", "methods");
-            }
-            chosen.push_back(name);
-        }
-    } else {
-        chosen = fallback;
+// no repeats: each name read by the core), else --methods.
+paywasm::PayMethods methods_of(JsonValue given, paywasm::PayMethods fallback) {
+    if (!given.valid() || given.is_null()) return fallback;
+    if (!given.is_array() || given.size() == 0) throw HttpError(400, "validation", "methods must be a non-empty array", "methods");
+    paywasm::PayMethods chosen;
+    for (JsonValue m : given.children()) {
+        const std::string name = m.is_string() ? std::string(m.text()) : "";
+        const auto method = paywasm::pay_method_from(name);
+        if (!method) throw HttpError(400, "validation", "methods may only hold \"exchange\", \"bank\" and \"qr\"", "methods");
+        if (chosen.has(*method)) throw HttpError(400, "validation", "methods names " + name + " twice", "methods");
+        chosen.add(*method);
     }
-    std::string csv;
-    for (const char* m : {"exchange", "bank", "qr"}) {
-        for (const auto& c : chosen) {
-            if (c == m) csv += (csv.empty() ? "" : ",") + c;
-        }
-    }
-    return csv;
+    return chosen;
 }
 
 void register_app_api(Router& server, Gateway& gw) {
@@ -72,7 +60,7 @@ void register_app_api(Router& server, Gateway& gw) {
         }
 
         Session s;
-        s.methods_csv = methods_csv(doc.root().member("methods"), gw.config.methods);
+        s.methods_csv = paywasm::to_string(methods_of(doc.root().member("methods"), gw.config.methods));
         const ReturnUrls back = read_return_urls(doc.root(), gw.config);  // --return-origin only (hosted.hpp)
         s.success_url = back.success;
         s.cancel_url = back.cancel;

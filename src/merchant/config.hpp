@@ -9,6 +9,7 @@
 
 #include "attempts.hpp"
 #include "paywasm/crypto.hpp"
+#include "paywasm/order.hpp"
 
 namespace merchant {
 
@@ -24,7 +25,7 @@ struct Config {
     std::vector<std::string> trusted_proxies;  // --trusted-proxy: peers whose X-Forwarded-For names the client
     std::string db = "sqlite:paywasm-merchant.db";
     std::string app_callback;           // where verified changes are forwarded; empty: not forwarded
-    std::vector<std::string> methods = {"exchange", "qr"};
+    paywasm::PayMethods methods{paywasm::PayMethod::exchange, paywasm::PayMethod::qr};
     paywasm::Padding padding = paywasm::Padding::oaep_sha1;
     std::int64_t session_ttl_ms = 60LL * 60 * 1000;
     std::int64_t retry_base_ms = 1000;  // forwarding back-off: base * 2^(attempt-1), at most 10 min

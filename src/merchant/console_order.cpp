@@ -9,6 +9,7 @@
 #include "orders.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
+#include "paywasm/order.hpp"
 #include "paywasm/status.hpp"
 #include "server/util.hpp"
 
@@ -29,7 +30,7 @@ ConsolePage render_order(Gateway& gw, const Signed& login, const std::string& id
     };
     Html main;
     // What the merchant should know first.
-    if ((s.status.state == "partial" || s.status.state == "partial_closed") && !s.status.success && !s.underpayment_accepted_at) {
+    if (paywasm::is_partly_paid_state(s.status.state) && !s.status.success && !s.underpayment_accepted_at) {
         Html f = hidden_csrf(login) +
                  Html::markup("<label for=\"accept-note\">Why you accept it (kept in the audit log)</label>"
                               "<input id=\"accept-note\" name=\"note\" required maxlength=\"2000\">") +

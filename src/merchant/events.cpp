@@ -172,9 +172,7 @@ std::string attempt_event_json(const std::string& id, std::string_view type, std
 
 void write_methods(JsonWriter& w, const Session& s) {
     w.begin_array();
-    for (const char* m : {"exchange", "bank", "qr"}) {
-        if (s.offers(m)) w.string(m);
-    }
+    for (paywasm::PayMethod m : s.methods().list()) w.string(paywasm::to_string(m));
     w.end_array();
 }
 

@@ -24,10 +24,10 @@
 namespace merchant {
 
 // The app API's bearer check (401 unauthorized otherwise), and the methods a request names (a
-// non-empty array of exchange, bank, qr without repeats; else `fallback`) as "exchange,bank,qr"
-// in that order: app_api.cpp's, shared with the links.
+// non-empty array of exchange, bank, qr without repeats; else `fallback`): app_api.cpp's, shared
+// with the links.
 void require_app(const Gateway& gw, const Request& req);
-std::string methods_csv(JsonValue given, const std::vector<std::string>& fallback);
+paywasm::PayMethods methods_of(JsonValue given, paywasm::PayMethods fallback);
 
 // `successUrl` and `cancelUrl` of a request object: each optional, and when given an absolute
 // http(s) URL of at most 2000 characters on one of --return-origin (400 validation naming the

@@ -4,6 +4,7 @@
 #include "paywasm/codec.hpp"
 #include "paywasm/decimal.hpp"
 #include "paywasm/error.hpp"
+#include "paywasm/order.hpp"
 #include "paywasm/validate.hpp"
 
 namespace merchant {
@@ -164,9 +165,7 @@ std::optional<DetailsRefusal> apply_details(const Words& w, const JsonDocument& 
             if (plain.empty() || !paywasm::Decimal::try_parse(plain, amount)) return refuse("error.amount", "amount");
             const paywasm::Decimal min = paywasm::Decimal::parse(string_or(custom.member("min")), "customAmount.min");
             const paywasm::Decimal max = paywasm::Decimal::parse(string_or(custom.member("max")), "customAmount.max");
-            if (amount.scale() > 2 || paywasm::Decimal::compare(amount, min) < 0 || paywasm::Decimal::compare(amount, max) > 0) {
-                return refuse("error.amount", "amount");
-            }
+            if (!paywasm::is_custom_amount({amount, checkout.currency}, min, max)) return refuse("error.amount", "amount");
             checkout.cart.at(0).price = amount;
         }
         paywasm::validate(checkout);

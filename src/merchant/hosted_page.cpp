@@ -12,6 +12,7 @@
 #include "hosted_details.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
+#include "paywasm/order.hpp"
 #include "paywasm/status.hpp"
 #include "paywasm/validate.hpp"
 #include "server/page_pieces.hpp"
@@ -35,15 +36,16 @@ Assets* g_assets = nullptr;  // set once by register_hosted, before the server r
 
 const std::regex kSessionId("^[A-Za-z0-9_-]{1,200}$");
 
-// The order's lines and total, from the session's checkout as the core wrote it.
+// The order's lines and total, from the session's checkout as the core wrote it; each line's amount
+// is the core's (line_total).
 Html order_table(const Words& w, const Session& s) {
     const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);
     Html rows;
     for (const auto& item : checkout.cart) {
-        const paywasm::Decimal line = item.price * item.quantity;
+        const paywasm::Money line = paywasm::line_total(item, checkout.currency);
         rows += Html::markup("<tr>") + Html::element("td", {}, item.name) +
                 Html::element("td", {{"class", "num"}}, item.quantity.to_string()) +
-                Html::element("td", {{"class", "num"}}, money(paywasm::amount_text({line, s.currency}), s.currency)) +
+                Html::element("td", {{"class", "num"}}, money(paywasm::amount_text(line), line.currency)) +
                 Html::markup("</tr>");
     }
     return Html::markup("<section aria-labelledby=\"order-h\">") + Html::element("h2", {{"id", "order-h"}}, w("order.heading")) +
@@ -136,10 +138,9 @@ Html details_form(const Words& w, const Session& s, const JsonDocument& spec, co
 Html checkout_page(Gateway& gw, const Words& w, const Session& s) {
     const bool token = !gw.config.shopper_token_url.empty();
     // Without a way to the shopper's token only QR can be paid here: the widget offers it alone.
-    std::string methods;
-    for (const char* m : {"exchange", "bank", "qr"}) {
-        if (s.offers(m) && (token || std::string_view(m) == "qr")) methods += (methods.empty() ? "" : " ") + std::string(m);
-    }
+    paywasm::PayMethods offered = s.methods();
+    if (!token) offered = offered.has(paywasm::PayMethod::qr) ? paywasm::PayMethods{paywasm::PayMethod::qr} : paywasm::PayMethods();
+    const std::string methods = paywasm::to_string(offered, " ");
     Html body = Html::element("h1", {}, w("title.checkout")) + order_table(w, s);
     body += Html::markup("<p class=\"muted\">") + Html::text(w("checkout.timeLeft")) + Html::markup(" <span id=\"time-left\">") +
             Html::text(iso8601(s.expires_at)) + Html::markup("</span></p>");

@@ -6,9 +6,9 @@
 
 #include "events.hpp"
 #include "links.hpp"
-#include "options/options.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
+#include "paywasm/order.hpp"
 #include "paywasm/qr.hpp"
 #include "paywasm/status.hpp"
 #include "paywasm/validate.hpp"
@@ -67,8 +67,12 @@ std::string read_spec(const Gateway& gw, JsonValue root, std::optional<std::int6
             JsonValue v = c.member(field);
             const std::string text = has_kind(v, paywasm::JsonKind::number) ? std::string(v.text()) : string_or(v);
             const auto d = paywasm::Decimal::parse(text, std::string("customAmount.") + field);
-            if (d.is_negative() || d.is_zero() || d.scale() > 2) {
-                throw HttpError(400, "validation", std::string("customAmount.") + field + " must be above zero, at most 2 decimals",
+            if (!paywasm::is_custom_amount_bound({d, currency})) {
+                // The currency's minor unit (paywasm/order.hpp): 2 decimals for USD, none for JPY, 3 for KWD.
+                const int minor = paywasm::fiat_minor_units(currency);
+                throw HttpError(400, "validation",
+                                std::string("customAmount.") + field + " must be above zero, " +
+                                    (minor == 0 ? "a whole number of " + currency : "at most " + std::to_string(minor) + " decimals in " + currency),
                                 std::string("customAmount.") + field);
             }
             return d;
@@ -78,9 +82,8 @@ std::string read_spec(const Gateway& gw, JsonValue root, std::optional<std::int6
         const std::string label = opt_string(c, "label").value_or(name.empty() ? "Amount" : name);
         w.key("customAmount").begin_object().str("min", min.to_string()).str("max", max.to_string()).str("label", label).end_object();
     }
-    const std::string methods = methods_csv(root.member("methods"), gw.config.methods);
     w.key("methods").begin_array();
-    for (const auto& m : paywasm::options::split_commas(methods)) w.string(m);
+    for (paywasm::PayMethod m : methods_of(root.member("methods"), gw.config.methods).list()) w.string(paywasm::to_string(m));
     w.end_array();
     JsonValue shipping = root.member("collectShipping");
     if (shipping.valid() && !has_kind(shipping, paywasm::JsonKind::boolean)) {
@@ -327,7 +330,7 @@ void register_links(Router& server, Gateway& gw) {
         s.checkout_json = paywasm::to_json(checkout);
         s.amount = paywasm::amount_text({paywasm::cart_total(checkout.cart), checkout.currency});
         s.currency = checkout.currency;
-        s.methods_csv = methods_csv(spec.root().member("methods"), gw.config.methods);
+        s.methods_csv = paywasm::to_string(methods_of(spec.root().member("methods"), gw.config.methods));
         s.link_id = l->id;
         s.sold_by = l->sold_by;
         if (JsonValue v = spec.root().member("successUrl"); v.valid()) s.success_url = std::string(v.text());

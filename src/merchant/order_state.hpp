@@ -1,9 +1,10 @@
-// An order's state, decided in one place: order_bucket() (pure, order_state.cpp) from the facts a
-// session's row holds, and kOrderBucketSql, the same rules over the same columns for the database
-// (GET /v1/sessions?state=, the console's lists and the overview). Every reader (the app API's
-// orderState, the list filters, the CSV, the console's pages, the overview) reads one of the two;
-// tests/gateway/test_order_sql.cpp checks that the two agree on every combination of facts, on
-// SQLite and PostgreSQL, and test_order_state.cpp checks the rules alone.
+// An order's state, decided in one place: the core's order_bucket() (paywasm/order.hpp, read from
+// the status table) of the facts a session's row holds, and kOrderBucketSql, the same rules over the
+// same columns for the database (GET /v1/sessions?state=, the console's lists and the overview).
+// Every reader (the app API's orderState, the list filters, the CSV, the console's pages, the
+// overview) reads one of the two; tests/gateway/test_order_sql.cpp checks that the two agree for
+// every state word the status table gives a checkout and every combination of the merchant's facts,
+// on SQLite and PostgreSQL, and test_order_state.cpp checks the rules alone.
 //
 // The buckets: paid | partial | pending | failed | refunded | expired (and attention, a list of its
 // own that reads the attempts: kAttentionSql, needs_attention() in attempts.hpp). The database
@@ -17,26 +18,14 @@
 #include <vector>
 #include <string_view>
 
+#include "paywasm/order.hpp"
+
 namespace merchant {
 
-// What an order's state is decided from: the session's verified status (its state word and success
-// flag, the core's) and the merchant's word on it.
-struct OrderFacts {
-    std::string_view state;       // the session's state word: open | the core's checkout_state()
-    bool success = false;         // a verified success that paid the order's total
-    bool accepted = false;        // the merchant accepted an underpayment (underpayment_accepted_at)
-    bool paid_elsewhere = false;  // the merchant resolved an attempt as paid_elsewhere (paid_elsewhere_at)
-    bool closed = false;          // the merchant resolved an attempt as not_paid (closed_at)
-    bool expired = false;         // past the session's expires_at
-};
-
-// The rules, in order: a verified success is paid; a refund is refunded (after a success, an
-// accepted underpayment or the merchant's "paid elsewhere" too: the money went back); the merchant's
-// word that the money arrived (an accepted underpayment, "paid elsewhere") is paid; partly paid or an
-// amount that is not the order's total is partial; failed, timed out, canceled, or closed by the
-// merchant as not paid is failed; no status yet is pending until it expires, expired after; every
-// other status (money may still move) is pending.
-std::string_view order_bucket(const OrderFacts& f);
+// The order's state is the core's (paywasm/order.hpp): OrderFacts, and order_bucket(), the rules
+// read from the status table.
+using paywasm::OrderFacts;
+using paywasm::order_bucket;
 
 // The same rules for the database, over the sessions' columns; "open" stands for pending or expired
 // (the caller splits it by expires_at).

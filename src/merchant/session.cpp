@@ -4,15 +4,11 @@
 
 namespace merchant {
 
+paywasm::PayMethods Session::methods() const { return paywasm::parse_pay_methods(methods_csv).value_or(paywasm::PayMethods()); }
+
 bool Session::offers(std::string_view method) const {
-    std::size_t pos = 0;
-    while (pos <= methods_csv.size()) {
-        std::size_t end = methods_csv.find(',', pos);
-        if (end == std::string::npos) end = methods_csv.size();
-        if (std::string_view(methods_csv).substr(pos, end - pos) == method) return true;
-        pos = end + 1;
-    }
-    return false;
+    const auto m = paywasm::pay_method_from(method);
+    return m && methods().has(*m);
 }
 
 Payable payable_of(const Session& s) {

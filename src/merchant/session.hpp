@@ -42,7 +42,10 @@ struct Session {
     // The merchant's resolutions as the session keeps them (Store::resolve_attempt, merchant_word()):
     // since when an attempt stands resolved paid_elsewhere, or not_paid (order_state.hpp reads both).
     std::optional<std::int64_t> paid_elsewhere_at, closed_at;
-    bool offers(std::string_view method) const;  // `method` is in methods_csv
+    // The methods it offers: methods_csv as the core reads it (none when the column holds anything
+    // else); offers(): `method` names one of them.
+    paywasm::PayMethods methods() const;
+    bool offers(std::string_view method) const;
     // Hosted checkout (hosted.hpp): the payment link that opened it, and where the hosted page sends
     // the shopper back (each on a --return-origin, checked at creation).
     std::optional<std::string> link_id, success_url, cancel_url;

@@ -172,12 +172,10 @@ std::string read_file(const std::string& option, const std::string& path) {
     return s.str();
 }
 
-std::vector<std::string> split_methods(const std::string& value) {
-    std::vector<std::string> out = paywasm::options::split_commas(value);
-    for (const auto& m : out) {
-        if (m != "exchange" && m != "bank" && m != "qr") bad("--methods takes a list of exchange, bank, qr");
-    }
-    return out;
+paywasm::PayMethods read_methods(const std::string& value) {
+    const auto methods = paywasm::parse_pay_methods(value);
+    if (!methods) bad("--methods takes a list of exchange, bank, qr: " + paywasm::method_list_error(value));
+    return *methods;
 }
 
 const paywasm::options::Spec kOptions{
@@ -291,7 +289,7 @@ void apply_option(Config& c, const std::string& name, const std::string& value) 
         if (value.find('@') == std::string::npos || value.find_first_of("<>\r\n ,") != std::string::npos) bad("--mail-from is one address: paywasm@shop.example");
         c.mail_from = value;
     }
-    else if (name == "methods") c.methods = split_methods(value);
+    else if (name == "methods") c.methods = read_methods(value);
     else if (name == "padding") {
         try {
             c.padding = paywasm::parse_padding(value);

@@ -338,7 +338,7 @@ Store::Acceptance Store::accept_underpayment(const std::string& session_id, cons
             out.result = Acceptance::already_accepted;
             return;
         }
-        if (s->status.success || (s->status.state != "partial" && s->status.state != "partial_closed")) {
+        if (s->status.success || !paywasm::is_partly_paid_state(s->status.state)) {
             out.result = Acceptance::not_partial;
             return;
         }

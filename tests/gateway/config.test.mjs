@@ -129,6 +129,15 @@ describe('the configuration file', () => {
       assert.equal(r.status, 2, line);
       assert.match(r.stderr, new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + expected.source), line);
     }
+    // --methods is read by the core's one method-list parser: an unknown name, or one named twice
+    // (taken before, and stored twice in every session's methods), is refused with the reason.
+    for (const [line, expected] of [['methods = exchange,card', /:13: --methods takes a list of exchange, bank, qr: 'card' is not exchange, bank or qr/],
+      ['methods = exchange,exchange', /:13: --methods takes a list of exchange, bank, qr: names exchange twice/]]) {
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').split('\n').slice(0, 12).join('\n') + '\n' + line + '\n');
+      const r = run(['config', 'check', '--config', file]);
+      assert.equal(r.status, 2, line);
+      assert.match(r.stderr, new RegExp(file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + expected.source), line);
+    }
     // A secret's file that others can read is refused, its mode named.
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').split('\n').slice(0, 12).join('\n') + '\n');
     fs.chmodSync(path.join(dir, 'app-secret'), 0o644);

@@ -290,6 +290,27 @@ for (const backend of ['sqlite', 'postgres']) {
       assert.equal(bad.status, 400);
     });
 
+    test("a shopper-chosen amount in the currency's minor unit: none for JPY, three for KWD", async () => {
+      // Before: two decimals for every currency (`scale() > 2`), so yen took 100.5 and dinars refused 1.125.
+      const yenFraction = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'JPY', customAmount: { min: '100.5', max: '5000' } } });
+      assert.equal(yenFraction.status, 400, yenFraction.text);
+      assert.equal(yenFraction.json.field, 'customAmount.min');
+      assert.match(yenFraction.json.message, /a whole number of JPY/);
+      const dinars = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'KWD', customAmount: { min: '1.125', max: '9.999' }, methods: ['qr'] } });
+      assert.equal(dinars.status, 201, dinars.text);
+      const tooFine = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'KWD', customAmount: { min: '1.1255', max: '9' } } });
+      assert.equal(tooFine.status, 400, tooFine.text);
+      const yen = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'JPY', customAmount: { min: '100', max: '5000' }, methods: ['qr'] } });
+      assert.equal(yen.status, 201, yen.text);
+      const p = (await open(g, yen.json.id)).headers.get('location');
+      assert.equal((await form(g, `${p}/details`, { amount: '150.5', name: 'Bo', email: 'bo@example.test' })).status, 400);
+      assert.equal((await form(g, `${p}/details`, { amount: '150', name: 'Bo', email: 'bo@example.test' })).status, 303);
+      assert.equal((await gw(g, 'GET', `/v1/checkout/${p.slice(5)}`)).json.amount, '150');
+      const d = (await open(g, dinars.json.id)).headers.get('location');
+      assert.equal((await form(g, `${d}/details`, { amount: '2.5', name: 'Bo', email: 'bo@example.test' })).status, 303);
+      assert.equal((await gw(g, 'GET', `/v1/checkout/${d.slice(5)}`)).json.amount, '2.500');
+    });
+
     test('pay by QR through the sandbox: receipt, return link, events with linkId, totals', async () => {
       const l = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: CART, methods: ['qr'], successUrl: `${SHOP}/thanks` } });
       const p = (await open(g, l.json.id)).headers.get('location');
