@@ -4,6 +4,7 @@
 #include "console_pages.hpp"
 #include "links.hpp"
 #include "paywasm/json.hpp"
+#include "paywasm/order.hpp"
 #include "server/util.hpp"
 #include "server/web_form.hpp"
 
@@ -63,10 +64,8 @@ ConsolePage render_link_form(Gateway& gw, const Signed& login, const Form& given
                       Html::void_element("input", {{"name", "line" + n + "_qty"}, {"value", fresh ? std::string(i == 1 ? "1" : "") : v("line" + n + "_qty")},
                                                    {"inputmode", "numeric"}, {"aria-label", "Quantity of item " + n}})});
     }
-    const auto offered = [&](const char* m) {
-        if (!fresh) return v(std::string("method_") + m) == "1";
-        for (const auto& c : gw.config.methods) if (c == m) return true;
-        return false;
+    const auto offered = [&](paywasm::PayMethod m) {
+        return fresh ? gw.config.methods.has(m) : v("method_" + std::string(paywasm::to_string(m))) == "1";
     };
     Html form = hidden_csrf(login);
     form += text_input("name", "What it is for (shown to the customer)", v("name"));
@@ -91,8 +90,8 @@ ConsolePage render_link_form(Gateway& gw, const Signed& login, const Form& given
                               Html::text(" and ") +
                               Html::void_element("input", {{"name", "max"}, {"value", v("max")}, {"inputmode", "decimal"}, {"aria-label", "Highest amount"}})));
     form += Html::element("fieldset", {},
-                          Html::element("legend", {}, "How the customer may pay") + check("method_exchange", "Exchange account", offered("exchange")) +
-                              check("method_bank", "Bank transfer", offered("bank")) + check("method_qr", "QR code (asks the customer's name and e-mail)", offered("qr")));
+                          Html::element("legend", {}, "How the customer may pay") + check("method_exchange", "Exchange account", offered(paywasm::PayMethod::exchange)) +
+                              check("method_bank", "Bank transfer", offered(paywasm::PayMethod::bank)) + check("method_qr", "QR code (asks the customer's name and e-mail)", offered(paywasm::PayMethod::qr)));
     form += check("shipping", "Ask for a shipping address", v("shipping") == "1");
     form += labelled("usage", "Stop after this many payments (empty: no limit)",
                      Html::void_element("input", {{"id", "usage"}, {"name", "usage"}, {"inputmode", "numeric"}, {"value", v("usage")}}));
