@@ -10,6 +10,7 @@
 #include "console_pages.hpp"
 #include "events.hpp"
 #include "links.hpp"
+#include "notify.hpp"
 #include "orders.hpp"
 #include "paywasm/crypto.hpp"
 #include "paywasm/error.hpp"
@@ -222,6 +223,7 @@ void Console::routes(Router& r) {
     get("/links/new", [this](Req, const Signed& l) { return render_link_form(gw_, l, Form{}, ""); });
     get("/links/([A-Za-z0-9_-]+)", [this](Req req, const Signed& l) { return render_link(gw_, l, req.matches[1]); });
     get("/pos", [this](Req, const Signed& l) { return render_pos(gw_, l); });
+    get("/mail", [this](Req, const Signed& l) { return render_mail(gw_, l, mail_setting(gw_.store, l.session.user), Form{}, ""); });
     get("/pos/sales/([A-Za-z0-9_-]+)", [this](Req req, const Signed&) { return render_sale(gw_, req.matches[1]); });
     // A link's poster: a document of its own (web/console/poster.html), printed from the browser.
     r.route("GET", "/links/([A-Za-z0-9_-]+)/poster", limit, [this](Req req, Res res, Body) {
@@ -319,6 +321,25 @@ void Console::routes(Router& r) {
         } catch (const paywasm::Error& e) {
             page(req, res, 400, render_link_form(gw_, login, form, e.what()), &login);
         }
+    });
+    // The user's own mail: saved, or the form again with what was typed and why it was refused.
+    r.route("POST", "/mail", limit, [this](Req req, Res res, Body body) {
+        const Form form = read_form(req, body);
+        const Signed login = need_post(req, form);
+        std::string kinds;
+        for (const char* k : kNotifyKinds) {
+            if (field(form, std::string("kind_") + k) == "1") kinds += (kinds.empty() ? "" : ",") + std::string(k);
+        }
+        const std::string user = login.session.user;
+        if (const std::string why = mail_setting_error(field(form, "email"), kinds); !why.empty()) {
+            return page(req, res, 400, render_mail(gw_, login, mail_setting(gw_.store, user), form, "Not saved: " + why + "."), &login);
+        }
+        set_mail_setting(gw_.store, user, field(form, "email"), kinds, "console:" + user, req.remote_addr, now_ms());
+        see_other(res, "/mail", "mail_set");
+    });
+    post("/mail/off", [this](Req req, const Form&, const Actor& who) {
+        stop_mail(gw_.store, who.name.substr(8), who.name, req.remote_addr, now_ms());
+        return Next{"/mail", "mail_off"};
     });
     // A sale: its screen (the code for the customer), or the keypad again with why it was refused.
     r.route("POST", "/pos/charge", limit, [this](Req req, Res res, Body body) {

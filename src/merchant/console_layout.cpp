@@ -21,6 +21,8 @@ const std::map<std::string, const char*>& flashes() {
         {"link_created", "The payment link is created: share its URL or print its poster."},
         {"link_deactivated", "The link is deactivated: it takes no new payment (sessions already open stay payable)."},
         {"link_activated", "The link is active again."},
+        {"mail_set", "Saved: you are mailed at this address for what you chose."},
+        {"mail_off", "You get no mail now."},
         {"had_failures", "Wrong passwords were tried for your account since your last login: see the audit log."},
         {"was_locked", "Your account was locked after wrong passwords since your last login: see the audit log."},
     };
@@ -32,7 +34,7 @@ Html header(const Signed* login, const std::string& current) {
     Html items;
     for (auto [href, text] : {std::pair<const char*, const char*>{"/", "Overview"}, {"/orders", "Orders"},
                               {"/orders?state=attention", "Needs attention"}, {"/links", "Links"}, {"/pos", "Point of sale"},
-                              {"/events", "Events"},
+                              {"/events", "Events"}, {"/mail", "Your mail"},
                               {"/subscriptions", "Subscriptions"}, {"/audit", "Audit log"}}) {
         Html a = current == href ? Html::element("a", {{"href", href}, {"aria-current", "page"}}, text) : link(href, text);
         items += Html::element("li", {}, a);

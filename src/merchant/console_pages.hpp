@@ -11,6 +11,7 @@
 //   console_audit.cpp          /audit
 //   console_links.cpp          /links, /links/new, /links/{id}, its poster (links.hpp)
 //   console_pos.cpp            /pos and a sale's screen /pos/sales/{id} (sales.hpp)
+//   console_mail.cpp           /mail: the user's own mail (mail_settings.hpp)
 #pragma once
 
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "console_html.hpp"
 #include "gateway.hpp"
+#include "mail_settings.hpp"
 #include "sales.hpp"
 #include "server/web_form.hpp"
 
@@ -71,6 +73,11 @@ std::string link_request(const Form& form);
 // a6, its stylesheets at `css` and `page_css`.
 std::string render_poster(Gateway& gw, std::string_view layout, const std::string& id, const std::string& size,
                           const std::string& css, const std::string& page_css);
+
+// The user's mail (console_mail.cpp): `current` as stored (read by the route), the form showing
+// `given` (empty: a new form) and `error`.
+ConsolePage render_mail(Gateway& gw, const Signed& login, const std::optional<MailSetting>& current, const Form& given,
+                        const std::string& error);
 
 // The point of sale (console_pos.cpp): the keypad, and a sale's screen (HttpError 404: not a sale).
 ConsolePage render_pos(Gateway& gw, const Signed& login);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "console_auth.hpp"
+#include "mail_settings.hpp"
 #include "notify.hpp"
 #include "options/options.hpp"
 #include "paywasm/crypto.hpp"
@@ -109,22 +110,18 @@ std::unique_ptr<Store> open_store(const std::string& db) {
 int notify_command(Store& store, const paywasm::options::Args& args, const std::string& name, std::int64_t now) {
     if (!store.console_user(name)) return no_such_user(name);
     if (args.has("off")) {
-        const bool had = store.remove_notify(name);
-        store.audit("cli", "notify_off", name, std::nullopt, "", now);
+        const bool had = stop_mail(store, name, "cli", "", now);
         std::printf(had ? "%s gets no mail now\n" : "%s got no mail\n", name.c_str());
         return 0;
     }
     const std::string email = args.get("email");
-    if (email.empty() || email.find('@') == std::string::npos || email.find_first_of("<>\r\n ,") != std::string::npos) {
-        throw paywasm::Error(paywasm::ErrorCode::usage, "notify needs --email with one address (or --off)");
-    }
     const std::string on = args.has("on") ? args.get("on") : "paid,partial,attention,refused";
-    const auto kinds = parse_notify_kinds(on);
-    if (!kinds) throw paywasm::Error(paywasm::ErrorCode::usage, "--on takes a comma-separated list of paid, partial, attention, refused");
+    if (const std::string why = mail_setting_error(email, on); !why.empty()) {
+        throw paywasm::Error(paywasm::ErrorCode::usage, "notify: " + why + " (--email ADDRESS [--on KINDS], or --off)");
+    }
+    const MailSetting s = set_mail_setting(store, name, email, on, "cli", "", now);
     std::string csv;
-    for (const auto& k : *kinds) csv += (csv.empty() ? "" : ",") + k;
-    store.set_notify({name, email, csv});
-    store.audit("cli", "notify_set", name, std::nullopt, email + " " + csv, now);
+    for (const auto& k : s.kinds) csv += (csv.empty() ? "" : ",") + k;
     std::printf("%s is mailed at %s: %s (when the gateway runs with --smtp-url)\n", name.c_str(), email.c_str(), csv.c_str());
     return 0;
 }

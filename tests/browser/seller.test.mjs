@@ -45,8 +45,6 @@ before(async () => {
   const dir = tempDir('pwm-seller-');
   const db = `sqlite:${dir}/gateway.db`;
   assert.equal(consoleUser(db, ['add', 'ada'], `${PASSWORD}\n`).status, 0);
-  const notify = consoleUser(db, ['notify', 'ada', '--email', 'ada@stall.example', '--on', 'paid,partial']);
-  assert.equal(notify.status, 0, notify.stderr);
   const port = await freePort();
   g = await startGateway(sb, { dir, db, extra: ['--console-listen', `127.0.0.1:${port}`, '--widget-dir', DIST,
     '--shop-name', 'Corner Coffee', '--shop-colour', '#8a3b12', '--public-service-url', `${sb.base}/api`, '--pos-currency', 'USD',
@@ -116,6 +114,25 @@ test('a link made in the console, its poster printed, paid by a customer: the se
   const page = await engine.newPage(DESKTOP);
   try {
     await logIn(page);
+    // The seller chooses their own mail in the console ("Your mail").
+    await page.goto(`${base}/mail`);
+    await at(page, 'Your mail', 'the mail page');
+    await type(page, '#email', 'ada@stall.example');
+    await page.click(() => document.querySelector('input[name=kind_refused]'));  // not this one
+    await page.click(() => document.querySelector('form[action="/mail"] button[type=submit]'));
+    await waitFor(async () => /You are mailed at ada@stall\.example/.test(await page.run(() => document.querySelector('main').textContent)),
+      { timeout: 20000, what: 'the mail saved' });
+    assert.equal(await page.run(() => document.querySelector('input[name=kind_refused]').checked), false);
+    await shot(page, 'seller-mail');
+    // The server's own check (a browser's type=email is not one): refused, named, nothing changed.
+    const client = new Client(base);
+    assert.equal((await client.login('ada', PASSWORD)).status, 303);
+    const refused = await client.req('POST', '/mail', { csrf: await client.csrf('/mail'), email: 'ada at stall', kind_paid: '1' },
+      { origin: base });
+    assert.equal(refused.status, 400);
+    assert.match(refused.text, /Not saved: give one e-mail address/);
+    assert.match(refused.text, /value="ada at stall"/, 'what was typed is kept');
+    assert.match((await client.req('GET', '/mail')).text, /You are mailed at ada@stall\.example/, 'the saved mail unchanged');
     await page.goto(`${base}/links/new`);
     await at(page, 'New payment link', 'the link form');
     await type(page, '#name', 'Coffee beans');
@@ -137,8 +154,6 @@ test('a link made in the console, its poster printed, paid by a customer: the se
       { timeout: 20000, what: 'the poster\'s code loaded' });
     assert.equal(await heading(page), 'Coffee beans');
     if (ENGINE === 'chromium') {
-      const client = new Client(base);
-      assert.equal((await client.login('ada', PASSWORD)).status, 303);
       const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
       try {
         const context = await browser.newContext();
