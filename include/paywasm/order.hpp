@@ -85,6 +85,11 @@ std::optional<StatusInfo> describe_checkout_state(std::string_view state);
 // underpayment a merchant may accept.
 bool is_partly_paid_state(std::string_view state);
 
+// The words a merchant reads for a checkout's status (the console's order page and timeline): the
+// code and the table's label, "101 (partial payment)"; a payment that did not pay the order's total
+// says so, "1 (successful, not the order's total)".
+std::string checkout_status_words(int code, bool amount_mismatch);
+
 // What an order's bucket is decided from: its checkout's verified status and the merchant's word.
 struct OrderFacts {
     std::string_view state;       // kNoStatusState or a checkout_state() word

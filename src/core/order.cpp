@@ -111,6 +111,11 @@ bool is_partly_paid_state(std::string_view state) {
     return info && info->taken == MoneyTaken::some;  // an amount mismatch's row took maybe
 }
 
+std::string checkout_status_words(int code, bool amount_mismatch) {
+    return std::to_string(code) + " (" + std::string(describe_status(code).label) +
+           (amount_mismatch ? ", not the order's total)" : ")");
+}
+
 std::string_view order_bucket(const OrderFacts& f) {
     if (f.success) return "paid";
     const auto info = describe_checkout_state(f.state);

@@ -49,7 +49,8 @@ ConsolePage render_order(Gateway& gw, const Signed& login, const std::string& id
     fact("Order (offerId)", Html::text(s.offer_id));
     fact("Session", Html::element("span", {{"class", "id"}}, s.id));
     fact("State", state_badge(state));
-    fact("Service status", Html::text(s.status.status ? std::to_string(*s.status.status) + " (" + s.status.state + ")" : "none yet"));
+    fact("Service status", Html::text(s.status.status ? paywasm::checkout_status_words(*s.status.status, paywasm::is_amount_mismatch_state(s.status.state))
+                                                       : "none yet"));
     fact("Order total", Html::text(money(s.amount, s.currency)));
     fact("Expected", Html::text(amount_of(&paywasm::Owed::expected)));
     fact("Arrived", Html::text(amount_of(&paywasm::Owed::received)));
@@ -73,7 +74,7 @@ ConsolePage render_order(Gateway& gw, const Signed& login, const std::string& id
     // Transactions and attempts.
     Html txs;
     for (const auto& t : record->transactions) {
-        txs += row({Html::element("span", {{"class", "id"}}, t.id), Html::text(std::to_string(t.status) + " (" + t.state + ")"),
+        txs += row({Html::element("span", {{"class", "id"}}, t.id), Html::text(paywasm::checkout_status_words(static_cast<int>(t.status), paywasm::is_amount_mismatch_state(t.state))),
                     Html::text(t.native_amount ? money(*t.native_amount, t.native_currency.value_or("")) : "-"),
                     Html::text(t.received_amount ? money(*t.received_amount, t.currency.value_or("")) : "-"), when(t.updated_at)});
     }
@@ -119,9 +120,9 @@ ConsolePage render_order(Gateway& gw, const Signed& login, const std::string& id
                                                     (q.replaced ? "; a newer code replaced it." : ".")));
     }
     for (const auto& w : history.webhooks) {
-        const auto info = paywasm::describe_status(static_cast<int>(w.status));
-        lines.emplace_back(w.received_at, Html::text("The service signed status " + std::to_string(w.status) + " (" + std::string(info.label) +
-                                                     ") for transaction " + w.transaction_id + "; decided: " + w.outcome + "."));
+        const std::string status = paywasm::checkout_status_words(static_cast<int>(w.status), w.outcome == to_string(Outcome::amount_mismatch));
+        lines.emplace_back(w.received_at, Html::text("The service signed status " + status + " for transaction " + w.transaction_id +
+                                                     "; decided: " + w.outcome + "."));
     }
     for (const auto& r : history.resolutions) {
         lines.emplace_back(r.created_at, Html::text(r.actor + " resolved attempt " + r.attempt_id + " as " + r.resolution + ": " + r.note));

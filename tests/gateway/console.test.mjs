@@ -548,6 +548,18 @@ describe('the console (SQLite)', () => {
     assert.ok(after.text.includes(`${said}</span> (verified)`), 'verified once a webhook attached it');
   });
 
+  test("a payment of another amount reads as the status table's label and says it is not the order's total", async () => {
+    const s = await session(g);
+    await webhook(g, s.offerId, 1, { nativeAmount: '10.00' });
+    const c = new Client(consoleBase);
+    await c.login('ada', PASSWORD);
+    const page = await c.req('GET', `/orders/${s.id}`);
+    assert.equal(page.status, 200);
+    // Before: "1 (amount_mismatch)" as the service status, "1 (successful)" on the timeline.
+    assert.ok(page.text.includes("<dd>1 (successful, not the order&#39;s total)</dd>"), 'the service status');
+    assert.ok(page.text.includes("The service signed status 1 (successful, not the order&#39;s total) for transaction"), 'the timeline');
+  });
+
   test("the console's paths answer 404 on the shoppers' listener", async () => {
     for (const path of ['/login', '/orders', '/orders.csv', '/events', '/audit', '/subscriptions', '/assets/console.css', '/api/sessions']) {
       assert.equal((await fetch(g.base + path)).status, 404, path);
@@ -564,6 +576,8 @@ describe('the console (SQLite)', () => {
     const page = await c.req('GET', `/orders/${s.id}`);
     assert.match(page.text, /Partly paid/);
     assert.match(page.text, /Arrived 20.00 USD of 64.00 USD; missing 44.00 USD/);
+    // The service's status in the status table's words, not the stored state word ("101 (partial)").
+    assert.ok(page.text.includes('<dd>101 (partial payment)</dd>'), 'the service status by its label');
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)[1];
     const n = app.events.filter((e) => e.id === tx.eventId).length;
     assert.equal((await c.req('POST', `/events/${tx.eventId}/resend`, { csrf, back: s.id })).status, 303);

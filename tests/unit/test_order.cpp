@@ -170,3 +170,13 @@ TEST_CASE("order_bucket: every row of the status table, then the merchant's word
     closed.success = true;
     CHECK(order_bucket(closed) == "paid");
 }
+
+TEST_CASE("checkout_status_words: the code and the table's label; a mismatch says it is not the order's total") {
+    CHECK(checkout_status_words(101, false) == "101 (partial payment)");
+    CHECK(checkout_status_words(1, true) == "1 (successful, not the order's total)");
+    CHECK(checkout_status_words(1011, false) == "1011 (partial payment, closed by the merchant)");
+    CHECK(checkout_status_words(7, false) == "7 (unknown status)");
+    for (int code : known_status_codes()) {
+        CHECK(checkout_status_words(code, false) == std::to_string(code) + " (" + std::string(describe_status(code).label) + ")");
+    }
+}
