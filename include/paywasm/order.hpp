@@ -31,6 +31,12 @@ Money line_total(const CartItem& item, std::string_view currency);
 // the currency is not an ISO 4217 code (a checkout's currency never is anything else).
 bool in_minor_units(const Money& m);
 
+// What a checkout asks to be paid can be charged: its total (cart_total) in its currency's minor
+// units. Throws Error(validation, "cart") naming the total otherwise ("0.001 USD" is no amount a
+// payment can carry), and as in_minor_units() for a currency that is not ISO 4217. The gateway
+// checks it before a session, a link or a sale exists (the widget's own checks stay as they are).
+void require_chargeable_total(const Checkout& checkout);
+
 // A custom amount: the shopper chooses what to pay between `min` and `max` (a payment link's
 // customAmount). A bound is allowed when it is above zero and in_minor_units(); a chosen amount when
 // it is allowed as a bound and min <= amount <= max. Both throw as in_minor_units() for a currency

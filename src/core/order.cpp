@@ -22,6 +22,14 @@ bool in_minor_units(const Money& m) {
     return m.amount.scale() <= minor;
 }
 
+void require_chargeable_total(const Checkout& checkout) {
+    const Money total{cart_total(checkout.cart), checkout.currency};
+    if (!in_minor_units(total)) {
+        fail_validation("cart", "the total " + total.amount.to_string() + " " + escape_untrusted(checkout.currency, 16) +
+                                    " has more decimals than the currency has (it cannot be charged)");
+    }
+}
+
 bool is_custom_amount_bound(const Money& bound) {
     return in_minor_units(bound) && !bound.amount.is_negative() && !bound.amount.is_zero();
 }

@@ -8,6 +8,7 @@
 #include "paywasm/codec.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/protocol.hpp"
+#include "paywasm/order.hpp"
 #include "paywasm/validate.hpp"
 #include "server/iso8601.hpp"
 #include "server/util.hpp"
@@ -53,6 +54,7 @@ void register_app_api(Router& server, Gateway& gw) {
         checkout_text.end_object();
         const auto checkout = paywasm::from_json<paywasm::Checkout>(checkout_text.text());
         paywasm::validate(checkout);
+        paywasm::require_chargeable_total(checkout);
         // '~' starts the gateway's own order ids (a QR code's "<offerId>~qr<n>"): an offerId with it
         // could claim another session's code.
         if (checkout.offer_id.find('~') != std::string::npos) {

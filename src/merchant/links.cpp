@@ -36,6 +36,7 @@ paywasm::Checkout link_checkout(const JsonDocument& spec, const std::string& off
     w.end_object();
     auto checkout = paywasm::from_json<paywasm::Checkout>(w.text());
     paywasm::validate(checkout);
+    paywasm::require_chargeable_total(checkout);
     return checkout;
 }
 

@@ -251,3 +251,31 @@ test('the point of sale at 375 px: keypad, charge, the customer scans and pays, 
     await page.close();
   }
 });
+
+test('the point of sale on a desktop, with the keyboard alone: type, Enter charges, the state is read out', LIMIT, async () => {
+  const page = await engine.newPage(DESKTOP);
+  try {
+    await logIn(page);
+    await page.goto(`${base}/pos`);
+    await at(page, 'Point of sale', 'the point of sale');
+    // The amount field has the focus after a click; the rest is keys: digits, Tab to the keypad's
+    // first key and on, the note, Enter submits the form.
+    await page.click(() => document.getElementById('amount'));
+    await page.press('7.25');
+    await page.click(() => document.getElementById('note'));
+    await page.press('Tea', 'Enter');
+    await at(page, 'Sale', 'the sale\'s screen');
+    assert.equal(await page.run(() => document.querySelector('.sale-amount').textContent), '7.25 USD');
+    assert.equal(await page.run(() => document.getElementById('sale-state').getAttribute('role')), 'status');
+    assert.match(await page.run(() => document.getElementById('sale-state').textContent), /^Waiting for the customer/);
+    // A bad amount: the keypad again, with why (400), nothing charged.
+    await page.goto(`${base}/pos`);
+    await at(page, 'Point of sale', 'the point of sale again');
+    await page.click(() => document.getElementById('amount'));
+    await page.press('1.234', 'Enter');
+    await waitFor(() => page.run(() => document.querySelector('.banner.bad')?.textContent ?? ''), { timeout: 20000, what: 'the refusal' });
+    assert.match(await page.run(() => document.querySelector('.banner.bad').textContent), /cannot be charged/);
+  } finally {
+    await page.close();
+  }
+});

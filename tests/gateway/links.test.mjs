@@ -458,6 +458,27 @@ describe('abuse', () => {
   });
 });
 
+// A total the currency cannot carry (0.001 USD, 1.234 USD) is refused for a session, a link and the
+// sessions a link would open: the core's require_chargeable_total, before anything is stored.
+test('a total with more decimals than its currency has is refused: sessions and links (400 on cart)', async () => {
+  const g = await startGateway(sb, { extra: ['--widget-dir', WIDGET] });
+  try {
+    for (const price of [0.001, 1.234]) {
+      const s = await gw(g, 'POST', '/v1/sessions', { app: true, body: { offerId: `cents-${price}-${Date.now()}`, currency: 'USD',
+        methods: ['exchange'], cart: [{ id: 'a', name: 'A', price, quantity: 1 }] } });
+      assert.equal(s.status, 400, `session of ${price} USD: ${s.text}`);
+      assert.equal(s.json.field, 'cart');
+      assert.match(s.json.message, /cannot be charged/);
+      const l = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: [{ id: 'a', name: 'A', price, quantity: 1 }] } });
+      assert.equal(l.status, 400, `link of ${price} USD: ${l.text}`);
+    }
+    const ok = await gw(g, 'POST', '/v1/links', { app: true, body: { currency: 'USD', cart: [{ id: 'a', name: 'A', price: 0.125, quantity: 8 }] } });
+    assert.equal(ok.status, 201, 'a total of 1.000 USD is one dollar');
+  } finally {
+    await g.stop();
+  }
+});
+
 // A gateway without --widget-dir: the link operations and the hosted pages say they are off and how
 // to turn them on (issue 44), not a bare 404 http_error.
 test('without --widget-dir, /v1/links, /l/{id} and /pay/{id} answer hosted_pages_off and name the option', async () => {

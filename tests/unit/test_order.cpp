@@ -55,6 +55,23 @@ TEST_CASE("in_minor_units: the currency's ISO 4217 minor unit, not two decimals 
     CHECK_THROWS_WITH_AS(in_minor_units(money("1", "BTC")), "currency: 'BTC' is not an ISO 4217 currency code", Error);
 }
 
+TEST_CASE("require_chargeable_total: a checkout's total in its currency's minor units") {
+    Checkout c;
+    c.currency = "USD";
+    c.cart = {item("9.5", "2")};
+    CHECK_NOTHROW(require_chargeable_total(c));
+    c.cart = {item("0.001", "1")};  // no payment carries a thousandth of a dollar
+    CHECK_THROWS_WITH_AS(require_chargeable_total(c), "cart: the total 0.001 USD has more decimals than the currency has (it cannot be charged)",
+                         Error);
+    c.cart = {item("1.5", "0.333")};  // 0.4995: a price in cents times a fractional quantity
+    CHECK_THROWS_AS(require_chargeable_total(c), Error);
+    c.cart = {item("0.125", "8")};  // 1.000: every line need not be in cents, the total must
+    CHECK_NOTHROW(require_chargeable_total(c));
+    c.currency = "JPY";
+    c.cart = {item("100.5", "1")};
+    CHECK_THROWS_AS(require_chargeable_total(c), Error);
+}
+
 TEST_CASE("custom amounts: bounds above zero in minor units, a choice within them") {
     CHECK(is_custom_amount_bound(money("0.01", "USD")));
     CHECK_FALSE(is_custom_amount_bound(money("0", "USD")));
