@@ -19,7 +19,7 @@
 #include "paywasm/status.hpp"
 #include "session.hpp"
 #include "status_hub.hpp"
-#include "store.hpp"
+#include "store_rows.hpp"
 
 namespace merchant {
 
@@ -86,9 +86,9 @@ std::string underpayment_event_json(const std::string& id, std::int64_t now, con
                                     const std::string& actor);
 // GET /v1/events/{id}: outbox_json()'s member for the event, with "deliveries": [{"startedAt",
 // "finishedAt", "httpStatus", "error"}] oldest first.
-std::string event_detail_json(const Store::OutboxRow& row, const std::vector<Store::DeliveryRow>& deliveries);
+std::string event_detail_json(const OutboxRow& row, const std::vector<DeliveryRow>& deliveries);
 
-std::string transactions_json(const std::vector<Store::TransactionRow>& rows);
-std::string outbox_json(const std::vector<Store::OutboxRow>& rows);
+std::string transactions_json(const std::vector<TransactionRow>& rows);
+std::string outbox_json(const std::vector<OutboxRow>& rows);
 
 }  // namespace merchant

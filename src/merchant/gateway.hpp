@@ -94,7 +94,7 @@ struct Gateway {
     void attention_pass();
     void stop_pruner();
     // Retention's figures for /metrics: passes finished, and the expired sessions older than the
-    // cutoff that the last pass kept for the money in them (Store::Pruned::kept).
+    // cutoff that the last pass kept for the money in them (Upkeep::Pruned::kept).
     std::atomic<std::uint64_t> retention_passes{0};
     std::atomic<std::int64_t> retention_kept{0};
     void stop();

@@ -3,7 +3,6 @@
 //   hosted_page.cpp  GET /pay/{sessionId} (the order, the widget in session mode, the receipt, the
 //                    expired page), POST /pay/{id}/details (a link's shopper fields), /assets/...
 //   links.cpp        the app API's /v1/links and the public opening GET /l/{linkId}
-//   store_links.cpp  the links table and a link's sessions (LinkStore)
 //   hosted_words.cpp the pages' words in the widget's languages (Words)
 // Every page is rendered with the page kit (src/server/html.hpp, page_pieces.hpp, web_form.hpp,
 // accept_list.hpp) and src/server/static_files.hpp: escaped values only, under a strict
@@ -39,42 +38,6 @@ ReturnUrls read_return_urls(JsonValue obj, const Config& config);
 
 // The hosted page's URL of a session: <public url>/pay/<id>.
 std::string hosted_url(const Gateway& gw, const std::string& session_id);
-
-// A payment link as stored.
-struct Link {
-    std::string id, spec, currency;  // spec: the link's JSON as the app API accepted it
-    bool active = true;
-    std::optional<std::int64_t> usage_limit, expires_at;
-    std::int64_t created_at = 0, updated_at = 0;
-};
-
-// A link's session, as the link's detail lists it.
-struct LinkSession {
-    std::string id, amount, currency, state;
-    bool success = false;
-    std::int64_t created_at = 0;
-};
-
-// The links table and what links read of sessions (store_links.cpp), over the gateway's Sql.
-class LinkStore {
-public:
-    explicit LinkStore(Sql& sql) : sql_(sql) {}
-    void insert(const Link& link);
-    std::optional<Link> find(const std::string& id);
-    std::vector<Link> list(int limit);
-    bool set_active(const std::string& id, bool active, std::int64_t now);  // false: no such link
-    std::int64_t paid_sessions(const std::string& id);
-    std::vector<LinkSession> sessions(const std::string& id, int limit);
-    // A link session's shopper fields (and chosen amount): the checkout replaced, and its expiry moved
-    // to `expires_at`, only while nothing was paid or started (no QR code, no attempt) and no fields
-    // were given before. False when that no longer holds.
-    bool set_details(const std::string& session_id, const std::string& checkout_json, const std::string& checkout_hash,
-                     const std::string& amount, std::int64_t expires_at, std::int64_t now);
-    bool details_given(const std::string& session_id);
-
-private:
-    Sql& sql_;
-};
 
 // The embedded files of web/hosted (hosted_files.cpp, generated at build time).
 std::vector<std::pair<std::string, std::string>> hosted_files();

@@ -15,6 +15,7 @@
 #include "server/client_address.hpp"
 #include "server/iso8601.hpp"
 #include "server/util.hpp"
+#include "session_factory.hpp"
 
 namespace merchant {
 
@@ -176,14 +177,14 @@ void register_links(Router& server, Gateway& gw) {
         l.currency = paywasm::parse_json(l.spec).root().member("currency").text();
         l.id = random_token("pl_");
         l.created_at = l.updated_at = now_ms();
-        LinkStore links(gw.store.sql());
+        LinkStore& links = gw.store.links;
         links.insert(l);
         send_json(res, 201, link_json(gw, links, l, false));
     });
 
     server.route("GET", "/v1/links", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
-        LinkStore links(gw.store.sql());
+        LinkStore& links = gw.store.links;
         JsonWriter w;
         w.begin_object().key("links").begin_array();
         for (const auto& l : links.list(500)) w.raw(link_json(gw, links, l, false));
@@ -193,7 +194,7 @@ void register_links(Router& server, Gateway& gw) {
 
     server.route("GET", R"(/v1/links/([A-Za-z0-9_-]+))", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
-        LinkStore links(gw.store.sql());
+        LinkStore& links = gw.store.links;
         send_json(res, 200, link_json(gw, links, need_link(links, req.matches[1]), true));
     });
 
@@ -203,7 +204,7 @@ void register_links(Router& server, Gateway& gw) {
         const JsonDocument doc = parse_object(req, body);
         JsonValue active = doc.root().member("active");
         if (!has_kind(active, paywasm::JsonKind::boolean)) throw HttpError(400, "validation", "active is true or false", "active");
-        LinkStore links(gw.store.sql());
+        LinkStore& links = gw.store.links;
         if (!links.set_active(req.matches[1], active.boolean(), now_ms())) throw HttpError(404, "not_found", "no link with this id");
         send_json(res, 200, link_json(gw, links, need_link(links, req.matches[1]), true));
     });
@@ -211,7 +212,7 @@ void register_links(Router& server, Gateway& gw) {
     // The link's URL as a QR code, SVG (the core's qrcodegen), for printing.
     server.route("GET", R"(/v1/links/([A-Za-z0-9_-]+)/qr\.svg)", limit, [&gw](Req req, Res res, Body) {
         require_app(gw, req);
-        LinkStore links(gw.store.sql());
+        LinkStore& links = gw.store.links;
         const Link l = need_link(links, req.matches[1]);
         res.set_header("Cache-Control", "no-store");
         res.set_header("X-Content-Type-Options", "nosniff");
@@ -241,7 +242,7 @@ void register_links(Router& server, Gateway& gw) {
                     "link openings from this address a minute")) {
             return;
         }
-        LinkStore links(gw.store.sql());
+        LinkStore& links = gw.store.links;
         const auto l = links.find(req.matches[1]);
         if (!l) {
             return send_page(gw, res, w, 404, w("title.notFound"),
@@ -261,22 +262,15 @@ void register_links(Router& server, Gateway& gw) {
         }
         if (limited("link:" + l->id, gw.config.link_rate_per_link, "openings of this link a minute")) return;
         const JsonDocument spec = paywasm::parse_json(l->spec);
+        const paywasm::Checkout checkout = link_checkout(spec, "link_" + random_hex(12));
         Session s;
-        s.id = random_token("cs_");
-        s.offer_id = "link_" + random_hex(12);
-        const paywasm::Checkout checkout = link_checkout(spec, s.offer_id);
-        s.checkout_json = paywasm::to_json(checkout);
-        s.amount = paywasm::amount_text({paywasm::cart_total(checkout.cart), checkout.currency});
-        s.currency = checkout.currency;
         s.methods_csv = methods_csv(spec.root().member("methods"), gw.config.methods);
         s.link_id = l->id;
         if (JsonValue v = spec.root().member("successUrl"); v.valid()) s.success_url = std::string(v.text());
         if (JsonValue v = spec.root().member("cancelUrl"); v.valid()) s.cancel_url = std::string(v.text());
-        s.created_at = now_ms();
-        s.expires_at = s.created_at + std::min(gw.config.link_open_ttl_ms, gw.config.session_ttl_ms);
-        s.status.state = "open";
         bool created = false;
-        const Session stored = gw.store.create_session(s, paywasm::sha256_hex(s.checkout_json), created);
+        const Session stored =
+            open_session(gw, checkout, std::move(s), std::min(gw.config.link_open_ttl_ms, gw.config.session_ttl_ms), created);
         res.status = 303;
         res.set_header("Location", "/pay/" + stored.id);
         res.set_content("", "text/plain");

@@ -17,11 +17,11 @@ void Gateway::start_pruner() {
             lock.unlock();
             std::int64_t removed = 0;
             try {
-                store.prune_buckets();
+                store.upkeep.prune_buckets();
                 attention_pass();
                 // Batches of 200 rows' owners, a pause between them; until nothing is left.
                 for (std::int64_t n = config.retain_ms > 0 ? 1 : 0; n > 0 && !prune_stop_;) {
-                    const Store::Pruned pruned = store.prune(now_ms() - config.retain_ms, 200);
+                    const Upkeep::Pruned pruned = store.upkeep.prune(now_ms() - config.retain_ms, 200);
                     n = pruned.removed;
                     removed += n;
                     retention_kept = pruned.kept;

@@ -18,7 +18,7 @@ namespace merchant {
 
 using paywasm::server::EventStream;
 
-// A session's status as a change pushed it (Store::Applied::pushed, a NOTIFY's payload): what a
+// A session's status as a change pushed it (SessionStore::Applied::pushed, a NOTIFY's payload): what a
 // stream sends without reading the session again.
 struct PushedStatus {
     std::int64_t version = 0;

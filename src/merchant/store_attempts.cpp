@@ -1,10 +1,11 @@
-// Payment attempts in the store (store.hpp, attempts.hpp): registration, the browser's reports,
+// The store's attempts group (store_attempts.hpp; the rules are attempts.hpp's): registration, the browser's reports,
 // the merchant's resolutions, the attention pass, and a verified webhook's transaction attached to
 // its attempt. Every change runs with the session's row locked (Sql::query_locked: FOR UPDATE on
 // PostgreSQL, BEGIN IMMEDIATE's write lock on SQLite), reads the attempts again under it, and
 // decides with the pure rules of attempts.hpp; what the browser said is stored as its word only.
 #include "events.hpp"
-#include "store.hpp"
+#include "store_attempts.hpp"
+#include "store_core.hpp"
 
 #include "server/http.hpp"
 #include "server/util.hpp"
@@ -61,84 +62,69 @@ AttemptFacts* find(Session& s, const std::string& attempt_id) {
 }
 
 }  // namespace
-
-std::vector<AttemptFacts> Store::attempts(const std::string& session_id) {
+std::vector<AttemptFacts> StoreCore::attempts(const std::string& session_id) {
     std::vector<AttemptFacts> out;
-    for (const auto& r : sql_->query(std::string("SELECT ") + kAttemptColumns +
-                                         " FROM attempts WHERE session_id = ? ORDER BY created_at, id",
-                                     {session_id})) {
+    for (const auto& r : sql.query(std::string("SELECT ") + kAttemptColumns +
+                                       " FROM attempts WHERE session_id = ? ORDER BY created_at, id",
+                                   {session_id})) {
         out.push_back(attempt_from_row(r));
     }
     return out;
 }
 
-PushedStatus Store::push_change(Session& s, std::int64_t now) {
-    sql_->execute("UPDATE sessions SET version = version + 1 WHERE id = ?", {s.id});
+PushedStatus StoreCore::push_change(Session& s, std::int64_t now) {
+    sql.execute("UPDATE sessions SET version = version + 1 WHERE id = ?", {s.id});
     s.status.version += 1;
     s.as_of = now;
     PushedStatus pushed{s.status.version, s.status.final, status_json(s)};
-    sql_->notify("paywasm_status", StatusHub::wake_tag(s.id));  // the others read the row (status_hub.hpp)
-    return pushed;
+    sql.notify("paywasm_status", StatusHub::wake_tag(s.id));  // the others read the row (status_hub.hpp)
+  return pushed;
 }
 
-void Store::queue_event(bool forward, const std::string& id, const std::string& body, std::int64_t now,
-                        const std::optional<std::string>& chain, std::optional<std::int64_t> seq) {
-    queue_mail(id, body, now);
-    if (!forward) return;
-    // The event's session (the order page lists its events): the body's sessionId, when it has one.
-    std::optional<std::string> session_id;
-    if (const auto doc = read_json(body); doc && doc->root().is_object()) {
-        if (auto v = doc->root().member("sessionId"); has_kind(v, paywasm::JsonKind::string)) session_id = std::string(v.text());
-    }
-    sql_->execute("INSERT INTO outbox (id, created_at, body, state, next_attempt_at, chain, seq, session_id) VALUES (?, ?, ?, "
-                  "'pending', ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-                  {id, now, body, now, or_null(chain), seq ? SqlValue(*seq) : SqlValue(), or_null(session_id)});
-}
-
-Store::AttemptChange Store::register_attempt(const std::string& session_id, const std::string& method,
-                                             const std::string& attempt_id, std::int64_t now) {
-    AttemptChange out;
-    sql_->transaction([&] {
-        auto s = read_session(session_id, true);
+AttemptStore::Change AttemptStore::register_attempt(const std::string& session_id, const std::string& method,
+                                                    const std::string& attempt_id, std::int64_t now) {
+    Change out;
+    core_.sql.transaction([&] {
+        auto s = core_.read_session(session_id, true);
         if (!s) return;
         s->as_of = now;
         out.payable = payable_of(*s);
         if (!out.payable.armed) {
             const std::string& why = out.payable.reason;
-            out.result = why == "paid" ? AttemptChange::already_paid
-                         : why == "expired" ? AttemptChange::expired
-                         : why == "closed" ? AttemptChange::closed
-                                           : AttemptChange::in_flight;
+            out.result = why == "paid" ? Change::already_paid
+                         : why == "expired" ? Change::expired
+                         : why == "closed" ? Change::closed
+                                           : Change::in_flight;
             return;
         }
-        out.refused = link_refusal(*s, now);
+        out.refused = core_.link_refusal(*s, now);
         if (!out.refused.empty()) {
-            out.result = AttemptChange::link_refused;
+            out.result = Change::link_refused;
             return;
         }
-        sql_->execute("INSERT INTO attempts (id, session_id, method, created_at) VALUES (?, ?, ?, ?)",
-                      {attempt_id, s->id, method, now});
+        core_.sql.execute("INSERT INTO attempts (id, session_id, method, created_at) VALUES (?, ?, ?, ?)",
+                          {attempt_id, s->id, method, now});
         out.attempt = AttemptFacts{};
         out.attempt.id = attempt_id;
         out.attempt.method = method;
         out.attempt.created_at = now;
         s->attempts.push_back(out.attempt);
         out.payable = payable_of(*s);
-        out.pushed = push_change(*s, now);
-        out.result = AttemptChange::done;
+        out.pushed = core_.push_change(*s, now);
+        out.result = Change::done;
     });
     return out;
 }
 
-Store::AttemptChange Store::change_attempt(const std::string& session_id, const std::string& attempt_id,
-                                           const AttemptChanger& change) {
-    AttemptChange out;
-    sql_->transaction([&] {
-        auto s = read_session(session_id, true);
+AttemptStore::Change AttemptStore::change_attempt(const std::string& session_id, const std::string& attempt_id,
+                                                  const Changer& change) {
+    Change out;
+    core_.sql.transaction([&] {
+        auto s = core_.read_session(session_id, true);
         if (!s) return;
         AttemptFacts* a = find(*s, attempt_id);
         if (!a) {
-            out.result = AttemptChange::attempt_not_found;
+            out.result = Change::attempt_not_found;
             return;
         }
         out.attempt = *a;
@@ -147,84 +133,84 @@ Store::AttemptChange Store::change_attempt(const std::string& session_id, const 
     return out;
 }
 
-bool Store::transaction_elsewhere(const std::string& transaction_id, const std::string& session_id) {
-    return !sql_->query("SELECT 1 FROM transactions WHERE id = ? AND session_id IS NOT NULL AND session_id <> ? "
-                        "UNION ALL SELECT 1 FROM sessions WHERE transaction_id = ? AND id <> ? "
-                        "UNION ALL SELECT 1 FROM attempts WHERE (transaction_id = ? OR reported_transaction_id = ?) AND session_id <> ?",
-                        {transaction_id, session_id, transaction_id, session_id, transaction_id, transaction_id, session_id})
-                .empty();
+bool AttemptStore::transaction_elsewhere(const std::string& transaction_id, const std::string& session_id) {
+    return !core_.sql.query("SELECT 1 FROM transactions WHERE id = ? AND session_id IS NOT NULL AND session_id <> ? "
+                            "UNION ALL SELECT 1 FROM sessions WHERE transaction_id = ? AND id <> ? "
+                            "UNION ALL SELECT 1 FROM attempts WHERE (transaction_id = ? OR reported_transaction_id = ?) AND session_id <> ?",
+                            {transaction_id, session_id, transaction_id, session_id, transaction_id, transaction_id, session_id})
+                    .empty();
 }
 
-Store::AttemptChange Store::report_attempt(const std::string& session_id, const std::string& attempt_id,
-                                           const Report& report, std::int64_t now) {
-    return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, AttemptChange& out) {
+AttemptStore::Change AttemptStore::report_attempt(const std::string& session_id, const std::string& attempt_id,
+                                                  const AttemptReport& report, std::int64_t now) {
+    return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, Change& out) {
         if (a.reported || a.method == "qr") {  // (a QR code's answer is the service's own, not the browser's)
-            out.result = AttemptChange::already_reported;
+            out.result = Change::already_reported;
             return;
         }
         // The browser's transaction id is kept apart from a verified one (transaction_id); one the
         // gateway holds for another session is refused (a report cannot borrow a paid order's).
         if (report.transaction_id && transaction_elsewhere(*report.transaction_id, s.id)) {
-            out.result = AttemptChange::transaction_elsewhere;
+            out.result = Change::transaction_elsewhere;
             return;
         }
         const auto tx = report.transaction_id;
-        sql_->execute("UPDATE attempts SET reported_at = ?, reported_transaction_id = ?, reported_status = ?, error_code = ?, "
-                      "error_http = ? WHERE id = ? AND session_id = ?",
-                      {now, or_null(tx), report.status ? SqlValue(std::int64_t(*report.status)) : SqlValue(),
-                       or_null(report.error_code),
-                       report.error_http ? SqlValue(std::int64_t(*report.error_http)) : SqlValue(), a.id, s.id});
+        core_.sql.execute("UPDATE attempts SET reported_at = ?, reported_transaction_id = ?, reported_status = ?, error_code = ?, "
+                          "error_http = ? WHERE id = ? AND session_id = ?",
+                          {now, or_null(tx), report.status ? SqlValue(std::int64_t(*report.status)) : SqlValue(),
+                           or_null(report.error_code),
+                           report.error_http ? SqlValue(std::int64_t(*report.error_http)) : SqlValue(), a.id, s.id});
         a.reported = true;
         a.reported_transaction_id = tx;
         a.reported_status = report.status;
         a.error_code = report.error_code;
         a.error_http = report.error_http;
         out.attempt = a;
-        out.pushed = push_change(s, now);
+        out.pushed = core_.push_change(s, now);
         out.payable = payable_of(s);
-        out.result = AttemptChange::done;
+        out.result = Change::done;
     });
 }
 
-Store::AttemptChange Store::resolve_attempt(const std::string& session_id, const std::string& attempt_id,
-                                            const std::string& resolution, const std::string& note,
-                                            const std::string& actor, bool forward, std::int64_t now) {
-    return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, AttemptChange& out) {
+AttemptStore::Change AttemptStore::resolve_attempt(const std::string& session_id, const std::string& attempt_id,
+                                                   const std::string& resolution, const std::string& note,
+                                                   const std::string& actor, bool forward, std::int64_t now) {
+    return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, Change& out) {
         // Decided by the service's signed word already (and not contradicted): nothing to resolve.
         if ((a.verified == Verified::paid || a.verified == Verified::no_money) && !a.conflict_at) {
-            out.result = AttemptChange::settled;
+            out.result = Change::settled;
             return;
         }
         if (a.resolution && !a.conflict_at) {
-            out.result = AttemptChange::already_resolved;
+            out.result = Change::already_resolved;
             return;
         }
         const std::string record = random_token("res_");
-        sql_->execute("INSERT INTO resolutions (id, session_id, attempt_id, resolution, note, actor, created_at) VALUES "
-                      "(?, ?, ?, ?, ?, ?, ?)",
-                      {record, s.id, a.id, resolution, note, actor, now});
-        sql_->execute("UPDATE attempts SET resolution = ?, conflict_at = NULL WHERE id = ?", {resolution, a.id});
+        core_.sql.execute("INSERT INTO resolutions (id, session_id, attempt_id, resolution, note, actor, created_at) VALUES "
+                          "(?, ?, ?, ?, ?, ?, ?)",
+                          {record, s.id, a.id, resolution, note, actor, now});
+        core_.sql.execute("UPDATE attempts SET resolution = ?, conflict_at = NULL WHERE id = ?", {resolution, a.id});
         a.resolution = resolution;
         a.conflict_at.reset();
         // The merchant's word as the session's row keeps it (the order's state reads it there).
         const MerchantWord word = merchant_word(s.attempts);
         if (word.paid_elsewhere != s.paid_elsewhere_at.has_value()) s.paid_elsewhere_at = word.paid_elsewhere ? std::optional(now) : std::nullopt;
         if (word.closed != s.closed_at.has_value()) s.closed_at = word.closed ? std::optional(now) : std::nullopt;
-        sql_->execute("UPDATE sessions SET paid_elsewhere_at = ?, closed_at = ? WHERE id = ?",
-                      {s.paid_elsewhere_at ? SqlValue(*s.paid_elsewhere_at) : SqlValue(),
-                       s.closed_at ? SqlValue(*s.closed_at) : SqlValue(), s.id});
+        core_.sql.execute("UPDATE sessions SET paid_elsewhere_at = ?, closed_at = ? WHERE id = ?",
+                          {s.paid_elsewhere_at ? SqlValue(*s.paid_elsewhere_at) : SqlValue(),
+                           s.closed_at ? SqlValue(*s.closed_at) : SqlValue(), s.id});
         out.attempt = a;
-        out.pushed = push_change(s, now);
+        out.pushed = core_.push_change(s, now);
         out.payable = payable_of(s);
-        if (forward || mail_) {
+        if (forward || core_.mail_on) {
             const std::string id = "evt_" + record;
-            queue_event(forward, id, attempt_event_json(id, resolution_event_type(resolution), now, s, a, note), now);
+            core_.queue_event(forward, id, attempt_event_json(id, resolution_event_type(resolution), now, s, a, note), now);
         }
-        out.result = AttemptChange::done;
+        out.result = Change::done;
     });
 }
 
-std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, bool forward, std::int64_t now) {
+std::vector<std::string> AttemptStore::attention_pass(const AttentionThresholds& t, bool forward, std::int64_t now) {
     std::vector<std::string> changed;
     // Candidates (no verified outcome, no resolution, not yet signalled), read without a lock a page
     // at a time, oldest first, paging on by (created_at, id) to the last: a page of attempts not yet
@@ -234,11 +220,11 @@ std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, boo
     std::int64_t after_at = -1;
     std::string after_id;
     for (bool more = true; more;) {
-        const auto page = sql_->query(std::string("SELECT session_id, ") + kAttemptColumns +
-                                          " FROM attempts WHERE attention_at IS NULL AND resolution IS NULL AND "
-                                          "verified IN ('none', 'open') AND (created_at > ? OR (created_at = ? AND id > ?)) "
-                                          "ORDER BY created_at, id LIMIT ?",
-                                      {after_at, after_at, after_id, std::int64_t(kAttentionPage)});
+        const auto page = core_.sql.query(std::string("SELECT session_id, ") + kAttemptColumns +
+                                              " FROM attempts WHERE attention_at IS NULL AND resolution IS NULL AND "
+                                              "verified IN ('none', 'open') AND (created_at > ? OR (created_at = ? AND id > ?)) "
+                                              "ORDER BY created_at, id LIMIT ?",
+                                          {after_at, after_at, after_id, std::int64_t(kAttentionPage)});
         more = page.size() == static_cast<std::size_t>(kAttentionPage);
         std::vector<std::pair<std::string, std::string>> due;  // session, attempt
         for (const auto& r : page) {
@@ -250,21 +236,21 @@ std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, boo
             if (const auto at = stuck_since(a, t); at && *at <= now) due.emplace_back(r.text(0), a.id);
         }
         for (const auto& [session_id, attempt_id] : due) {
-            sql_->transaction([&] {
-                auto s = read_session(session_id, true);
+            core_.sql.transaction([&] {
+                auto s = core_.read_session(session_id, true);
                 if (!s) return;
                 AttemptFacts* a = find(*s, attempt_id);
                 const auto at = a ? stuck_since(*a, t) : std::nullopt;
                 if (!at || *at > now || a->attention_at || (s->link_id && unconfirmed(*a))) return;
                 // The compare-and-set: of two instances' passes, one changes the row, one finds it set.
-                if (sql_->execute("UPDATE attempts SET attention_at = ? WHERE id = ? AND attention_at IS NULL",
-                                  {now, a->id}) != 1) {
+                if (core_.sql.execute("UPDATE attempts SET attention_at = ? WHERE id = ? AND attention_at IS NULL",
+                                      {now, a->id}) != 1) {
                     return;
                 }
                 a->attention_at = now;
-                if (forward || mail_) {
+                if (forward || core_.mail_on) {
                     const std::string id = "evt_attention_" + a->id.substr(a->id.find('_') + 1);
-                    queue_event(forward, id, attempt_event_json(id, "checkout.attention_needed", now, *s, *a, std::nullopt), now);
+                    core_.queue_event(forward, id, attempt_event_json(id, "checkout.attention_needed", now, *s, *a, std::nullopt), now);
                 }
                 changed.push_back(s->id);
             });
@@ -273,7 +259,7 @@ std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, boo
     return changed;
 }
 
-bool Store::settle_attempt(Session& s, const Decision& d, const IncomingTx& in, bool forward, std::int64_t now) {
+bool StoreCore::settle_attempt(Session& s, const Decision& d, const IncomingTx& in, bool forward, std::int64_t now) {
     if (d.outcome != Outcome::applied && d.outcome != Outcome::stale && d.outcome != Outcome::amount_mismatch) return false;
     std::optional<std::string> method;
     if (d.method) method = std::string(paywasm::to_string(*d.method));
@@ -290,11 +276,11 @@ bool Store::settle_attempt(Session& s, const Decision& d, const IncomingTx& in, 
     if (now_verified == Verified::open && !a.verified_open_at) a.verified_open_at = now;
     const bool conflict = now_verified != before && contradicts_resolution(a.resolution, now_verified);
     if (conflict) a.conflict_at = now;
-    sql_->execute("UPDATE attempts SET transaction_id = ?, verified = ?, verified_open_at = ?, conflict_at = ? WHERE id = ?",
-                  {in.id, std::string(to_string(a.verified)),
-                   a.verified_open_at ? SqlValue(*a.verified_open_at) : SqlValue(),
-                   a.conflict_at ? SqlValue(*a.conflict_at) : SqlValue(), a.id});
-    if (conflict && (forward || mail_)) {
+    sql.execute("UPDATE attempts SET transaction_id = ?, verified = ?, verified_open_at = ?, conflict_at = ? WHERE id = ?",
+                {in.id, std::string(to_string(a.verified)),
+                 a.verified_open_at ? SqlValue(*a.verified_open_at) : SqlValue(),
+                 a.conflict_at ? SqlValue(*a.conflict_at) : SqlValue(), a.id});
+    if (conflict && (forward || mail_on)) {
         const std::string id = "evt_conflict_" + paywasm::server::random_hex(12);
         queue_event(forward, id, attempt_event_json(id, "checkout.resolution_conflict", now, s, a, std::nullopt), now);
     }

@@ -1,8 +1,9 @@
-// The store's upkeep (store.hpp): the forwarding outbox's rows, retention, and the rate limits'
-// buckets.
+// The store's upkeep (store_upkeep.hpp): retention, the rate limits' buckets, the key fingerprints of
+// the last start, the database's round trip.
 #include <algorithm>
 
-#include "store.hpp"
+#include "store_core.hpp"
+#include "store_upkeep.hpp"
 
 namespace merchant {
 
@@ -47,55 +48,54 @@ const std::string& kept_count() {
 }
 
 }  // namespace
-
-Store::Pruned Store::prune(std::int64_t cutoff, int batch) {
+Upkeep::Pruned Upkeep::prune(std::int64_t cutoff, int batch) {
     Pruned out;
-    sql_->transaction([&] {
+    core_.sql.transaction([&] {
         // The keep rule is in the query, so a batch is made of prunable sessions only, however
         // many expired ones are kept before them. Each is locked and read again under the rule
         // (PostgreSQL: FOR UPDATE re-checks the row a webhook committed meanwhile), so a session
         // that a webhook has just moved to pending is not deleted.
-        const auto rows = sql_->query(prunable_batch(), {cutoff, cutoff, std::int64_t(batch)});
+        const auto rows = core_.sql.query(prunable_batch(), {cutoff, cutoff, std::int64_t(batch)});
         std::int64_t& removed = out.removed;
         for (const auto& row : rows) {
             const std::string id = row.text(0);
-            if (sql_->query_locked(prunable_locked(), {id, cutoff, cutoff}).empty()) continue;
-            removed += sql_->execute("DELETE FROM webhook_events WHERE session_id = ?", {id});
-            removed += sql_->execute("DELETE FROM transactions WHERE session_id = ?", {id});
-            removed += sql_->execute("DELETE FROM qr_codes WHERE session_id = ?", {id});
-            removed += sql_->execute("DELETE FROM attempts WHERE session_id = ?", {id});
-            removed += sql_->execute("DELETE FROM resolutions WHERE session_id = ?", {id});
-            removed += sql_->execute("DELETE FROM session_notes WHERE session_id = ?", {id});
-            removed += sql_->execute("DELETE FROM sessions WHERE id = ?", {id});
+            if (core_.sql.query_locked(prunable_locked(), {id, cutoff, cutoff}).empty()) continue;
+            removed += core_.sql.execute("DELETE FROM webhook_events WHERE session_id = ?", {id});
+            removed += core_.sql.execute("DELETE FROM transactions WHERE session_id = ?", {id});
+            removed += core_.sql.execute("DELETE FROM qr_codes WHERE session_id = ?", {id});
+            removed += core_.sql.execute("DELETE FROM attempts WHERE session_id = ?", {id});
+            removed += core_.sql.execute("DELETE FROM resolutions WHERE session_id = ?", {id});
+            removed += core_.sql.execute("DELETE FROM session_notes WHERE session_id = ?", {id});
+            removed += core_.sql.execute("DELETE FROM sessions WHERE id = ?", {id});
         }
         const std::int64_t limit = batch;
-        removed += sql_->execute(
-            "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE state = 'delivered' AND created_at < ? LIMIT ?)",
-            {cutoff, limit});
-        removed += sql_->execute(
-            "DELETE FROM webhook_events WHERE id IN (SELECT id FROM webhook_events WHERE session_id IS NULL AND "
-            "received_at < ? LIMIT ?)",
-            {cutoff, limit});
-        removed += sql_->execute(
-            "DELETE FROM transactions WHERE id IN (SELECT id FROM transactions WHERE session_id IS NULL AND "
-            "updated_at < ? LIMIT ?)",
-            {cutoff, limit});
-        removed += sql_->execute(
-            "DELETE FROM deliveries WHERE event_id IN (SELECT event_id FROM deliveries WHERE finished_at < ? AND event_id "
-            "NOT IN (SELECT id FROM outbox) LIMIT ?)",
-            {cutoff, limit});
-        removed += sql_->execute(
-            "DELETE FROM debits WHERE order_id IN (SELECT order_id FROM debits WHERE created_at < ? LIMIT ?)", {cutoff, limit});
+        removed += core_.sql.execute(
+                "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE state = 'delivered' AND created_at < ? LIMIT ?)",
+                {cutoff, limit});
+        removed += core_.sql.execute(
+                "DELETE FROM webhook_events WHERE id IN (SELECT id FROM webhook_events WHERE session_id IS NULL AND "
+                "received_at < ? LIMIT ?)",
+                {cutoff, limit});
+        removed += core_.sql.execute(
+                "DELETE FROM transactions WHERE id IN (SELECT id FROM transactions WHERE session_id IS NULL AND "
+                "updated_at < ? LIMIT ?)",
+                {cutoff, limit});
+        removed += core_.sql.execute(
+                "DELETE FROM deliveries WHERE event_id IN (SELECT event_id FROM deliveries WHERE finished_at < ? AND event_id "
+                "NOT IN (SELECT id FROM outbox) LIMIT ?)",
+                {cutoff, limit});
+        removed += core_.sql.execute(
+                "DELETE FROM debits WHERE order_id IN (SELECT order_id FROM debits WHERE created_at < ? LIMIT ?)", {cutoff, limit});
         // Mail sent (they name orders and amounts); one still pending stays until it goes.
-        removed += sql_->execute(
-            "DELETE FROM mail_outbox WHERE id IN (SELECT id FROM mail_outbox WHERE state = 'sent' AND created_at < ? LIMIT ?)",
-            {cutoff, limit});
+        removed += core_.sql.execute(
+                "DELETE FROM mail_outbox WHERE id IN (SELECT id FROM mail_outbox WHERE state = 'sent' AND created_at < ? LIMIT ?)",
+                {cutoff, limit});
         // The console's audit log: its entries name users, addresses and orders (audit_log_at's range).
-        removed += sql_->execute("DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)",
-                                 {cutoff, limit});
+        removed += core_.sql.execute("DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)",
+                                     {cutoff, limit});
     });
     // Expired before the cutoff but kept for the money in them: the figure an operator watches.
-    const auto kept = sql_->query(kept_count(), {cutoff, cutoff});
+    const auto kept = core_.sql.query(kept_count(), {cutoff, cutoff});
     out.kept = kept.empty() ? 0 : kept[0].integer(0);
     return out;
 }
@@ -105,9 +105,9 @@ Store::Pruned Store::prune(std::int64_t cutoff, int batch) {
 // is added, capped at a full bucket, and one token taken only when one is there. A row stamped
 // after `now` (the clock stepped back) is first clamped to now: it refills from now on instead of
 // staying frozen for the size of the step.
-std::int64_t Store::take_token(const std::string& key, int per_minute) {
+std::int64_t Upkeep::take_token(const std::string& key, int per_minute) {
     if (per_minute <= 0) return 0;
-    const std::int64_t now = sql_->clock_ms();
+    const std::int64_t now = core_.sql.clock_ms();
     constexpr std::int64_t kToken = 60000;  // units a token is worth; the refill is per_minute units a ms
     const std::int64_t rate = per_minute, full = rate * kToken;
     // The statement is the same for every key and rate (they are bound): built once.
@@ -122,11 +122,11 @@ std::int64_t Store::take_token(const std::string& key, int per_minute) {
                "units = " + refilled + " - 60000, updated_at = CASE WHEN excluded.updated_at > rate_buckets.updated_at "
                "THEN excluded.updated_at ELSE rate_buckets.updated_at END WHERE " + refilled + " >= 60000 RETURNING units";
     }();
-    sql_->execute("UPDATE rate_buckets SET updated_at = ? WHERE key = ? AND updated_at > ?", {now, key, now});
-    const auto taken = sql_->query(take, {key, full - kToken, now, rate, full, full, rate, rate, full, full, rate});
+    core_.sql.execute("UPDATE rate_buckets SET updated_at = ? WHERE key = ? AND updated_at > ?", {now, key, now});
+    const auto taken = core_.sql.query(take, {key, full - kToken, now, rate, full, full, rate, rate, full, full, rate});
     if (!taken.empty()) return 0;
     // Empty: how long until a whole token is there again (read after the refused take).
-    const auto left = sql_->query("SELECT units, updated_at FROM rate_buckets WHERE key = ?", {key});
+    const auto left = core_.sql.query("SELECT units, updated_at FROM rate_buckets WHERE key = ?", {key});
     if (left.empty()) return 1000;
     const std::int64_t since = std::clamp<std::int64_t>(now - left[0].integer(1), 0, 60000);
     const std::int64_t have = std::min(full, left[0].integer(0) + rate * since);
@@ -135,67 +135,34 @@ std::int64_t Store::take_token(const std::string& key, int per_minute) {
 
 // Buckets untouched for a minute are full again: the row says nothing a missing one would not. The
 // console's wrong passwords a day old are outside any window (console_auth.hpp's is 15 minutes).
-std::int64_t Store::prune_buckets() {
-    const std::int64_t now = sql_->clock_ms();
-    return sql_->execute("DELETE FROM rate_buckets WHERE updated_at < ?", {now - 60000}) +
-           sql_->execute("DELETE FROM login_failures WHERE at < ?", {now - 24LL * 3600 * 1000});
+std::int64_t Upkeep::prune_buckets() {
+    const std::int64_t now = core_.sql.clock_ms();
+    return core_.sql.execute("DELETE FROM rate_buckets WHERE updated_at < ?", {now - 60000}) +
+               core_.sql.execute("DELETE FROM login_failures WHERE at < ?", {now - 24LL * 3600 * 1000});
 }
 
-std::optional<std::string> Store::lease_due(const std::string& table, const std::string& admits, std::int64_t now,
-                                            std::int64_t lease_ms) {
-    for (int tries = 0; tries < 4; ++tries) {
-        auto rows = sql_->query("SELECT id FROM " + table + " WHERE state = 'pending' AND next_attempt_at <= ? AND "
-                                "(lease_until IS NULL OR lease_until < ?)" + admits + " ORDER BY next_attempt_at, id LIMIT 1",
-                                {now, now});
-        if (rows.empty()) return std::nullopt;
-        const std::string id = rows[0].text(0);
-        // Another worker (or instance) may have leased it in between: only one UPDATE wins.
-        if (sql_->execute("UPDATE " + table + " SET lease_until = ? WHERE id = ? AND state = 'pending' AND "
-                          "(lease_until IS NULL OR lease_until < ?)",
-                          {now + lease_ms, id, now}) == 1) {
-            return id;
-        }
+void Upkeep::check_keys(const std::string& merchant_fp, const std::string& webhook_fp, std::int64_t now) {
+    if (merchant_fp == webhook_fp) {
+        throw std::runtime_error("--merchant-public-key and --webhook-public-key are the same key: the first is the "
+                                 "merchant's (payloads are encrypted to it), the second the service's webhook signing key");
     }
-    return std::nullopt;
-}
-
-std::optional<Store::OutboxEvent> Store::claim_due(std::int64_t now, std::int64_t lease_ms) {
-    const auto id = lease_due("outbox",
-                              " AND (chain IS NULL OR NOT EXISTS (SELECT 1 FROM outbox AS e WHERE e.chain = outbox.chain AND "
-                              "e.state = 'pending' AND e.seq < outbox.seq))",
-                              now, lease_ms);
-    if (!id) return std::nullopt;
-    auto ev = sql_->query("SELECT id, body, attempts FROM outbox WHERE id = ?", {*id});
-    if (ev.empty()) return std::nullopt;
-    return OutboxEvent{ev[0].text(0), ev[0].text(1), ev[0].integer(2)};
-}
-
-void Store::delivered(const std::string& id, std::int64_t now) {
-    sql_->execute("UPDATE outbox SET state = 'delivered', delivered_at = ?, attempts = attempts + 1, "
-                  "lease_until = NULL, last_error = NULL WHERE id = ? AND state = 'pending'",
-                  {now, id});
-}
-
-void Store::failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error) {
-    sql_->transaction([&] {
-        const auto changed = sql_->execute("UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, "
-                                           "last_error = ? WHERE id = ? AND state = 'pending' AND lease_until IS NOT NULL",
-                                           {next_attempt_at, error.substr(0, 500), id});
-        if (changed == 1) queue_refused_mail(id, sql_->clock_ms());
+    core_.sql.transaction([&] {
+        std::optional<std::string> merchant, webhook;
+        for (const auto& r : core_.sql.query("SELECT role, fingerprint FROM gateway_keys")) {
+            (r.text(0) == "merchant" ? merchant : webhook) = r.text(1);
+        }
+        if (merchant && webhook && *merchant == webhook_fp && *webhook == merchant_fp) {
+            throw std::runtime_error("--merchant-public-key and --webhook-public-key look swapped: this database was "
+                                     "served with each as the other; give the merchant's key as --merchant-public-key");
+        }
+        for (const auto& [role, fp] : {std::pair<const char*, const std::string*>{"merchant", &merchant_fp}, {"webhook", &webhook_fp}}) {
+            core_.sql.execute("INSERT INTO gateway_keys (role, fingerprint, updated_at) VALUES (?, ?, ?) ON CONFLICT (role) DO "
+                              "UPDATE SET fingerprint = excluded.fingerprint, updated_at = excluded.updated_at",
+                              {std::string(role), *fp, now});
+        }
     });
 }
 
-std::vector<Store::OutboxRow> Store::outbox(int limit) {
-    std::vector<OutboxRow> out;
-    for (const auto& r : sql_->query(
-             "SELECT id, state, attempts, next_attempt_at, last_error, created_at, delivered_at, body FROM outbox "
-             "ORDER BY created_at DESC, id LIMIT ?",
-             {static_cast<std::int64_t>(limit)})) {
-        OutboxRow row{r.text(0), r.text(1), r.text(7), r.integer(2), r.integer(3), r.integer(5), r.optional_text(4), std::nullopt};
-        if (!r.is_null(6)) row.delivered_at = r.integer(6);
-        out.push_back(std::move(row));
-    }
-    return out;
-}
+void Upkeep::ping() { core_.sql.query("SELECT 1"); }
 
 }  // namespace merchant
