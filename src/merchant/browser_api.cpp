@@ -91,7 +91,7 @@ void refuse_qr(Res res, int status, const char* code, const char* message, const
     send_json(res, status, w.take());
 }
 
-// A payment link's refusal (Store::link_refusal): its HTTP status and message.
+// A payment link's refusal (LinkStore::refusal): its HTTP status and message.
 HttpError link_refused(const std::string& why) {
     if (why == "details_required") return HttpError(409, why, "give the shopper's details on the hosted page first");
     if (why == "link_inactive") return HttpError(410, why, "the merchant deactivated this payment link");

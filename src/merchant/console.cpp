@@ -208,7 +208,7 @@ void Console::routes(Router& r) {
         if (!login) throw HttpError(401, "unauthorized", "log in to the console first");
         const auto query = session_query(req);
         gw_.store.console.audit("console:" + login->session.user, "export", std::nullopt,
-                        "state=" + query.state + (query.q.empty() ? "" : " q=" + query.q), req.remote_addr, now_ms());
+                                "state=" + query.state + (query.q.empty() ? "" : " q=" + query.q), req.remote_addr, now_ms());
         send_sessions_csv(gw_, res, query);
     });
 

@@ -45,7 +45,7 @@ inline constexpr const char* kSsePing = ": ping\n\n";
 inline constexpr const char* kSseStorageUnavailable = ": storage unavailable, retrying\n\n";
 std::string sse_event(std::int64_t version, const std::string& status_json);
 
-// The subscription debit a webhook's order id named (Store::record_debit).
+// The subscription debit a webhook's order id named (SessionStore::record_debit).
 struct DebitRef {
     std::string order_id, subscription_id;
     std::optional<std::string> merchant_subscription_id;
@@ -76,7 +76,7 @@ std::string attempt_event_json(const std::string& id, std::string_view type, std
 // checkout.released | checkout.paid_elsewhere | checkout.marked_unpaid
 std::string_view resolution_event_type(std::string_view resolution);
 
-// The merchant's acceptance of an underpayment (Store::accept_underpayment), for the shop app:
+// The merchant's acceptance of an underpayment (OrderQueries::accept_underpayment), for the shop app:
 // {"id", "type": "checkout.underpayment_accepted", "createdAt", "sessionId", "offerId", "linkId"?,
 // "orderState", "version",
 // "transactionId", "orderTotal", "expected", "received", "remaining", "note", "actor", "accepted":

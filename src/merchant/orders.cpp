@@ -186,7 +186,7 @@ void resend_event(Gateway& gw, const std::string& event_id, const Actor& actor) 
 std::int64_t resend_failed(Gateway& gw, std::int64_t since, const Actor& actor) {
     const std::int64_t n = gw.store.events.resend_failed(since, now_ms());
     gw.store.console.audit(actor.name, "resend_failed", std::nullopt,
-                   "since " + iso8601(since) + ": " + std::to_string(n) + " event(s)", actor.address, now_ms());
+                           "since " + iso8601(since) + ": " + std::to_string(n) + " event(s)", actor.address, now_ms());
     gw.wake_forwarder();
     return n;
 }
@@ -229,7 +229,7 @@ std::int64_t resolve_stuck(Gateway& gw, std::int64_t before, const std::string& 
             for (const auto& a : s.attempts) {
                 if (!a.attention_at || *a.attention_at >= before || a.resolution) continue;
                 const auto change = gw.store.attempts.resolve_attempt(s.id, a.id, resolution, note, actor.name,
-                                                             !gw.config.app_callback.empty(), now_ms());
+                                                                      !gw.config.app_callback.empty(), now_ms());
                 if (change.result != AttemptStore::Change::done) continue;  // settled or resolved meanwhile
                 ++resolved;
                 gw.hub.notify(s.id, change.pushed);
@@ -239,8 +239,8 @@ std::int64_t resolve_stuck(Gateway& gw, std::int64_t before, const std::string& 
         query.after = std::pair{page.back().created_at, page.back().id};
     }
     gw.store.console.audit(actor.name, "resolve_stuck", std::nullopt,
-                   "before " + iso8601(before) + ": " + resolution + ": " + std::to_string(resolved) + " attempt(s): " + note,
-                   actor.address, now_ms());
+                           "before " + iso8601(before) + ": " + resolution + ": " + std::to_string(resolved) + " attempt(s): " + note,
+                           actor.address, now_ms());
     gw.wake_forwarder();
     return resolved;
 }

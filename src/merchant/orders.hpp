@@ -1,6 +1,6 @@
 // The merchant's operations on orders, one implementation for both of their callers: the app API
 // (app_api.cpp, the shop's server with its bearer) and the console (console*.cpp, a logged-in
-// merchant). Each action is audited (Store::audit) under the actor that asked; each read gives a
+// merchant). Each action is audited (ConsoleStore::audit) under the actor that asked; each read gives a
 // typed record (order_record.cpp) that the app API writes as JSON and the console renders as HTML:
 // no page reads the store itself.
 //   listing      GET /v1/sessions?state=&q=&cursor=&limit=   (keyset pages, an opaque cursor)
@@ -66,7 +66,7 @@ std::string order_json(Gateway& gw, const OrderRecord& r);
 std::string session_json(Gateway& gw, const Session& s, bool with_detail);
 
 // The events page (GET /v1/events, the console's events): the 200 newest, or with `failed_first` the
-// undelivered ones that failed first (Store::events_page).
+// undelivered ones that failed first (EventStore::events_page).
 std::vector<OutboxRow> event_list(Gateway& gw, bool failed_first);
 // The same rows (failed first) as the console's events page shows them (no deliveries read).
 std::vector<SentEvent> sent_events(Gateway& gw);

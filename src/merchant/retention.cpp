@@ -1,6 +1,6 @@
 // Retention (--retain-days) and the rate limits' full buckets: a background thread that prunes what
 // the gateway no longer needs, every --prune-interval, in small batches so that webhooks and the app
-// API never wait long on the database (Store::prune, Store::prune_buckets).
+// API never wait long on the database (Upkeep::prune, Upkeep::prune_buckets).
 #include <chrono>
 #include <cstdio>
 

@@ -7,8 +7,8 @@
 //   store.cpp           this object: the Sql, its schema, the groups
 //   store_core.hpp      what the groups share inside their transactions (the store's files only)
 //   store_rows.hpp      the rows the groups return and take (plain data)
-//   store_sessions.hpp  sessions, transactions, QR codes, debits (store_sessions.cpp), one
-//                       verified webhook applied: read -> decide -> persist (store_webhook.cpp)
+//   store_sessions.hpp  sessions, transactions, QR codes, debits, one verified webhook applied
+//   store_webhook.cpp   that webhook: read -> decide -> persist (SessionStore::apply_webhook)
 //   store_attempts.hpp  payment attempts: registration, reports, resolutions, the attention pass
 //   store_events.hpp    the forwarding outbox and its deliveries
 //   store_mail.hpp      who gets which mail, and the mail outbox (notify.hpp, mailer.cpp)

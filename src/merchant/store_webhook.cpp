@@ -30,7 +30,7 @@ struct WebhookFacts {
 //   - persist exactly that: the event record (its id is SHA-256 of the signed text: the same
 //     delivery twice changes nothing the second time, duplicate), the transaction row (never
 //     replaced by a status that does not supersede it), the session's status (status_after()) with
-//     a NOTIFY carrying it, the outbox row (only what moved a session, and a debit's statuses).
+//     a NOTIFY carrying the session's wake tag (StatusHub::wake_tag: no id, no status), the outbox row (only what moved a session, and a debit's statuses).
 SessionStore::Applied SessionStore::apply_webhook(const IncomingTx& in, const std::string& signed_json, const std::string& merchant_id,
                                                   bool forward, std::int64_t now) {
     Applied out;
