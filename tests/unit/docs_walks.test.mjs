@@ -186,3 +186,31 @@ for (const folder of mapped) {
     assert.deepEqual(files.filter((f) => !seen.has(f)), [], `${folder}/: files no map accounts for (from ${tops[0]})`);
   });
 }
+
+test("the store's word in the layout table holds: no side door, rows apart, one session factory", () => {
+  const row = section('Layout');
+  assert.match(row, /no caller gets the connection/);
+  assert.match(row, /never the store/);
+  assert.match(row, /the one way a session is made/);
+  const merchant = filesUnder('src/merchant', ['.cpp', '.hpp'])
+    .map((file) => ({ file, text: fs.readFileSync(path.join(root, file), 'utf8') }));
+  const outside = merchant.filter(({ file }) => !/\/store(?:_\w+)?\.(?:cpp|hpp)$/.test(file));
+  // Only the store's files reach the connection (Store owns it; store_core.hpp shares it among them).
+  const doors = outside.flatMap(({ file, text }) =>
+    [...text.matchAll(/\.sql\(\)|#include "store_core\.hpp"|\bStoreCore\b/g)].map((m) => `${file}: ${m[0]}`));
+  assert.deepEqual(doors, [], 'the connection reached outside the store');
+  // The wire shapes read the store's rows, never the store (nor anything that includes it).
+  const includes = (file) => [...fs.readFileSync(path.join(root, 'src/merchant', file), 'utf8')
+    .matchAll(/^#include "([\w.]+)"/gm)].map((m) => m[1]).filter((f) => fs.existsSync(path.join(root, 'src/merchant', f)));
+  const seen = new Set();
+  const queue = ['events.hpp'];
+  while (queue.length) {
+    for (const f of includes(queue.shift())) if (!seen.has(f)) seen.add(f) && queue.push(f);
+  }
+  assert.ok(seen.has('store_rows.hpp'), 'events.hpp reads the rows of store_rows.hpp');
+  assert.deepEqual([...seen].filter((f) => /^(?:store|gateway)\.hpp$|^store_(?!rows)/.test(f)), [],
+    'events.hpp includes the store');
+  // A session is made in one place: session_factory.cpp is the only caller of create_session.
+  const makers = outside.filter(({ text }) => /\bcreate_session\(/.test(text)).map(({ file }) => file);
+  assert.deepEqual(makers, ['src/merchant/session_factory.cpp'], 'sessions made outside open_session');
+});
