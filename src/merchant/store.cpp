@@ -21,12 +21,14 @@ std::unique_ptr<Sql> required(std::unique_ptr<Sql> sql) {
 }  // namespace
 
 Store::Store(std::unique_ptr<Sql> sql)
-    : sql_(migrated(std::move(sql))), core_(std::make_unique<StoreCore>(*sql_)), sessions(*core_), attempts(*core_),
-      events(*core_), mail(*core_), console(*core_), orders(*core_), links(*core_), upkeep(*core_) {}
+    : sql_(migrated(std::move(sql))), core_(std::make_unique<StoreCore>(*sql_)), sessions(*core_, *sql_),
+      attempts(*core_, *sql_), events(*core_, *sql_), mail(*core_, *sql_), console(*core_, *sql_), orders(*core_, *sql_),
+      links(*core_, *sql_), upkeep(*core_, *sql_) {}
 
 Store::Store(std::unique_ptr<Sql> sql, BesideGateway)
-    : sql_(required(std::move(sql))), core_(std::make_unique<StoreCore>(*sql_)), sessions(*core_), attempts(*core_),
-      events(*core_), mail(*core_), console(*core_), orders(*core_), links(*core_), upkeep(*core_) {}
+    : sql_(required(std::move(sql))), core_(std::make_unique<StoreCore>(*sql_)), sessions(*core_, *sql_),
+      attempts(*core_, *sql_), events(*core_, *sql_), mail(*core_, *sql_), console(*core_, *sql_), orders(*core_, *sql_),
+      links(*core_, *sql_), upkeep(*core_, *sql_) {}
 
 Store::~Store() = default;
 

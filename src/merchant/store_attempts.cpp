@@ -62,29 +62,25 @@ AttemptFacts* find(Session& s, const std::string& attempt_id) {
 }
 
 }  // namespace
+
 std::vector<AttemptFacts> StoreCore::attempts(const std::string& session_id) {
-    std::vector<AttemptFacts> out;
-    for (const auto& r : sql.query(std::string("SELECT ") + kAttemptColumns +
-                                       " FROM attempts WHERE session_id = ? ORDER BY created_at, id",
-                                   {session_id})) {
-        out.push_back(attempt_from_row(r));
-    }
-    return out;
+    return rows(std::string("SELECT ") + kAttemptColumns + " FROM attempts WHERE session_id = ? ORDER BY created_at, id",
+                {session_id}, attempt_from_row);
 }
 
 PushedStatus StoreCore::push_change(Session& s, std::int64_t now) {
-    sql.execute("UPDATE sessions SET version = version + 1 WHERE id = ?", {s.id});
+    sql_->execute("UPDATE sessions SET version = version + 1 WHERE id = ?", {s.id});
     s.status.version += 1;
     s.as_of = now;
     PushedStatus pushed{s.status.version, s.status.final, status_json(s)};
-    sql.notify("paywasm_status", StatusHub::wake_tag(s.id));  // the others read the row (status_hub.hpp)
-  return pushed;
+    sql_->notify("paywasm_status", StatusHub::wake_tag(s.id));  // the others read the row (status_hub.hpp)
+    return pushed;
 }
 
 AttemptStore::Change AttemptStore::register_attempt(const std::string& session_id, const std::string& method,
                                                     const std::string& attempt_id, std::int64_t now) {
     Change out;
-    core_.sql.transaction([&] {
+    sql_->transaction([&] {
         auto s = core_.read_session(session_id, true);
         if (!s) return;
         s->as_of = now;
@@ -102,8 +98,8 @@ AttemptStore::Change AttemptStore::register_attempt(const std::string& session_i
             out.result = Change::link_refused;
             return;
         }
-        core_.sql.execute("INSERT INTO attempts (id, session_id, method, created_at) VALUES (?, ?, ?, ?)",
-                          {attempt_id, s->id, method, now});
+        sql_->execute("INSERT INTO attempts (id, session_id, method, created_at) VALUES (?, ?, ?, ?)",
+                      {attempt_id, s->id, method, now});
         out.attempt = AttemptFacts{};
         out.attempt.id = attempt_id;
         out.attempt.method = method;
@@ -119,7 +115,7 @@ AttemptStore::Change AttemptStore::register_attempt(const std::string& session_i
 AttemptStore::Change AttemptStore::change_attempt(const std::string& session_id, const std::string& attempt_id,
                                                   const Changer& change) {
     Change out;
-    core_.sql.transaction([&] {
+    sql_->transaction([&] {
         auto s = core_.read_session(session_id, true);
         if (!s) return;
         AttemptFacts* a = find(*s, attempt_id);
@@ -134,11 +130,11 @@ AttemptStore::Change AttemptStore::change_attempt(const std::string& session_id,
 }
 
 bool AttemptStore::transaction_elsewhere(const std::string& transaction_id, const std::string& session_id) {
-    return !core_.sql.query("SELECT 1 FROM transactions WHERE id = ? AND session_id IS NOT NULL AND session_id <> ? "
-                            "UNION ALL SELECT 1 FROM sessions WHERE transaction_id = ? AND id <> ? "
-                            "UNION ALL SELECT 1 FROM attempts WHERE (transaction_id = ? OR reported_transaction_id = ?) AND session_id <> ?",
-                            {transaction_id, session_id, transaction_id, session_id, transaction_id, transaction_id, session_id})
-                    .empty();
+    return !sql_->query("SELECT 1 FROM transactions WHERE id = ? AND session_id IS NOT NULL AND session_id <> ? "
+                        "UNION ALL SELECT 1 FROM sessions WHERE transaction_id = ? AND id <> ? "
+                        "UNION ALL SELECT 1 FROM attempts WHERE (transaction_id = ? OR reported_transaction_id = ?) AND session_id <> ?",
+                        {transaction_id, session_id, transaction_id, session_id, transaction_id, transaction_id, session_id})
+                .empty();
 }
 
 AttemptStore::Change AttemptStore::report_attempt(const std::string& session_id, const std::string& attempt_id,
@@ -155,11 +151,11 @@ AttemptStore::Change AttemptStore::report_attempt(const std::string& session_id,
             return;
         }
         const auto tx = report.transaction_id;
-        core_.sql.execute("UPDATE attempts SET reported_at = ?, reported_transaction_id = ?, reported_status = ?, error_code = ?, "
-                          "error_http = ? WHERE id = ? AND session_id = ?",
-                          {now, or_null(tx), report.status ? SqlValue(std::int64_t(*report.status)) : SqlValue(),
-                           or_null(report.error_code),
-                           report.error_http ? SqlValue(std::int64_t(*report.error_http)) : SqlValue(), a.id, s.id});
+        sql_->execute("UPDATE attempts SET reported_at = ?, reported_transaction_id = ?, reported_status = ?, error_code = ?, "
+                      "error_http = ? WHERE id = ? AND session_id = ?",
+                      {now, or_null(tx), report.status ? SqlValue(std::int64_t(*report.status)) : SqlValue(),
+                       or_null(report.error_code),
+                       report.error_http ? SqlValue(std::int64_t(*report.error_http)) : SqlValue(), a.id, s.id});
         a.reported = true;
         a.reported_transaction_id = tx;
         a.reported_status = report.status;
@@ -186,23 +182,23 @@ AttemptStore::Change AttemptStore::resolve_attempt(const std::string& session_id
             return;
         }
         const std::string record = random_token("res_");
-        core_.sql.execute("INSERT INTO resolutions (id, session_id, attempt_id, resolution, note, actor, created_at) VALUES "
-                          "(?, ?, ?, ?, ?, ?, ?)",
-                          {record, s.id, a.id, resolution, note, actor, now});
-        core_.sql.execute("UPDATE attempts SET resolution = ?, conflict_at = NULL WHERE id = ?", {resolution, a.id});
+        sql_->execute("INSERT INTO resolutions (id, session_id, attempt_id, resolution, note, actor, created_at) VALUES "
+                      "(?, ?, ?, ?, ?, ?, ?)",
+                      {record, s.id, a.id, resolution, note, actor, now});
+        sql_->execute("UPDATE attempts SET resolution = ?, conflict_at = NULL WHERE id = ?", {resolution, a.id});
         a.resolution = resolution;
         a.conflict_at.reset();
         // The merchant's word as the session's row keeps it (the order's state reads it there).
         const MerchantWord word = merchant_word(s.attempts);
         if (word.paid_elsewhere != s.paid_elsewhere_at.has_value()) s.paid_elsewhere_at = word.paid_elsewhere ? std::optional(now) : std::nullopt;
         if (word.closed != s.closed_at.has_value()) s.closed_at = word.closed ? std::optional(now) : std::nullopt;
-        core_.sql.execute("UPDATE sessions SET paid_elsewhere_at = ?, closed_at = ? WHERE id = ?",
-                          {s.paid_elsewhere_at ? SqlValue(*s.paid_elsewhere_at) : SqlValue(),
-                           s.closed_at ? SqlValue(*s.closed_at) : SqlValue(), s.id});
+        sql_->execute("UPDATE sessions SET paid_elsewhere_at = ?, closed_at = ? WHERE id = ?",
+                      {s.paid_elsewhere_at ? SqlValue(*s.paid_elsewhere_at) : SqlValue(),
+                       s.closed_at ? SqlValue(*s.closed_at) : SqlValue(), s.id});
         out.attempt = a;
         out.pushed = core_.push_change(s, now);
         out.payable = payable_of(s);
-        if (forward || core_.mail_on) {
+        if (forward || core_.mail_) {
             const std::string id = "evt_" + record;
             core_.queue_event(forward, id, attempt_event_json(id, resolution_event_type(resolution), now, s, a, note), now);
         }
@@ -220,11 +216,11 @@ std::vector<std::string> AttemptStore::attention_pass(const AttentionThresholds&
     std::int64_t after_at = -1;
     std::string after_id;
     for (bool more = true; more;) {
-        const auto page = core_.sql.query(std::string("SELECT session_id, ") + kAttemptColumns +
-                                              " FROM attempts WHERE attention_at IS NULL AND resolution IS NULL AND "
-                                              "verified IN ('none', 'open') AND (created_at > ? OR (created_at = ? AND id > ?)) "
-                                              "ORDER BY created_at, id LIMIT ?",
-                                          {after_at, after_at, after_id, std::int64_t(kAttentionPage)});
+        const auto page = sql_->query(std::string("SELECT session_id, ") + kAttemptColumns +
+                                          " FROM attempts WHERE attention_at IS NULL AND resolution IS NULL AND "
+                                          "verified IN ('none', 'open') AND (created_at > ? OR (created_at = ? AND id > ?)) "
+                                          "ORDER BY created_at, id LIMIT ?",
+                                      {after_at, after_at, after_id, std::int64_t(kAttentionPage)});
         more = page.size() == static_cast<std::size_t>(kAttentionPage);
         std::vector<std::pair<std::string, std::string>> due;  // session, attempt
         for (const auto& r : page) {
@@ -236,19 +232,19 @@ std::vector<std::string> AttemptStore::attention_pass(const AttentionThresholds&
             if (const auto at = stuck_since(a, t); at && *at <= now) due.emplace_back(r.text(0), a.id);
         }
         for (const auto& [session_id, attempt_id] : due) {
-            core_.sql.transaction([&] {
+            sql_->transaction([&] {
                 auto s = core_.read_session(session_id, true);
                 if (!s) return;
                 AttemptFacts* a = find(*s, attempt_id);
                 const auto at = a ? stuck_since(*a, t) : std::nullopt;
                 if (!at || *at > now || a->attention_at || (s->link_id && unconfirmed(*a))) return;
                 // The compare-and-set: of two instances' passes, one changes the row, one finds it set.
-                if (core_.sql.execute("UPDATE attempts SET attention_at = ? WHERE id = ? AND attention_at IS NULL",
-                                      {now, a->id}) != 1) {
+                if (sql_->execute("UPDATE attempts SET attention_at = ? WHERE id = ? AND attention_at IS NULL",
+                                  {now, a->id}) != 1) {
                     return;
                 }
                 a->attention_at = now;
-                if (forward || core_.mail_on) {
+                if (forward || core_.mail_) {
                     const std::string id = "evt_attention_" + a->id.substr(a->id.find('_') + 1);
                     core_.queue_event(forward, id, attempt_event_json(id, "checkout.attention_needed", now, *s, *a, std::nullopt), now);
                 }
@@ -276,11 +272,11 @@ bool StoreCore::settle_attempt(Session& s, const Decision& d, const IncomingTx& 
     if (now_verified == Verified::open && !a.verified_open_at) a.verified_open_at = now;
     const bool conflict = now_verified != before && contradicts_resolution(a.resolution, now_verified);
     if (conflict) a.conflict_at = now;
-    sql.execute("UPDATE attempts SET transaction_id = ?, verified = ?, verified_open_at = ?, conflict_at = ? WHERE id = ?",
-                {in.id, std::string(to_string(a.verified)),
-                 a.verified_open_at ? SqlValue(*a.verified_open_at) : SqlValue(),
-                 a.conflict_at ? SqlValue(*a.conflict_at) : SqlValue(), a.id});
-    if (conflict && (forward || mail_on)) {
+    sql_->execute("UPDATE attempts SET transaction_id = ?, verified = ?, verified_open_at = ?, conflict_at = ? WHERE id = ?",
+                  {in.id, std::string(to_string(a.verified)),
+                   a.verified_open_at ? SqlValue(*a.verified_open_at) : SqlValue(),
+                   a.conflict_at ? SqlValue(*a.conflict_at) : SqlValue(), a.id});
+    if (conflict && (forward || mail_)) {
         const std::string id = "evt_conflict_" + paywasm::server::random_hex(12);
         queue_event(forward, id, attempt_event_json(id, "checkout.resolution_conflict", now, s, a, std::nullopt), now);
     }

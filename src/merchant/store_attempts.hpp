@@ -13,13 +13,17 @@
 #include "status_hub.hpp"
 #include "store_rows.hpp"
 
+namespace paywasm::server {
+class Sql;
+}
+
 namespace merchant {
 
 struct StoreCore;
 
 class AttemptStore {
 public:
-    explicit AttemptStore(StoreCore& core) : core_(core) {}
+    AttemptStore(StoreCore& core, paywasm::server::Sql& sql) : core_(core), sql_(&sql) {}
 
     // Each runs in one transaction with the session's row locked (two tabs, two instances: one at a
     // time, each seeing what the other committed), and a change pushes the session's status (its
@@ -61,6 +65,7 @@ private:
     using Changer = std::function<void(Session&, AttemptFacts&, Change&)>;
     Change change_attempt(const std::string& session_id, const std::string& attempt_id, const Changer& change);
     StoreCore& core_;
+    paywasm::server::Sql* const sql_;  // the Store's
 };
 
 }  // namespace merchant

@@ -11,13 +11,17 @@
 
 #include "store_rows.hpp"
 
+namespace paywasm::server {
+class Sql;
+}
+
 namespace merchant {
 
 struct StoreCore;
 
 class ConsoleStore {
 public:
-    explicit ConsoleStore(StoreCore& core) : core_(core) {}
+    ConsoleStore(StoreCore& core, paywasm::server::Sql& sql) : core_(core), sql_(&sql) {}
 
     bool add_console_user(const std::string& name, const std::string& password_hash, std::int64_t now);  // false: exists
     bool remove_console_user(const std::string& name);  // and every login session of it; false: no such user
@@ -57,6 +61,7 @@ public:
 
 private:
     StoreCore& core_;
+    paywasm::server::Sql* const sql_;  // the Store's
 };
 
 }  // namespace merchant

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "decide.hpp"
@@ -20,8 +22,16 @@ using paywasm::server::Sql;
 struct Mail;  // notify.hpp
 
 struct StoreCore {
-    explicit StoreCore(Sql& sql) : sql(sql) {}
-    Sql& sql;
+    explicit StoreCore(Sql& sql) : sql_(&sql) {}
+    Sql* const sql_;  // the Store's
+
+    // The rows `select` finds with `params`, in its order, each made by `read` (SqlRow -> a row).
+    template <class Read>
+    auto rows(const std::string& select, const std::vector<paywasm::server::SqlValue>& params, Read read) {
+        std::vector<std::decay_t<decltype(read(std::declval<const paywasm::server::SqlRow&>()))>> out;
+        for (const auto& r : sql_->query(select, params)) out.push_back(read(r));
+        return out;
+    }
 
     // ---- sessions (store_sessions.cpp) ----
     // A session read by id (`locked`: its row held until the transaction ends, Sql::query_locked).
@@ -58,8 +68,8 @@ struct StoreCore {
                                          std::int64_t lease_ms);
 
     // ---- mail (store_mail.cpp): off until MailStore::enable ----
-    bool mail_on = false;
-    std::string mail_shop;
+    bool mail_ = false;
+    std::string mail_shop_;
     std::vector<NotifyPref> notify_prefs();
     // The mail rows an event makes, inside the caller's transaction.
     void queue_mail(const std::string& event_id, const std::string& body, std::int64_t now);

@@ -11,13 +11,17 @@
 
 #include "store_rows.hpp"
 
+namespace paywasm::server {
+class Sql;
+}
+
 namespace merchant {
 
 struct StoreCore;
 
 class EventStore {
 public:
-    explicit EventStore(StoreCore& core) : core_(core) {}
+    EventStore(StoreCore& core, paywasm::server::Sql& sql) : core_(core), sql_(&sql) {}
 
     // claim_due() leases one due event to this caller for `lease_ms`; an event of a chain (a
     // debit's) only once the chain's earlier events are delivered.
@@ -56,6 +60,7 @@ public:
 
 private:
     StoreCore& core_;
+    paywasm::server::Sql* const sql_;  // the Store's
 };
 
 }  // namespace merchant

@@ -10,13 +10,17 @@
 #include "session.hpp"
 #include "store_rows.hpp"
 
+namespace paywasm::server {
+class Sql;
+}
+
 namespace merchant {
 
 struct StoreCore;
 
 class LinkStore {
 public:
-    explicit LinkStore(StoreCore& core) : core_(core) {}
+    LinkStore(StoreCore& core, paywasm::server::Sql& sql) : core_(core), sql_(&sql) {}
     void insert(const Link& link);
     std::optional<Link> find(const std::string& id);
     std::vector<Link> list(int limit);
@@ -41,6 +45,7 @@ public:
 
 private:
     StoreCore& core_;
+    paywasm::server::Sql* const sql_;  // the Store's
 };
 
 }  // namespace merchant

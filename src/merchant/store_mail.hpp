@@ -9,13 +9,17 @@
 
 #include "store_rows.hpp"
 
+namespace paywasm::server {
+class Sql;
+}
+
 namespace merchant {
 
 struct StoreCore;
 
 class MailStore {
 public:
-    explicit MailStore(StoreCore& core) : core_(core) {}
+    MailStore(StoreCore& core, paywasm::server::Sql& sql) : core_(core), sql_(&sql) {}
 
     // With mail on (the gateway has an SMTP relay), every event queued and every event the app
     // refused kFailingEventAttempts times queues, in the same transaction, one mail row per console
@@ -32,6 +36,7 @@ public:
 
 private:
     StoreCore& core_;
+    paywasm::server::Sql* const sql_;  // the Store's
 };
 
 }  // namespace merchant

@@ -146,7 +146,7 @@ std::vector<Session> OrderQueries::list_sessions(const SessionQuery& query, std:
         // second range to the sessions of one TTL, however many expired ones lie below a deep cursor.
         // (created_at + 0: by the expires_at index, a short range; SQLite would walk created_at's index
         // from the oldest session otherwise.)
-        const auto oldest = core_.sql.query("SELECT min(created_at + 0) FROM sessions WHERE expires_at > ?", {now});
+        const auto oldest = sql_->query("SELECT min(created_at + 0) FROM sessions WHERE expires_at > ?", {now});
         const std::int64_t since = oldest.empty() || oldest[0].is_null(0) ? now : oldest[0].integer(0);
         auto [a, pa] = in_bucket(bucket + " = 'pending'", {});
         auto [b, pb] = in_bucket(bucket + " = 'open' AND expires_at > ? AND created_at >= ?", {now, since});
@@ -168,51 +168,35 @@ std::vector<Session> OrderQueries::list_sessions(const SessionQuery& query, std:
 }
 
 std::vector<WebhookRow> OrderQueries::session_webhooks(const std::string& session_id) {
-    std::vector<WebhookRow> out;
-    for (const auto& r : core_.sql.query("SELECT id, transaction_id, outcome, received_at, status FROM webhook_events "
-                                         "WHERE session_id = ? ORDER BY received_at, id LIMIT 500",
-                                         {session_id})) {
-        out.push_back(WebhookRow{r.text(0), r.text(1), r.text(2), r.integer(3), r.integer(4)});
-    }
-    return out;
+    return core_.rows("SELECT id, transaction_id, outcome, received_at, status FROM webhook_events "
+                      "WHERE session_id = ? ORDER BY received_at, id LIMIT 500",
+                      {session_id}, [](const SqlRow& r) { return WebhookRow{r.text(0), r.text(1), r.text(2), r.integer(3), r.integer(4)}; });
 }
 
 std::vector<QrRow> OrderQueries::session_qr_codes(const std::string& session_id) {
-    std::vector<QrRow> out;
-    for (const auto& r : core_.sql.query("SELECT order_id, transaction_id, replaced, created_at FROM qr_codes WHERE session_id = ? "
-                                         "ORDER BY created_at, order_id",
-                                         {session_id})) {
-        out.push_back(QrRow{r.text(0), r.optional_text(1), r.integer(2) != 0, r.integer(3)});
-    }
-    return out;
+    return core_.rows("SELECT order_id, transaction_id, replaced, created_at FROM qr_codes WHERE session_id = ? "
+                      "ORDER BY created_at, order_id",
+                      {session_id}, [](const SqlRow& r) { return QrRow{r.text(0), r.optional_text(1), r.integer(2) != 0, r.integer(3)}; });
 }
 
 std::vector<ResolutionRow> OrderQueries::resolutions(const std::string& session_id) {
-    std::vector<ResolutionRow> out;
-    for (const auto& r : core_.sql.query("SELECT attempt_id, resolution, note, actor, created_at FROM resolutions "
-                                         "WHERE session_id = ? ORDER BY created_at, id",
-                                         {session_id})) {
-        out.push_back(ResolutionRow{r.text(0), r.text(1), r.text(2), r.text(3), r.integer(4)});
-    }
-    return out;
+    return core_.rows("SELECT attempt_id, resolution, note, actor, created_at FROM resolutions "
+                      "WHERE session_id = ? ORDER BY created_at, id",
+                      {session_id}, [](const SqlRow& r) { return ResolutionRow{r.text(0), r.text(1), r.text(2), r.text(3), r.integer(4)}; });
 }
 
 std::vector<NoteRow> OrderQueries::notes(const std::string& session_id) {
-    std::vector<NoteRow> out;
-    for (const auto& r : core_.sql.query("SELECT id, actor, note, created_at FROM session_notes WHERE session_id = ? "
-                                         "ORDER BY created_at, id",
-                                         {session_id})) {
-        out.push_back(NoteRow{r.text(0), r.text(1), r.text(2), r.integer(3)});
-    }
-    return out;
+    return core_.rows("SELECT id, actor, note, created_at FROM session_notes WHERE session_id = ? "
+                      "ORDER BY created_at, id",
+                      {session_id}, [](const SqlRow& r) { return NoteRow{r.text(0), r.text(1), r.text(2), r.integer(3)}; });
 }
 
 bool OrderQueries::add_note(const std::string& session_id, const std::string& actor, const std::string& note, std::int64_t now) {
     bool added = false;
-    core_.sql.transaction([&] {
-        if (core_.sql.query("SELECT id FROM sessions WHERE id = ?", {session_id}).empty()) return;
-        core_.sql.execute("INSERT INTO session_notes (id, session_id, actor, note, created_at) VALUES (?, ?, ?, ?, ?)",
-                          {random_token("note_"), session_id, actor, note, now});
+    sql_->transaction([&] {
+        if (sql_->query("SELECT id FROM sessions WHERE id = ?", {session_id}).empty()) return;
+        sql_->execute("INSERT INTO session_notes (id, session_id, actor, note, created_at) VALUES (?, ?, ?, ?, ?)",
+                      {random_token("note_"), session_id, actor, note, now});
         added = true;
     });
     return added;
@@ -221,7 +205,7 @@ bool OrderQueries::add_note(const std::string& session_id, const std::string& ac
 OrderQueries::Acceptance OrderQueries::accept_underpayment(const std::string& session_id, const std::string& note,
                                                            const std::string& actor, bool forward, std::int64_t now) {
     Acceptance out;
-    core_.sql.transaction([&] {
+    sql_->transaction([&] {
         auto s = core_.read_session(session_id, true);
         if (!s) return;
         if (s->underpayment_accepted_at) {
@@ -232,11 +216,11 @@ OrderQueries::Acceptance OrderQueries::accept_underpayment(const std::string& se
             out.result = Acceptance::not_partial;
             return;
         }
-        core_.sql.execute("UPDATE sessions SET underpayment_accepted_at = ? WHERE id = ?", {now, s->id});
+        sql_->execute("UPDATE sessions SET underpayment_accepted_at = ? WHERE id = ?", {now, s->id});
         s->underpayment_accepted_at = now;
         out.pushed = core_.push_change(*s, now);
         out.event_id = "evt_accept_" + random_hex(12);
-        if (forward || core_.mail_on) core_.queue_event(forward, out.event_id, underpayment_event_json(out.event_id, now, *s, note, actor), now);
+        if (forward || core_.mail_) core_.queue_event(forward, out.event_id, underpayment_event_json(out.event_id, now, *s, note, actor), now);
         out.result = Acceptance::done;
     });
     return out;
@@ -244,10 +228,10 @@ OrderQueries::Acceptance OrderQueries::accept_underpayment(const std::string& se
 
 std::vector<OverviewOrder> OrderQueries::overview_rows(std::int64_t since) {
     std::vector<OverviewOrder> out;
-    for (const auto& r : core_.sql.query("SELECT currency, method, amount, success, final, underpayment_accepted_at, created_at, "
-                                         "status_at, state, paid_elsewhere_at, closed_at, received_amount, tx_currency, expires_at "
-                                         "FROM sessions WHERE created_at >= ? AND " + std::string(kIsOrderSql) + " ORDER BY created_at, id",
-                                         {since})) {
+    for (const auto& r : sql_->query("SELECT currency, method, amount, success, final, underpayment_accepted_at, created_at, "
+                                     "status_at, state, paid_elsewhere_at, closed_at, received_amount, tx_currency, expires_at "
+                                     "FROM sessions WHERE created_at >= ? AND " + std::string(kIsOrderSql) + " ORDER BY created_at, id",
+                                     {since})) {
         OverviewOrder row;
         row.currency = r.text(0);
         row.method = r.is_null(1) ? "" : r.text(1);
@@ -269,28 +253,28 @@ std::vector<OverviewOrder> OrderQueries::overview_rows(std::int64_t since) {
 }
 
 std::int64_t OrderQueries::count_in_bucket(const std::string& bucket) {
-    auto rows = core_.sql.query(std::string("SELECT count(*) FROM sessions WHERE ") + kOrderBucketSql + " = ? AND " + kIsOrderSql, {bucket});
+    auto rows = sql_->query(std::string("SELECT count(*) FROM sessions WHERE ") + kOrderBucketSql + " = ? AND " + kIsOrderSql, {bucket});
     return rows.empty() ? 0 : rows[0].integer(0);
 }
 
 std::int64_t OrderQueries::failing_events(std::int64_t failures) {
-    auto rows = core_.sql.query("SELECT count(*) FROM outbox WHERE state = 'pending' AND last_error IS NOT NULL AND attempts >= ?",
-                                {failures});
+    auto rows = sql_->query("SELECT count(*) FROM outbox WHERE state = 'pending' AND last_error IS NOT NULL AND attempts >= ?",
+                            {failures});
     return rows.empty() ? 0 : rows[0].integer(0);
 }
 
 std::int64_t OrderQueries::attention_count() {
-    auto rows = core_.sql.query(std::string("SELECT count(*) FROM sessions WHERE ") + kAttentionSql);
+    auto rows = sql_->query(std::string("SELECT count(*) FROM sessions WHERE ") + kAttentionSql);
     return rows.empty() ? 0 : rows[0].integer(0);
 }
 
 std::vector<DebitRow> OrderQueries::debits(int limit) {
     std::vector<DebitRow> out;
-    for (const auto& r : core_.sql.query(
-                 "SELECT d.order_id, d.subscription_id, d.merchant_subscription_id, d.created_at, t.status, t.state, "
-                 "t.native_amount, t.native_currency FROM debits AS d LEFT JOIN transactions AS t ON t.offer_id = d.order_id "
-                 "ORDER BY d.created_at DESC, d.order_id LIMIT ?",
-                 {std::int64_t(std::clamp(limit, 1, 1000))})) {
+    for (const auto& r : sql_->query(
+             "SELECT d.order_id, d.subscription_id, d.merchant_subscription_id, d.created_at, t.status, t.state, "
+             "t.native_amount, t.native_currency FROM debits AS d LEFT JOIN transactions AS t ON t.offer_id = d.order_id "
+             "ORDER BY d.created_at DESC, d.order_id LIMIT ?",
+             {std::int64_t(std::clamp(limit, 1, 1000))})) {
         DebitRow d;
         d.order_id = r.text(0);
         d.subscription_id = r.text(1);

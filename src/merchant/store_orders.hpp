@@ -13,13 +13,17 @@
 #include "status_hub.hpp"
 #include "store_rows.hpp"
 
+namespace paywasm::server {
+class Sql;
+}
+
 namespace merchant {
 
 struct StoreCore;
 
 class OrderQueries {
 public:
-    explicit OrderQueries(StoreCore& core) : core_(core) {}
+    OrderQueries(StoreCore& core, paywasm::server::Sql& sql) : core_(core), sql_(&sql) {}
 
     // One page of the orders list (SessionQuery). Attempts are read for attention only (else
     // Session::attempts stays empty).
@@ -31,7 +35,8 @@ public:
     std::vector<QrRow> session_qr_codes(const std::string& session_id);
     std::vector<ResolutionRow> resolutions(const std::string& session_id);
     std::vector<NoteRow> notes(const std::string& session_id);
-    bool add_note(const std::string& session_id, const std::string& actor, const std::string& note, std::int64_t now);  // false: no such session
+    // add_note(): false when there is no such session.
+    bool add_note(const std::string& session_id, const std::string& actor, const std::string& note, std::int64_t now);
 
     // The merchant accepts what arrived for a partly paid session (state partial | partial_closed,
     // not a success): under the session's row lock, underpayment_accepted_at set, the session's
@@ -58,6 +63,7 @@ public:
 
 private:
     StoreCore& core_;
+    paywasm::server::Sql* const sql_;  // the Store's
 };
 
 }  // namespace merchant

@@ -53,20 +53,21 @@ Session session_from_row(const SqlRow& r) {
 }
 
 }  // namespace
+
 Session SessionStore::create_session(Session s, const std::string& checkout_hash, bool& created) {
     created = false;
-    core_.sql.transaction([&] {
-        const auto changed = core_.sql.execute(
-                "INSERT INTO sessions (id, offer_id, checkout, checkout_hash, amount, currency, methods, created_at, "
-                "expires_at, link_id, success_url, cancel_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (offer_id) DO NOTHING",
-                {s.id, s.offer_id, s.checkout_json, checkout_hash, s.amount, s.currency, s.methods_csv, s.created_at,
-                 s.expires_at, or_null(s.link_id), or_null(s.success_url), or_null(s.cancel_url)});
+    sql_->transaction([&] {
+        const auto changed = sql_->execute(
+            "INSERT INTO sessions (id, offer_id, checkout, checkout_hash, amount, currency, methods, created_at, "
+            "expires_at, link_id, success_url, cancel_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (offer_id) DO NOTHING",
+            {s.id, s.offer_id, s.checkout_json, checkout_hash, s.amount, s.currency, s.methods_csv, s.created_at,
+             s.expires_at, or_null(s.link_id), or_null(s.success_url), or_null(s.cancel_url)});
         if (changed == 1) {
             created = true;
             return;
         }
-        auto rows = core_.sql.query("SELECT checkout_hash, methods FROM sessions WHERE offer_id = ?", {s.offer_id});
+        auto rows = sql_->query("SELECT checkout_hash, methods FROM sessions WHERE offer_id = ?", {s.offer_id});
         if (rows.empty()) throw std::runtime_error("session insert conflicted but no session has the offerId");
         if (rows[0].text(0) != checkout_hash || rows[0].text(1) != s.methods_csv) {
             throw HttpError(409, "offer_conflict",
@@ -83,7 +84,7 @@ std::optional<Session> SessionStore::session(const std::string& id) { return cor
 
 std::optional<Session> StoreCore::read_session(const std::string& id, bool locked) {
     const std::string select = std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE id = ?";
-    auto rows = locked ? sql.query_locked(select, {id}) : sql.query(select, {id});
+    auto rows = locked ? sql_->query_locked(select, {id}) : sql_->query(select, {id});
     if (rows.empty()) return std::nullopt;
     Session s = session_from_row(rows[0]);
     s.attempts = attempts(s.id);
@@ -93,24 +94,24 @@ std::optional<Session> StoreCore::read_session(const std::string& id, bool locke
 
 std::vector<Session> StoreCore::sessions_where(const std::string& select_tail, const std::vector<SqlValue>& params) {
     std::vector<Session> out;
-    for (const auto& r : sql.query(std::string("SELECT ") + kSessionColumns + " FROM sessions " + select_tail, params)) {
+    for (const auto& r : sql_->query(std::string("SELECT ") + kSessionColumns + " FROM sessions " + select_tail, params)) {
         out.push_back(session_from_row(r));
     }
     return out;
 }
 
 std::optional<Session> SessionStore::session_by_offer(const std::string& offer_id) {
-    auto rows = core_.sql.query("SELECT id FROM sessions WHERE offer_id = ?", {offer_id});
+    auto rows = sql_->query("SELECT id FROM sessions WHERE offer_id = ?", {offer_id});
     if (rows.empty()) return std::nullopt;
     return core_.read_session(rows[0].text(0), false);
 }
 
 std::vector<TransactionRow> SessionStore::transactions(const std::string& session_id) {
     std::vector<TransactionRow> out;
-    for (const auto& r : core_.sql.query(
-                 "SELECT id, status, state, native_amount, native_currency, received_amount, updated_at, currency FROM transactions "
-                 "WHERE session_id = ? ORDER BY updated_at, id",
-                 {session_id})) {
+    for (const auto& r : sql_->query(
+             "SELECT id, status, state, native_amount, native_currency, received_amount, updated_at, currency FROM transactions "
+             "WHERE session_id = ? ORDER BY updated_at, id",
+             {session_id})) {
         out.push_back(TransactionRow{r.text(0), r.text(2), r.integer(1), r.integer(6), r.optional_text(3),
                                      r.optional_text(4), r.optional_text(5), r.optional_text(7)});
     }
@@ -119,18 +120,18 @@ std::vector<TransactionRow> SessionStore::transactions(const std::string& sessio
 
 std::vector<QrCodeRow> StoreCore::qr_codes(const std::string& session_id) {
     std::vector<QrCodeRow> out;
-    for (const auto& r : sql.query("SELECT order_id, transaction_id, replaced FROM qr_codes WHERE session_id = ?",
-                                   {session_id})) {
+    for (const auto& r : sql_->query("SELECT order_id, transaction_id, replaced FROM qr_codes WHERE session_id = ?",
+                                     {session_id})) {
         out.push_back(QrCodeRow{r.text(0), r.optional_text(1), r.integer(2) != 0});
     }
     return out;
 }
 
 std::string SessionStore::current_qr_order(const Session& s) {
-    auto rows = core_.sql.query(
-            "SELECT order_id FROM qr_codes WHERE session_id = ? AND replaced = 0 ORDER BY created_at DESC, order_id DESC "
-            "LIMIT 1",
-            {s.id});
+    auto rows = sql_->query(
+        "SELECT order_id FROM qr_codes WHERE session_id = ? AND replaced = 0 ORDER BY created_at DESC, order_id DESC "
+        "LIMIT 1",
+        {s.id});
     return rows.empty() ? s.offer_id + "~qr1" : rows[0].text(0);
 }
 
@@ -143,7 +144,7 @@ std::string SessionStore::current_qr_order(const Session& s) {
 SessionStore::Renewal SessionStore::renew_qr(const Session& given, const std::string& current_response, const std::string& current_tx,
                                              std::int64_t now) {
     Renewal result = Renewal::lost;
-    core_.sql.transaction([&] {
+    sql_->transaction([&] {
         const auto locked = core_.read_session(given.id, true);
         if (!locked) return;
         const Session& s = *locked;
@@ -163,32 +164,32 @@ SessionStore::Renewal SessionStore::renew_qr(const Session& given, const std::st
             result = Renewal::link_refused;
             return;
         }
-        core_.sql.execute("UPDATE sessions SET qr_state = 'creating', qr_started_at = ? WHERE id = ?", {now, s.id});
+        sql_->execute("UPDATE sessions SET qr_state = 'creating', qr_started_at = ? WHERE id = ?", {now, s.id});
         result = Renewal::renewed;
         const std::string current_order = current_qr_order(s);
-        core_.sql.execute(
-                "INSERT INTO qr_codes (order_id, session_id, transaction_id, replaced, created_at) VALUES (?, ?, ?, 1, ?) "
-                "ON CONFLICT (order_id) DO UPDATE SET replaced = 1, transaction_id = excluded.transaction_id",
-                {current_order, s.id, current_tx, s.created_at});
-        auto pending = core_.sql.query(
-                "SELECT order_id FROM qr_codes WHERE session_id = ? AND replaced = 0 AND transaction_id IS NULL", {s.id});
+        sql_->execute(
+            "INSERT INTO qr_codes (order_id, session_id, transaction_id, replaced, created_at) VALUES (?, ?, ?, 1, ?) "
+            "ON CONFLICT (order_id) DO UPDATE SET replaced = 1, transaction_id = excluded.transaction_id",
+            {current_order, s.id, current_tx, s.created_at});
+        auto pending = sql_->query(
+            "SELECT order_id FROM qr_codes WHERE session_id = ? AND replaced = 0 AND transaction_id IS NULL", {s.id});
         if (pending.empty()) {
-            auto count = core_.sql.query("SELECT count(*) FROM qr_codes WHERE session_id = ?", {s.id});
+            auto count = sql_->query("SELECT count(*) FROM qr_codes WHERE session_id = ?", {s.id});
             for (std::int64_t n = count[0].integer(0) + 1;; ++n) {
                 const std::string order = s.offer_id + "~qr" + std::to_string(n);
-                if (core_.sql.execute("INSERT INTO qr_codes (order_id, session_id, replaced, created_at) VALUES (?, ?, 0, ?) "
-                                      "ON CONFLICT (order_id) DO NOTHING",
-                                      {order, s.id, now}) == 1) {
+                if (sql_->execute("INSERT INTO qr_codes (order_id, session_id, replaced, created_at) VALUES (?, ?, 0, ?) "
+                                  "ON CONFLICT (order_id) DO NOTHING",
+                                  {order, s.id, now}) == 1) {
                     break;
                 }
             }
         }
-        core_.sql.execute(
-                "UPDATE sessions SET status = NULL, state = 'open', final = 0, success = 0, transaction_id = NULL, "
-                "received_amount = NULL, method = NULL, tx_amount = NULL, tx_currency = NULL, status_at = ?, "
-                "version = version + 1 WHERE id = ?",
-                {now, s.id});
-        core_.sql.notify("paywasm_status", StatusHub::wake_tag(s.id));
+        sql_->execute(
+            "UPDATE sessions SET status = NULL, state = 'open', final = 0, success = 0, transaction_id = NULL, "
+            "received_amount = NULL, method = NULL, tx_amount = NULL, tx_currency = NULL, status_at = ?, "
+            "version = version + 1 WHERE id = ?",
+            {now, s.id});
+        sql_->notify("paywasm_status", StatusHub::wake_tag(s.id));
     });
     return result;
 }
@@ -197,59 +198,59 @@ SessionStore::Renewal SessionStore::renew_qr(const Session& given, const std::st
 // webhook for it may arrive before its answer does, and must find the session.
 bool SessionStore::claim_qr(const Session& s, std::int64_t now, std::int64_t stale_before, std::string& refused) {
     bool claimed = false;
-    core_.sql.transaction([&] {
+    sql_->transaction([&] {
         const auto locked = core_.read_session(s.id, true);
         if (!locked) return;
         refused = core_.link_refusal(*locked, now);
         if (!refused.empty()) return;
-        claimed = core_.sql.execute("UPDATE sessions SET qr_state = 'creating', qr_started_at = ? WHERE id = ? AND "
-                                    "(qr_state IS NULL OR (qr_state = 'creating' AND qr_started_at < ?))",
-                                    {now, s.id, stale_before}) == 1;
+        claimed = sql_->execute("UPDATE sessions SET qr_state = 'creating', qr_started_at = ? WHERE id = ? AND "
+                                "(qr_state IS NULL OR (qr_state = 'creating' AND qr_started_at < ?))",
+                                {now, s.id, stale_before}) == 1;
         if (!claimed) return;
-        core_.sql.execute("INSERT INTO qr_codes (order_id, session_id, replaced, created_at) VALUES (?, ?, 0, ?) "
-                          "ON CONFLICT (order_id) DO NOTHING",
-                          {current_qr_order(s), s.id, now});
+        sql_->execute("INSERT INTO qr_codes (order_id, session_id, replaced, created_at) VALUES (?, ?, 0, ?) "
+                      "ON CONFLICT (order_id) DO NOTHING",
+                      {current_qr_order(s), s.id, now});
     });
     return claimed;
 }
 
 void SessionStore::finish_qr(const std::string& session_id, const std::string& response_json, const std::string& order_id,
                              const std::string& transaction_id, std::int64_t window_ms, std::int64_t now) {
-    core_.sql.transaction([&] {
+    sql_->transaction([&] {
         const auto s = core_.read_session(session_id, true);
-        core_.sql.execute("UPDATE sessions SET qr_state = 'done', qr_response = ? WHERE id = ?", {response_json, session_id});
-        core_.sql.execute(
-                "INSERT INTO qr_codes (order_id, session_id, transaction_id, replaced, created_at) VALUES (?, ?, ?, 0, ?) "
-                "ON CONFLICT (order_id) DO UPDATE SET transaction_id = excluded.transaction_id",
-                {order_id, session_id, transaction_id, now});
+        sql_->execute("UPDATE sessions SET qr_state = 'done', qr_response = ? WHERE id = ?", {response_json, session_id});
+        sql_->execute(
+            "INSERT INTO qr_codes (order_id, session_id, transaction_id, replaced, created_at) VALUES (?, ?, ?, 0, ?) "
+            "ON CONFLICT (order_id) DO UPDATE SET transaction_id = excluded.transaction_id",
+            {order_id, session_id, transaction_id, now});
         // The code is shown to the shopper from now on: its attempt (attempts.hpp), once per transaction.
         // A webhook of it that came before this answer is what the attempt starts from.
-        if (!s || !core_.sql.query("SELECT 1 FROM attempts WHERE session_id = ? AND transaction_id = ?", {session_id, transaction_id}).empty()) {
+        if (!s || !sql_->query("SELECT 1 FROM attempts WHERE session_id = ? AND transaction_id = ?", {session_id, transaction_id}).empty()) {
             return;
         }
         Verified verified = Verified::none;
         if (const auto held = held_of(*s); held && held->transaction_id == transaction_id) verified = verified_of_held(*held, s->status.success);
-        core_.sql.execute("INSERT INTO attempts (id, session_id, method, created_at, transaction_id, verified, verified_open_at, window_end) "
-                          "VALUES (?, ?, 'qr', ?, ?, ?, ?, ?)",
-                          {"at_" + random_hex(16), session_id, now, transaction_id, std::string(to_string(verified)),
-                           verified == Verified::open ? SqlValue(now) : SqlValue(), now + window_ms});
+        sql_->execute("INSERT INTO attempts (id, session_id, method, created_at, transaction_id, verified, verified_open_at, window_end) "
+                      "VALUES (?, ?, 'qr', ?, ?, ?, ?, ?)",
+                      {"at_" + random_hex(16), session_id, now, transaction_id, std::string(to_string(verified)),
+                       verified == Verified::open ? SqlValue(now) : SqlValue(), now + window_ms});
     });
 }
 
 void SessionStore::release_qr(const std::string& session_id) {
-    core_.sql.execute("UPDATE sessions SET qr_state = NULL, qr_started_at = NULL WHERE id = ? AND qr_state = 'creating'",
-                      {session_id});
+    sql_->execute("UPDATE sessions SET qr_state = NULL, qr_started_at = NULL WHERE id = ? AND qr_state = 'creating'",
+                  {session_id});
 }
 
 void SessionStore::record_debit(const std::string& order_id, const std::string& subscription_id,
                                 const std::optional<std::string>& merchant_subscription_id, std::int64_t now) {
-    core_.sql.execute("INSERT INTO debits (order_id, subscription_id, merchant_subscription_id, created_at) VALUES "
-                      "(?, ?, ?, ?) ON CONFLICT (order_id) DO NOTHING",
-                      {order_id, subscription_id, or_null(merchant_subscription_id), now});
+    sql_->execute("INSERT INTO debits (order_id, subscription_id, merchant_subscription_id, created_at) VALUES "
+                  "(?, ?, ?, ?) ON CONFLICT (order_id) DO NOTHING",
+                  {order_id, subscription_id, or_null(merchant_subscription_id), now});
 }
 
 void SessionStore::on_status_change(std::function<void(const std::string&)> on_change) {
-    core_.sql.listen("paywasm_status", std::move(on_change));
+    sql_->listen("paywasm_status", std::move(on_change));
 }
 
 }  // namespace merchant

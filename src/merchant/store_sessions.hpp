@@ -13,13 +13,17 @@
 #include "status_hub.hpp"
 #include "store_rows.hpp"
 
+namespace paywasm::server {
+class Sql;
+}
+
 namespace merchant {
 
 struct StoreCore;
 
 class SessionStore {
 public:
-    explicit SessionStore(StoreCore& core) : core_(core) {}
+    SessionStore(StoreCore& core, paywasm::server::Sql& sql) : core_(core), sql_(&sql) {}
 
     // Inserts the session, or returns the existing one for the same offerId: `created` says which;
     // HttpError(409, offer_conflict) when that one's checkout differs.
@@ -75,6 +79,7 @@ public:
 
 private:
     StoreCore& core_;
+    paywasm::server::Sql* const sql_;  // the Store's
 };
 
 }  // namespace merchant

@@ -48,54 +48,55 @@ const std::string& kept_count() {
 }
 
 }  // namespace
+
 Upkeep::Pruned Upkeep::prune(std::int64_t cutoff, int batch) {
     Pruned out;
-    core_.sql.transaction([&] {
+    sql_->transaction([&] {
         // The keep rule is in the query, so a batch is made of prunable sessions only, however
         // many expired ones are kept before them. Each is locked and read again under the rule
         // (PostgreSQL: FOR UPDATE re-checks the row a webhook committed meanwhile), so a session
         // that a webhook has just moved to pending is not deleted.
-        const auto rows = core_.sql.query(prunable_batch(), {cutoff, cutoff, std::int64_t(batch)});
+        const auto rows = sql_->query(prunable_batch(), {cutoff, cutoff, std::int64_t(batch)});
         std::int64_t& removed = out.removed;
         for (const auto& row : rows) {
             const std::string id = row.text(0);
-            if (core_.sql.query_locked(prunable_locked(), {id, cutoff, cutoff}).empty()) continue;
-            removed += core_.sql.execute("DELETE FROM webhook_events WHERE session_id = ?", {id});
-            removed += core_.sql.execute("DELETE FROM transactions WHERE session_id = ?", {id});
-            removed += core_.sql.execute("DELETE FROM qr_codes WHERE session_id = ?", {id});
-            removed += core_.sql.execute("DELETE FROM attempts WHERE session_id = ?", {id});
-            removed += core_.sql.execute("DELETE FROM resolutions WHERE session_id = ?", {id});
-            removed += core_.sql.execute("DELETE FROM session_notes WHERE session_id = ?", {id});
-            removed += core_.sql.execute("DELETE FROM sessions WHERE id = ?", {id});
+            if (sql_->query_locked(prunable_locked(), {id, cutoff, cutoff}).empty()) continue;
+            removed += sql_->execute("DELETE FROM webhook_events WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM transactions WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM qr_codes WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM attempts WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM resolutions WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM session_notes WHERE session_id = ?", {id});
+            removed += sql_->execute("DELETE FROM sessions WHERE id = ?", {id});
         }
         const std::int64_t limit = batch;
-        removed += core_.sql.execute(
-                "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE state = 'delivered' AND created_at < ? LIMIT ?)",
-                {cutoff, limit});
-        removed += core_.sql.execute(
-                "DELETE FROM webhook_events WHERE id IN (SELECT id FROM webhook_events WHERE session_id IS NULL AND "
-                "received_at < ? LIMIT ?)",
-                {cutoff, limit});
-        removed += core_.sql.execute(
-                "DELETE FROM transactions WHERE id IN (SELECT id FROM transactions WHERE session_id IS NULL AND "
-                "updated_at < ? LIMIT ?)",
-                {cutoff, limit});
-        removed += core_.sql.execute(
-                "DELETE FROM deliveries WHERE event_id IN (SELECT event_id FROM deliveries WHERE finished_at < ? AND event_id "
-                "NOT IN (SELECT id FROM outbox) LIMIT ?)",
-                {cutoff, limit});
-        removed += core_.sql.execute(
-                "DELETE FROM debits WHERE order_id IN (SELECT order_id FROM debits WHERE created_at < ? LIMIT ?)", {cutoff, limit});
+        removed += sql_->execute(
+            "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE state = 'delivered' AND created_at < ? LIMIT ?)",
+            {cutoff, limit});
+        removed += sql_->execute(
+            "DELETE FROM webhook_events WHERE id IN (SELECT id FROM webhook_events WHERE session_id IS NULL AND "
+            "received_at < ? LIMIT ?)",
+            {cutoff, limit});
+        removed += sql_->execute(
+            "DELETE FROM transactions WHERE id IN (SELECT id FROM transactions WHERE session_id IS NULL AND "
+            "updated_at < ? LIMIT ?)",
+            {cutoff, limit});
+        removed += sql_->execute(
+            "DELETE FROM deliveries WHERE event_id IN (SELECT event_id FROM deliveries WHERE finished_at < ? AND event_id "
+            "NOT IN (SELECT id FROM outbox) LIMIT ?)",
+            {cutoff, limit});
+        removed += sql_->execute(
+            "DELETE FROM debits WHERE order_id IN (SELECT order_id FROM debits WHERE created_at < ? LIMIT ?)", {cutoff, limit});
         // Mail sent (they name orders and amounts); one still pending stays until it goes.
-        removed += core_.sql.execute(
-                "DELETE FROM mail_outbox WHERE id IN (SELECT id FROM mail_outbox WHERE state = 'sent' AND created_at < ? LIMIT ?)",
-                {cutoff, limit});
+        removed += sql_->execute(
+            "DELETE FROM mail_outbox WHERE id IN (SELECT id FROM mail_outbox WHERE state = 'sent' AND created_at < ? LIMIT ?)",
+            {cutoff, limit});
         // The console's audit log: its entries name users, addresses and orders (audit_log_at's range).
-        removed += core_.sql.execute("DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)",
-                                     {cutoff, limit});
+        removed += sql_->execute("DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? LIMIT ?)",
+                                 {cutoff, limit});
     });
     // Expired before the cutoff but kept for the money in them: the figure an operator watches.
-    const auto kept = core_.sql.query(kept_count(), {cutoff, cutoff});
+    const auto kept = sql_->query(kept_count(), {cutoff, cutoff});
     out.kept = kept.empty() ? 0 : kept[0].integer(0);
     return out;
 }
@@ -107,7 +108,7 @@ Upkeep::Pruned Upkeep::prune(std::int64_t cutoff, int batch) {
 // staying frozen for the size of the step.
 std::int64_t Upkeep::take_token(const std::string& key, int per_minute) {
     if (per_minute <= 0) return 0;
-    const std::int64_t now = core_.sql.clock_ms();
+    const std::int64_t now = sql_->clock_ms();
     constexpr std::int64_t kToken = 60000;  // units a token is worth; the refill is per_minute units a ms
     const std::int64_t rate = per_minute, full = rate * kToken;
     // The statement is the same for every key and rate (they are bound): built once.
@@ -122,11 +123,11 @@ std::int64_t Upkeep::take_token(const std::string& key, int per_minute) {
                "units = " + refilled + " - 60000, updated_at = CASE WHEN excluded.updated_at > rate_buckets.updated_at "
                "THEN excluded.updated_at ELSE rate_buckets.updated_at END WHERE " + refilled + " >= 60000 RETURNING units";
     }();
-    core_.sql.execute("UPDATE rate_buckets SET updated_at = ? WHERE key = ? AND updated_at > ?", {now, key, now});
-    const auto taken = core_.sql.query(take, {key, full - kToken, now, rate, full, full, rate, rate, full, full, rate});
+    sql_->execute("UPDATE rate_buckets SET updated_at = ? WHERE key = ? AND updated_at > ?", {now, key, now});
+    const auto taken = sql_->query(take, {key, full - kToken, now, rate, full, full, rate, rate, full, full, rate});
     if (!taken.empty()) return 0;
     // Empty: how long until a whole token is there again (read after the refused take).
-    const auto left = core_.sql.query("SELECT units, updated_at FROM rate_buckets WHERE key = ?", {key});
+    const auto left = sql_->query("SELECT units, updated_at FROM rate_buckets WHERE key = ?", {key});
     if (left.empty()) return 1000;
     const std::int64_t since = std::clamp<std::int64_t>(now - left[0].integer(1), 0, 60000);
     const std::int64_t have = std::min(full, left[0].integer(0) + rate * since);
@@ -136,9 +137,9 @@ std::int64_t Upkeep::take_token(const std::string& key, int per_minute) {
 // Buckets untouched for a minute are full again: the row says nothing a missing one would not. The
 // console's wrong passwords a day old are outside any window (console_auth.hpp's is 15 minutes).
 std::int64_t Upkeep::prune_buckets() {
-    const std::int64_t now = core_.sql.clock_ms();
-    return core_.sql.execute("DELETE FROM rate_buckets WHERE updated_at < ?", {now - 60000}) +
-               core_.sql.execute("DELETE FROM login_failures WHERE at < ?", {now - 24LL * 3600 * 1000});
+    const std::int64_t now = sql_->clock_ms();
+    return sql_->execute("DELETE FROM rate_buckets WHERE updated_at < ?", {now - 60000}) +
+           sql_->execute("DELETE FROM login_failures WHERE at < ?", {now - 24LL * 3600 * 1000});
 }
 
 void Upkeep::check_keys(const std::string& merchant_fp, const std::string& webhook_fp, std::int64_t now) {
@@ -146,9 +147,9 @@ void Upkeep::check_keys(const std::string& merchant_fp, const std::string& webho
         throw std::runtime_error("--merchant-public-key and --webhook-public-key are the same key: the first is the "
                                  "merchant's (payloads are encrypted to it), the second the service's webhook signing key");
     }
-    core_.sql.transaction([&] {
+    sql_->transaction([&] {
         std::optional<std::string> merchant, webhook;
-        for (const auto& r : core_.sql.query("SELECT role, fingerprint FROM gateway_keys")) {
+        for (const auto& r : sql_->query("SELECT role, fingerprint FROM gateway_keys")) {
             (r.text(0) == "merchant" ? merchant : webhook) = r.text(1);
         }
         if (merchant && webhook && *merchant == webhook_fp && *webhook == merchant_fp) {
@@ -156,13 +157,13 @@ void Upkeep::check_keys(const std::string& merchant_fp, const std::string& webho
                                      "served with each as the other; give the merchant's key as --merchant-public-key");
         }
         for (const auto& [role, fp] : {std::pair<const char*, const std::string*>{"merchant", &merchant_fp}, {"webhook", &webhook_fp}}) {
-            core_.sql.execute("INSERT INTO gateway_keys (role, fingerprint, updated_at) VALUES (?, ?, ?) ON CONFLICT (role) DO "
-                              "UPDATE SET fingerprint = excluded.fingerprint, updated_at = excluded.updated_at",
-                              {std::string(role), *fp, now});
+            sql_->execute("INSERT INTO gateway_keys (role, fingerprint, updated_at) VALUES (?, ?, ?) ON CONFLICT (role) DO "
+                          "UPDATE SET fingerprint = excluded.fingerprint, updated_at = excluded.updated_at",
+                          {std::string(role), *fp, now});
         }
     });
 }
 
-void Upkeep::ping() { core_.sql.query("SELECT 1"); }
+void Upkeep::ping() { sql_->query("SELECT 1"); }
 
 }  // namespace merchant

@@ -5,13 +5,17 @@
 #include <cstdint>
 #include <string>
 
+namespace paywasm::server {
+class Sql;
+}
+
 namespace merchant {
 
 struct StoreCore;
 
 class Upkeep {
 public:
-    explicit Upkeep(StoreCore& core) : core_(core) {}
+    Upkeep(StoreCore& core, paywasm::server::Sql& sql) : core_(core), sql_(&sql) {}
 
     // Retention (--retain-days): deletes, in one transaction, at most `batch` sessions last changed
     // before `cutoff` that are done with (expired, and final or with no money of the shopper's in
@@ -47,6 +51,7 @@ public:
 
 private:
     StoreCore& core_;
+    paywasm::server::Sql* const sql_;  // the Store's
 };
 
 }  // namespace merchant
