@@ -1,4 +1,5 @@
-// The store's links group (store_links.hpp): the links table and a link's sessions. SQL in the dialect sql.hpp names.
+// The store's links group (store_links.hpp): the links table and a link's sessions. SQL in the
+// dialect sql.hpp names.
 #include "store_core.hpp"
 #include "store_links.hpp"
 
@@ -30,41 +31,41 @@ SqlValue or_null_int(const std::optional<std::int64_t>& v) { return v ? SqlValue
 }  // namespace
 
 void LinkStore::insert(const Link& l) {
-    sql_->execute("INSERT INTO links (id, spec, currency, active, usage_limit, expires_at, created_at, updated_at) "
-                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                  {l.id, l.spec, l.currency, std::int64_t(l.active ? 1 : 0), or_null_int(l.usage_limit),
-                   or_null_int(l.expires_at), l.created_at, l.updated_at});
+    sql_.execute("INSERT INTO links (id, spec, currency, active, usage_limit, expires_at, created_at, updated_at) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                 {l.id, l.spec, l.currency, std::int64_t(l.active ? 1 : 0), or_null_int(l.usage_limit),
+                  or_null_int(l.expires_at), l.created_at, l.updated_at});
 }
 
 std::optional<Link> LinkStore::find(const std::string& id) {
-    auto rows = sql_->query(std::string("SELECT ") + kLinkColumns + " FROM links WHERE id = ?", {id});
+    auto rows = sql_.query(std::string("SELECT ") + kLinkColumns + " FROM links WHERE id = ?", {id});
     if (rows.empty()) return std::nullopt;
     return link_from_row(rows[0]);
 }
 
 std::vector<Link> LinkStore::list(int limit) {
     std::vector<Link> out;
-    for (const auto& r : sql_->query(std::string("SELECT ") + kLinkColumns + " FROM links ORDER BY created_at DESC, id LIMIT ?",
-                                     {std::int64_t(limit)})) {
+    for (const auto& r : sql_.query(std::string("SELECT ") + kLinkColumns + " FROM links ORDER BY created_at DESC, id LIMIT ?",
+                                    {std::int64_t(limit)})) {
         out.push_back(link_from_row(r));
     }
     return out;
 }
 
 bool LinkStore::set_active(const std::string& id, bool active, std::int64_t now) {
-    return sql_->execute("UPDATE links SET active = ?, updated_at = ? WHERE id = ?", {std::int64_t(active ? 1 : 0), now, id}) == 1;
+    return sql_.execute("UPDATE links SET active = ?, updated_at = ? WHERE id = ?", {std::int64_t(active ? 1 : 0), now, id}) == 1;
 }
 
 std::int64_t LinkStore::paid_sessions(const std::string& id) {
-    auto rows = sql_->query("SELECT count(*) FROM sessions WHERE link_id = ? AND success = 1", {id});
+    auto rows = sql_.query("SELECT count(*) FROM sessions WHERE link_id = ? AND success = 1", {id});
     return rows.empty() ? 0 : rows[0].integer(0);
 }
 
 std::vector<LinkSession> LinkStore::sessions(const std::string& id, int limit) {
     std::vector<LinkSession> out;
-    for (const auto& r : sql_->query("SELECT id, amount, currency, state, success, created_at, expires_at, status FROM sessions "
-                                     "WHERE link_id = ? ORDER BY created_at DESC, id LIMIT ?",
-                                     {id, std::int64_t(limit)})) {
+    for (const auto& r : sql_.query("SELECT id, amount, currency, state, success, created_at, expires_at, status FROM sessions "
+                                    "WHERE link_id = ? ORDER BY created_at DESC, id LIMIT ?",
+                                    {id, std::int64_t(limit)})) {
         LinkSession s{r.text(0), r.text(1), r.text(2), r.text(3), r.integer(4) != 0, r.integer(5)};
         // An open session past its expiry takes no payment any more (as the app API says it).
         if (s.state == "open" && r.is_null(7) && now_ms() >= r.integer(6)) s.state = "expired";
@@ -75,7 +76,7 @@ std::vector<LinkSession> LinkStore::sessions(const std::string& id, int limit) {
 
 bool LinkStore::set_details(const std::string& session_id, const std::string& checkout_json, const std::string& checkout_hash,
                             const std::string& amount, std::int64_t expires_at, std::int64_t now) {
-    return sql_->execute(
+    return sql_.execute(
                "UPDATE sessions SET checkout = ?, checkout_hash = ?, amount = ?, expires_at = ?, details_at = ? "
                "WHERE id = ? AND link_id IS NOT NULL AND details_at IS NULL AND qr_state IS NULL AND status IS NULL "
                "AND expires_at > ? AND NOT EXISTS (SELECT 1 FROM attempts WHERE attempts.session_id = sessions.id)",
@@ -83,7 +84,7 @@ bool LinkStore::set_details(const std::string& session_id, const std::string& ch
 }
 
 bool LinkStore::details_given(const std::string& session_id) {
-    auto rows = sql_->query("SELECT details_at FROM sessions WHERE id = ?", {session_id});
+    auto rows = sql_.query("SELECT details_at FROM sessions WHERE id = ?", {session_id});
     return !rows.empty() && !rows[0].is_null(0);
 }
 

@@ -20,7 +20,7 @@ struct StoreCore;
 
 class LinkStore {
 public:
-    LinkStore(StoreCore& core, paywasm::server::Sql& sql) : core_(core), sql_(&sql) {}
+    LinkStore(StoreCore& core, paywasm::server::Sql& sql) : core_(core), sql_(sql) {}
     void insert(const Link& link);
     std::optional<Link> find(const std::string& id);
     std::vector<Link> list(int limit);
@@ -45,7 +45,7 @@ public:
 
 private:
     StoreCore& core_;
-    paywasm::server::Sql* const sql_;  // the Store's
+    paywasm::server::Sql& sql_;  // the Store's
 };
 
 }  // namespace merchant
