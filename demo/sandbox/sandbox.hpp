@@ -3,6 +3,18 @@
 //   api.cpp      /api/...        the six endpoints of the payment service
 //   control.cpp  /__sandbox/...  the control API for tests and the demo page (docs/sandbox.md)
 //   site.cpp     /, /dist/...    the demo page and the widget's files
+// and the rest of the sandbox's files (sandbox.cpp: this object):
+//   main.cpp           the command line, the listener, the shutdown
+//   config.hpp         the command-line options
+//   http.hpp           the shared server plumbing the routes use (src/server)
+//   decode.hpp         how a client's request is read, apart from the server (fuzzed as it is)
+//   store.hpp          the SQLite database and its schema
+//   identity.hpp       who the merchant and the shopper are: ids, tokens, keys
+//   ledger.hpp         transactions and how their statuses move
+//   subscriptions.cpp  subscription debit and cancel, the control API's list
+//   market.hpp         the make-believe market: coins, rates, addresses
+//   webhooks.hpp       the merchant's webhook outbox
+//   faults.hpp         simulated failures for the next requests
 #pragma once
 
 

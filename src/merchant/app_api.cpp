@@ -12,6 +12,7 @@
 #include "paywasm/validate.hpp"
 #include "server/iso8601.hpp"
 #include "server/util.hpp"
+#include "session_factory.hpp"
 
 namespace merchant {
 
@@ -71,16 +72,8 @@ void register_app_api(Router& server, Gateway& gw) {
         if (s.offers("qr")) (void)paywasm::qr_order(checkout);
         // A token is spent by a request that would create a session: a refused one (400) costs none.
         gw.rate_limit("session:app", gw.config.session_rate, res, "sessions a minute (--session-rate)");
-        s.id = random_token("cs_");
-        s.offer_id = checkout.offer_id;
-        s.checkout_json = paywasm::to_json(checkout);
-        s.amount = paywasm::amount_text({paywasm::cart_total(checkout.cart), checkout.currency});  // "27.50"
-        s.currency = checkout.currency;
-        s.created_at = now_ms();
-        s.expires_at = s.created_at + gw.config.session_ttl_ms;
-        s.status.state = "open";
         bool created = false;
-        const Session stored = gw.store.create_session(s, paywasm::sha256_hex(s.checkout_json), created);
+        const Session stored = open_session(gw, checkout, std::move(s), gw.config.session_ttl_ms, created);
         // The offerId's session expired without a payment: a checkout under it can no longer be
         // paid, and answering that session (as "open") would send the shopper to a dead page.
         if (!created && !stored.status.status && now_ms() >= stored.expires_at) {
@@ -207,7 +200,7 @@ void register_app_api(Router& server, Gateway& gw) {
         const paywasm::HttpRequest request = paywasm::prepare_subscription_debit(
             debit, paywasm::MerchantKey{gw.config.merchant_public_pem, {}, gw.config.padding}, gw.config.merchant_token);
         // Recorded before the call: its webhooks may arrive before the answer does.
-        gw.store.record_debit(*debit.order_id, id, merchant_subscription_id, now_ms());
+        gw.store.sessions.record_debit(*debit.order_id, id, merchant_subscription_id, now_ms());
         const auto result = gw.service(request, paywasm::parse_subscription_debit_response);
         if (result.data.empty()) {
             JsonWriter w;

@@ -27,9 +27,10 @@ std::string_view to_string(AttemptState);
 enum class Verified { none, open, no_money, paid };
 std::string_view to_string(Verified);  // none | open | no_money | paid (the attempts' column)
 
-// One attempt's facts as stored (Store::attempts()). A QR code the gateway made is an attempt too
-// (method qr, its transaction id known from the service's own answer): live until `window_end`,
-// then, with no verified final status and no resolution, it may have been paid and nobody knows.
+// One attempt's facts as stored (read with its session: Session::attempts). A QR code the gateway
+// made is an attempt too (method qr, its transaction id known from the service's own answer): live
+// until `window_end`, then, with no verified final status and no resolution, it may have been paid
+// and nobody knows.
 struct AttemptFacts {
     std::string id, method;  // method: exchange | bank | qr
     std::int64_t created_at = 0;

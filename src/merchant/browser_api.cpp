@@ -40,7 +40,7 @@ void cors(const Gateway& gw, Req req, Res res) {
 Session load(Gateway& gw, Req req, Res res) {
     cors(gw, req, res);
     res.set_header("Cache-Control", "no-store");
-    auto s = gw.store.session(req.matches[1]);
+    auto s = gw.store.sessions.session(req.matches[1]);
     if (!s) throw HttpError(404, "not_found", "no checkout session with this id");
     return *s;
 }
@@ -91,7 +91,7 @@ void refuse_qr(Res res, int status, const char* code, const char* message, const
     send_json(res, status, w.take());
 }
 
-// A payment link's refusal (Store::link_refusal): its HTTP status and message.
+// A payment link's refusal (LinkStore::refusal): its HTTP status and message.
 HttpError link_refused(const std::string& why) {
     if (why == "details_required") return HttpError(409, why, "give the shopper's details on the hosted page first");
     if (why == "link_inactive") return HttpError(410, why, "the merchant deactivated this payment link");
@@ -101,9 +101,9 @@ HttpError link_refused(const std::string& why) {
 
 // The browser's report, read strictly: {"transactionId": text, "status": integer} or
 // {"error": {"code": text, "httpStatus": integer | null}}. Stored as the browser's word.
-Store::Report read_report(Req req, Body body) {
+AttemptReport read_report(Req req, Body body) {
     const JsonDocument doc = parse_object(req, body);
-    Store::Report r;
+    AttemptReport r;
     static const std::regex kTx("^[A-Za-z0-9._:-]{1,128}$"), kCode("^[a-z_]{1,40}$");
     if (auto error = opt_member(doc.root(), "error")) {
         if (!error->is_object()) throw HttpError(400, "validation", "error must be an object", "error");
@@ -165,7 +165,7 @@ boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared
             std::optional<Session> s;
             bool unavailable = false;
             try {
-                s = co_await on_pool(*gw.stream_reads, [&gw, &id] { return gw.store.session(id); });
+                s = co_await on_pool(*gw.stream_reads, [&gw, &id] { return gw.store.sessions.session(id); });
             } catch (const StorageUnavailable&) {
                 unavailable = true;
             }
@@ -284,7 +284,7 @@ void register_browser_api(Router& server, Gateway& gw) {
         };
         // Another request holds the creation: its code once it is there, else "try again".
         const auto answer_other = [&] {
-            auto again = gw.store.session(s.id);
+            auto again = gw.store.sessions.session(s.id);
             if (again && again->qr_state && *again->qr_state == "done" && again->qr_response) {
                 return send_json(res, 200, *again->qr_response);
             }
@@ -311,17 +311,17 @@ void register_browser_api(Router& server, Gateway& gw) {
             // Decided under the session's row lock (decide.hpp's qr_code_dead): a code still good, or
             // one a late payment reached meanwhile, is answered as it is.
             limit_new_code();
-            const auto renewal = gw.store.renew_qr(s, *s.qr_response, current.result.id, now);
-            if (renewal == Store::Renewal::not_dead) return send_json(res, 200, *s.qr_response);
-            if (renewal == Store::Renewal::lost) return answer_other();
-            if (renewal == Store::Renewal::expired) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
-            if (renewal == Store::Renewal::link_refused) throw link_refused(gw.store.link_refusal(s, now));
+            const auto renewal = gw.store.sessions.renew_qr(s, *s.qr_response, current.result.id, now);
+            if (renewal == SessionStore::Renewal::not_dead) return send_json(res, 200, *s.qr_response);
+            if (renewal == SessionStore::Renewal::lost) return answer_other();
+            if (renewal == SessionStore::Renewal::expired) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
+            if (renewal == SessionStore::Renewal::link_refused) throw link_refused(gw.store.links.refusal(s, now));
             gw.hub.notify(s.id);
         } else {
             if (expired(s)) throw HttpError(410, "session_expired", "this checkout session has expired; the shop must create a new one");
             limit_new_code();
             std::string refused;
-            if (!gw.store.claim_qr(s, now, now - 60000, refused)) {
+            if (!gw.store.sessions.claim_qr(s, now, now - 60000, refused)) {
                 if (!refused.empty()) throw link_refused(refused);
                 return answer_other();
             }
@@ -329,16 +329,16 @@ void register_browser_api(Router& server, Gateway& gw) {
         try {
             const auto checkout = paywasm::from_json<paywasm::Checkout>(s.checkout_json);
             paywasm::QrGenerateRequest order = paywasm::qr_order(checkout, asset);
-            order.order_id = gw.store.current_qr_order(s);
+            order.order_id = gw.store.sessions.current_qr_order(s);
             const paywasm::HttpRequest request = paywasm::prepare_qr_generate(order, gw.config.merchant_token);
             const auto answer = gw.service(request, paywasm::parse_qr_generate_response);
             const std::string json = paywasm::to_json(answer);
-            gw.store.finish_qr(s.id, json, order.order_id, answer.result.id, gw.config.attention.qr_ms, now);
+            gw.store.sessions.finish_qr(s.id, json, order.order_id, answer.result.id, gw.config.attention.qr_ms, now);
             send_json(res, 200, json);
         } catch (...) {
             // The service keys QR transactions by orderId, so the next attempt (same orderId) gets the
             // same transaction back if this one was created after all.
-            gw.store.release_qr(s.id);
+            gw.store.sessions.release_qr(s.id);
             throw;
         }
     });
@@ -358,8 +358,8 @@ void register_browser_api(Router& server, Gateway& gw) {
         gw.rate_limit("attempt-client:" + paywasm::server::client_key(req.remote_addr), gw.config.attempt_rate_per_client, res,
                       "payment attempts from this address a minute");
         const std::int64_t now = now_ms();
-        const auto change = gw.store.register_attempt(s.id, method, "at_" + random_hex(16), now);
-        using C = Store::AttemptChange;
+        const auto change = gw.store.attempts.register_attempt(s.id, method, "at_" + random_hex(16), now);
+        using C = AttemptStore::Change;
         switch (change.result) {
             case C::done: break;
             case C::already_paid: return refuse_attempt(res, 409, "already_paid", "this session is paid", change.payable);
@@ -389,11 +389,11 @@ void register_browser_api(Router& server, Gateway& gw) {
     server.route("POST", R"(/v1/checkout/([A-Za-z0-9_-]+)/attempts/([A-Za-z0-9_]+))", limit, [&gw](Req req, Res res, Body body) {
         const Session s = load(gw, req, res);
         need_json_type(req);
-        const Store::Report report = read_report(req, body);
+        const AttemptReport report = read_report(req, body);
         gw.rate_limit("attempt-session:" + s.id, gw.config.attempt_rate_per_session, res, "payment attempts for this session a minute");
         // The attempt is looked up within this session only: another session's attempt id is unknown here.
-        const auto change = gw.store.report_attempt(s.id, req.matches[2], report, now_ms());
-        using C = Store::AttemptChange;
+        const auto change = gw.store.attempts.report_attempt(s.id, req.matches[2], report, now_ms());
+        using C = AttemptStore::Change;
         if (change.result == C::attempt_not_found || change.result == C::not_found) {
             throw HttpError(404, "not_found", "no attempt with this id in this session");
         }

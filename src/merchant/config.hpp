@@ -49,7 +49,7 @@ struct Config {
     std::string app_secret;             // PAYWASM_APP_SECRET: the app API's bearer
     std::string event_secret;           // PAYWASM_EVENT_SECRET: signs forwarded events (not the bearer)
     std::string metrics_token;          // PAYWASM_METRICS_TOKEN: /metrics' bearer (empty: /metrics is off)
-    std::int64_t retain_ms = 0;         // --retain-days: 0 keeps everything (Store::prune)
+    std::int64_t retain_ms = 0;         // --retain-days: 0 keeps everything (Upkeep::prune)
     int session_rate = 600;             // --session-rate: sessions a minute per app secret (0: no limit)
     int qr_rate_per_session = 5;        // --qr-rate-per-session: QR creations a minute per session
     int qr_rate_per_client = 30;        // --qr-rate-per-client: QR creations a minute per client address

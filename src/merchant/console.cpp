@@ -49,7 +49,7 @@ private:
     // ---- auth ----
     std::optional<Signed> auth(Req req) {
         const std::string token = cookie(req, cookie_name_);
-        auto s = logged_in(gw_.store, token, now_ms());
+        auto s = logged_in(gw_.store.console, token, now_ms());
         if (!s) return std::nullopt;
         return Signed{*s, token};
     }
@@ -175,22 +175,22 @@ void Console::routes(Router& r) {
             return login_page(req, res, 403, "This login form is stale or was not sent by the console; try again.");
         }
         // Login attempts a minute from one client (an IPv6 /64 is one), whatever the names tried.
-        if (gw_.store.take_token("console-login:" + paywasm::server::client_key(req.remote_addr), gw_.config.console_login_rate) != 0) {
+        if (gw_.store.upkeep.take_token("console-login:" + paywasm::server::client_key(req.remote_addr), gw_.config.console_login_rate) != 0) {
             return login_page(req, res, 429, "Too many login attempts from your address; wait a minute.");
         }
         const std::string name = field(form, "name");
-        const auto login = log_in(gw_.store, name, field(form, "password"), req.remote_addr, now_ms());
+        const auto login = log_in(gw_.store.console, name, field(form, "password"), req.remote_addr, now_ms());
         const std::string who = valid_user_name(name) ? name : "(invalid name)";
         if (login.result == merchant::Login::address_limited) {
             return login_page(req, res, 429, "Too many wrong passwords from your address; try again in 15 minutes.");
         }
         if (login.result != merchant::Login::ok) {
             // One answer whatever the password; the audit log (staff only) says the user was locked.
-            gw_.store.audit(who, login.user_locked ? "login_locked" : "login_failed", std::nullopt, std::nullopt, req.remote_addr, now_ms());
-            if (login.locked_now) gw_.store.audit("console", "account_locked", who, std::nullopt, req.remote_addr, now_ms());
+            gw_.store.console.audit(who, login.user_locked ? "login_locked" : "login_failed", std::nullopt, std::nullopt, req.remote_addr, now_ms());
+            if (login.locked_now) gw_.store.console.audit("console", "account_locked", who, std::nullopt, req.remote_addr, now_ms());
             return login_page(req, res, 401, "Wrong user name or password.");
         }
-        gw_.store.audit("console:" + name, "login", std::nullopt, std::nullopt, req.remote_addr, now_ms());
+        gw_.store.console.audit("console:" + name, "login", std::nullopt, std::nullopt, req.remote_addr, now_ms());
         // A fresh login token: whatever cookie the browser brought (a fixed one) is not it.
         res.set_header("Set-Cookie", cookie_name_ + "=" + login.token + cookie_attrs());
         res.set_header("Set-Cookie", login_cookie_ + "=" + cookie_attrs() + "; Max-Age=0");
@@ -205,8 +205,8 @@ void Console::routes(Router& r) {
     r.route("POST", "/logout", limit, [this](Req req, Res res, Body body) {
         const Form form = read_form(req, body);
         const Signed login = need_post(req, form);
-        log_out(gw_.store, login.token);
-        gw_.store.audit("console:" + login.session.user, "logout", std::nullopt, std::nullopt, req.remote_addr, now_ms());
+        log_out(gw_.store.console, login.token);
+        gw_.store.console.audit("console:" + login.session.user, "logout", std::nullopt, std::nullopt, req.remote_addr, now_ms());
         res.set_header("Set-Cookie", cookie_name_ + "=" + cookie_attrs() + "; Max-Age=0");
         see_other(res, "/login", "logged_out");
     });
@@ -263,8 +263,8 @@ void Console::routes(Router& r) {
         const auto login = auth(req);
         if (!login) throw HttpError(401, "unauthorized", "log in to the console first");
         const auto query = session_query(req);
-        gw_.store.audit("console:" + login->session.user, "export", std::nullopt,
-                        "state=" + query.state + (query.q.empty() ? "" : " q=" + query.q), req.remote_addr, now_ms());
+        gw_.store.console.audit("console:" + login->session.user, "export", std::nullopt,
+                                "state=" + query.state + (query.q.empty() ? "" : " q=" + query.q), req.remote_addr, now_ms());
         send_sessions_csv(gw_, res, query);
     });
 

@@ -4,13 +4,24 @@
 // (the page kit's Html, src/server/html.hpp), the page's CSP allows no script at all (script-src 'none'),
 // nothing inline and no other origin.
 // Each page reads and acts through the app API's own operations (orders.hpp), as the logged-in
-// user; every state-changing request is a POST carrying the login's CSRF token (403 without).
+// user, never through the store; only the login glue of console.cpp uses the store itself (its
+// console group: logins, the audit log; the login rate limit). Every state-changing request is a
+// POST carrying the login's CSRF token (403 without).
 //   /login, /logout            the login form (a login token cookie against login CSRF), the end
 //   /                          overview: today / 7 / 30 days, per currency and method, a chart
 //   /orders, /orders/{id}      the list (filters, search, keyset pages) and an order's record
 //   /orders.csv                the export (orders.hpp)
 //   /events, /subscriptions, /audit
 //   /api/sessions[/{id}], /api/events/{id}   the app API's JSON, for the logged-in user
+// Its files:
+//   console.cpp            the routes and the login glue
+//   console_pages.hpp      one renderer per page (its own map)
+//   console_html.hpp       the console's small HTML pieces
+//   console_overview.hpp   the overview page's drawing of overview.hpp's figures
+//   console_http.hpp       the hosts it answers, the origins its forms come from, its JSON's headers
+//   console_auth.hpp       accounts and logins: scrypt passwords, the wrong-password windows
+//   console_users_cli.cpp  the `paywasm-merchant console-user` command
+//   console_assets.hpp     its page template and stylesheet (web/console), embedded at build time
 #pragma once
 
 #include <memory>

@@ -94,7 +94,7 @@ bool valid_user_name(const std::string& name) {
     return true;
 }
 
-Login log_in(Store& store, const std::string& name, const std::string& password, const std::string& address, std::int64_t now) {
+Login log_in(ConsoleStore& store, const std::string& name, const std::string& password, const std::string& address, std::int64_t now) {
     Login out;
     const std::string from = "address:" + paywasm::server::client_key(address);
     if (store.login_locked_until(from, kFailureWindowMs, kMaxAddressFailures, now) > now) {
@@ -124,17 +124,17 @@ Login log_in(Store& store, const std::string& name, const std::string& password,
     out.result = Login::ok;
     out.token = paywasm::server::random_token("");
     out.csrf = paywasm::server::random_token("");
-    store.create_console_session(token_hash(out.token), Store::ConsoleSession{user->name, out.csrf, now, now + kLoginMaxMs, now, address},
+    store.create_console_session(token_hash(out.token), ConsoleSession{user->name, out.csrf, now, now + kLoginMaxMs, now, address},
                                  now);
     return out;
 }
 
-std::optional<Store::ConsoleSession> logged_in(Store& store, const std::string& token, std::int64_t now) {
+std::optional<ConsoleSession> logged_in(ConsoleStore& store, const std::string& token, std::int64_t now) {
     if (token.empty() || token.size() > 100) return std::nullopt;
     return store.console_session(token_hash(token), kLoginIdleMs, now);
 }
 
-void log_out(Store& store, const std::string& token) {
+void log_out(ConsoleStore& store, const std::string& token) {
     if (!token.empty()) store.end_console_session(token_hash(token));
 }
 

@@ -26,7 +26,7 @@
 #include <optional>
 #include <string>
 
-#include "store.hpp"
+#include "store_console.hpp"
 
 namespace merchant {
 
@@ -56,7 +56,7 @@ std::string read_password(std::istream& in);
 // A new random password (20 characters of an unambiguous alphabet, about 110 bits).
 std::string generate_password();
 // Adds the console user (the audit log says who: `actor`); false and a message on stderr if it exists.
-bool add_console_user(Store& store, const std::string& name, const std::string& password, const std::string& actor);
+bool add_console_user(ConsoleStore& store, const std::string& name, const std::string& password, const std::string& actor);
 
 // A login attempt's outcome: the new login's cookie token and CSRF token, or why not. `wrong` for
 // every refusal about the account (no such user, wrong password, locked: one answer);
@@ -72,9 +72,9 @@ struct Login {
 // Checks `name` and `password` from `address` (the client's): one scrypt for every attempt past
 // the address's limit (a user that does not exist, or is locked, costs the same time as a wrong
 // password); on success a fresh login, never one the client brought (session fixation).
-Login log_in(Store& store, const std::string& name, const std::string& password, const std::string& address, std::int64_t now);
+Login log_in(ConsoleStore& store, const std::string& name, const std::string& password, const std::string& address, std::int64_t now);
 // The login of a cookie token, if live (its idle clock restarts).
-std::optional<Store::ConsoleSession> logged_in(Store& store, const std::string& token, std::int64_t now);
-void log_out(Store& store, const std::string& token);
+std::optional<ConsoleSession> logged_in(ConsoleStore& store, const std::string& token, std::int64_t now);
+void log_out(ConsoleStore& store, const std::string& token);
 
 }  // namespace merchant

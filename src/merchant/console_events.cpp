@@ -8,7 +8,7 @@ namespace merchant {
 ConsolePage render_events(Gateway& gw, const Signed& login) {
     Html body;
     for (const auto& sent : sent_events(gw)) {
-        const Store::OutboxRow& e = sent.row;
+        const OutboxRow& e = sent.row;
         const std::string& type = sent.type;
         const std::string& session = sent.session_id;
         const bool failing = e.state == "pending" && e.last_error;

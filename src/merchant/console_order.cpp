@@ -130,7 +130,7 @@ ConsolePage render_order(Gateway& gw, const Signed& login, const std::string& id
     for (const auto& n : record->notes) lines.emplace_back(n.created_at, Html::text("Note by " + n.actor + ": " + n.note));
     if (s.underpayment_accepted_at) lines.emplace_back(*s.underpayment_accepted_at, Html::text("The merchant accepted the underpayment."));
     for (const auto& sent : history.events) {
-        const Store::OutboxRow& e = sent.row;
+        const OutboxRow& e = sent.row;
         const std::string type = sent.type.empty() ? "event" : sent.type;
         Html deliveries;
         for (const auto& d : sent.deliveries) {

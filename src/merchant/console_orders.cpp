@@ -9,7 +9,7 @@
 namespace merchant {
 
 ConsolePage render_orders(Gateway& gw, const Request& req, const Signed& login) {
-    Store::SessionQuery query = session_query(req);
+    SessionQuery query = session_query(req);
     const SessionsPage page_of = sessions_page(gw, query);
     const std::vector<Session>& rows = page_of.rows;
     const std::optional<std::string>& next = page_of.next;

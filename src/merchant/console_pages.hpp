@@ -30,7 +30,7 @@ using namespace console_html;
 
 // A request's login: its session and the token its cookie carried.
 struct Signed {
-    Store::ConsoleSession session;
+    ConsoleSession session;
     std::string token;
 };
 

@@ -22,8 +22,10 @@
 #include "options/options.hpp"
 #include "paywasm/crypto.hpp"
 #include "paywasm/error.hpp"
+#include "server/sql.hpp"
 #include "server/util.hpp"
 #include "settings.hpp"
+#include "store.hpp"
 
 namespace merchant {
 
@@ -51,7 +53,7 @@ std::string generate_password() {
     return out;
 }
 
-bool add_console_user(Store& store, const std::string& name, const std::string& password, const std::string& actor) {
+bool add_console_user(ConsoleStore& store, const std::string& name, const std::string& password, const std::string& actor) {
     if (!store.add_console_user(name, hash_password(password), now_ms())) {
         std::fprintf(stderr, "paywasm-merchant: console user %s exists (passwd changes its password)\n", name.c_str());
         return false;
@@ -108,7 +110,7 @@ std::unique_ptr<Store> open_store(const std::string& db) {
 
 // console-user notify NAME (--email ADDRESS [--on KINDS] | --off): the user's mail (notify.hpp).
 int notify_command(Store& store, const paywasm::options::Args& args, const std::string& name, std::int64_t now) {
-    if (!store.console_user(name)) return no_such_user(name);
+    if (!store.console.console_user(name)) return no_such_user(name);
     if (args.has("off")) {
         const bool had = stop_mail(store, name, "cli", "", now);
         std::printf(had ? "%s gets no mail now\n" : "%s got no mail\n", name.c_str());
@@ -149,11 +151,11 @@ int console_user_command(int argc, char** argv) {
         Store& store = *opened;
         const std::int64_t now = now_ms();
         if (verb == "list") {
-            std::map<std::string, Store::NotifyPref> mail;
-            for (auto& p : store.notify_prefs()) mail[p.user] = p;
-            for (const auto& u : store.console_users()) {
+            std::map<std::string, NotifyPref> mail;
+            for (auto& p : store.mail.notify_prefs()) mail[p.user] = p;
+            for (const auto& u : store.console.console_users()) {
                 const auto m = mail.find(u.name);
-                const std::int64_t until = store.login_locked_until("user:" + u.name, kFailureWindowMs, kMaxFailures, now);
+                const std::int64_t until = store.console.login_locked_until("user:" + u.name, kFailureWindowMs, kMaxFailures, now);
                 std::printf("%s\tcreated %s%s%s\n", u.name.c_str(), iso8601(u.created_at).c_str(),
                             until > now ? ("\tlocked until " + iso8601(until)).c_str() : "",
                             u.failed_logins ? ("\t" + std::to_string(u.failed_logins) + " wrong passwords since the last login").c_str()
@@ -164,34 +166,34 @@ int console_user_command(int argc, char** argv) {
         }
         const std::string& name = words[1];
         if (verb == "add") {
-            if (!add_console_user(store, name, password, "cli")) return 1;
+            if (!add_console_user(store.console, name, password, "cli")) return 1;
             std::printf("added %s\n", name.c_str());
             return 0;
         }
         if (verb == "remove") {
-            if (!store.remove_console_user(name)) return no_such_user(name);
-            store.audit("cli", "user_removed", name, std::nullopt, "", now);
+            if (!store.console.remove_console_user(name)) return no_such_user(name);
+            store.console.audit("cli", "user_removed", name, std::nullopt, "", now);
             std::printf("removed %s\n", name.c_str());
             return 0;
         }
         if (verb == "unlock") {
-            if (!store.console_user(name)) return no_such_user(name);
-            const bool had = store.clear_login_failures("user:" + name);
-            store.audit("cli", "user_unlocked", name, std::nullopt, "", now);
+            if (!store.console.console_user(name)) return no_such_user(name);
+            const bool had = store.console.clear_login_failures("user:" + name);
+            store.console.audit("cli", "user_unlocked", name, std::nullopt, "", now);
             std::printf(had ? "unlocked %s (its wrong passwords are forgotten)\n" : "%s had no wrong passwords to forget\n", name.c_str());
             return 0;
         }
         if (verb == "notify") return notify_command(store, args, name, now);
         if (verb == "sessions") {
-            if (!store.console_user(name)) return no_such_user(name);
-            for (const auto& s : store.console_sessions_of(name, now)) {
+            if (!store.console.console_user(name)) return no_such_user(name);
+            for (const auto& s : store.console.console_sessions_of(name, now)) {
                 std::printf("began %s\tlast seen %s\tends by %s\tfrom %s\n", iso8601(s.created_at).c_str(), iso8601(s.seen_at).c_str(),
                             iso8601(s.expires_at).c_str(), s.address.empty() ? "-" : s.address.c_str());
             }
             return 0;
         }
-        if (!store.set_console_password(name, hash_password(password))) return no_such_user(name);
-        store.audit("cli", "user_password_changed", name, std::nullopt, "", now);
+        if (!store.console.set_console_password(name, hash_password(password))) return no_such_user(name);
+        store.console.audit("cli", "user_password_changed", name, std::nullopt, "", now);
         std::printf("changed the password of %s; its logins ended\n", name.c_str());
         return 0;
     } catch (const paywasm::Error& e) {

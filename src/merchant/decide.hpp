@@ -1,5 +1,5 @@
 // The gateway's money decisions as pure functions: what a verified webhook does to a session, and
-// whether a QR code may be replaced. No database, no clock, no I/O: store.cpp reads the inputs under
+// whether a QR code may be replaced. No database, no clock, no I/O: store_webhook.cpp reads the inputs under
 // the session's row lock, calls these, and persists exactly what they decided; tests/gateway/
 // test_decide.cpp checks every rule without a database.
 #pragma once

@@ -221,7 +221,7 @@ std::string forwarded_event_json(const std::string& event_id, std::int64_t now, 
     return w.take();
 }
 
-std::string transactions_json(const std::vector<Store::TransactionRow>& rows) {
+std::string transactions_json(const std::vector<TransactionRow>& rows) {
     JsonWriter w;
     w.begin_array();
     for (const auto& r : rows) {
@@ -253,11 +253,11 @@ std::string underpayment_event_json(const std::string& id, std::int64_t now, con
 namespace {
 
 // One outbox row's members (outbox_json, event_detail_json), the object left open.
-void write_outbox_row(JsonWriter& w, const Store::OutboxRow& r);
+void write_outbox_row(JsonWriter& w, const OutboxRow& r);
 
 }  // namespace
 
-std::string event_detail_json(const Store::OutboxRow& row, const std::vector<Store::DeliveryRow>& deliveries) {
+std::string event_detail_json(const OutboxRow& row, const std::vector<DeliveryRow>& deliveries) {
     JsonWriter w;
     write_outbox_row(w, row);
     w.key("deliveries").begin_array();
@@ -272,7 +272,7 @@ std::string event_detail_json(const Store::OutboxRow& row, const std::vector<Sto
     return w.take();
 }
 
-std::string outbox_json(const std::vector<Store::OutboxRow>& rows) {
+std::string outbox_json(const std::vector<OutboxRow>& rows) {
     JsonWriter w;
     w.begin_array();
     for (const auto& r : rows) {
@@ -285,7 +285,7 @@ std::string outbox_json(const std::vector<Store::OutboxRow>& rows) {
 
 namespace {
 
-void write_outbox_row(JsonWriter& w, const Store::OutboxRow& r) {
+void write_outbox_row(JsonWriter& w, const OutboxRow& r) {
     w.begin_object().str("id", r.id).str("state", r.state).num("attempts", r.attempts);
     w.str("nextAttemptAt", iso8601(r.next_attempt_at));
     opt_str(w, "lastError", r.last_error);

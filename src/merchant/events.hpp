@@ -19,7 +19,7 @@
 #include "paywasm/status.hpp"
 #include "session.hpp"
 #include "status_hub.hpp"
-#include "store.hpp"
+#include "store_rows.hpp"
 
 namespace merchant {
 
@@ -45,7 +45,7 @@ inline constexpr const char* kSsePing = ": ping\n\n";
 inline constexpr const char* kSseStorageUnavailable = ": storage unavailable, retrying\n\n";
 std::string sse_event(std::int64_t version, const std::string& status_json);
 
-// The subscription debit a webhook's order id named (Store::record_debit).
+// The subscription debit a webhook's order id named (SessionStore::record_debit).
 struct DebitRef {
     std::string order_id, subscription_id;
     std::optional<std::string> merchant_subscription_id;
@@ -76,7 +76,7 @@ std::string attempt_event_json(const std::string& id, std::string_view type, std
 // checkout.released | checkout.paid_elsewhere | checkout.marked_unpaid
 std::string_view resolution_event_type(std::string_view resolution);
 
-// The merchant's acceptance of an underpayment (Store::accept_underpayment), for the shop app:
+// The merchant's acceptance of an underpayment (OrderQueries::accept_underpayment), for the shop app:
 // {"id", "type": "checkout.underpayment_accepted", "createdAt", "sessionId", "offerId", "linkId"?,
 // "orderState", "version",
 // "transactionId", "orderTotal", "expected", "received", "remaining", "note", "actor", "accepted":
@@ -86,9 +86,9 @@ std::string underpayment_event_json(const std::string& id, std::int64_t now, con
                                     const std::string& actor);
 // GET /v1/events/{id}: outbox_json()'s member for the event, with "deliveries": [{"startedAt",
 // "finishedAt", "httpStatus", "error"}] oldest first.
-std::string event_detail_json(const Store::OutboxRow& row, const std::vector<Store::DeliveryRow>& deliveries);
+std::string event_detail_json(const OutboxRow& row, const std::vector<DeliveryRow>& deliveries);
 
-std::string transactions_json(const std::vector<Store::TransactionRow>& rows);
-std::string outbox_json(const std::vector<Store::OutboxRow>& rows);
+std::string transactions_json(const std::vector<TransactionRow>& rows);
+std::string outbox_json(const std::vector<OutboxRow>& rows);
 
 }  // namespace merchant

@@ -22,7 +22,7 @@ struct Gateway::Forwarder final : paywasm::server::OutboxStore {
     ~Forwarder() override { outbox.stop(); }
 
     std::optional<Item> claim(std::int64_t now) override {
-        auto ev = gw.store.claim_due(now, kLeaseMs);
+        auto ev = gw.store.events.claim_due(now, kLeaseMs);
         if (!ev) return std::nullopt;
         Item item;
         item.id = ev->id;
@@ -34,18 +34,18 @@ struct Gateway::Forwarder final : paywasm::server::OutboxStore {
         return item;
     }
     void delivered(const Item& item, const Attempt& attempt) override {
-        gw.store.delivered(item.id, attempt.finished);
+        gw.store.events.delivered(item.id, attempt.finished);
         record(item, attempt);
     }
     void failed(const Item& item, const Attempt& attempt) override {
-        gw.store.failed(item.id, attempt.next_attempt_at, attempt.error);
+        gw.store.events.failed(item.id, attempt.next_attempt_at, attempt.error);
         record(item, attempt);
     }
     // Every attempt on the event's record (GET /v1/events/{id}, the console's timeline).
     void record(const Item& item, const Attempt& attempt) {
-        Store::DeliveryRow row{attempt.started, attempt.finished, attempt.http_status, std::nullopt};
+        DeliveryRow row{attempt.started, attempt.finished, attempt.http_status, std::nullopt};
         if (!attempt.error.empty()) row.error = attempt.error;
-        gw.store.record_delivery(item.id, row);
+        gw.store.events.record_delivery(item.id, row);
     }
 
     Gateway& gw;

@@ -22,16 +22,16 @@ Gateway::Gateway(Config config_, std::unique_ptr<Sql> sql)
       hub(),
       store(std::move(sql)),
       stream_reads(std::make_unique<boost::asio::thread_pool>(2)) {
-    store.check_keys(merchant_fingerprint, webhook_key.fingerprint(), now_ms());
+    store.upkeep.check_keys(merchant_fingerprint, webhook_key.fingerprint(), now_ms());
     // Another instance changed a session (PostgreSQL NOTIFY): wake this instance's streams. The
     // payload is a wake tag only (StatusHub::wake_tag): the streams read the session's row.
-    store.sql().listen("paywasm_status", [this](const std::string& payload) { hub.notify_tag(payload); });
+    store.sessions.on_status_change([this](const std::string& payload) { hub.notify_tag(payload); });
 }
 
 Gateway::~Gateway() { stop(); }
 
 void Gateway::rate_limit(const std::string& key, int per_minute, Response& res, const char* what) {
-    const std::int64_t wait_ms = store.take_token(key, per_minute);
+    const std::int64_t wait_ms = store.upkeep.take_token(key, per_minute);
     if (wait_ms == 0) return;
     res.set_header("Retry-After", std::to_string((wait_ms + 999) / 1000));
     throw HttpError(429, "rate_limited", std::string("too many ") + what + "; try again after Retry-After seconds");
@@ -69,7 +69,7 @@ HttpError Gateway::service_error(const paywasm::Error& e) {
 namespace merchant {
 
 void Gateway::attention_pass() {
-    const auto changed = store.attention_pass(config.attention, !config.app_callback.empty(), now_ms());
+    const auto changed = store.attempts.attention_pass(config.attention, !config.app_callback.empty(), now_ms());
     for (const auto& id : changed) hub.notify(id);
     if (!changed.empty()) wake_forwarder();
 }

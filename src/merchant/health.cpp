@@ -18,30 +18,11 @@ namespace {
 // A pending event due this long ago and leased by no one: no forwarder is working the outbox.
 constexpr std::int64_t kStuckAfterMs = 5 * 60 * 1000;
 
-struct OutboxFigures {
-    std::int64_t pending = 0, oldest_age_ms = 0, stuck = 0;
-};
-
-OutboxFigures outbox_figures(Gateway& gw, std::int64_t now) {
-    OutboxFigures f;
-    const auto rows = gw.store.sql().query("SELECT count(*), min(created_at) FROM outbox WHERE state = 'pending'");
-    if (!rows.empty()) {
-        f.pending = rows[0].integer(0);
-        if (!rows[0].is_null(1)) f.oldest_age_ms = now - rows[0].integer(1);
-    }
-    const auto stuck = gw.store.sql().query(
-        "SELECT count(*) FROM outbox WHERE state = 'pending' AND next_attempt_at < ? AND "
-        "(lease_until IS NULL OR lease_until < ?)",
-        {now - kStuckAfterMs, now});
-    if (!stuck.empty()) f.stuck = stuck[0].integer(0);
-    return f;
-}
-
 // Seconds one trivial query takes (the database's round trip), or a negative number when it fails.
 double ping(Gateway& gw) {
     const auto started = std::chrono::steady_clock::now();
     try {
-        gw.store.sql().query("SELECT 1");
+        gw.store.upkeep.ping();
     } catch (const std::exception&) {
         return -1;
     }
@@ -90,7 +71,7 @@ void register_health(Router& server, Gateway& gw, std::atomic<const paywasm::ser
         std::string outbox = "ok";
         if (db >= 0) {
             try {
-                if (outbox_figures(gw, now_ms()).stuck > 0 && !gw.config.app_callback.empty()) outbox = "stuck";
+                if (gw.store.events.backlog(kStuckAfterMs, now_ms()).stuck > 0 && !gw.config.app_callback.empty()) outbox = "stuck";
             } catch (const std::exception&) {
                 outbox = "unknown";
             }
@@ -173,7 +154,7 @@ void register_health(Router& server, Gateway& gw, std::atomic<const paywasm::ser
             line("# TYPE paywasm_db_ping_seconds gauge");
             line("paywasm_db_ping_seconds " + num(db));
             const auto started = std::chrono::steady_clock::now();
-            const OutboxFigures f = outbox_figures(gw, now_ms());
+            const EventStore::Backlog f = gw.store.events.backlog(kStuckAfterMs, now_ms());
             const double outbox_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
             line("# HELP paywasm_outbox_pending Forwarded events not yet delivered to --app-callback.");
             line("# TYPE paywasm_outbox_pending gauge");

@@ -1,9 +1,9 @@
 // paywasm-merchant's health and figures, on the app side (docs/merchant.md, "Health and metrics"):
 //   GET /healthz   200 while the process serves
 //   GET /readyz    200 when the database answers and the outbox is not stuck, else 503
-//   GET /metrics   Prometheus text (Bearer $PAYWASM_APP_SECRET): requests by route and status,
-//                  webhook outcomes, open streams and connections, outbox depth and oldest age,
-//                  database latency
+//   GET /metrics   Prometheus text (Bearer $PAYWASM_METRICS_TOKEN, its own bearer; unset: 404):
+//                  requests by route and status, webhook outcomes, open streams and connections,
+//                  outbox depth and oldest age, database latency
 #pragma once
 
 #include <atomic>

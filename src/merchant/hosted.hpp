@@ -1,10 +1,15 @@
 // Hosted checkout and payment links (docs/merchant.md "No front end? Hosted checkout and payment
 // links"): pages the gateway serves itself, for a seller with no web page of their own.
-//   hosted_page.cpp  GET /pay/{sessionId} (the order, the widget in session mode, the receipt, the
-//                    expired page), POST /pay/{id}/details (a link's shopper fields), /assets/...
-//   links.cpp        the app API's /v1/links and the public opening GET /l/{linkId}
-//   store_links.cpp  the links table and a link's sessions (LinkStore)
-//   hosted_words.cpp the pages' words in the widget's languages (Words)
+//   hosted_page.cpp     GET /pay/{sessionId} (the order, the widget in session mode, the receipt, the
+//                       expired page), POST /pay/{id}/details (a link's shopper fields), /assets/...
+//   links.hpp           the link operations, shared by the app API's /v1/links (links.cpp, with the
+//                       public opening GET /l/{linkId}) and the console's link pages
+//   sales.hpp           the console's point of sale: a sale is a one-payment link
+//   hosted_words.cpp    the pages' words in the widget's languages (Words)
+//   hosted_details.hpp  a link's shopper fields: the form, its reading, the countries it lists
+//   countries.cpp       those countries (ISO 3166-1, each language's names; scripts/countries.py)
+// The links table is the store's links group (store_links.hpp, LinkStore); a link's opening makes its
+// session with session_factory.hpp's open_session, as the app API does.
 // Every page is rendered with the page kit (src/server/html.hpp, page_pieces.hpp, web_form.hpp,
 // accept_list.hpp) and src/server/static_files.hpp: escaped values only, under a strict
 // Content-Security-Policy (no inline script or style; 'self' and the service's origin).
@@ -39,45 +44,6 @@ ReturnUrls read_return_urls(JsonValue obj, const Config& config);
 
 // The hosted page's URL of a session: <public url>/pay/<id>.
 std::string hosted_url(const Gateway& gw, const std::string& session_id);
-
-// A payment link as stored.
-struct Link {
-    std::string id, spec, currency;  // spec: the link's JSON as the app API accepted it
-    bool active = true;
-    std::optional<std::int64_t> usage_limit, expires_at;
-    std::int64_t created_at = 0, updated_at = 0;
-    // A sale of the console's point of sale (sales.hpp): the console user who charged it. Its
-    // sessions carry it (Session::sold_by); it is in no list of links.
-    std::optional<std::string> sold_by;
-};
-
-// A link's session, as the link's detail lists it.
-struct LinkSession {
-    std::string id, amount, currency, state;
-    bool success = false;
-    std::int64_t created_at = 0;
-};
-
-// The links table and what links read of sessions (store_links.cpp), over the gateway's Sql.
-class LinkStore {
-public:
-    explicit LinkStore(Sql& sql) : sql_(sql) {}
-    void insert(const Link& link);
-    std::optional<Link> find(const std::string& id);
-    std::vector<Link> list(int limit);  // the newest links, sales left out
-    bool set_active(const std::string& id, bool active, std::int64_t now);  // false: no such link
-    std::int64_t paid_sessions(const std::string& id);
-    std::vector<LinkSession> sessions(const std::string& id, int limit);
-    // A link session's shopper fields (and chosen amount): the checkout replaced, and its expiry moved
-    // to `expires_at`, only while nothing was paid or started (no QR code, no attempt) and no fields
-    // were given before. False when that no longer holds.
-    bool set_details(const std::string& session_id, const std::string& checkout_json, const std::string& checkout_hash,
-                     const std::string& amount, std::int64_t expires_at, std::int64_t now);
-    bool details_given(const std::string& session_id);
-
-private:
-    Sql& sql_;
-};
 
 // The embedded files of web/hosted (hosted_files.cpp, generated at build time).
 std::vector<std::pair<std::string, std::string>> hosted_files();

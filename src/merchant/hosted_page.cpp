@@ -113,7 +113,7 @@ Html closed_page(const Words& w, const Session& s) {
 Html expired_page(Gateway& gw, const Words& w, const Session& s) {
     Html body = Html::element("h1", {}, w("expired.heading")) + paragraph(w("expired.text"));
     if (s.link_id) {
-        LinkStore links(gw.store.sql());
+        LinkStore& links = gw.store.links;
         const auto l = links.find(*s.link_id);
         if (l && l->active && (!l->expires_at || now_ms() < *l->expires_at)) {
             body += Html::markup("<p class=\"actions\">") + link("/l/" + *s.link_id, w("expired.again"), "button") +
@@ -280,7 +280,7 @@ void register_hosted(Router& server, Gateway& gw) {
 
     shopper_route(server, "GET", R"(/pay/([A-Za-z0-9_-]+))", limit, gw, [&gw, connect](Req req, Res res, Body) {
         const Words& w = words_for(req);
-        auto s = gw.store.session(req.matches[1]);
+        auto s = gw.store.sessions.session(req.matches[1]);
         if (!s) {
             return send_page(gw, res, w, 404, w("title.notFound"),
                              Html::element("h1", {}, w("notFound.checkout")) + paragraph(w("notFound.text")), false);
@@ -293,7 +293,7 @@ void register_hosted(Router& server, Gateway& gw) {
         if (state == "failed" && s->closed_at) return send_page(gw, res, w, 200, w("title.closed"), closed_page(w, *s), false);
         if (state == "expired") return send_page(gw, res, w, 410, w("title.expired"), expired_page(gw, w, *s), false);
         if (s->link_id && !s->status.status) {
-            LinkStore links(gw.store.sql());
+            LinkStore& links = gw.store.links;
             if (!links.details_given(s->id)) {
                 const auto l = links.find(*s->link_id);
                 const JsonDocument spec = paywasm::parse_json(l ? l->spec : "{}");
@@ -306,12 +306,12 @@ void register_hosted(Router& server, Gateway& gw) {
     // A link session's fields, from its form: read by the core's rules, then the checkout is
     // replaced (LinkStore::set_details) and the shopper goes on to pay (303 to the page).
     shopper_route(server, "POST", R"(/pay/([A-Za-z0-9_-]+)/details)", limit, gw, [&gw](Req req, Res res, Body body) {
-        auto s = gw.store.session(req.matches[1]);
+        auto s = gw.store.sessions.session(req.matches[1]);
         require_own_origin(gw, req);
         if (!s || !s->link_id) throw HttpError(404, "not_found", "no link checkout with this id");
         const Details d = read_details(paywasm::server::read_form(req, body, 1000));
         const Words& w = words_for(req);
-        LinkStore links(gw.store.sql());
+        LinkStore& links = gw.store.links;
         const auto l = links.find(*s->link_id);
         if (!l) throw HttpError(404, "not_found", "no link checkout with this id");
         const JsonDocument spec = paywasm::parse_json(l->spec);

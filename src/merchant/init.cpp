@@ -20,6 +20,7 @@
 #include "options/options.hpp"
 #include "paywasm/error.hpp"
 #include "paywasm/json.hpp"
+#include "server/sql.hpp"
 #include "server/util.hpp"
 #include "settings.hpp"
 #include "store.hpp"
@@ -292,8 +293,8 @@ int run(const std::vector<std::string>& argv) {
     read_settings({"--config", config}, "");
     {
         Store store(paywasm::server::open_sql(db));
-        if (!add_console_user(store, console_user, password, "init")) {
-            if (!store.set_console_password(console_user, hash_password(password))) return 1;
+        if (!add_console_user(store.console, console_user, password, "init")) {
+            if (!store.console.set_console_password(console_user, hash_password(password))) return 1;
         }
     }
     give_database(db, owner);

@@ -15,6 +15,7 @@
 #include "server/client_address.hpp"
 #include "server/iso8601.hpp"
 #include "server/util.hpp"
+#include "session_factory.hpp"
 
 namespace merchant {
 
@@ -162,7 +163,7 @@ Link need_link(LinkStore& links, const std::string& id) {
 // A console user's action on a link, in the audit log (the app's actions are the app's own record).
 void audit_link(Gateway& gw, const Actor& actor, const char* action, const std::string& id, const std::string& detail) {
     if (actor.name.rfind("console:", 0) != 0) return;
-    gw.store.audit(actor.name, action, id, detail.empty() ? std::nullopt : std::optional<std::string>(detail), actor.address, now_ms());
+    gw.store.console.audit(actor.name, action, id, detail.empty() ? std::nullopt : std::optional<std::string>(detail), actor.address, now_ms());
 }
 
 }  // namespace
@@ -179,26 +180,26 @@ Link create_link(Gateway& gw, JsonValue request, const Actor& actor, const std::
     l.id = random_token("pl_");
     l.created_at = l.updated_at = now_ms();
     l.sold_by = sold_by;
-    LinkStore links(gw.store.sql());
+    LinkStore& links = gw.store.links;
     links.insert(l);
     audit_link(gw, actor, sold_by ? "sale_created" : "link_created", l.id, "");
     return l;
 }
 
 std::vector<LinkRecord> link_list(Gateway& gw) {
-    LinkStore links(gw.store.sql());
+    LinkStore& links = gw.store.links;
     std::vector<LinkRecord> out;
     for (auto& l : links.list(500)) out.push_back(record_of(gw, links, std::move(l), false));
     return out;
 }
 
 LinkRecord link_record(Gateway& gw, const std::string& id, bool detail) {
-    LinkStore links(gw.store.sql());
+    LinkStore& links = gw.store.links;
     return record_of(gw, links, need_link(links, id), detail);
 }
 
 LinkRecord set_link_active(Gateway& gw, const std::string& id, bool active, const Actor& actor) {
-    LinkStore links(gw.store.sql());
+    LinkStore& links = gw.store.links;
     if (!links.set_active(id, active, now_ms())) throw HttpError(404, "not_found", "no link with this id");
     audit_link(gw, actor, active ? "link_activated" : "link_deactivated", id, "");
     return record_of(gw, links, need_link(links, id), true);
@@ -304,7 +305,7 @@ void register_links(Router& server, Gateway& gw) {
                     "link openings from this address a minute")) {
             return;
         }
-        LinkStore links(gw.store.sql());
+        LinkStore& links = gw.store.links;
         const auto l = links.find(req.matches[1]);
         if (!l) {
             return send_page(gw, res, w, 404, w("title.notFound"),
@@ -324,23 +325,16 @@ void register_links(Router& server, Gateway& gw) {
         }
         if (limited("link:" + l->id, gw.config.link_rate_per_link, "openings of this link a minute")) return;
         const JsonDocument spec = paywasm::parse_json(l->spec);
+        const paywasm::Checkout checkout = link_checkout(spec, "link_" + random_hex(12));
         Session s;
-        s.id = random_token("cs_");
-        s.offer_id = "link_" + random_hex(12);
-        const paywasm::Checkout checkout = link_checkout(spec, s.offer_id);
-        s.checkout_json = paywasm::to_json(checkout);
-        s.amount = paywasm::amount_text({paywasm::cart_total(checkout.cart), checkout.currency});
-        s.currency = checkout.currency;
         s.methods_csv = paywasm::to_string(methods_of(spec.root().member("methods"), gw.config.methods));
         s.link_id = l->id;
         s.sold_by = l->sold_by;
         if (JsonValue v = spec.root().member("successUrl"); v.valid()) s.success_url = std::string(v.text());
         if (JsonValue v = spec.root().member("cancelUrl"); v.valid()) s.cancel_url = std::string(v.text());
-        s.created_at = now_ms();
-        s.expires_at = s.created_at + std::min(gw.config.link_open_ttl_ms, gw.config.session_ttl_ms);
-        s.status.state = "open";
         bool created = false;
-        const Session stored = gw.store.create_session(s, paywasm::sha256_hex(s.checkout_json), created);
+        const Session stored =
+            open_session(gw, checkout, std::move(s), std::min(gw.config.link_open_ttl_ms, gw.config.session_ttl_ms), created);
         res.status = 303;
         res.set_header("Location", "/pay/" + stored.id);
         res.set_content("", "text/plain");

@@ -25,7 +25,7 @@ std::string mail_setting_error(const std::string& email, const std::string& kind
 }
 
 std::optional<MailSetting> mail_setting(Store& store, const std::string& user) {
-    for (const auto& p : store.notify_prefs()) {
+    for (const auto& p : store.mail.notify_prefs()) {
         if (p.user == user) return MailSetting{p.email, parse_notify_kinds(p.kinds).value_or(std::vector<std::string>{})};
     }
     return std::nullopt;
@@ -35,14 +35,14 @@ MailSetting set_mail_setting(Store& store, const std::string& user, const std::s
                              const std::string& actor, const std::string& address, std::int64_t now) {
     if (const std::string why = mail_setting_error(email, kinds); !why.empty()) throw paywasm::Error(paywasm::ErrorCode::validation, why);
     const MailSetting s{email, *parse_notify_kinds(kinds)};
-    store.set_notify({user, email, joined(s.kinds)});
-    store.audit(actor, "notify_set", user, email + " " + joined(s.kinds), address, now);
+    store.mail.set_notify({user, email, joined(s.kinds)});
+    store.console.audit(actor, "notify_set", user, email + " " + joined(s.kinds), address, now);
     return s;
 }
 
 bool stop_mail(Store& store, const std::string& user, const std::string& actor, const std::string& address, std::int64_t now) {
-    const bool had = store.remove_notify(user);
-    store.audit(actor, "notify_off", user, std::nullopt, address, now);
+    const bool had = store.mail.remove_notify(user);
+    store.console.audit(actor, "notify_off", user, std::nullopt, address, now);
     return had;
 }
 

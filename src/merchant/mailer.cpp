@@ -74,7 +74,7 @@ struct Gateway::Mailer final : paywasm::server::OutboxStore {
     ~Mailer() override { outbox.stop(); }
 
     std::optional<Item> claim(std::int64_t now) override {
-        auto m = gw.store.claim_mail(now, kMailLeaseMs);
+        auto m = gw.store.mail.claim_mail(now, kMailLeaseMs);
         if (!m) return std::nullopt;
         Item item;
         item.id = m->id;
@@ -84,9 +84,9 @@ struct Gateway::Mailer final : paywasm::server::OutboxStore {
                                  paywasm::server::random_token("mail") + "@paywasm-merchant");
         return item;
     }
-    void delivered(const Item& item, const Attempt& attempt) override { gw.store.mail_sent(item.id, attempt.finished); }
+    void delivered(const Item& item, const Attempt& attempt) override { gw.store.mail.mail_sent(item.id, attempt.finished); }
     void failed(const Item& item, const Attempt& attempt) override {
-        gw.store.mail_failed(item.id, attempt.next_attempt_at, attempt.error);
+        gw.store.mail.mail_failed(item.id, attempt.next_attempt_at, attempt.error);
     }
 
     Gateway& gw;
@@ -95,7 +95,7 @@ struct Gateway::Mailer final : paywasm::server::OutboxStore {
 
 void Gateway::start_mailer() {
     if (config.smtp_url.empty()) return;
-    store.enable_mail(config.shop_name);
+    store.mail.enable(config.shop_name);
     paywasm::server::OutboxOptions o;
     o.name = "paywasm-merchant: mail";
     o.workers = 1;

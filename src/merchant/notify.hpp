@@ -1,6 +1,6 @@
 // src/merchant/notify.hpp — word to the merchant by e-mail (issue 44): which events a console user
 // may be mailed about, and the mail each one makes. Pure: no database, no network. The mail rows are
-// queued with the event, in its transaction (Store::queue_event, store_mail.cpp), and sent by the
+// queued with the event, in its transaction (store_mail.cpp), and sent by the
 // mailer (mailer.cpp) through the operator's SMTP relay.
 #pragma once
 

@@ -29,7 +29,7 @@ void write_session(JsonWriter& w, Gateway& gw, const Session& s) {
     write_ship_to(w, ship_to(s));  // what the seller needs to ship (ship_to.hpp)
 }
 
-SentEvent sent_event(Store::OutboxRow row) {
+SentEvent sent_event(OutboxRow row) {
     SentEvent e;
     if (const auto body = read_json(row.body); body && body->root().is_object()) {
         e.type = string_or(body->root().member("type"));
@@ -43,26 +43,26 @@ SentEvent sent_event(Store::OutboxRow row) {
 
 OrderRecord order_record(Gateway& gw, Session s) {
     OrderRecord r;
-    r.transactions = gw.store.transactions(s.id);
-    r.notes = gw.store.notes(s.id);
+    r.transactions = gw.store.sessions.transactions(s.id);
+    r.notes = gw.store.orders.notes(s.id);
     r.owed = owed_of(s);
     r.session = std::move(s);
     return r;
 }
 
 std::optional<OrderRecord> order_record(Gateway& gw, const std::string& id) {
-    auto s = gw.store.session(id);
+    auto s = gw.store.sessions.session(id);
     if (!s) return std::nullopt;
     return order_record(gw, std::move(*s));
 }
 
 OrderHistory order_history(Gateway& gw, const std::string& session_id) {
     OrderHistory h;
-    h.qr_codes = gw.store.session_qr_codes(session_id);
-    h.webhooks = gw.store.session_webhooks(session_id);
-    h.resolutions = gw.store.resolutions(session_id);
-    auto deliveries = gw.store.session_deliveries(session_id);
-    for (auto& row : gw.store.session_events(session_id)) {
+    h.qr_codes = gw.store.orders.session_qr_codes(session_id);
+    h.webhooks = gw.store.orders.session_webhooks(session_id);
+    h.resolutions = gw.store.orders.resolutions(session_id);
+    auto deliveries = gw.store.events.session_deliveries(session_id);
+    for (auto& row : gw.store.events.session_events(session_id)) {
         SentEvent e = sent_event(std::move(row));
         if (const auto it = deliveries.find(e.row.id); it != deliveries.end()) e.deliveries = std::move(it->second);
         h.events.push_back(std::move(e));
@@ -99,8 +99,8 @@ std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
     return with_detail ? order_json(gw, order_record(gw, s)) : session_json(gw, s);
 }
 
-std::vector<Store::OutboxRow> event_list(Gateway& gw, bool failed_first) {
-    return failed_first ? gw.store.events_page(true, 200) : gw.store.outbox(200);
+std::vector<OutboxRow> event_list(Gateway& gw, bool failed_first) {
+    return failed_first ? gw.store.events.events_page(true, 200) : gw.store.events.outbox(200);
 }
 
 std::vector<SentEvent> sent_events(Gateway& gw) {
@@ -110,12 +110,12 @@ std::vector<SentEvent> sent_events(Gateway& gw) {
 }
 
 std::string event_json(Gateway& gw, const std::string& event_id) {
-    const auto row = gw.store.event(event_id);
+    const auto row = gw.store.events.event(event_id);
     if (!row) throw HttpError(404, "not_found", "no event with this id");
-    return event_detail_json(*row, gw.store.deliveries(row->id));
+    return event_detail_json(*row, gw.store.events.deliveries(row->id));
 }
 
-std::vector<Store::DebitRow> debit_list(Gateway& gw) { return gw.store.debits(500); }
+std::vector<DebitRow> debit_list(Gateway& gw) { return gw.store.orders.debits(500); }
 
 AuditPage audit_page(Gateway& gw, const std::string& cursor) {
     std::optional<std::pair<std::int64_t, std::string>> after;
@@ -123,7 +123,7 @@ AuditPage audit_page(Gateway& gw, const std::string& cursor) {
         after = decode_cursor(cursor);
         if (!after) throw HttpError(400, "validation", "not a cursor of this page", "cursor");
     }
-    AuditPage page{gw.store.audit_log(after, 101), std::nullopt};
+    AuditPage page{gw.store.console.audit_log(after, 101), std::nullopt};
     if (page.rows.size() > 100) {
         page.rows.resize(100);
         page.next = encode_cursor(page.rows.back().at, page.rows.back().id);
@@ -132,8 +132,8 @@ AuditPage audit_page(Gateway& gw, const std::string& cursor) {
 }
 
 OverviewFigures overview_figures(Gateway& gw, std::int64_t since, std::int64_t failures) {
-    return OverviewFigures{gw.store.overview_rows(since), gw.store.attention_count(), gw.store.count_in_bucket("partial"),
-                           gw.store.failing_events(failures)};
+    return OverviewFigures{gw.store.orders.overview_rows(since), gw.store.orders.attention_count(), gw.store.orders.count_in_bucket("partial"),
+                           gw.store.orders.failing_events(failures)};
 }
 
 }  // namespace merchant

@@ -46,7 +46,7 @@ inline constexpr const char* kIsOrderSql = "(link_id IS NULL OR details_at IS NO
 // The filters GET /v1/sessions takes, in the order the console lists them.
 inline constexpr std::string_view kOrderStates[] = {"attention", "partial", "paid", "pending", "failed", "refunded", "expired"};
 bool is_order_state(std::string_view state);
-// The code points of valid UTF-8 `text` (Boost.Locale's decoder), or nullopt (store_console.cpp).
+// The code points of valid UTF-8 `text` (Boost.Locale's decoder), or nullopt (store_orders.cpp).
 std::optional<std::vector<std::uint32_t>> utf8_decode(std::string_view text);
 
 }  // namespace merchant

@@ -55,8 +55,8 @@ std::optional<std::pair<std::int64_t, std::string>> decode_cursor(std::string_vi
     return std::pair{at, raw.substr(bar + 1)};
 }
 
-Store::SessionQuery session_query(const Request& req) {
-    Store::SessionQuery q;
+SessionQuery session_query(const Request& req) {
+    SessionQuery q;
     q.state = req.get_param_value("state");
     if (!q.state.empty() && !is_order_state(q.state)) {
         throw HttpError(400, "validation",
@@ -81,10 +81,10 @@ Store::SessionQuery session_query(const Request& req) {
     return q;
 }
 
-SessionsPage sessions_page(Gateway& gw, const Store::SessionQuery& query) {
-    Store::SessionQuery one_more = query;
+SessionsPage sessions_page(Gateway& gw, const SessionQuery& query) {
+    SessionQuery one_more = query;
     one_more.limit = query.limit + 1;  // one row past the page says whether there is a next one
-    SessionsPage page{gw.store.list_sessions(one_more, now_ms()), std::nullopt};
+    SessionsPage page{gw.store.orders.list_sessions(one_more, now_ms()), std::nullopt};
     if (static_cast<int>(page.rows.size()) > query.limit) {
         page.rows.resize(static_cast<std::size_t>(query.limit));
         page.next = encode_cursor(page.rows.back().created_at, page.rows.back().id);
@@ -92,7 +92,7 @@ SessionsPage sessions_page(Gateway& gw, const Store::SessionQuery& query) {
     return page;
 }
 
-std::string sessions_page_json(Gateway& gw, const Store::SessionQuery& query) {
+std::string sessions_page_json(Gateway& gw, const SessionQuery& query) {
     const SessionsPage page = sessions_page(gw, query);
     JsonWriter w;
     w.begin_object().key("sessions").begin_array();
@@ -118,7 +118,7 @@ std::string csv_cell(std::string_view text) {
     return out + "\"";
 }
 
-void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query) {
+void send_sessions_csv(Gateway& gw, Response& res, SessionQuery query) {
     if (query.state == "attention") {
         throw HttpError(400, "validation", "the export takes the states partial, paid, pending, failed, refunded, expired", "state");
     }
@@ -134,7 +134,7 @@ void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query) {
         }
         while (out->open()) {
             const std::int64_t now = now_ms();
-            auto page = co_await on_pool(*gw.stream_reads, [&] { return gw.store.list_sessions(query, now); });
+            auto page = co_await on_pool(*gw.stream_reads, [&] { return gw.store.orders.list_sessions(query, now); });
             std::string text;
             for (const auto& s : page) {
                 const StatusView& v = s.status;
@@ -174,20 +174,20 @@ void check_note(const std::string& note, const char* field) {
 }
 
 void resend_event(Gateway& gw, const std::string& event_id, const Actor& actor) {
-    switch (gw.store.resend_event(event_id, now_ms())) {
-        case Store::Resend::done: break;
-        case Store::Resend::not_found: throw HttpError(404, "not_found", "no event with this id");
-        case Store::Resend::in_flight:
+    switch (gw.store.events.resend_event(event_id, now_ms())) {
+        case EventStore::Resend::done: break;
+        case EventStore::Resend::not_found: throw HttpError(404, "not_found", "no event with this id");
+        case EventStore::Resend::in_flight:
             throw HttpError(409, "delivery_in_flight", "the event is being delivered right now; look again in a minute");
     }
-    gw.store.audit(actor.name, "resend", event_id, std::nullopt, actor.address, now_ms());
+    gw.store.console.audit(actor.name, "resend", event_id, std::nullopt, actor.address, now_ms());
     gw.wake_forwarder();
 }
 
 std::int64_t resend_failed(Gateway& gw, std::int64_t since, const Actor& actor) {
-    const std::int64_t n = gw.store.resend_failed(since, now_ms());
-    gw.store.audit(actor.name, "resend_failed", std::nullopt,
-                   "since " + iso8601(since) + ": " + std::to_string(n) + " event(s)", actor.address, now_ms());
+    const std::int64_t n = gw.store.events.resend_failed(since, now_ms());
+    gw.store.console.audit(actor.name, "resend_failed", std::nullopt,
+                           "since " + iso8601(since) + ": " + std::to_string(n) + " event(s)", actor.address, now_ms());
     gw.wake_forwarder();
     return n;
 }
@@ -199,8 +199,8 @@ void resolve_attempt(Gateway& gw, const std::string& session_id, const std::stri
     }
     check_note(note);
     const auto change =
-        gw.store.resolve_attempt(session_id, attempt_id, resolution, note, actor.name, !gw.config.app_callback.empty(), now_ms());
-    using C = Store::AttemptChange;
+        gw.store.attempts.resolve_attempt(session_id, attempt_id, resolution, note, actor.name, !gw.config.app_callback.empty(), now_ms());
+    using C = AttemptStore::Change;
     switch (change.result) {
         case C::done: break;
         case C::not_found: throw HttpError(404, "not_found", "no session with this id");
@@ -209,7 +209,7 @@ void resolve_attempt(Gateway& gw, const std::string& session_id, const std::stri
         case C::already_resolved: throw HttpError(409, "already_resolved", "this attempt was resolved already", "attemptId");
         default: throw std::logic_error("resolve_attempt: an answer it does not give");
     }
-    gw.store.audit(actor.name, "resolve", session_id, attempt_id + ": " + resolution + ": " + note, actor.address, now_ms());
+    gw.store.console.audit(actor.name, "resolve", session_id, attempt_id + ": " + resolution + ": " + note, actor.address, now_ms());
     gw.hub.notify(session_id, change.pushed);
     gw.wake_forwarder();
 }
@@ -220,18 +220,18 @@ std::int64_t resolve_stuck(Gateway& gw, std::int64_t before, const std::string& 
         throw HttpError(400, "validation", "resolution must be release or not_paid (paid_elsewhere only one by one)", "resolution");
     }
     check_note(note);
-    Store::SessionQuery query;
+    SessionQuery query;
     query.state = "attention";
     query.limit = 200;
     std::int64_t resolved = 0;
     for (;;) {
-        const auto page = gw.store.list_sessions(query, now_ms());
+        const auto page = gw.store.orders.list_sessions(query, now_ms());
         for (const auto& s : page) {
             for (const auto& a : s.attempts) {
                 if (!a.attention_at || *a.attention_at >= before || a.resolution) continue;
-                const auto change = gw.store.resolve_attempt(s.id, a.id, resolution, note, actor.name,
-                                                             !gw.config.app_callback.empty(), now_ms());
-                if (change.result != Store::AttemptChange::done) continue;  // settled or resolved meanwhile
+                const auto change = gw.store.attempts.resolve_attempt(s.id, a.id, resolution, note, actor.name,
+                                                                      !gw.config.app_callback.empty(), now_ms());
+                if (change.result != AttemptStore::Change::done) continue;  // settled or resolved meanwhile
                 ++resolved;
                 gw.hub.notify(s.id, change.pushed);
             }
@@ -239,17 +239,17 @@ std::int64_t resolve_stuck(Gateway& gw, std::int64_t before, const std::string& 
         if (page.size() < 200) break;
         query.after = std::pair{page.back().created_at, page.back().id};
     }
-    gw.store.audit(actor.name, "resolve_stuck", std::nullopt,
-                   "before " + iso8601(before) + ": " + resolution + ": " + std::to_string(resolved) + " attempt(s): " + note,
-                   actor.address, now_ms());
+    gw.store.console.audit(actor.name, "resolve_stuck", std::nullopt,
+                           "before " + iso8601(before) + ": " + resolution + ": " + std::to_string(resolved) + " attempt(s): " + note,
+                           actor.address, now_ms());
     gw.wake_forwarder();
     return resolved;
 }
 
 void accept_underpayment(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor) {
     check_note(note);
-    const auto a = gw.store.accept_underpayment(session_id, note, actor.name, !gw.config.app_callback.empty(), now_ms());
-    using A = Store::Acceptance;
+    const auto a = gw.store.orders.accept_underpayment(session_id, note, actor.name, !gw.config.app_callback.empty(), now_ms());
+    using A = OrderQueries::Acceptance;
     switch (a.result) {
         case A::done: break;
         case A::not_found: throw HttpError(404, "not_found", "no session with this id");
@@ -257,15 +257,15 @@ void accept_underpayment(Gateway& gw, const std::string& session_id, const std::
             throw HttpError(409, "not_partially_paid", "only a partly paid session's underpayment can be accepted");
         case A::already_accepted: throw HttpError(409, "already_accepted", "this session's underpayment was accepted already");
     }
-    gw.store.audit(actor.name, "accept_underpayment", session_id, a.event_id + ": " + note, actor.address, now_ms());
+    gw.store.console.audit(actor.name, "accept_underpayment", session_id, a.event_id + ": " + note, actor.address, now_ms());
     gw.hub.notify(session_id, a.pushed);
     gw.wake_forwarder();
 }
 
 void add_note(Gateway& gw, const std::string& session_id, const std::string& note, const Actor& actor) {
     check_note(note);
-    if (!gw.store.add_note(session_id, actor.name, note, now_ms())) throw HttpError(404, "not_found", "no session with this id");
-    gw.store.audit(actor.name, "note", session_id, note, actor.address, now_ms());
+    if (!gw.store.orders.add_note(session_id, actor.name, note, now_ms())) throw HttpError(404, "not_found", "no session with this id");
+    gw.store.console.audit(actor.name, "note", session_id, note, actor.address, now_ms());
 }
 
 }  // namespace merchant

@@ -1,6 +1,6 @@
 // The merchant's operations on orders, one implementation for both of their callers: the app API
 // (app_api.cpp, the shop's server with its bearer) and the console (console*.cpp, a logged-in
-// merchant). Each action is audited (Store::audit) under the actor that asked; each read gives a
+// merchant). Each action is audited (ConsoleStore::audit) under the actor that asked; each read gives a
 // typed record (order_record.cpp) that the app API writes as JSON and the console renders as HTML:
 // no page reads the store itself.
 //   listing      GET /v1/sessions?state=&q=&cursor=&limit=   (keyset pages, an opaque cursor)
@@ -34,8 +34,8 @@ struct Actor {
 // order page renders the same record.
 struct OrderRecord {
     Session session;
-    std::vector<Store::TransactionRow> transactions;
-    std::vector<Store::NoteRow> notes;
+    std::vector<TransactionRow> transactions;
+    std::vector<NoteRow> notes;
     std::optional<paywasm::Owed> owed;
 };
 // The record of session `id` (nullopt: no such session), or of a session already read.
@@ -44,16 +44,16 @@ OrderRecord order_record(Gateway& gw, Session s);
 // An event sent to the shop's app, with what a page shows of its body (its type and session, ""
 // when the body names none) and, in an order's history, every delivery of it, oldest first.
 struct SentEvent {
-    Store::OutboxRow row;
+    OutboxRow row;
     std::string type, session_id;
-    std::vector<Store::DeliveryRow> deliveries;
+    std::vector<DeliveryRow> deliveries;
 };
 // What happened to an order, for its timeline: its QR codes, verified webhooks, resolutions, and the
 // events sent to the shop's app with their deliveries (one query for every delivery of the order).
 struct OrderHistory {
-    std::vector<Store::QrRow> qr_codes;
-    std::vector<Store::WebhookRow> webhooks;
-    std::vector<Store::ResolutionRow> resolutions;
+    std::vector<QrRow> qr_codes;
+    std::vector<WebhookRow> webhooks;
+    std::vector<ResolutionRow> resolutions;
     std::vector<SentEvent> events;
 };
 OrderHistory order_history(Gateway& gw, const std::string& session_id);
@@ -66,18 +66,18 @@ std::string order_json(Gateway& gw, const OrderRecord& r);
 std::string session_json(Gateway& gw, const Session& s, bool with_detail);
 
 // The events page (GET /v1/events, the console's events): the 200 newest, or with `failed_first` the
-// undelivered ones that failed first (Store::events_page).
-std::vector<Store::OutboxRow> event_list(Gateway& gw, bool failed_first);
+// undelivered ones that failed first (EventStore::events_page).
+std::vector<OutboxRow> event_list(Gateway& gw, bool failed_first);
 // The same rows (failed first) as the console's events page shows them (no deliveries read).
 std::vector<SentEvent> sent_events(Gateway& gw);
 // One event as GET /v1/events/{id} writes it, with every delivery (HttpError 404: no such event).
 std::string event_json(Gateway& gw, const std::string& event_id);
 // The 500 newest subscription debits the gateway asked for.
-std::vector<Store::DebitRow> debit_list(Gateway& gw);
+std::vector<DebitRow> debit_list(Gateway& gw);
 // One page of the audit log, newest first (100 entries), after the opaque `cursor` ("" for the
 // first page; HttpError 400 on "cursor" when it is not one of ours), and the next page's cursor.
 struct AuditPage {
-    std::vector<Store::AuditRow> rows;
+    std::vector<AuditRow> rows;
     std::optional<std::string> next;
 };
 AuditPage audit_page(Gateway& gw, const std::string& cursor);
@@ -91,7 +91,7 @@ OverviewFigures overview_figures(Gateway& gw, std::int64_t since, std::int64_t f
 
 // The list query of a request's parameters state, q, cursor and limit (1..200, default 50);
 // HttpError 400 naming the parameter otherwise.
-Store::SessionQuery session_query(const Request& req);
+SessionQuery session_query(const Request& req);
 // The opaque cursor of a page's last row, and back (nullopt: not one of ours).
 std::string encode_cursor(std::int64_t created_at, const std::string& id);
 std::optional<std::pair<std::int64_t, std::string>> decode_cursor(std::string_view cursor);
@@ -100,17 +100,17 @@ struct SessionsPage {
     std::vector<Session> rows;
     std::optional<std::string> next;
 };
-SessionsPage sessions_page(Gateway& gw, const Store::SessionQuery& query);
+SessionsPage sessions_page(Gateway& gw, const SessionQuery& query);
 // One page as JSON: {"sessions": [...], "nextCursor": "..." | null}; state=attention writes each
 // session with its detail (the attempts that put it there).
-std::string sessions_page_json(Gateway& gw, const Store::SessionQuery& query);
+std::string sessions_page_json(Gateway& gw, const SessionQuery& query);
 
 // The CSV export of every session the query's state and q select (its cursor and limit ignored),
 // newest first, as a streamed answer: pages of 1000 rows read on the gateway's stream threads, each
 // written as one chunk, so memory stays flat whatever the count. Every cell is quoted (csv_cell); a
 // formula's first character (= + - @ tab CR) where any locale's spreadsheet may start a cell (the
 // text's start, after , ; tab | or a line break, spaces and quotes skipped) gets a ' before it.
-void send_sessions_csv(Gateway& gw, Response& res, Store::SessionQuery query);
+void send_sessions_csv(Gateway& gw, Response& res, SessionQuery query);
 std::string csv_cell(std::string_view text);
 
 // ---- actions (each audited; HttpError for a refusal: 404 unknown, 409 not now) ----

@@ -15,7 +15,7 @@
 
 namespace merchant {
 
-// One session as the overview reads it (Store::overview_rows).
+// One session as the overview reads it (OrderQueries::overview_rows).
 struct OverviewOrder {
     std::string currency, amount;  // the order's total
     std::string method;            // qr | exchange | bank; empty when not known

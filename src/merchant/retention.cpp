@@ -1,6 +1,6 @@
 // Retention (--retain-days) and the rate limits' full buckets: a background thread that prunes what
 // the gateway no longer needs, every --prune-interval, in small batches so that webhooks and the app
-// API never wait long on the database (Store::prune, Store::prune_buckets).
+// API never wait long on the database (Upkeep::prune, Upkeep::prune_buckets).
 #include <chrono>
 #include <cstdio>
 
@@ -17,11 +17,11 @@ void Gateway::start_pruner() {
             lock.unlock();
             std::int64_t removed = 0;
             try {
-                store.prune_buckets();
+                store.upkeep.prune_buckets();
                 attention_pass();
                 // Batches of 200 rows' owners, a pause between them; until nothing is left.
                 for (std::int64_t n = config.retain_ms > 0 ? 1 : 0; n > 0 && !prune_stop_;) {
-                    const Store::Pruned pruned = store.prune(now_ms() - config.retain_ms, 200);
+                    const Upkeep::Pruned pruned = store.upkeep.prune(now_ms() - config.retain_ms, 200);
                     n = pruned.removed;
                     removed += n;
                     retention_kept = pruned.kept;

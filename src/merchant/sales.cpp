@@ -44,7 +44,7 @@ SaleState sale_state(Gateway& gw, const std::string& id, std::int64_t now) {
     st.currency = r.link.currency;
     int best = 0;  // 4 paid, 3 partial, 2 under way
     for (const auto& visit : r.sessions) {
-        const auto s = gw.store.session(visit.id);
+        const auto s = gw.store.sessions.session(visit.id);
         if (!s) continue;
         const std::string_view state = order_state(*s, now);
         const int rank = state == "paid" ? 4 : state == "partial" ? 3 : (state == "pending" && s->status.status) ? 2 : 0;

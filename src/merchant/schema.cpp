@@ -98,7 +98,7 @@ CREATE TABLE IF NOT EXISTS debits (
 );
 )sql";
 
-// Schema version 3: the key fingerprints of the last start (Store::check_keys: swapped keys).
+// Schema version 3: the key fingerprints of the last start (Upkeep::check_keys: swapped keys).
 constexpr const char* kSchemaV3 = R"sql(
 CREATE TABLE IF NOT EXISTS gateway_keys (
   role            TEXT PRIMARY KEY,      -- merchant | webhook
@@ -107,7 +107,7 @@ CREATE TABLE IF NOT EXISTS gateway_keys (
 );
 )sql";
 
-// Schema version 4: the rate limits' buckets, shared by every instance (Store::take_token), and the
+// Schema version 4: the rate limits' buckets, shared by every instance (Upkeep::take_token), and the
 // writer guard (Sql::guard_writers, in the Store's constructor).
 constexpr const char* kSchemaV4 = R"sql(
 CREATE TABLE IF NOT EXISTS rate_buckets (

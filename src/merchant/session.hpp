@@ -1,5 +1,5 @@
 // A checkout session as the gateway keeps it: the order fixed at creation and its latest status.
-// Plain data: the store (store.hpp) reads and writes it, events.hpp writes it to the wire.
+// Plain data: the store (store_sessions.hpp) reads and writes it, events.hpp writes it to the wire.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +37,9 @@ struct Session {
     // was read: what `payable` counts the expiry against (payable_of()).
     std::vector<AttemptFacts> attempts;
     std::int64_t as_of = 0;
-    // When the merchant accepted what arrived of a partly paid session (Store::accept_underpayment).
+    // When the merchant accepted what arrived of a partly paid session (OrderQueries::accept_underpayment).
     std::optional<std::int64_t> underpayment_accepted_at;
-    // The merchant's resolutions as the session keeps them (Store::resolve_attempt, merchant_word()):
+    // The merchant's resolutions as the session keeps them (AttemptStore::resolve_attempt, merchant_word()):
     // since when an attempt stands resolved paid_elsewhere, or not_paid (order_state.hpp reads both).
     std::optional<std::int64_t> paid_elsewhere_at, closed_at;
     // The methods it offers: methods_csv as the core reads it (none when the column holds anything

@@ -18,8 +18,9 @@ namespace merchant {
 
 using paywasm::server::EventStream;
 
-// A session's status as a change pushed it (Store::Applied::pushed, a NOTIFY's payload): what a
-// stream sends without reading the session again.
+// A session's status as a change pushed it (SessionStore::Applied::pushed), on the instance that made
+// the change: what a stream sends without reading the session again. Other instances get no status:
+// a NOTIFY carries the session's wake tag only (wake_tag()), and their streams read the row.
 struct PushedStatus {
     std::int64_t version = 0;
     bool final = false;

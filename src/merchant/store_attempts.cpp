@@ -1,10 +1,11 @@
-// Payment attempts in the store (store.hpp, attempts.hpp): registration, the browser's reports,
+// The store's attempts group (store_attempts.hpp; the rules are attempts.hpp's): registration, the browser's reports,
 // the merchant's resolutions, the attention pass, and a verified webhook's transaction attached to
 // its attempt. Every change runs with the session's row locked (Sql::query_locked: FOR UPDATE on
 // PostgreSQL, BEGIN IMMEDIATE's write lock on SQLite), reads the attempts again under it, and
 // decides with the pure rules of attempts.hpp; what the browser said is stored as its word only.
 #include "events.hpp"
-#include "store.hpp"
+#include "store_attempts.hpp"
+#include "store_core.hpp"
 
 #include "server/http.hpp"
 #include "server/util.hpp"
@@ -62,17 +63,12 @@ AttemptFacts* find(Session& s, const std::string& attempt_id) {
 
 }  // namespace
 
-std::vector<AttemptFacts> Store::attempts(const std::string& session_id) {
-    std::vector<AttemptFacts> out;
-    for (const auto& r : sql_->query(std::string("SELECT ") + kAttemptColumns +
-                                         " FROM attempts WHERE session_id = ? ORDER BY created_at, id",
-                                     {session_id})) {
-        out.push_back(attempt_from_row(r));
-    }
-    return out;
+std::vector<AttemptFacts> StoreCore::attempts(const std::string& session_id) {
+    return rows(std::string("SELECT ") + kAttemptColumns + " FROM attempts WHERE session_id = ? ORDER BY created_at, id",
+                {session_id}, attempt_from_row);
 }
 
-PushedStatus Store::push_change(Session& s, std::int64_t now) {
+PushedStatus StoreCore::push_change(Session& s, std::int64_t now) {
     sql_->execute("UPDATE sessions SET version = version + 1 WHERE id = ?", {s.id});
     s.status.version += 1;
     s.as_of = now;
@@ -81,39 +77,25 @@ PushedStatus Store::push_change(Session& s, std::int64_t now) {
     return pushed;
 }
 
-void Store::queue_event(bool forward, const std::string& id, const std::string& body, std::int64_t now,
-                        const std::optional<std::string>& chain, std::optional<std::int64_t> seq) {
-    queue_mail(id, body, now);
-    if (!forward) return;
-    // The event's session (the order page lists its events): the body's sessionId, when it has one.
-    std::optional<std::string> session_id;
-    if (const auto doc = read_json(body); doc && doc->root().is_object()) {
-        if (auto v = doc->root().member("sessionId"); has_kind(v, paywasm::JsonKind::string)) session_id = std::string(v.text());
-    }
-    sql_->execute("INSERT INTO outbox (id, created_at, body, state, next_attempt_at, chain, seq, session_id) VALUES (?, ?, ?, "
-                  "'pending', ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-                  {id, now, body, now, or_null(chain), seq ? SqlValue(*seq) : SqlValue(), or_null(session_id)});
-}
-
-Store::AttemptChange Store::register_attempt(const std::string& session_id, const std::string& method,
-                                             const std::string& attempt_id, std::int64_t now) {
-    AttemptChange out;
+AttemptStore::Change AttemptStore::register_attempt(const std::string& session_id, const std::string& method,
+                                                    const std::string& attempt_id, std::int64_t now) {
+    Change out;
     sql_->transaction([&] {
-        auto s = read_session(session_id, true);
+        auto s = core_.read_session(session_id, true);
         if (!s) return;
         s->as_of = now;
         out.payable = payable_of(*s);
         if (!out.payable.armed) {
             const std::string& why = out.payable.reason;
-            out.result = why == "paid" ? AttemptChange::already_paid
-                         : why == "expired" ? AttemptChange::expired
-                         : why == "closed" ? AttemptChange::closed
-                                           : AttemptChange::in_flight;
+            out.result = why == "paid" ? Change::already_paid
+                         : why == "expired" ? Change::expired
+                         : why == "closed" ? Change::closed
+                                           : Change::in_flight;
             return;
         }
-        out.refused = link_refusal(*s, now);
+        out.refused = core_.link_refusal(*s, now);
         if (!out.refused.empty()) {
-            out.result = AttemptChange::link_refused;
+            out.result = Change::link_refused;
             return;
         }
         sql_->execute("INSERT INTO attempts (id, session_id, method, created_at) VALUES (?, ?, ?, ?)",
@@ -124,21 +106,21 @@ Store::AttemptChange Store::register_attempt(const std::string& session_id, cons
         out.attempt.created_at = now;
         s->attempts.push_back(out.attempt);
         out.payable = payable_of(*s);
-        out.pushed = push_change(*s, now);
-        out.result = AttemptChange::done;
+        out.pushed = core_.push_change(*s, now);
+        out.result = Change::done;
     });
     return out;
 }
 
-Store::AttemptChange Store::change_attempt(const std::string& session_id, const std::string& attempt_id,
-                                           const AttemptChanger& change) {
-    AttemptChange out;
+AttemptStore::Change AttemptStore::change_attempt(const std::string& session_id, const std::string& attempt_id,
+                                                  const Changer& change) {
+    Change out;
     sql_->transaction([&] {
-        auto s = read_session(session_id, true);
+        auto s = core_.read_session(session_id, true);
         if (!s) return;
         AttemptFacts* a = find(*s, attempt_id);
         if (!a) {
-            out.result = AttemptChange::attempt_not_found;
+            out.result = Change::attempt_not_found;
             return;
         }
         out.attempt = *a;
@@ -147,7 +129,7 @@ Store::AttemptChange Store::change_attempt(const std::string& session_id, const 
     return out;
 }
 
-bool Store::transaction_elsewhere(const std::string& transaction_id, const std::string& session_id) {
+bool AttemptStore::transaction_elsewhere(const std::string& transaction_id, const std::string& session_id) {
     return !sql_->query("SELECT 1 FROM transactions WHERE id = ? AND session_id IS NOT NULL AND session_id <> ? "
                         "UNION ALL SELECT 1 FROM sessions WHERE transaction_id = ? AND id <> ? "
                         "UNION ALL SELECT 1 FROM attempts WHERE (transaction_id = ? OR reported_transaction_id = ?) AND session_id <> ?",
@@ -155,17 +137,17 @@ bool Store::transaction_elsewhere(const std::string& transaction_id, const std::
                 .empty();
 }
 
-Store::AttemptChange Store::report_attempt(const std::string& session_id, const std::string& attempt_id,
-                                           const Report& report, std::int64_t now) {
-    return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, AttemptChange& out) {
+AttemptStore::Change AttemptStore::report_attempt(const std::string& session_id, const std::string& attempt_id,
+                                                  const AttemptReport& report, std::int64_t now) {
+    return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, Change& out) {
         if (a.reported || a.method == "qr") {  // (a QR code's answer is the service's own, not the browser's)
-            out.result = AttemptChange::already_reported;
+            out.result = Change::already_reported;
             return;
         }
         // The browser's transaction id is kept apart from a verified one (transaction_id); one the
         // gateway holds for another session is refused (a report cannot borrow a paid order's).
         if (report.transaction_id && transaction_elsewhere(*report.transaction_id, s.id)) {
-            out.result = AttemptChange::transaction_elsewhere;
+            out.result = Change::transaction_elsewhere;
             return;
         }
         const auto tx = report.transaction_id;
@@ -180,23 +162,23 @@ Store::AttemptChange Store::report_attempt(const std::string& session_id, const 
         a.error_code = report.error_code;
         a.error_http = report.error_http;
         out.attempt = a;
-        out.pushed = push_change(s, now);
+        out.pushed = core_.push_change(s, now);
         out.payable = payable_of(s);
-        out.result = AttemptChange::done;
+        out.result = Change::done;
     });
 }
 
-Store::AttemptChange Store::resolve_attempt(const std::string& session_id, const std::string& attempt_id,
-                                            const std::string& resolution, const std::string& note,
-                                            const std::string& actor, bool forward, std::int64_t now) {
-    return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, AttemptChange& out) {
+AttemptStore::Change AttemptStore::resolve_attempt(const std::string& session_id, const std::string& attempt_id,
+                                                   const std::string& resolution, const std::string& note,
+                                                   const std::string& actor, bool forward, std::int64_t now) {
+    return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, Change& out) {
         // Decided by the service's signed word already (and not contradicted): nothing to resolve.
         if ((a.verified == Verified::paid || a.verified == Verified::no_money) && !a.conflict_at) {
-            out.result = AttemptChange::settled;
+            out.result = Change::settled;
             return;
         }
         if (a.resolution && !a.conflict_at) {
-            out.result = AttemptChange::already_resolved;
+            out.result = Change::already_resolved;
             return;
         }
         const std::string record = random_token("res_");
@@ -214,17 +196,17 @@ Store::AttemptChange Store::resolve_attempt(const std::string& session_id, const
                       {s.paid_elsewhere_at ? SqlValue(*s.paid_elsewhere_at) : SqlValue(),
                        s.closed_at ? SqlValue(*s.closed_at) : SqlValue(), s.id});
         out.attempt = a;
-        out.pushed = push_change(s, now);
+        out.pushed = core_.push_change(s, now);
         out.payable = payable_of(s);
-        if (forward || mail_) {
+        if (forward || core_.mail_) {
             const std::string id = "evt_" + record;
-            queue_event(forward, id, attempt_event_json(id, resolution_event_type(resolution), now, s, a, note), now);
+            core_.queue_event(forward, id, attempt_event_json(id, resolution_event_type(resolution), now, s, a, note), now);
         }
-        out.result = AttemptChange::done;
+        out.result = Change::done;
     });
 }
 
-std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, bool forward, std::int64_t now) {
+std::vector<std::string> AttemptStore::attention_pass(const AttentionThresholds& t, bool forward, std::int64_t now) {
     std::vector<std::string> changed;
     // Candidates (no verified outcome, no resolution, not yet signalled), read without a lock a page
     // at a time, oldest first, paging on by (created_at, id) to the last: a page of attempts not yet
@@ -251,7 +233,7 @@ std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, boo
         }
         for (const auto& [session_id, attempt_id] : due) {
             sql_->transaction([&] {
-                auto s = read_session(session_id, true);
+                auto s = core_.read_session(session_id, true);
                 if (!s) return;
                 AttemptFacts* a = find(*s, attempt_id);
                 const auto at = a ? stuck_since(*a, t) : std::nullopt;
@@ -262,9 +244,9 @@ std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, boo
                     return;
                 }
                 a->attention_at = now;
-                if (forward || mail_) {
+                if (forward || core_.mail_) {
                     const std::string id = "evt_attention_" + a->id.substr(a->id.find('_') + 1);
-                    queue_event(forward, id, attempt_event_json(id, "checkout.attention_needed", now, *s, *a, std::nullopt), now);
+                    core_.queue_event(forward, id, attempt_event_json(id, "checkout.attention_needed", now, *s, *a, std::nullopt), now);
                 }
                 changed.push_back(s->id);
             });
@@ -273,7 +255,7 @@ std::vector<std::string> Store::attention_pass(const AttentionThresholds& t, boo
     return changed;
 }
 
-bool Store::settle_attempt(Session& s, const Decision& d, const IncomingTx& in, bool forward, std::int64_t now) {
+bool StoreCore::settle_attempt(Session& s, const Decision& d, const IncomingTx& in, bool forward, std::int64_t now) {
     if (d.outcome != Outcome::applied && d.outcome != Outcome::stale && d.outcome != Outcome::amount_mismatch) return false;
     std::optional<std::string> method;
     if (d.method) method = std::string(paywasm::to_string(*d.method));

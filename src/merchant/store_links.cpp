@@ -1,6 +1,8 @@
-// The links table and a link's sessions (hosted.hpp's LinkStore). SQL in the dialect sql.hpp names.
-#include "hosted.hpp"
-#include "store.hpp"
+// The store's links group (store_links.hpp): the links table and a link's sessions. SQL in the
+// dialect sql.hpp names.
+#include "store_core.hpp"
+#include "store_links.hpp"
+
 #include "server/util.hpp"
 
 namespace merchant {
@@ -87,7 +89,9 @@ bool LinkStore::details_given(const std::string& session_id) {
     return !rows.empty() && !rows[0].is_null(0);
 }
 
-std::string Store::link_refusal(const Session& s, std::int64_t now) {
+std::string LinkStore::refusal(const Session& s, std::int64_t now) { return core_.link_refusal(s, now); }
+
+std::string StoreCore::link_refusal(const Session& s, std::int64_t now) {
     if (!s.link_id) return "";
     const auto link = sql_->query_locked("SELECT active, usage_limit, expires_at FROM links WHERE id = ?", {*s.link_id});
     const auto details = sql_->query("SELECT details_at FROM sessions WHERE id = ?", {s.id});

@@ -1,39 +1,15 @@
-// Who gets which mail, and the mail outbox (store.hpp, "word to the merchant"; notify.hpp).
+// The store's mail group (store_mail.hpp; notify.hpp words the mails): who gets which mail, the mail
+// outbox, and the mail rows an event queues in its transaction (store_core.hpp).
 #include <algorithm>
 
 #include "console_overview.hpp"
 #include "notify.hpp"
-#include "store.hpp"
+#include "store_core.hpp"
+#include "store_mail.hpp"
 
 namespace merchant {
 
 using paywasm::server::SqlValue;
-
-void Store::enable_mail(std::string shop_name) {
-    mail_ = true;
-    mail_shop_ = std::move(shop_name);
-}
-
-void Store::set_notify(const NotifyPref& pref) {
-    sql_->execute("INSERT INTO notify_prefs (user_name, email, kinds) VALUES (?, ?, ?) "
-                  "ON CONFLICT (user_name) DO UPDATE SET email = excluded.email, kinds = excluded.kinds",
-                  {pref.user, pref.email, pref.kinds});
-}
-
-bool Store::remove_notify(const std::string& user) {
-    return sql_->execute("DELETE FROM notify_prefs WHERE user_name = ?", {user}) == 1;
-}
-
-std::vector<Store::NotifyPref> Store::notify_prefs() {
-    std::vector<NotifyPref> out;
-    for (const auto& r : sql_->query("SELECT p.user_name, p.email, p.kinds FROM notify_prefs AS p "
-                                     "JOIN console_users AS u ON u.name = p.user_name ORDER BY p.user_name",
-                                     {})) {
-        out.push_back({r.text(0), r.text(1), r.text(2)});
-    }
-    return out;
-}
-
 namespace {
 
 bool wants(const std::string& kinds_csv, const std::string& kind) {
@@ -43,12 +19,39 @@ bool wants(const std::string& kinds_csv, const std::string& kind) {
 
 }  // namespace
 
-void Store::queue_mail(const std::string& event_id, const std::string& body, std::int64_t now) {
+void MailStore::enable(std::string shop_name) {
+    core_.mail_ = true;
+    core_.mail_shop_ = std::move(shop_name);
+}
+
+void MailStore::set_notify(const NotifyPref& pref) {
+    sql_->execute("INSERT INTO notify_prefs (user_name, email, kinds) VALUES (?, ?, ?) "
+                  "ON CONFLICT (user_name) DO UPDATE SET email = excluded.email, kinds = excluded.kinds",
+                  {pref.user, pref.email, pref.kinds});
+}
+
+bool MailStore::remove_notify(const std::string& user) {
+    return sql_->execute("DELETE FROM notify_prefs WHERE user_name = ?", {user}) == 1;
+}
+
+std::vector<NotifyPref> StoreCore::notify_prefs() {
+    std::vector<NotifyPref> out;
+    for (const auto& r : sql_->query("SELECT p.user_name, p.email, p.kinds FROM notify_prefs AS p "
+                                     "JOIN console_users AS u ON u.name = p.user_name ORDER BY p.user_name",
+                                     {})) {
+        out.push_back({r.text(0), r.text(1), r.text(2)});
+    }
+    return out;
+}
+
+std::vector<NotifyPref> MailStore::notify_prefs() { return core_.notify_prefs(); }
+
+void StoreCore::queue_mail(const std::string& event_id, const std::string& body, std::int64_t now) {
     if (!mail_) return;
     if (const auto mail = mail_for_event(body, mail_shop_)) insert_mail(event_id + "/", *mail, now);
 }
 
-void Store::queue_refused_mail(const std::string& event_id, std::int64_t now) {
+void StoreCore::queue_refused_mail(const std::string& event_id, std::int64_t now) {
     if (!mail_) return;
     auto rows = sql_->query("SELECT body, attempts, last_error FROM outbox WHERE id = ?", {event_id});
     // Once, when the count reaches the overview's threshold (the same "refused past its retries").
@@ -58,7 +61,7 @@ void Store::queue_refused_mail(const std::string& event_id, std::int64_t now) {
 }
 
 // One row per user who chose the mail's kind, id `id_prefix` + address: queued once, whoever queues it.
-void Store::insert_mail(const std::string& id_prefix, const Mail& mail, std::int64_t now) {
+void StoreCore::insert_mail(const std::string& id_prefix, const Mail& mail, std::int64_t now) {
     for (const auto& p : notify_prefs()) {
         if (!wants(p.kinds, mail.kind)) continue;
         sql_->execute("INSERT INTO mail_outbox (id, created_at, recipient, subject, body, state, next_attempt_at) "
@@ -67,21 +70,21 @@ void Store::insert_mail(const std::string& id_prefix, const Mail& mail, std::int
     }
 }
 
-std::optional<Store::MailRow> Store::claim_mail(std::int64_t now, std::int64_t lease_ms) {
-    const auto id = lease_due("mail_outbox", "", now, lease_ms);
+std::optional<MailRow> MailStore::claim_mail(std::int64_t now, std::int64_t lease_ms) {
+    const auto id = core_.lease_due("mail_outbox", "", now, lease_ms);
     if (!id) return std::nullopt;
     auto m = sql_->query("SELECT id, recipient, subject, body, attempts, created_at FROM mail_outbox WHERE id = ?", {*id});
     if (m.empty()) return std::nullopt;
     return MailRow{m[0].text(0), m[0].text(1), m[0].text(2), m[0].text(3), m[0].integer(4), m[0].integer(5)};
 }
 
-void Store::mail_sent(const std::string& id, std::int64_t now) {
+void MailStore::mail_sent(const std::string& id, std::int64_t now) {
     sql_->execute("UPDATE mail_outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1, lease_until = NULL, "
                   "last_error = NULL WHERE id = ? AND state = 'pending'",
                   {now, id});
 }
 
-void Store::mail_failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error) {
+void MailStore::mail_failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error) {
     sql_->execute("UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, "
                   "last_error = ? WHERE id = ? AND state = 'pending' AND lease_until IS NOT NULL",
                   {next_attempt_at, error.substr(0, 500), id});

@@ -1,8 +1,9 @@
-// The store's upkeep (store.hpp): the forwarding outbox's rows, retention, and the rate limits'
-// buckets.
+// The store's upkeep (store_upkeep.hpp): retention, the rate limits' buckets, the key fingerprints of
+// the last start, the database's round trip.
 #include <algorithm>
 
-#include "store.hpp"
+#include "store_core.hpp"
+#include "store_upkeep.hpp"
 
 namespace merchant {
 
@@ -48,7 +49,7 @@ const std::string& kept_count() {
 
 }  // namespace
 
-Store::Pruned Store::prune(std::int64_t cutoff, int batch) {
+Upkeep::Pruned Upkeep::prune(std::int64_t cutoff, int batch) {
     Pruned out;
     sql_->transaction([&] {
         // The keep rule is in the query, so a batch is made of prunable sessions only, however
@@ -105,7 +106,7 @@ Store::Pruned Store::prune(std::int64_t cutoff, int batch) {
 // is added, capped at a full bucket, and one token taken only when one is there. A row stamped
 // after `now` (the clock stepped back) is first clamped to now: it refills from now on instead of
 // staying frozen for the size of the step.
-std::int64_t Store::take_token(const std::string& key, int per_minute) {
+std::int64_t Upkeep::take_token(const std::string& key, int per_minute) {
     if (per_minute <= 0) return 0;
     const std::int64_t now = sql_->clock_ms();
     constexpr std::int64_t kToken = 60000;  // units a token is worth; the refill is per_minute units a ms
@@ -135,67 +136,34 @@ std::int64_t Store::take_token(const std::string& key, int per_minute) {
 
 // Buckets untouched for a minute are full again: the row says nothing a missing one would not. The
 // console's wrong passwords a day old are outside any window (console_auth.hpp's is 15 minutes).
-std::int64_t Store::prune_buckets() {
+std::int64_t Upkeep::prune_buckets() {
     const std::int64_t now = sql_->clock_ms();
     return sql_->execute("DELETE FROM rate_buckets WHERE updated_at < ?", {now - 60000}) +
            sql_->execute("DELETE FROM login_failures WHERE at < ?", {now - 24LL * 3600 * 1000});
 }
 
-std::optional<std::string> Store::lease_due(const std::string& table, const std::string& admits, std::int64_t now,
-                                            std::int64_t lease_ms) {
-    for (int tries = 0; tries < 4; ++tries) {
-        auto rows = sql_->query("SELECT id FROM " + table + " WHERE state = 'pending' AND next_attempt_at <= ? AND "
-                                "(lease_until IS NULL OR lease_until < ?)" + admits + " ORDER BY next_attempt_at, id LIMIT 1",
-                                {now, now});
-        if (rows.empty()) return std::nullopt;
-        const std::string id = rows[0].text(0);
-        // Another worker (or instance) may have leased it in between: only one UPDATE wins.
-        if (sql_->execute("UPDATE " + table + " SET lease_until = ? WHERE id = ? AND state = 'pending' AND "
-                          "(lease_until IS NULL OR lease_until < ?)",
-                          {now + lease_ms, id, now}) == 1) {
-            return id;
-        }
+void Upkeep::check_keys(const std::string& merchant_fp, const std::string& webhook_fp, std::int64_t now) {
+    if (merchant_fp == webhook_fp) {
+        throw std::runtime_error("--merchant-public-key and --webhook-public-key are the same key: the first is the "
+                                 "merchant's (payloads are encrypted to it), the second the service's webhook signing key");
     }
-    return std::nullopt;
-}
-
-std::optional<Store::OutboxEvent> Store::claim_due(std::int64_t now, std::int64_t lease_ms) {
-    const auto id = lease_due("outbox",
-                              " AND (chain IS NULL OR NOT EXISTS (SELECT 1 FROM outbox AS e WHERE e.chain = outbox.chain AND "
-                              "e.state = 'pending' AND e.seq < outbox.seq))",
-                              now, lease_ms);
-    if (!id) return std::nullopt;
-    auto ev = sql_->query("SELECT id, body, attempts FROM outbox WHERE id = ?", {*id});
-    if (ev.empty()) return std::nullopt;
-    return OutboxEvent{ev[0].text(0), ev[0].text(1), ev[0].integer(2)};
-}
-
-void Store::delivered(const std::string& id, std::int64_t now) {
-    sql_->execute("UPDATE outbox SET state = 'delivered', delivered_at = ?, attempts = attempts + 1, "
-                  "lease_until = NULL, last_error = NULL WHERE id = ? AND state = 'pending'",
-                  {now, id});
-}
-
-void Store::failed(const std::string& id, std::int64_t next_attempt_at, const std::string& error) {
     sql_->transaction([&] {
-        const auto changed = sql_->execute("UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, "
-                                           "last_error = ? WHERE id = ? AND state = 'pending' AND lease_until IS NOT NULL",
-                                           {next_attempt_at, error.substr(0, 500), id});
-        if (changed == 1) queue_refused_mail(id, sql_->clock_ms());
+        std::optional<std::string> merchant, webhook;
+        for (const auto& r : sql_->query("SELECT role, fingerprint FROM gateway_keys")) {
+            (r.text(0) == "merchant" ? merchant : webhook) = r.text(1);
+        }
+        if (merchant && webhook && *merchant == webhook_fp && *webhook == merchant_fp) {
+            throw std::runtime_error("--merchant-public-key and --webhook-public-key look swapped: this database was "
+                                     "served with each as the other; give the merchant's key as --merchant-public-key");
+        }
+        for (const auto& [role, fp] : {std::pair<const char*, const std::string*>{"merchant", &merchant_fp}, {"webhook", &webhook_fp}}) {
+            sql_->execute("INSERT INTO gateway_keys (role, fingerprint, updated_at) VALUES (?, ?, ?) ON CONFLICT (role) DO "
+                          "UPDATE SET fingerprint = excluded.fingerprint, updated_at = excluded.updated_at",
+                          {std::string(role), *fp, now});
+        }
     });
 }
 
-std::vector<Store::OutboxRow> Store::outbox(int limit) {
-    std::vector<OutboxRow> out;
-    for (const auto& r : sql_->query(
-             "SELECT id, state, attempts, next_attempt_at, last_error, created_at, delivered_at, body FROM outbox "
-             "ORDER BY created_at DESC, id LIMIT ?",
-             {static_cast<std::int64_t>(limit)})) {
-        OutboxRow row{r.text(0), r.text(1), r.text(7), r.integer(2), r.integer(3), r.integer(5), r.optional_text(4), std::nullopt};
-        if (!r.is_null(6)) row.delivered_at = r.integer(6);
-        out.push_back(std::move(row));
-    }
-    return out;
-}
+void Upkeep::ping() { sql_->query("SELECT 1"); }
 
 }  // namespace merchant

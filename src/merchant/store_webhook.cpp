@@ -1,8 +1,9 @@
-// Store::apply_webhook (store.hpp): one verified webhook as read -> decide -> persist, in one
+// SessionStore::apply_webhook (store_sessions.hpp): one verified webhook as read -> decide -> persist, in one
 // transaction.
 #include "events.hpp"
 #include "paywasm/crypto.hpp"
-#include "store.hpp"
+#include "store_core.hpp"
+#include "store_sessions.hpp"
 
 namespace merchant {
 
@@ -30,9 +31,10 @@ struct WebhookFacts {
 //   - persist exactly that: the event record (its id is SHA-256 of the signed text: the same
 //     delivery twice changes nothing the second time, duplicate), the transaction row (never
 //     replaced by a status that does not supersede it), the session's status (status_after()) with
-//     a NOTIFY carrying it, the outbox row (only what moved a session, and a debit's statuses).
-Store::Applied Store::apply_webhook(const IncomingTx& in, const std::string& signed_json, const std::string& merchant_id,
-                                    bool forward, std::int64_t now) {
+//     a NOTIFY carrying the session's wake tag (StatusHub::wake_tag: no id, no status), the outbox
+//     row (only what moved a session, and a debit's statuses).
+SessionStore::Applied SessionStore::apply_webhook(const IncomingTx& in, const std::string& signed_json, const std::string& merchant_id,
+                                                  bool forward, std::int64_t now) {
     Applied out;
     out.event_id = "evt_" + paywasm::sha256_hex(signed_json).substr(0, 32);
     sql_->transaction([&] {
@@ -54,9 +56,9 @@ Store::Applied Store::apply_webhook(const IncomingTx& in, const std::string& sig
                 f.debit = DebitRef{*in.order_id, d[0].text(0), d[0].optional_text(1)};
                 f.debit_seq = d[0].integer(2);
             }
-            if (session_id) f.session = read_session(*session_id, true);
+            if (session_id) f.session = core_.read_session(*session_id, true);
         }
-        if (f.session) f.codes = qr_codes(f.session->id);
+        if (f.session) f.codes = core_.qr_codes(f.session->id);
         if (f.session || f.debit) {
             auto row = sql_->query("SELECT status, mismatch, received_amount FROM transactions WHERE id = ?", {in.id});
             if (!row.empty()) {
@@ -110,7 +112,7 @@ Store::Applied Store::apply_webhook(const IncomingTx& in, const std::string& sig
                           {in.id, *in.order_id});
         }
         // The attempt this transaction belongs to learns what the service signed (attempts.hpp).
-        const bool attempt_changed = f.session && settle_attempt(*f.session, d, in, forward, now);
+        const bool attempt_changed = f.session && core_.settle_attempt(*f.session, d, in, forward, now);
         if (f.session && d.moves_session) {
             Session& s = *f.session;
             // The row is locked: what is written here is what it holds (the event's amounts read it).
@@ -132,9 +134,9 @@ Store::Applied Store::apply_webhook(const IncomingTx& in, const std::string& sig
         } else if (attempt_changed) {
             // Only an attempt changed (its status did not move the session): Pay may be armed again.
             out.session_id = f.session->id;
-            out.pushed = push_change(*f.session, now);
+            out.pushed = core_.push_change(*f.session, now);
         }
-        if (!(forward || mail_) || !d.forward) return;
+        if (!(forward || core_.mail_) || !d.forward) return;
         std::optional<std::string> chain;
         std::optional<std::int64_t> seq;
         if (forward && f.debit) {
@@ -142,10 +144,10 @@ Store::Applied Store::apply_webhook(const IncomingTx& in, const std::string& sig
             seq = f.debit_seq + 1;
             sql_->execute("UPDATE debits SET event_seq = ? WHERE order_id = ?", {*seq, f.debit->order_id});
         }
-        queue_event(forward, out.event_id,
-                    forwarded_event_json(out.event_id, now, d, in, signed_json, f.session ? &*f.session : nullptr,
-                                         f.debit ? &*f.debit : nullptr),
-                    now, chain, seq);
+        core_.queue_event(forward, out.event_id,
+                          forwarded_event_json(out.event_id, now, d, in, signed_json, f.session ? &*f.session : nullptr,
+                                               f.debit ? &*f.debit : nullptr),
+                          now, chain, seq);
     });
     return out;
 }

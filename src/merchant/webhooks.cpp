@@ -52,7 +52,7 @@ void register_webhooks(Router& server, Gateway& gw) {
               }
               // The database unreachable: StorageUnavailable, which the route's guard answers 503 (the
               // service retries) and logs.
-              const Store::Applied applied = gw.store.apply_webhook(
+              const SessionStore::Applied applied = gw.store.sessions.apply_webhook(
                   incoming_tx(hook.transaction), hook.signed_json, gw.config.merchant_id, !gw.config.app_callback.empty(),
                   now_ms());
               switch (applied.outcome) {

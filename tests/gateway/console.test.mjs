@@ -400,6 +400,9 @@ describe('the console (SQLite)', () => {
     const csp = login.headers.get('content-security-policy');
     assert.match(csp, /default-src 'none'/);
     assert.doesNotMatch(csp, /unsafe-inline|http/);
+    // What lets the forms refuse `Origin: null` (console_http.hpp): under this policy a browser names
+    // the page's origin on its own form posts (under no-referrer it would send null).
+    assert.equal(login.headers.get('referrer-policy'), 'same-origin');
     assert.ok(!/<script/i.test(login.text) && !/ style=/i.test(login.text), 'no script, no inline style');
   });
 

@@ -116,3 +116,101 @@ test("the console's pages read through orders.hpp: no file of console_pages.hpp'
   }
   assert.deepEqual(calls, [], 'page code that reads the store itself');
 });
+
+// The file maps in the headers' comments: the lines `//   name.ext   what it holds` before a
+// header's `#pragma once` (two or more make a map). Every file a map names exists in its folder, and
+// the folder's top map (the one map no other map of the folder names) accounts for every .cpp and
+// .hpp of the folder: a file is accounted for when a map names it, or names its header (x.hpp stands
+// for x.cpp), or names a header whose own map accounts for it. A file added without a place in a map
+// fails here, and so does a map entry whose file went.
+const mapEntry = /^\/\/ {2,}([\w.-]+\.(?:cpp|hpp|h|js|mjs|css|html|json))(?=\s|$)/gm;
+
+function headerMap(file) {
+  const text = fs.readFileSync(path.join(root, file), 'utf8');
+  const pragma = text.indexOf('#pragma once');
+  const names = pragma < 0 ? [] : [...text.slice(0, pragma).matchAll(mapEntry)].map((m) => m[1]);
+  return names.length >= 2 ? names : null;
+}
+
+function folderMaps(folder) {
+  const files = fs.readdirSync(path.join(root, folder), { withFileTypes: true })
+    .filter((e) => e.isFile() && /\.(?:cpp|hpp)$/.test(e.name)).map((e) => e.name);
+  const maps = new Map(files.filter((f) => f.endsWith('.hpp')).map((f) => [f, headerMap(path.join(folder, f))])
+    .filter(([, names]) => names));
+  return { files, maps };
+}
+
+// Which files the map of `top` accounts for (top and its .cpp included), through the maps it names.
+function accountedFor(maps, top) {
+  const seen = new Set([top, top.replace(/\.hpp$/, '.cpp')]);
+  const read = new Set([top]);
+  const queue = [top];
+  while (queue.length) {
+    for (const name of maps.get(queue.shift())) {
+      seen.add(name);
+      if (name.endsWith('.hpp')) seen.add(name.replace(/\.hpp$/, '.cpp'));
+      if (maps.has(name) && !read.has(name)) {
+        read.add(name);
+        queue.push(name);
+      }
+    }
+  }
+  return seen;
+}
+
+const mapped = ['src', 'demo/sandbox', 'include']
+  .flatMap((d) => [d, ...filesUnder(d, ['.cpp', '.hpp']).map((f) => path.dirname(f))])
+  .filter((d, i, all) => all.indexOf(d) === i)
+  .filter((d) => folderMaps(d).maps.size > 0);
+
+test('the header maps: found where the docs say they are', () => {
+  for (const folder of ['src/merchant', 'demo/sandbox']) assert.ok(mapped.includes(folder), `no file map in ${folder}/`);
+  for (const header of ['src/merchant/gateway.hpp', 'src/merchant/store.hpp', 'src/merchant/console.hpp',
+    'src/merchant/console_pages.hpp', 'src/merchant/hosted.hpp', 'demo/sandbox/sandbox.hpp']) {
+    assert.ok(headerMap(header), `${header} has no file map`);
+  }
+});
+
+for (const folder of mapped) {
+  test(`the header maps of ${folder}/: every file named exists, and the top map accounts for every file`, () => {
+    const { files, maps } = folderMaps(folder);
+    const missing = [];
+    for (const [header, names] of maps) {
+      for (const name of names) if (!fs.existsSync(path.join(root, folder, name))) missing.push(`${header} names ${name}`);
+    }
+    assert.deepEqual(missing, [], `${folder}/: map entries whose file does not exist`);
+    const named = new Set([...maps.values()].flat());
+    const tops = [...maps.keys()].filter((h) => !named.has(h));
+    assert.equal(tops.length, 1, `${folder}/ has ${tops.length} top maps (${tops}): one map names the others`);
+    const seen = accountedFor(maps, tops[0]);
+    assert.deepEqual(files.filter((f) => !seen.has(f)), [], `${folder}/: files no map accounts for (from ${tops[0]})`);
+  });
+}
+
+test("the store's word in the layout table holds: no side door, rows apart, one session factory", () => {
+  const row = section('Layout');
+  assert.match(row, /no caller gets the connection/);
+  assert.match(row, /never the store/);
+  assert.match(row, /the one way a session is made/);
+  const merchant = filesUnder('src/merchant', ['.cpp', '.hpp'])
+    .map((file) => ({ file, text: fs.readFileSync(path.join(root, file), 'utf8') }));
+  const outside = merchant.filter(({ file }) => !/\/store(?:_\w+)?\.(?:cpp|hpp)$/.test(file));
+  // Only the store's files reach the connection (Store owns it; store_core.hpp shares it among them).
+  const doors = outside.flatMap(({ file, text }) =>
+    [...text.matchAll(/\.sql\(\)|#include "store_core\.hpp"|\bStoreCore\b/g)].map((m) => `${file}: ${m[0]}`));
+  assert.deepEqual(doors, [], 'the connection reached outside the store');
+  // The wire shapes read the store's rows, never the store (nor anything that includes it).
+  const includes = (file) => [...fs.readFileSync(path.join(root, 'src/merchant', file), 'utf8')
+    .matchAll(/^#include "([\w.]+)"/gm)].map((m) => m[1]).filter((f) => fs.existsSync(path.join(root, 'src/merchant', f)));
+  const seen = new Set();
+  const queue = ['events.hpp'];
+  while (queue.length) {
+    for (const f of includes(queue.shift())) if (!seen.has(f)) seen.add(f) && queue.push(f);
+  }
+  assert.ok(seen.has('store_rows.hpp'), 'events.hpp reads the rows of store_rows.hpp');
+  assert.deepEqual([...seen].filter((f) => /^(?:store|gateway)\.hpp$|^store_(?!rows)/.test(f)), [],
+    'events.hpp includes the store');
+  // A session is made in one place: session_factory.cpp is the only caller of create_session.
+  const makers = outside.filter(({ text }) => /\bcreate_session\(/.test(text)).map(({ file }) => file);
+  assert.deepEqual(makers, ['src/merchant/session_factory.cpp'], 'sessions made outside open_session');
+});
