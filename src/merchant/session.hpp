@@ -42,8 +42,8 @@ struct Session {
     // The merchant's resolutions as the session keeps them (Store::resolve_attempt, merchant_word()):
     // since when an attempt stands resolved paid_elsewhere, or not_paid (order_state.hpp reads both).
     std::optional<std::int64_t> paid_elsewhere_at, closed_at;
-    // The methods it offers: methods_csv as the core reads it (none when the column holds anything
-    // else); offers(): `method` names one of them.
+    // The methods it offers: methods_csv as the core reads it (a name an older gateway stored twice
+    // counts once; none when the column holds anything else); offers(): `method` names one of them.
     paywasm::PayMethods methods() const;
     bool offers(std::string_view method) const;
     // Hosted checkout (hosted.hpp): the payment link that opened it, and where the hosted page sends
