@@ -76,7 +76,7 @@ void register_app_api(Router& server, Gateway& gw) {
         s.currency = checkout.currency;
         s.created_at = now_ms();
         s.expires_at = s.created_at + gw.config.session_ttl_ms;
-        s.status.state = "open";
+        s.status.state = paywasm::kNoStatusState;
         bool created = false;
         const Session stored = gw.store.create_session(s, paywasm::sha256_hex(s.checkout_json), created);
         // The offerId's session expired without a payment: a checkout under it can no longer be

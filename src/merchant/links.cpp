@@ -277,7 +277,7 @@ void register_links(Router& server, Gateway& gw) {
         if (JsonValue v = spec.root().member("cancelUrl"); v.valid()) s.cancel_url = std::string(v.text());
         s.created_at = now_ms();
         s.expires_at = s.created_at + std::min(gw.config.link_open_ttl_ms, gw.config.session_ttl_ms);
-        s.status.state = "open";
+        s.status.state = paywasm::kNoStatusState;
         bool created = false;
         const Session stored = gw.store.create_session(s, paywasm::sha256_hex(s.checkout_json), created);
         res.status = 303;

@@ -19,7 +19,7 @@ namespace merchant {
 // written by events.hpp's status_json()).
 struct StatusView {
     std::optional<int> status;          // the service's code; nullopt before any transaction
-    std::string state;                  // open | paywasm::checkout_state(): a kind's name | amount_mismatch
+    std::string state;                  // open (paywasm::kNoStatusState) | paywasm::checkout_state(): a kind's name | amount_mismatch
     bool final = false, success = false;
     std::optional<std::string> transaction_id, received_amount;
     std::optional<std::string> method;  // qr | exchange | bank; nullopt when unknown
