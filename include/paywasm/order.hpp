@@ -69,7 +69,9 @@ private:
 std::string to_string(PayMethods methods, std::string_view separator = ",");
 // A `separator`-joined list of method names, e.g. "exchange,qr": nullopt when it is empty, names
 // anything but exchange, bank and qr, or names one twice (method_list_error() says which).
-std::optional<PayMethods> parse_pay_methods(std::string_view list, char separator = ',');
+// `repeats_allowed`: a name given twice counts once (a list an older gateway stored: --methods took
+// repeats until issue 41).
+std::optional<PayMethods> parse_pay_methods(std::string_view list, char separator = ',', bool repeats_allowed = false);
 // Why parse_pay_methods() refused `list`: "names no method", "'x' is not exchange, bank or qr",
 // "names qr twice"; empty when it did not.
 std::string method_list_error(std::string_view list, char separator = ',');

@@ -45,7 +45,7 @@ namespace {
 constexpr PayMethod kMethodOrder[] = {PayMethod::exchange, PayMethod::bank, PayMethod::qr};
 
 // The names of `list` split at `separator`, each checked; the first refusal, or empty.
-std::string read_methods(std::string_view list, char separator, PayMethods& out) {
+std::string read_methods(std::string_view list, char separator, bool repeats_allowed, PayMethods& out) {
     out = PayMethods();
     if (list.empty()) return "names no method";
     std::size_t pos = 0;
@@ -55,7 +55,7 @@ std::string read_methods(std::string_view list, char separator, PayMethods& out)
         const std::string_view name = list.substr(pos, end - pos);
         const auto m = pay_method_from(name);
         if (!m) return "'" + escape_untrusted(name, 16) + "' is not exchange, bank or qr";
-        if (out.has(*m)) return "names " + std::string(name) + " twice";
+        if (out.has(*m) && !repeats_allowed) return "names " + std::string(name) + " twice";
         out.add(*m);
         pos = end + 1;
     }
@@ -85,15 +85,15 @@ std::string to_string(PayMethods methods, std::string_view separator) {
     return out;
 }
 
-std::optional<PayMethods> parse_pay_methods(std::string_view list, char separator) {
+std::optional<PayMethods> parse_pay_methods(std::string_view list, char separator, bool repeats_allowed) {
     PayMethods out;
-    if (!read_methods(list, separator, out).empty()) return std::nullopt;
+    if (!read_methods(list, separator, repeats_allowed, out).empty()) return std::nullopt;
     return out;
 }
 
 std::string method_list_error(std::string_view list, char separator) {
     PayMethods ignored;
-    return read_methods(list, separator, ignored);
+    return read_methods(list, separator, false, ignored);
 }
 
 // ---- An order's bucket ---------------------------------------------------------------------------

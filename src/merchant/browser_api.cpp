@@ -352,7 +352,8 @@ void register_browser_api(Router& server, Gateway& gw) {
         need_json_type(req);
         const JsonDocument doc = parse_object(req, body);
         const std::string method = need_string(doc.root(), "method");
-        if (method != "exchange" && method != "bank") throw HttpError(400, "validation", "method must be exchange or bank", "method");
+        const auto named = paywasm::pay_method_from(method);  // a QR payment starts at POST /v1/checkout/{id}/qr
+        if (!named || *named == paywasm::PayMethod::qr) throw HttpError(400, "validation", "method must be exchange or bank", "method");
         if (!s.offers(method)) throw HttpError(400, "method_not_offered", "this session does not offer " + method, "method");
         gw.rate_limit("attempt-session:" + s.id, gw.config.attempt_rate_per_session, res, "payment attempts for this session a minute");
         gw.rate_limit("attempt-client:" + paywasm::server::client_key(req.remote_addr), gw.config.attempt_rate_per_client, res,

@@ -89,8 +89,8 @@ Html receipt(const Words& w, const Session& s) {
     } else if (verified && s.status.tx_amount && s.status.tx_currency && *s.status.tx_currency != s.currency) {
         row(w("receipt.paid"), money(*s.status.tx_amount, *s.status.tx_currency));
     }
-    const std::string m = method.value_or("");
-    row(w("receipt.method"), m == "qr" || m == "exchange" || m == "bank" ? w("method." + m) : "—");
+    const auto paid_by = paywasm::pay_method_from(method.value_or(""));
+    row(w("receipt.method"), paid_by ? w("method." + std::string(paywasm::to_string(*paid_by))) : "—");
     if (verified || accepted) row(w("receipt.paidAt"), iso8601(s.status.updated_at));
     row(w("receipt.reference"), reference.value_or("—"));
     dl += Html::markup("</dl>");

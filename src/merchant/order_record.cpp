@@ -18,7 +18,7 @@ void write_session(JsonWriter& w, Gateway& gw, const Session& s) {
     write_methods(w, s);
     w.str("createdAt", iso8601(s.created_at)).str("expiresAt", iso8601(s.expires_at));
     // An open session past its expiry takes no payment any more: "expired", not "open".
-    w.str("status", s.status.state == "open" && now >= s.expires_at ? std::string("expired") : s.status.state);
+    w.str("status", s.status.state == paywasm::kNoStatusState && now >= s.expires_at ? std::string("expired") : s.status.state);
     w.str("orderState", order_state(s, now));
     w.key("underpaymentAcceptedAt");
     s.underpayment_accepted_at ? w.string(iso8601(*s.underpayment_accepted_at)) : w.null();

@@ -4,7 +4,9 @@
 
 namespace merchant {
 
-paywasm::PayMethods Session::methods() const { return paywasm::parse_pay_methods(methods_csv).value_or(paywasm::PayMethods()); }
+paywasm::PayMethods Session::methods() const {
+    return paywasm::parse_pay_methods(methods_csv, ',', true).value_or(paywasm::PayMethods());
+}
 
 bool Session::offers(std::string_view method) const {
     const auto m = paywasm::pay_method_from(method);

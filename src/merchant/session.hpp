@@ -19,7 +19,7 @@ namespace merchant {
 // written by events.hpp's status_json()).
 struct StatusView {
     std::optional<int> status;          // the service's code; nullopt before any transaction
-    std::string state;                  // open | paywasm::checkout_state(): a kind's name | amount_mismatch
+    std::string state;                  // open (paywasm::kNoStatusState) | paywasm::checkout_state(): a kind's name | amount_mismatch
     bool final = false, success = false;
     std::optional<std::string> transaction_id, received_amount;
     std::optional<std::string> method;  // qr | exchange | bank; nullopt when unknown
@@ -42,8 +42,8 @@ struct Session {
     // The merchant's resolutions as the session keeps them (AttemptStore::resolve_attempt, merchant_word()):
     // since when an attempt stands resolved paid_elsewhere, or not_paid (order_state.hpp reads both).
     std::optional<std::int64_t> paid_elsewhere_at, closed_at;
-    // The methods it offers: methods_csv as the core reads it (none when the column holds anything
-    // else); offers(): `method` names one of them.
+    // The methods it offers: methods_csv as the core reads it (a name an older gateway stored twice
+    // counts once; none when the column holds anything else); offers(): `method` names one of them.
     paywasm::PayMethods methods() const;
     bool offers(std::string_view method) const;
     // Hosted checkout (hosted.hpp): the payment link that opened it, and where the hosted page sends

@@ -3,6 +3,7 @@
 
 #include "paywasm/codec.hpp"
 #include "paywasm/crypto.hpp"
+#include "paywasm/order.hpp"
 #include "paywasm/status.hpp"
 #include "paywasm/validate.hpp"
 #include "server/util.hpp"
@@ -18,7 +19,7 @@ Session open_session(Gateway& gw, const paywasm::Checkout& checkout, Session dra
     s.currency = checkout.currency;
     s.created_at = now_ms();
     s.expires_at = s.created_at + ttl_ms;
-    s.status.state = "open";
+    s.status.state = paywasm::kNoStatusState;
     return gw.store.sessions.create_session(s, paywasm::sha256_hex(s.checkout_json), created);
 }
 

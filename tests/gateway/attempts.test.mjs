@@ -224,6 +224,13 @@ describe('registration, reports and Pay (SQLite)', () => {
     assert.equal((await gw(g, 'POST', '/v1/checkout/cs_nope/attempts', { body: { method: 'exchange' } })).status, 404);
     const qrOnly = await session(g, { methods: ['exchange'] });
     assert.equal((await register(g, qrOnly, 'bank')).status, 400);
+    // Only exchange and bank register here, as the core names them (a QR payment starts at /qr).
+    for (const method of ['qr', 'card', 'Exchange']) {
+      const r = await register(g, qrOnly, method);
+      assert.equal(r.status, 400, method);
+      assert.equal(r.json.error, 'validation', method);
+      assert.equal(r.json.field, 'method', method);
+    }
     // The limit (12 a minute here) counts registrations and reports of one session.
     const statuses = [];
     for (let i = 0; i < 14; i++) statuses.push((await register(g, s2)).status);

@@ -326,6 +326,7 @@ for (const backend of ['sqlite', 'postgres']) {
       assert.equal(r.status, 200);
       assert.match(r.text, /Payment received/);
       assert.match(r.text, new RegExp(`>${qr.json.result.id}<`), 'the reference');
+      assert.ok(r.text.includes('<dt>Method</dt><dd>QR code</dd>'), 'the method, read by the core');
       assert.match(r.text, /25 USD|25\.00 USD/);
       assert.match(r.text, /href="http:\/\/shop\.paywasm\.test\/thanks"/);
       const detail = await gw(g, 'GET', `/v1/links/${l.json.id}`, { app: true });

@@ -110,6 +110,9 @@ TEST_CASE("PayMethods: one set, listed exchange, bank, qr; one parser and one pr
     CHECK(method_list_error("exchange,card") == "'card' is not exchange, bank or qr");
     CHECK(method_list_error("qr,bank,qr") == "names qr twice");
     CHECK(method_list_error("bank,qr") == "");
+    // A list an older gateway stored (--methods took repeats): each name once.
+    CHECK(parse_pay_methods("exchange,exchange,qr", ',', true) == PayMethods{PayMethod::exchange, PayMethod::qr});
+    CHECK_FALSE(parse_pay_methods("exchange,card", ',', true));
     // Every set prints what it parses back to.
     for (unsigned bits = 1; bits < 8; ++bits) {
         PayMethods m;
