@@ -33,6 +33,8 @@ Link create_sale(Gateway& gw, const std::string& amount, const std::string& note
     } catch (const HttpError& e) {
         if (e.status != 400) throw;
         throw HttpError(400, "validation", std::string("this amount cannot be charged: ") + e.what(), "amount");
+    } catch (const paywasm::Error& e) {  // the core's cart rules (validate, require_chargeable_total)
+        throw HttpError(400, "validation", std::string("this amount cannot be charged: ") + e.what(), "amount");
     }
 }
 
