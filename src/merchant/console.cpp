@@ -248,8 +248,7 @@ void Console::routes(Router& r) {
     });
     r.route("GET", "/pos/sales/([A-Za-z0-9_-]+)/qr\\.svg", limit, [this](Req req, Res res, Body) {
         if (!auth(req)) throw HttpError(401, "unauthorized", "log in to the console first");
-        (void)sale_state(gw_, req.matches[1], now_ms());  // 404 unless it is a sale
-        qr_answer(res, link_url(gw_, req.matches[1]));
+        qr_answer(res, sale_url(gw_, req.matches[1]));
     });
     // A sale's state as its screen follows it (pos.js): {state, text, final}.
     r.route("GET", "/pos/sales/([A-Za-z0-9_-]+)/state", limit, [this](Req req, Res res, Body) {

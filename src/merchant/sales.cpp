@@ -38,9 +38,19 @@ Link create_sale(Gateway& gw, const std::string& amount, const std::string& note
     }
 }
 
-SaleState sale_state(Gateway& gw, const std::string& id, std::int64_t now) {
-    const LinkRecord r = link_record(gw, id, true);
+namespace {
+// Link `id` as a sale: HttpError 404 when it is none, or a payment link.
+LinkRecord sale_record(Gateway& gw, const std::string& id, bool detail) {
+    LinkRecord r = link_record(gw, id, detail);
     if (!r.link.sold_by) throw HttpError(404, "not_found", "no sale with this id");
+    return r;
+}
+}  // namespace
+
+std::string sale_url(Gateway& gw, const std::string& id) { return sale_record(gw, id, false).url; }
+
+SaleState sale_state(Gateway& gw, const std::string& id, std::int64_t now) {
+    const LinkRecord r = sale_record(gw, id, true);
     SaleState st;
     st.amount = r.fixed_amount.value_or("");
     st.currency = r.link.currency;

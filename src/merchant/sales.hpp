@@ -31,5 +31,8 @@ struct SaleState {
 };
 // Sale `id` (HttpError 404 when it is no sale) at `now`.
 SaleState sale_state(Gateway& gw, const std::string& id, std::int64_t now);
+// The URL the customer scans for sale `id` (its link's), HttpError 404 when it is no sale: one read of
+// the link, none of its sessions.
+std::string sale_url(Gateway& gw, const std::string& id);
 
 }  // namespace merchant
