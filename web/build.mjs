@@ -3,7 +3,7 @@
 // constructable stylesheets) from the ES modules of web/src: bundled by esbuild (pinned in
 // package.json) from web/src/entry-script.js (as an IIFE) and web/src/entry-module.js (as ESM), then
 // minified with terser (pinned too). Run by scripts/dist.sh:
-//   node web/build.mjs --out dist --version 0.1.0 --wasm-integrity sha384-... --nosimd-integrity sha384-...
+//   node web/build.mjs --out dist --version 0.1.0 --wasm-integrity sha256-... --nosimd-integrity sha256-...
 //                      [--no-minify] [--source-map]
 // (--wasm-integrity: of paywasm.wasm; --nosimd-integrity: of paywasm-nosimd.wasm)
 // What only the build knows comes from the virtual module 'paywasm:build' (buildInfo() below): the
@@ -31,7 +31,7 @@ const wasmIntegrity = args['wasm-integrity'] || '';
 const nosimdIntegrity = args['nosimd-integrity'] || '';
 if (!/^[0-9]+\.[0-9]+\.[0-9]+/.test(version)) throw new Error(`bad --version ${version}`);
 for (const [flag, value] of [['wasm-integrity', wasmIntegrity], ['nosimd-integrity', nosimdIntegrity]]) {
-  if (value && !/^sha384-[A-Za-z0-9+/=]+$/.test(value)) throw new Error(`bad --${flag}`);
+  if (value && !/^sha256-[A-Za-z0-9+/]{43}=$/.test(value)) throw new Error(`bad --${flag} (a sha256-... SRI value)`);
 }
 
 // CSS minifier for our own stylesheet: comments and layout whitespace go; strings are kept as
@@ -51,7 +51,7 @@ function minifyCss(text) {
 const css = minifyCss(readFileSync(join(here, 'src', 'styles.css'), 'utf8'));
 // The same text as paywasm.css, for browsers without constructable stylesheets (element.js
 // styleShadow): fetched beside the script and checked against this value.
-const cssIntegrity = `sha384-${createHash('sha384').update(css).digest('base64')}`;
+const cssIntegrity = `sha256-${createHash('sha256').update(css).digest('base64')}`;
 // The shopper text: web/src/locales/<lang>.json, one object per language. Shipped, paywasm.js holds
 // English only; every other language is a file beside it, paywasm-<lang>.json: the values in the
 // order of the English keys (null: not translated, English is used), fetched by the widget only for

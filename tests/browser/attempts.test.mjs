@@ -10,6 +10,8 @@
 //   transaction advanced) then ships the order once: one checkout.succeeded, the page says paid.
 // - the 5xx path: a proxy in front of the service forwards the payment (the service stores it) and
 //   answers 502: Pay stays off, on the page and after a reload; one payment.
+// - QR, the merchant deciding while the page is open (issue 45): an accepted underpayment reads as
+//   paid (never "send the missing amount"), a code closed as not paid goes.
 // The page reaches the service through that proxy (the gateway's --public-service-url), which
 // counts every payment POST: a second payment with the same offerId is seen even though the
 // sandbox would answer it with the first one's transaction (its idempotency replay).
@@ -208,10 +210,10 @@ async function tryToPayAgain(page) {
 }
 
 // A gateway session for CART (app API).
-async function newSession(tag) {
+async function newSession(tag, methods = ['exchange', 'bank']) {
   const offerId = `${ENGINE}-${tag}-${crypto.randomUUID().slice(0, 8)}`;
   const r = await gw(gateway, 'POST', '/v1/sessions', { app: true,
-    body: { offerId, currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods: ['exchange', 'bank'] } });
+    body: { offerId, currency: 'USD', cart: CART, shippingAddress: ADDRESS, methods } });
   assert.equal(r.status, 201, `session: ${r.text}`);
   return { id: r.json.id, offerId, url: `${gateway.base}/v1/checkout/${r.json.id}` };
 }
@@ -376,6 +378,65 @@ test('a 502 from a proxy after the service stored the payment: Pay stays off, on
     assert.equal(proxy.payments.slice(paymentsBefore).length, 1, 'still one payment');
   } finally {
     proxy.fail502 = 0;
+    await stopGateway();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// ---- the merchant decides while the shopper's page is open (issue 45) ------------------------------
+
+// What the QR panel and the status box say, whether the code is shown, and Pay's state.
+const qrPanel = (page) => page.run(() => {
+  const root = document.querySelector('paywasm-checkout').shadowRoot;
+  const status = root.querySelector('.status');
+  return { code: !!root.querySelector('.qr-code svg'), text: root.textContent, status: status && !status.hidden ? status.textContent : '',
+    armed: [...root.querySelectorAll('button.pay')].some((b) => !b.disabled && b.offsetParent !== null) };
+});
+
+test('QR on the shop\'s own page: an underpayment the merchant accepts reads as paid, never "send the missing amount"; closed as not paid, the code goes', LIMIT, async () => {
+  const dir = tempDir('paywasm-attempts-gw-');
+  try {
+    await startGatewayAt(dir);
+    assert.equal((await control('PUT', '/webhook', { url: `${gateway.base}/v1/webhooks` })).status, 200, 'webhook URL');
+    // The code shown on the page (the shopper pressed Pay): the gateway's transaction for it.
+    const showCode = async (tag) => {
+      const s = await newSession(tag, ['qr']);
+      const page = await openSession(s.url);
+      await settled(page);
+      await page.click(() => window.__shadow('button[data-key=pay-qr]'));
+      await until(page, () => !!window.__shadow('.qr-code svg'), null, 'the QR code shown');
+      const tx = (await gw(gateway, 'POST', `/v1/checkout/${s.id}/qr`, { body: {} })).json.result.id;
+      return { s, page, tx };
+    };
+
+    // Part of the amount arrives: the page asks for the rest, as the service's status says.
+    const partial = await showCode('accepted');
+    assert.equal((await control('POST', `/transactions/${partial.tx}/advance`, { status: 101 })).status, 200, 'partly paid');
+    await until(partial.page, () => /Send the missing amount/.test(document.querySelector('paywasm-checkout').shadowRoot.textContent),
+      null, '"send the missing amount" while nobody decided');
+    // The merchant accepts what arrived, the page left open: the order reads as paid, the rest is
+    // no longer asked for, no code, no Pay.
+    const accepted = await gw(gateway, 'POST', `/v1/sessions/${partial.s.id}/accept-underpayment`, { app: true, body: { note: 'close enough' } });
+    assert.equal(accepted.status, 200, accepted.text);
+    await until(partial.page, () => /This order is already paid/.test(window.__shadow('.status')?.textContent || ''), null,
+      '"This order is already paid" once the merchant accepted');
+    const paid = await qrPanel(partial.page);
+    assert.ok(!/missing amount|Missing/.test(paid.text), `the rest is no longer asked for: ${paid.text}`);
+    assert.deepEqual([paid.code, paid.armed], [false, false], 'no code, no Pay');
+    await partial.page.done();
+
+    // A code nobody paid, closed as not paid by the merchant: the page says closed, the code goes.
+    const open = await showCode('closed');
+    const attempt = (await gw(gateway, 'GET', `/v1/sessions/${open.s.id}`, { app: true })).json.attempts.find((a) => a.transactionId === open.tx);
+    const resolved = await gw(gateway, 'POST', `/v1/sessions/${open.s.id}/resolve`, { app: true,
+      body: { attemptId: attempt.attemptId, resolution: 'not_paid', note: 'nothing in the portal' } });
+    assert.equal(resolved.status, 200, resolved.text);
+    await until(open.page, () => /This checkout is closed/.test(window.__shadow('.status')?.textContent || ''), null,
+      '"This checkout is closed" once the merchant closed it');
+    const closed = await qrPanel(open.page);
+    assert.deepEqual([closed.code, closed.armed], [false, false], `no code, no Pay: ${closed.text}`);
+    await open.page.done();
+  } finally {
     await stopGateway();
     fs.rmSync(dir, { recursive: true, force: true });
   }

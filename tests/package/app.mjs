@@ -4,8 +4,8 @@
 //      the app's own `npm run build` bundles it with esbuild (the checkout's pinned one, on PATH) into
 //      public/assets/ and copies the package's wasm and language files beside the bundle: the recipe
 //      docs/widget.md shows.
-//   2. The wasm beside the bundle is dist's, byte for byte, and the sha384 built into the module (the
-//      one integrity.json states) is in the minified bundle.
+//   2. The wasm beside the bundle is dist's, byte for byte (its sha384 is the one integrity.json
+//      states), and its sha256, the module's built-in SRI value, is in the minified bundle.
 //   3. The REAL sandbox serves public/ as the shop's site (its strict CSP on the page; --dist is an
 //      empty dir, so no widget file but the bundle's can load) and the API on the same origin. In
 //      Chromium the shopper pays by exchange: the page shows the pending status, the sandbox stored
@@ -46,7 +46,7 @@ const CART = [
 const ADDRESS = { firstname: 'Grace', lastname: 'Hopper', city: 'Washington', country: 'US', email: 'grace@example.test' };
 
 const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
-const sha384 = (bytes) => 'sha384-' + crypto.createHash('sha384').update(bytes).digest('base64');
+const sri = (alg, bytes) => `${alg}-${crypto.createHash(alg).update(bytes).digest('base64')}`;
 // Every file under dir, as URL paths under prefix.
 const urlPaths = (dir, prefix) => fs.readdirSync(dir, { recursive: true })
   .filter((f) => fs.statSync(path.join(dir, f)).isFile()).map((f) => prefix + f.split(path.sep).join('/'));
@@ -88,13 +88,13 @@ after(async () => {
   await sandbox?.stop();
 });
 
-test('the bundled wasm is dist\'s, and the bundle carries its built-in sha384', () => {
+test('the bundled wasm is dist\'s, and the bundle carries its built-in sha256', () => {
   const wasm = fs.readFileSync(path.join(ASSETS, 'paywasm.wasm'));
   assert.ok(wasm.equals(fs.readFileSync(path.join(DIST, 'paywasm.wasm'))), 'public/assets/paywasm.wasm is dist/paywasm.wasm');
   const integrity = JSON.parse(fs.readFileSync(path.join(DIST, 'integrity.json'), 'utf8'));
-  assert.equal(sha384(wasm), integrity['paywasm.wasm'], 'integrity.json states the wasm\'s sha384');
+  assert.equal(sri('sha384', wasm), integrity['paywasm.wasm'], 'integrity.json states the wasm\'s sha384');
   const bundle = fs.readFileSync(path.join(ASSETS, 'main.js'), 'utf8');
-  assert.ok(bundle.includes(`"${sha384(wasm)}"`), 'the minified bundle holds the sha384 of the wasm (the module\'s built-in SRI)');
+  assert.ok(bundle.includes(`"${sri('sha256', wasm)}"`), 'the minified bundle holds the sha256 of the wasm (the module\'s built-in SRI)');
   assert.ok(!/\bfrom\s*["']paywasm|import\(["']paywasm/.test(bundle), 'the bundle imports nothing from the package at run time');
   for (const file of fs.readdirSync(DIST).filter((f) => /^paywasm-[\w-]+\.json$/.test(f))) {
     assert.ok(fs.readFileSync(path.join(ASSETS, file)).equals(fs.readFileSync(path.join(DIST, file))), `${file} beside the bundle`);

@@ -39,7 +39,7 @@ let pinWarned = false;
 // - constructable stylesheets (Chrome/Edge 73+, Firefox 101+, Safari 16.4+): the shared sheet of
 //   view.js and one of this element's own, adopted;
 // - without them (Safari 15.2-16.3, WPE WebKit 2.38, where `new CSSStyleSheet()` throws "Illegal
-//   constructor"): paywasm.css from beside the script (the same text, checked against its sha384
+//   constructor"): paywasm.css from beside the script (the same text, checked against its sha256
 //   built in) in a <link> that stays the root's first child (the view replaces everything after
 //   it), and this element's rule appended to that link's sheet through the CSSOM. A <style>
 //   element would need 'unsafe-inline' (or a hash) in style-src; the CSSOM does not.

@@ -254,7 +254,7 @@ function drawStatus(c) {
   const v = c.view;
   let content = [];
   let tone = null;
-  if (s.status && c.core) {
+  if (s.status && c.core && !decided(s)) {
     const st = s.status;
     const { info } = st;
     const partly = info.taken === 'some';
@@ -293,6 +293,11 @@ function drawStatus(c) {
   fill(v.status, `${tone} ${probe.textContent}`, content);
 }
 
+// Session mode: the merchant's decision over the service's word. While the gateway holds the order
+// as paid (an underpayment the merchant accepted) or closed and the service's status is no success,
+// the hold is what the shopper reads: never "send the missing amount" for an order already settled.
+const decided = (s) => s.hold && /^(paid|closed)$/.test(s.hold.reason) && !s.status?.info.success;
+
 // What a gateway's hold (c.s.hold: its `payable`, not armed) tells the shopper: [headline, next
 // steps]. A payment in progress waits as its method does; an attempt with no answer, or an answer
 // that proves nothing, is not known to have reached the service.
@@ -330,13 +335,13 @@ function drawQr(c) {
   const v = c.view;
   const qr = s.qr;
   const st = s.status;
-  const next = st ? st.info.next : 'pay';
+  const next = decided(s) ? 'held' : st ? st.info.next : 'pay';
   const expired = !!qr && qr.end <= Date.now();
   const rest = st && st.remaining;
   const key = qr ? `${qr.result.id} ${next} ${expired} ${rest && rest.amount}` : '-';
   if (v.qr.dataset.shown === key) return;
   clearInterval(v.tick);
-  fill(v.qr, key, qr ? qrView(c, next, expired) : v.pay.qr);
+  fill(v.qr, key, qr ? next != 'held' && qrView(c, next, expired) : v.pay.qr);
 }
 
 // The QR code's time left, ticking in place each second ("The code expires in 4:59", a timer that
