@@ -11,7 +11,8 @@
 // - the 5xx path: a proxy in front of the service forwards the payment (the service stores it) and
 //   answers 502: Pay stays off, on the page and after a reload; one payment.
 // - QR, the merchant deciding while the page is open (issue 45): an accepted underpayment reads as
-//   paid (never "send the missing amount"), a code closed as not paid goes.
+//   paid (never "send the missing amount"), so does a code resolved as paid elsewhere; a code closed
+//   as not paid goes.
 // The page reaches the service through that proxy (the gateway's --public-service-url), which
 // counts every payment POST: a second payment with the same offerId is seen even though the
 // sandbox would answer it with the first one's transaction (its idempotency replay).
@@ -393,7 +394,7 @@ const qrPanel = (page) => page.run(() => {
     armed: [...root.querySelectorAll('button.pay')].some((b) => !b.disabled && b.offsetParent !== null) };
 });
 
-test('QR on the shop\'s own page: an underpayment the merchant accepts reads as paid, never "send the missing amount"; closed as not paid, the code goes', LIMIT, async () => {
+test('QR on the shop\'s own page: an underpayment the merchant accepts reads as paid, never "send the missing amount"; paid elsewhere reads as paid; closed as not paid, the code goes', LIMIT, async () => {
   const dir = tempDir('paywasm-attempts-gw-');
   try {
     await startGatewayAt(dir);
@@ -425,17 +426,22 @@ test('QR on the shop\'s own page: an underpayment the merchant accepts reads as 
     assert.deepEqual([paid.code, paid.armed], [false, false], 'no code, no Pay');
     await partial.page.done();
 
-    // A code nobody paid, closed as not paid by the merchant: the page says closed, the code goes.
-    const open = await showCode('closed');
-    const attempt = (await gw(gateway, 'GET', `/v1/sessions/${open.s.id}`, { app: true })).json.attempts.find((a) => a.transactionId === open.tx);
-    const resolved = await gw(gateway, 'POST', `/v1/sessions/${open.s.id}/resolve`, { app: true,
-      body: { attemptId: attempt.attemptId, resolution: 'not_paid', note: 'nothing in the portal' } });
-    assert.equal(resolved.status, 200, resolved.text);
-    await until(open.page, () => /This checkout is closed/.test(window.__shadow('.status')?.textContent || ''), null,
-      '"This checkout is closed" once the merchant closed it');
-    const closed = await qrPanel(open.page);
-    assert.deepEqual([closed.code, closed.armed], [false, false], `no code, no Pay: ${closed.text}`);
-    await open.page.done();
+    // A code whose answer never came, resolved by the merchant from the service's portal: paid
+    // elsewhere reads as paid, not paid closes the checkout; either way the code goes.
+    const resolve = async (tag, resolution, words) => {
+      const open = await showCode(tag);
+      const attempt = (await gw(gateway, 'GET', `/v1/sessions/${open.s.id}`, { app: true })).json.attempts.find((a) => a.transactionId === open.tx);
+      const resolved = await gw(gateway, 'POST', `/v1/sessions/${open.s.id}/resolve`, { app: true,
+        body: { attemptId: attempt.attemptId, resolution, note: 'the portal' } });
+      assert.equal(resolved.status, 200, resolved.text);
+      await until(open.page, (w) => new RegExp(w).test(window.__shadow('.status')?.textContent || ''), words,
+        `"${words}" once the merchant resolved the code ${resolution}`);
+      const after = await qrPanel(open.page);
+      assert.deepEqual([after.code, after.armed], [false, false], `no code, no Pay: ${after.text}`);
+      await open.page.done();
+    };
+    await resolve('elsewhere', 'paid_elsewhere', 'This order is already paid');
+    await resolve('closed', 'not_paid', 'This checkout is closed');
   } finally {
     await stopGateway();
     fs.rmSync(dir, { recursive: true, force: true });
