@@ -42,7 +42,7 @@ void register_app_api(Router& server, Gateway& gw) {
 
         Session s;
         s.methods_csv = paywasm::to_string(methods_of(doc.root().member("methods"), gw.config.methods));
-        const ReturnUrls back = read_return_urls(doc.root(), gw.config);  // --return-origin only (hosted.hpp)
+        const ReturnUrls back = read_return_urls(doc.root(), gw.config);  // --return-origin only (app_requests.hpp)
         s.success_url = back.success;
         s.cancel_url = back.cancel;
         // QR needs the customer's name and e-mail (from customerInfo or the address): refuse now,

@@ -13,15 +13,15 @@
 //   /orders.csv                the export (orders.hpp)
 //   /events, /subscriptions, /audit
 //   /api/sessions[/{id}], /api/events/{id}   the app API's JSON, for the logged-in user
-// Its files:
+// Its files (src/merchant/console):
 //   console.cpp            the routes and the login glue
 //   console_pages.hpp      one renderer per page (its own map)
 //   console_html.hpp       the console's small HTML pieces
 //   console_overview.hpp   the overview page's drawing of overview.hpp's figures
 //   console_http.hpp       the hosts it answers, the origins its forms come from, its JSON's headers
-//   console_auth.hpp       accounts and logins: scrypt passwords, the wrong-password windows
-//   console_users_cli.cpp  the `paywasm-merchant console-user` command
 //   console_assets.hpp     its page template and stylesheet (web/console), embedded at build time
+// Its accounts and logins (scrypt passwords, the wrong-password windows) are gateway/console_auth.hpp's,
+// shared with init, /metrics and the `console-user` command (program/console_users_cli.cpp).
 #pragma once
 
 #include <memory>

@@ -1,45 +1,34 @@
-// paywasm-merchant — the merchant's half of a checkout (docs/merchant.md). The Gateway object holds
-// what every route group shares. Every file of src/merchant, by part (a part with its own map names
-// its files there; x.hpp stands for its x.cpp too):
-// The program:
-//   main.cpp             the command line: serve, init, console-user; the listeners
-//   config.hpp           the settings as read
-//   settings.hpp         the long options read from the --config file, the environment and flags
-//   init.hpp             `paywasm-merchant init`: a gateway set up in one command
+// paywasm-merchant — the merchant's half of a checkout (docs/merchant.md). src/merchant's parts,
+// bottom to top: a part includes only the parts below it (their levels: docs/contributing.md "The
+// gateway's parts", which unit.docs checks every #include against); each names its files in its map.
+//   rules/     the rules and wire shapes, pure: session, money decisions, attempts, order state,
+//              wire shapes, the rows and the settings as plain data (map: rules/decide.hpp)
+//   store/     the database: every query by table group on one Sql, the schema, the status hub
+//              (map: store/store.hpp)
+//   gateway/   this object and the operations every wing shares (map: here, below)
+//   api/       the JSON routes: the app API, the widget's browser API, webhooks, health (api/api.hpp)
+//   hosted/    hosted checkout pages and the links' routes (hosted/hosted.hpp)
+//   console/   the merchant's console on its own listener (console/console.hpp)
+//   program/   the command line, the settings, init and console-user (program/commands.hpp)
+// The Gateway object holds what every route group shares. This part's files (src/merchant/gateway):
 //   gateway.cpp          this object: keys, the service client, rate limits
-// The rules and wire shapes (pure: no database, no clock, no I/O):
-//   session.hpp          a checkout session and its status, as kept
-//   decide.hpp           the money rules: a verified webhook against the session -> a Decision
-//   attempts.hpp         the payment attempts' rules
-//   order_state.hpp      an order's state (paid, partly paid, ...) and its SQL twin
-//   overview.hpp         the console overview's figures
-//   ship_to.hpp          what the seller needs to ship an order
-//   notify.hpp           which events a console user is mailed about, and each mail's words
-//   events.hpp           every wire shape: the status JSON, SSE events, forwarded events
-// The database:
-//   store.hpp            every query, by table group on one Sql (its own map)
-//   schema.hpp           the tables, their migrations, the writer guard
-//   status_hub.hpp       which SSE streams a change wakes (NOTIFY carries a wake tag), the stream caps
-// The operations, routes and workers:
 //   session_factory.hpp  the one way a checkout session is made (the app API, a link's opening)
 //   orders.hpp           the merchant's operations on orders, shared by the app API and the console
-//   mail_settings.hpp    a console user's mail, shared by `console-user notify` and the console
 //   order_record.cpp     orders.hpp's typed reads: an order's record, events, debits, audit, overview
-//   app_api.cpp          /v1/sessions, /v1/subscriptions, /v1/events   the shop's server (Bearer $PAYWASM_APP_SECRET)
-//   browser_api.cpp      /v1/checkout/{id}[/qr|/status|/attempts]     the widget (CORS for --shop-origin only)
-//   webhooks.cpp         /v1/webhooks                                 the service's signed status changes
-//   hosted.hpp           hosted checkout pages and payment links (its own map)
-//   console.hpp          the merchant's console on its own listener (its own map)
+//   links.hpp            the link operations, shared by the links' routes and the console's link pages
+//   sales.hpp            the console's point of sale: a sale is a one-payment link
+//   mail_settings.hpp    a console user's mail, shared by `console-user notify` and the console
+//   console_auth.hpp     the console's accounts and logins: scrypt passwords, the wrong-password windows
+//   app_requests.hpp     what the app's requests share: the bearer, the methods, the return URLs
 //   forwarder.cpp        the outbox: every event POSTed to --app-callback, signed with the event
 //                        secret, retried (the shared outbox worker, src/server/outbox.hpp)
-//   mailer.cpp           mail to the merchant (notify.hpp words it) through the SMTP relay (libcurl)
+//   mailer.cpp           mail to the merchant (rules/notify.hpp words it) through the SMTP relay (libcurl)
 //   retention.cpp        the pruning thread (--retain-days, the rate limits' full buckets, the
 //                        attention pass)
-//   health.hpp           /healthz, /readyz, /metrics
 // A payment's status travels: service webhook -> verify_webhook (core) -> SessionStore::apply_webhook
 // (one transaction with the session's row locked: read, decide_webhook, then the event, transaction,
 // session status, outbox row, a NOTIFY with the session's wake tag) -> StatusHub::notify -> each
-// SSE stream (browser_api.cpp), which reads the session's status itself.
+// SSE stream (api/browser_api.cpp), which reads the session's status itself.
 #pragma once
 
 #include <atomic>

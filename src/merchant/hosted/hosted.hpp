@@ -1,15 +1,16 @@
 // Hosted checkout and payment links (docs/merchant.md "No front end? Hosted checkout and payment
 // links"): pages the gateway serves itself, for a seller with no web page of their own.
+// The part's files (src/merchant/hosted):
 //   hosted_page.cpp     GET /pay/{sessionId} (the order, the widget in session mode, the receipt, the
 //                       expired page), POST /pay/{id}/details (a link's shopper fields), /assets/...
-//   links.hpp           the link operations, shared by the app API's /v1/links (links.cpp, with the
-//                       public opening GET /l/{linkId}) and the console's link pages
-//   sales.hpp           the console's point of sale: a sale is a one-payment link
+//   link_routes.cpp     the links' routes: the app API's /v1/links and the public opening GET /l/{linkId}
 //   hosted_words.cpp    the pages' words in the widget's languages (Words)
 //   hosted_details.hpp  a link's shopper fields: the form, its reading, the countries it lists
 //   countries.cpp       those countries (ISO 3166-1, each language's names; scripts/countries.py)
-// The links table is the store's links group (store_links.hpp, LinkStore); a link's opening makes its
-// session with session_factory.hpp's open_session, as the app API does.
+// The link operations (gateway/links.hpp, shared with the console's link pages) and the point of
+// sale's sales (gateway/sales.hpp) are the gateway part's; the links table is the store's links
+// group (store_links.hpp, LinkStore); a link's opening makes its session with
+// session_factory.hpp's open_session, as the app API does.
 // Every page is rendered with the page kit (src/server/html.hpp, page_pieces.hpp, web_form.hpp,
 // accept_list.hpp) and src/server/static_files.hpp: escaped values only, under a strict
 // Content-Security-Policy (no inline script or style; 'self' and the service's origin).

@@ -1,4 +1,4 @@
-// `paywasm-merchant console-user ...` (console_auth.hpp): the console's accounts from the command
+// `paywasm-merchant console-user ...` (commands.hpp; console_auth.hpp): the console's accounts from the command
 // line, on the gateway's database, while the gateway runs or not. Every change is in the audit log
 // as the actor "cli".
 // Beside a running gateway: on SQLite the command opens the file beside it (SqlShare::beside_server:

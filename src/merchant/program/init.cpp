@@ -1,4 +1,4 @@
-// `paywasm-merchant init` (init.hpp).
+// `paywasm-merchant init` (commands.hpp).
 #include "program/commands.hpp"
 
 #include <pwd.h>

@@ -1,6 +1,6 @@
 // paywasm-merchant — the merchant's gateway (docs/merchant.md). Its settings: settings.hpp (options,
-// environment, configuration file); its subcommands init (init.hpp), config check, console-user
-// (console_auth.hpp). The first line on stdout is
+// environment, configuration file); its subcommands init, config check, console-user
+// (commands.hpp). The first line on stdout is
 // "paywasm-merchant: listening on http://HOST:PORT" once it accepts connections.
 #include <cstdio>
 #include <cstdlib>

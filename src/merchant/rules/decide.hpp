@@ -1,5 +1,16 @@
+// The rules and wire shapes (src/merchant/rules): pure, no database, no clock, no I/O; every part
+// above reads them. Its files, besides this one (the money decisions, below):
+//   session.hpp      a checkout session and its status, as kept
+//   attempts.hpp     the payment attempts' rules
+//   order_state.hpp  an order's state (paid, partly paid, ...) and its SQL twin
+//   overview.hpp     the console overview's figures
+//   ship_to.hpp      what the seller needs to ship an order
+//   notify.hpp       which events a console user is mailed about, and each mail's words
+//   events.hpp       every wire shape: the status JSON, SSE events, forwarded events
+//   rows.hpp         the rows the store's table groups return and take (plain data)
+//   config.hpp       the settings as read (plain data)
 // The gateway's money decisions as pure functions: what a verified webhook does to a session, and
-// whether a QR code may be replaced. No database, no clock, no I/O: store_webhook.cpp reads the inputs under
+// whether a QR code may be replaced. No database, no clock, no I/O: store/store_webhook.cpp reads the inputs under
 // the session's row lock, calls these, and persists exactly what they decided; tests/gateway/
 // test_decide.cpp checks every rule without a database.
 #pragma once

@@ -1,12 +1,13 @@
 // The gateway's database: every query on its tables, by table group, all over one Sql (SQLite or
 // PostgreSQL, src/server/sql.hpp) that the Store owns. A caller takes the group it needs
-// (gw.store.sessions, ...), never the connection. The schema and its migrations are schema.cpp's;
-// the money rules decide.cpp's and attempts.hpp's (the store reads their inputs and persists what
-// they decided); the wire shapes events.cpp's (the store builds no JSON but the status it pushes:
-// it stores and returns typed rows, store_rows.hpp, and the texts it is given).
+// (gw.store.sessions, ...), never the connection. The money rules are rules/decide.hpp's and
+// attempts.hpp's (the store reads their inputs and persists what they decided); the wire shapes
+// rules/events.cpp's (the store builds no JSON but the status it pushes: it stores and returns
+// typed rows, rules/rows.hpp, and the texts it is given). The part's files (src/merchant/store):
 //   store.cpp           this object: the Sql, its schema, the groups
+//   schema.hpp          the tables, their migrations, the writer guard
+//   status_hub.hpp      which SSE streams a change wakes (NOTIFY carries a wake tag), the stream caps
 //   store_core.hpp      what the groups share inside their transactions (the store's files only)
-//   store_rows.hpp      the rows the groups return and take (plain data)
 //   store_sessions.hpp  sessions, transactions, QR codes, debits, one verified webhook applied
 //   store_webhook.cpp   that webhook: read -> decide -> persist (SessionStore::apply_webhook)
 //   store_attempts.hpp  payment attempts: registration, reports, resolutions, the attention pass
