@@ -1,6 +1,6 @@
-// What the app's requests share (app_requests.hpp): moved here from app_api.cpp (require_app,
-// methods_of) and hosted_page.cpp (hosted_url, read_return_urls) unchanged, so that no caller
-// below the route wings reaches into them.
+// What the app's requests share (app_requests.hpp): the bearer check, the methods, the return URLs
+// and the hosted page's URL, for the app API (api/app_api.cpp), the links (gateway/links.cpp,
+// hosted/link_routes.cpp) and the order records (gateway/order_record.cpp).
 #include "gateway/app_requests.hpp"
 
 #include "client/url.hpp"

@@ -1,5 +1,6 @@
 // Payment links' operations, one implementation for both of their callers: the app API
-// (/v1/links with its bearer, hosted/link_routes.cpp) and the console (console_links.cpp, a logged-in seller).
+// (/v1/links with its bearer, hosted/link_routes.cpp) and the console (console_links.cpp, a
+// logged-in seller).
 // A link is checked once, by the same rules whoever makes it (the core's cart and currency rules);
 // each console action is audited (Store::audit) under the actor that asked; each read gives a typed
 // record the app API writes as JSON and the console renders as HTML.
