@@ -266,7 +266,7 @@ export function webhookPrivateKey(sb) {
 }
 
 // The id the gateway gives the event of one webhook: evt_ + the first 32 hex digits of SHA-256 of
-// data.data (src/merchant/store_webhook.cpp), so a test can name every event it expects.
+// data.data (src/merchant/store/store_webhook.cpp), so a test can name every event it expects.
 export function webhookEventId(text) {
   return 'evt_' + crypto.createHash('sha256').update(text).digest('hex').slice(0, 32);
 }

@@ -1,4 +1,4 @@
-// Word to the merchant by e-mail (issue 44; src/merchant/notify.hpp, mailer.cpp): real
+// Word to the merchant by e-mail (issue 44; src/merchant/rules/notify.hpp, mailer.cpp): real
 // paywasm-merchant processes sending through a real SMTP server (Debian's aiosmtpd,
 // tests/support/smtp_server.py) that requires STARTTLS and AUTH; each console user gets the kinds it
 // chose (console-user notify); a relay that refuses for a while delays the mail, never loses it or

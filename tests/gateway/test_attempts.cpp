@@ -1,8 +1,8 @@
-// The attempt rules (src/merchant/attempts.hpp), without a database: what each report is worth,
+// The attempt rules (src/merchant/rules/attempts.hpp), without a database: what each report is worth,
 // when Pay is armed, when an attempt is stuck, which attempt a verified transaction belongs to.
 #include <doctest/doctest.h>
 
-#include "attempts.hpp"
+#include "rules/attempts.hpp"
 
 using namespace merchant;
 

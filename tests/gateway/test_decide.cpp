@@ -1,8 +1,8 @@
-// The gateway's money rules (src/merchant/decide.hpp), without a database.
+// The gateway's money rules (src/merchant/rules/decide.hpp), without a database.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
-#include "decide.hpp"
+#include "rules/decide.hpp"
 
 using namespace merchant;
 

@@ -1,8 +1,8 @@
-// The mail each event makes (src/merchant/notify.hpp): pure, no relay.
+// The mail each event makes (src/merchant/rules/notify.hpp): pure, no relay.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
-#include "notify.hpp"
+#include "rules/notify.hpp"
 
 using namespace merchant;
 

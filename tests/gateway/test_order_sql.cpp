@@ -1,4 +1,4 @@
-// The database's order state against the pure one (src/merchant/order_state.hpp): kOrderBucketSql
+// The database's order state against the pure one (src/merchant/rules/order_state.hpp): kOrderBucketSql
 // (with the list's split of "open" by expires_at) and kAttemptAttentionSql, run by the database the
 // gateway runs on, must answer what the core's order_bucket() (paywasm/order.hpp) and
 // needs_attention() answer, for every state word the core's status table gives a checkout and every
@@ -15,10 +15,10 @@
 #include <string>
 #include <unistd.h>
 
-#include "attempts.hpp"
-#include "order_state.hpp"
+#include "rules/attempts.hpp"
+#include "rules/order_state.hpp"
 #include "paywasm/status.hpp"
-#include "schema.hpp"
+#include "store/schema.hpp"
 #include "server/sql.hpp"
 
 using namespace merchant;

@@ -1,13 +1,13 @@
-// One order state (src/merchant/order_state.hpp), the attention rule of an attempt, the merchant's
+// One order state (src/merchant/rules/order_state.hpp), the attention rule of an attempt, the merchant's
 // word from the resolutions (attempts.hpp) and the overview's figures (overview.hpp), without a
 // database. Each case here failed before issue 45: "paid elsewhere" read as pending (or expired), a
 // late webhook that paid a stuck attempt left it needing attention, and the overview summed an
 // accepted underpayment's full order total as paid.
 #include <doctest/doctest.h>
 
-#include "attempts.hpp"
-#include "order_state.hpp"
-#include "overview.hpp"
+#include "rules/attempts.hpp"
+#include "rules/order_state.hpp"
+#include "rules/overview.hpp"
 #include "paywasm/status.hpp"
 
 using namespace merchant;

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { gw, startGateway, startPostgres, startSandbox, tempDir, webhookBody, webhookPrivateKey } from './harness.mjs';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
-const SCHEMA_VERSION = 11;  // src/merchant/schema.cpp kSchemaVersion
+const SCHEMA_VERSION = 11;  // src/merchant/store/schema.cpp kSchemaVersion
 
 let sb, key;
 before(async () => {
@@ -69,7 +69,7 @@ async function checkUpgraded(gateways, query) {
   assert.equal(fresh.status, 201, fresh.text);
 }
 
-// The writes of 0.2.0's gateway, statement for statement (its src/merchant/store.cpp at d714b9b: a
+// The writes of 0.2.0's gateway, statement for statement (its store.cpp in src/merchant at d714b9b: a
 // new session; a webhook's event, transaction, session update and forwarded event; a QR code's
 // removal), with values. Each touches rows (a SQLite row trigger fires only on a row).
 const OLD_WRITES = [

@@ -2,8 +2,10 @@
 // function its "Follow a payment" and "Follow a webhook" walks name is defined somewhere in the
 // tree, every file they name exists, and the #includes of src/ and demo/sandbox/ keep to the
 // "may include" column of its layout table (which also rules out an include cycle between
-// folders), and the layout table's word that no console page reads the store holds: the page files
-// src/merchant/console_pages.hpp maps (every one of them) name no store call. Reads the sources only.
+// folders); inside src/merchant, every include names its part and no part includes one on its own
+// level or above (the levels of the table "The gateway's parts"); the layout table's word that no
+// console page reads the store holds: the page files src/merchant/console/console_pages.hpp maps
+// (every one of them) name no store call. Reads the sources only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -18,6 +20,20 @@ function section(title) {
   assert.ok(start >= 0, `docs/contributing.md has no section "${title}"`);
   const end = doc.indexOf('\n## ', start + 1);
   return doc.slice(start, end < 0 ? undefined : end);
+}
+
+// src/merchant's parts from the table under "### The gateway's parts" in the Layout section:
+// | level | `part/` | what lives there | `map.hpp` |  ->  {level, part, map}
+function merchantParts() {
+  const layout = section('Layout');
+  const start = layout.indexOf("\n### The gateway's parts\n");
+  assert.ok(start >= 0, 'docs/contributing.md has no "### The gateway\'s parts"');
+  const end = layout.indexOf('\n### ', start + 1);
+  const table = layout.slice(start, end < 0 ? undefined : end);
+  const parts = [...table.matchAll(/^\| (\d+) \| `(\w+)\/` \|[^|\n]*\| `([\w.]+)` \|$/gm)]
+    .map((m) => ({ level: Number(m[1]), part: m[2], map: m[3] }));
+  assert.ok(parts.length >= 5, `few parts in "The gateway's parts": ${parts.map((p) => p.part)}`);
+  return parts;
 }
 
 function filesUnder(dir, exts) {
@@ -89,8 +105,10 @@ test('the includes of src/ and demo/sandbox/ keep to the layout table', () => {
     for (const file of filesUnder(folder, ['.cpp', '.hpp'])) {
       const text = fs.readFileSync(path.join(root, file), 'utf8');
       for (const [, target] of text.matchAll(/^#include "([^"]+)"/gm)) {
-        // "x/y.hpp" from the include roots (include/, src/), or a file of the same folder (always allowed).
+        // "x/y.hpp" from the include roots (include/, src/, and src/merchant for its own parts:
+        // "store/store.hpp"), or a file of the same folder (always allowed).
         const home = target.startsWith('paywasm/') ? 'include/paywasm'
+          : folder === 'src/merchant' && fs.existsSync(path.join(root, 'src/merchant', target)) ? folder
           : target.includes('/') ? 'src/' + target.slice(0, target.indexOf('/')) : folder;
         if (home !== folder && !may.includes(home)) wrong.push(`${file} includes ${target} (${home}/)`);
       }
@@ -99,14 +117,54 @@ test('the includes of src/ and demo/sandbox/ keep to the layout table', () => {
   assert.deepEqual(wrong, [], 'includes outside the layout table');
 });
 
+test("src/merchant's parts: every include names its part, and no part includes one on its level or above", () => {
+  const parts = merchantParts();
+  const level = new Map(parts.map(({ part, level: l }) => [part, l]));
+  // The folders on disk are the parts of the table, and src/merchant holds no source file of its own.
+  const entries = fs.readdirSync(path.join(root, 'src/merchant'), { withFileTypes: true });
+  assert.deepEqual(entries.filter((e) => e.isDirectory()).map((e) => e.name).sort(), [...level.keys()].sort(),
+    "src/merchant's folders are not the parts of \"The gateway's parts\"");
+  assert.deepEqual(entries.filter((e) => e.isFile() && /\.(?:cpp|hpp)$/.test(e.name)).map((e) => e.name), [],
+    'source files directly in src/merchant (each belongs to a part)');
+  const wrong = [];
+  let checked = 0;
+  for (const file of filesUnder('src/merchant', ['.cpp', '.hpp'])) {
+    const own = path.relative(path.join(root, 'src/merchant'), path.join(root, file)).split(path.sep)[0];
+    const text = fs.readFileSync(path.join(root, file), 'utf8');
+    for (const [, target] of text.matchAll(/^#include "([^"]+)"/gm)) {
+      const part = target.includes('/') ? target.slice(0, target.indexOf('/')) : null;
+      if (part === null) {
+        // A bare name is another folder's file: a file of src/merchant must be named with its part.
+        if (fs.existsSync(path.join(root, path.dirname(file), target))) wrong.push(`${file} includes ${target} without its part`);
+        continue;
+      }
+      if (!level.has(part)) continue;  // src/server, src/client, ...: the layout table's business
+      checked += 1;
+      assert.ok(fs.existsSync(path.join(root, 'src/merchant', target)), `${file} includes ${target}, which does not exist`);
+      if (part !== own && level.get(part) >= level.get(own)) {
+        wrong.push(`${file} (${own}/, level ${level.get(own)}) includes ${target} (${part}/, level ${level.get(part)})`);
+      }
+    }
+  }
+  assert.ok(checked >= 100, `few includes between src/merchant's files checked: ${checked}`);
+  assert.deepEqual(wrong, [], 'an include to a part on the same level or above');
+  // src/merchant's top map (gateway/gateway.hpp) names every part, bottom to top.
+  const top = fs.readFileSync(path.join(root, 'src/merchant/gateway/gateway.hpp'), 'utf8');
+  const named = [...top.slice(0, top.indexOf('#pragma once')).matchAll(/^\/\/ {2,}(\w+)\/(?=\s)/gm)].map((m) => m[1]);
+  assert.deepEqual([...named].sort(), [...level.keys()].sort(), "gateway.hpp's map of the parts is not the table's");
+  for (let i = 1; i < named.length; i += 1) {
+    assert.ok(level.get(named[i - 1]) <= level.get(named[i]), `gateway.hpp's map names ${named[i]}/ after ${named[i - 1]}/`);
+  }
+});
+
 test("the console's pages read through orders.hpp: no file of console_pages.hpp's map names the store", () => {
   // The layout table says "no page calls the store"; console_pages.hpp lists the page files.
   assert.match(section('Layout'), /no page calls the store/);
-  const map = fs.readFileSync(path.join(root, 'src/merchant/console_pages.hpp'), 'utf8');
-  const pages = [...map.matchAll(/^\/\/ {3}(console_\w+\.cpp)\b/gm)].map((m) => `src/merchant/${m[1]}`);
+  const map = fs.readFileSync(path.join(root, 'src/merchant/console/console_pages.hpp'), 'utf8');
+  const pages = [...map.matchAll(/^\/\/ {3}(console_\w+\.cpp)\b/gm)].map((m) => `src/merchant/console/${m[1]}`);
   assert.ok(pages.length >= 8, `few page files in console_pages.hpp's map: ${pages}`);
   const onDisk = filesUnder('src/merchant', ['.cpp']).filter((f) => /console_\w+\.cpp$/.test(f) &&
-    /#include "console_pages\.hpp"/.test(fs.readFileSync(path.join(root, f), 'utf8')));
+    /#include "console\/console_pages\.hpp"/.test(fs.readFileSync(path.join(root, f), 'utf8')));
   assert.deepEqual(onDisk.filter((f) => !pages.includes(f)), [], 'page files missing from console_pages.hpp\'s map');
   const calls = [];
   for (const file of pages) {
@@ -164,9 +222,13 @@ const mapped = ['src', 'demo/sandbox', 'include']
   .filter((d) => folderMaps(d).maps.size > 0);
 
 test('the header maps: found where the docs say they are', () => {
-  for (const folder of ['src/merchant', 'demo/sandbox']) assert.ok(mapped.includes(folder), `no file map in ${folder}/`);
-  for (const header of ['src/merchant/gateway.hpp', 'src/merchant/store.hpp', 'src/merchant/console.hpp',
-    'src/merchant/console_pages.hpp', 'src/merchant/hosted.hpp', 'demo/sandbox/sandbox.hpp']) {
+  // Each part of src/merchant has its map in the header its row of "The gateway's parts" names.
+  for (const { part, map } of merchantParts()) {
+    assert.ok(mapped.includes(`src/merchant/${part}`), `no file map in src/merchant/${part}/`);
+    assert.ok(headerMap(`src/merchant/${part}/${map}`), `src/merchant/${part}/${map} has no file map`);
+  }
+  assert.ok(mapped.includes('demo/sandbox'), 'no file map in demo/sandbox/');
+  for (const header of ['src/merchant/console/console_pages.hpp', 'demo/sandbox/sandbox.hpp']) {
     assert.ok(headerMap(header), `${header} has no file map`);
   }
 });
@@ -194,23 +256,24 @@ test("the store's word in the layout table holds: no side door, rows apart, one 
   assert.match(row, /the one way a session is made/);
   const merchant = filesUnder('src/merchant', ['.cpp', '.hpp'])
     .map((file) => ({ file, text: fs.readFileSync(path.join(root, file), 'utf8') }));
-  const outside = merchant.filter(({ file }) => !/\/store(?:_\w+)?\.(?:cpp|hpp)$/.test(file));
+  const outside = merchant.filter(({ file }) => !file.startsWith('src/merchant/store/'));
+  assert.ok(outside.length > 0 && outside.length < merchant.length, 'src/merchant/store/ holds the store');
   // Only the store's files reach the connection (Store owns it; store_core.hpp shares it among them).
   const doors = outside.flatMap(({ file, text }) =>
-    [...text.matchAll(/\.sql\(\)|#include "store_core\.hpp"|\bStoreCore\b/g)].map((m) => `${file}: ${m[0]}`));
+    [...text.matchAll(/\.sql\(\)|#include "store\/store_core\.hpp"|\bStoreCore\b/g)].map((m) => `${file}: ${m[0]}`));
   assert.deepEqual(doors, [], 'the connection reached outside the store');
-  // The wire shapes read the store's rows, never the store (nor anything that includes it).
+  // The wire shapes read the store's rows, never the store (nor anything that includes it): what
+  // rules/events.hpp includes, all the way down, is of rules/ alone.
   const includes = (file) => [...fs.readFileSync(path.join(root, 'src/merchant', file), 'utf8')
-    .matchAll(/^#include "([\w.]+)"/gm)].map((m) => m[1]).filter((f) => fs.existsSync(path.join(root, 'src/merchant', f)));
+    .matchAll(/^#include "([\w./]+)"/gm)].map((m) => m[1]).filter((f) => fs.existsSync(path.join(root, 'src/merchant', f)));
   const seen = new Set();
-  const queue = ['events.hpp'];
+  const queue = ['rules/events.hpp'];
   while (queue.length) {
     for (const f of includes(queue.shift())) if (!seen.has(f)) seen.add(f) && queue.push(f);
   }
-  assert.ok(seen.has('store_rows.hpp'), 'events.hpp reads the rows of store_rows.hpp');
-  assert.deepEqual([...seen].filter((f) => /^(?:store|gateway)\.hpp$|^store_(?!rows)/.test(f)), [],
-    'events.hpp includes the store');
+  assert.ok(seen.has('rules/rows.hpp'), 'events.hpp reads the rows of rules/rows.hpp');
+  assert.deepEqual([...seen].filter((f) => !f.startsWith('rules/')), [], 'events.hpp includes the store');
   // A session is made in one place: session_factory.cpp is the only caller of create_session.
   const makers = outside.filter(({ text }) => /\bcreate_session\(/.test(text)).map(({ file }) => file);
-  assert.deepEqual(makers, ['src/merchant/session_factory.cpp'], 'sessions made outside open_session');
+  assert.deepEqual(makers, ['src/merchant/gateway/session_factory.cpp'], 'sessions made outside open_session');
 });
