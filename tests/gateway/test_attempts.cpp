@@ -11,7 +11,7 @@ namespace {
 AttemptFacts attempt(std::string method = "exchange", std::int64_t at = 1000) {
     AttemptFacts a;
     a.id = "at_" + method + std::to_string(at);
-    a.method = std::move(method);
+    a.method = paywasm::pay_method_from(method).value();
     a.created_at = at;
     return a;
 }
@@ -111,7 +111,7 @@ TEST_CASE("Pay: a paid or expired session is never armed; one blocking attempt a
 TEST_CASE("A verified status that may hold money blocks Pay unless the merchant resolved its attempt") {
     PayableSession s;
     s.held = HeldStatus{0, "tx-9", false, std::nullopt};  // pending
-    s.held_method = "bank";
+    s.held_method = paywasm::PayMethod::bank;
     CHECK_FALSE(payable(s, {}).armed);
     CHECK(payable(s, {}).transaction_id == std::optional<std::string>("tx-9"));
     AttemptFacts a = attempt("bank");
@@ -144,12 +144,12 @@ TEST_CASE("A verified transaction finds its attempt by id, else the oldest of it
     AttemptFacts a1 = attempt("exchange", 1), a2 = attempt("exchange", 2), b = attempt("bank", 3);
     a2.transaction_id = "tx-2";
     const std::vector<AttemptFacts> all{a1, a2, b};
-    CHECK(attempt_for_transaction(all, "tx-2", std::string("exchange")) == std::optional<std::size_t>(1));
+    CHECK(attempt_for_transaction(all, "tx-2", paywasm::PayMethod::exchange) == std::optional<std::size_t>(1));
     CHECK(attempt_for_transaction(all, "tx-2", std::nullopt) == std::optional<std::size_t>(1));
-    CHECK(attempt_for_transaction(all, "tx-new", std::string("exchange")) == std::optional<std::size_t>(0));
-    CHECK(attempt_for_transaction(all, "tx-new", std::string("bank")) == std::optional<std::size_t>(2));
+    CHECK(attempt_for_transaction(all, "tx-new", paywasm::PayMethod::exchange) == std::optional<std::size_t>(0));
+    CHECK(attempt_for_transaction(all, "tx-new", paywasm::PayMethod::bank) == std::optional<std::size_t>(2));
     CHECK_FALSE(attempt_for_transaction(all, "tx-new", std::nullopt));
-    CHECK_FALSE(attempt_for_transaction({a2}, "tx-new", std::string("exchange")));
+    CHECK_FALSE(attempt_for_transaction({a2}, "tx-new", paywasm::PayMethod::exchange));
 }
 
 TEST_CASE("A QR code is an attempt: live it blocks nothing; past its window with no outcome it is stuck and blocks") {

@@ -164,7 +164,7 @@ TEST_CASE("A checkout offering exchange and bank: the method from the signed isF
     SessionFacts both{"order-1", "82.00", "USD", true, true, std::nullopt, {}};
     IncomingTx t = tx("t1", 0);
     CHECK_FALSE(decide_webhook(kUs, both, {}, std::nullopt, t).method.has_value());
-    both.reported_method = "bank";
+    both.reported_method = paywasm::PayMethod::bank;
     CHECK(decide_webhook(kUs, both, {}, std::nullopt, t).method == paywasm::PayMethod::bank);
     // The signed text wins over what a browser reported.
     t.fiat = false;

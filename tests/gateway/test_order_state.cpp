@@ -1,7 +1,8 @@
-// One order state (src/merchant/rules/order_state.hpp), the attention rule of an attempt, the merchant's
-// word from the resolutions (attempts.hpp) and the overview's figures (overview.hpp), without a
-// database. Each case here failed before issue 45: "paid elsewhere" read as pending (or expired), a
-// late webhook that paid a stuck attempt left it needing attention, and the overview summed an
+// The gateway's rules around the one order state, without a database: the attention rule of an
+// attempt, the merchant's word from the resolutions (rules/attempts.hpp), Pay after a decision, and
+// the overview's figures (rules/overview.hpp). The order's bucket itself is the core's
+// (paywasm/order.hpp order_bucket(): tests/unit/test_order.cpp). Each case here failed before issue
+// 45: a late webhook that paid a stuck attempt left it needing attention, and the overview summed an
 // accepted underpayment's full order total as paid.
 #include <doctest/doctest.h>
 
@@ -12,63 +13,10 @@
 
 using namespace merchant;
 
-namespace {
-
-OrderFacts facts(std::string_view state) {
-    OrderFacts f;
-    f.state = state;
-    return f;
-}
-
-}  // namespace
-
-TEST_CASE("order_bucket: the verified status alone") {
-    CHECK(order_bucket(facts("open")) == "pending");
-    OrderFacts expired = facts("open");
-    expired.expired = true;
-    CHECK(order_bucket(expired) == "expired");
-    for (const char* s : {"awaiting_payment", "pending", "processing", "unknown"}) CHECK(order_bucket(facts(s)) == "pending");
-    for (const char* s : {"partial", "partial_closed", "amount_mismatch"}) CHECK(order_bucket(facts(s)) == "partial");
-    for (const char* s : {"failed", "timed_out", "canceled"}) CHECK(order_bucket(facts(s)) == "failed");
-    CHECK(order_bucket(facts("refund")) == "refunded");
-    OrderFacts paid = facts("success");
-    paid.success = true;
-    CHECK(order_bucket(paid) == "paid");
-}
-
-TEST_CASE("order_bucket: the merchant's word") {
-    // Paid elsewhere: paid whatever the service's status says, and never expired.
-    for (const char* s : {"open", "pending", "awaiting_payment", "failed", "partial"}) {
-        OrderFacts f = facts(s);
-        f.paid_elsewhere = true;
-        f.expired = true;
-        CHECK_MESSAGE(order_bucket(f) == "paid", s);
-    }
-    // An accepted underpayment is paid; refunded once the service refunds.
-    OrderFacts accepted = facts("partial_closed");
-    accepted.accepted = true;
-    CHECK(order_bucket(accepted) == "paid");
-    accepted.state = "refund";
-    CHECK(order_bucket(accepted) == "refunded");
-    // Closed as not paid: failed, a clear end (not pending, not expired); money that arrived later
-    // still shows (partly paid, or a verified success).
-    OrderFacts closed = facts("open");
-    closed.closed = true;
-    CHECK(order_bucket(closed) == "failed");
-    closed.expired = true;
-    CHECK(order_bucket(closed) == "failed");
-    closed.state = "partial";
-    CHECK(order_bucket(closed) == "partial");
-    closed.success = true;
-    CHECK(order_bucket(closed) == "paid");
-    // Released: nothing of the merchant's word stays on the order.
-    CHECK(order_bucket(facts("pending")) == "pending");
-}
-
 TEST_CASE("needs_attention: stuck and unresolved, until a verified outcome or a resolution settles it") {
     AttemptFacts a;
     a.id = "at_1";
-    a.method = "exchange";
+    a.method = paywasm::PayMethod::exchange;
     CHECK_FALSE(needs_attention(a));
     a.attention_at = 10;
     CHECK(needs_attention(a));
@@ -129,7 +77,7 @@ TEST_CASE("overview_card: verified, accepted and paid-elsewhere money counted ap
 TEST_CASE("payable: an order the merchant closed reads closed, expired or not; paid elsewhere reads paid") {
     AttemptFacts a;
     a.id = "at_1";
-    a.method = "exchange";
+    a.method = paywasm::PayMethod::exchange;
     a.reported = true;
     a.transaction_id = "tx";
     a.attention_at = 5;

@@ -175,7 +175,14 @@ TEST_CASE("order_bucket: every row of the status table, then the merchant's word
     for (const char* s : {"failed", "timed_out", "canceled"}) CHECK(order_bucket(facts(s)) == "failed");
     CHECK(order_bucket(facts("refund")) == "refunded");
     // The merchant's word: paid elsewhere or an accepted underpayment is paid (a refund still wins);
-    // closed as not paid is failed, unless money arrived after.
+    // closed as not paid is failed, unless money arrived after. Paid elsewhere is paid whatever the
+    // service's status says, and never expired (before issue 45 it read pending, then expired).
+    for (const char* s : {"open", "pending", "awaiting_payment", "failed", "partial"}) {
+        OrderFacts e = facts(s);
+        e.paid_elsewhere = true;
+        e.expired = true;
+        CHECK_MESSAGE(order_bucket(e) == "paid", s);
+    }
     OrderFacts f = facts("partial_closed");
     f.accepted = true;
     CHECK(order_bucket(f) == "paid");

@@ -47,7 +47,7 @@ void register_app_api(Router& server, Gateway& gw) {
         s.cancel_url = back.cancel;
         // QR needs the customer's name and e-mail (from customerInfo or the address): refuse now,
         // with the core's message, rather than when the shopper presses Pay.
-        if (s.offers("qr")) (void)paywasm::qr_order(checkout);
+        if (s.offers(paywasm::PayMethod::qr)) (void)paywasm::qr_order(checkout);
         // A token is spent by a request that would create a session: a refused one (400) costs none.
         gw.rate_limit("session:app", gw.config.session_rate, res, "sessions a minute (--session-rate)");
         bool created = false;

@@ -257,7 +257,7 @@ void register_browser_api(Router& server, Gateway& gw) {
     // amount or cart, if sent, are ignored).
     server.route("POST", R"(/v1/checkout/([A-Za-z0-9_-]+)/qr)", limit, [&gw](Req req, Res res, Body body) {
         const Session s = load(gw, req, res);
-        if (!s.offers("qr")) throw HttpError(400, "method_not_offered", "this session does not offer the QR method", "methods");
+        if (!s.offers(paywasm::PayMethod::qr)) throw HttpError(400, "method_not_offered", "this session does not offer the QR method", "methods");
         std::string asset = "BTC";
         std::optional<std::string> replaces;
         // A JSON body or none, but always Content-Type: application/json: a cross-site "simple"
@@ -355,12 +355,12 @@ void register_browser_api(Router& server, Gateway& gw) {
         const std::string method = need_string(doc.root(), "method");
         const auto named = paywasm::pay_method_from(method);  // a QR payment starts at POST /v1/checkout/{id}/qr
         if (!named || *named == paywasm::PayMethod::qr) throw HttpError(400, "validation", "method must be exchange or bank", "method");
-        if (!s.offers(method)) throw HttpError(400, "method_not_offered", "this session does not offer " + method, "method");
+        if (!s.offers(*named)) throw HttpError(400, "method_not_offered", "this session does not offer " + method, "method");
         gw.rate_limit("attempt-session:" + s.id, gw.config.attempt_rate_per_session, res, "payment attempts for this session a minute");
         gw.rate_limit("attempt-client:" + paywasm::server::client_key(req.remote_addr), gw.config.attempt_rate_per_client, res,
                       "payment attempts from this address a minute");
         const std::int64_t now = now_ms();
-        const auto change = gw.store.attempts.register_attempt(s.id, method, "at_" + random_hex(16), now);
+        const auto change = gw.store.attempts.register_attempt(s.id, *named, "at_" + random_hex(16), now);
         using C = AttemptStore::Change;
         switch (change.result) {
             case C::done: break;

@@ -137,8 +137,10 @@ std::string link_request(const Form& f) {
         w.end_array();
     }
     w.key("methods").begin_array();
-    for (const char* m : {"exchange", "bank", "qr"}) {
-        if (field(f, std::string("method_") + m) == "1") w.string(m);
+    using paywasm::PayMethod;
+    for (const PayMethod m : paywasm::PayMethods{PayMethod::exchange, PayMethod::bank, PayMethod::qr}.list()) {
+        const std::string name(paywasm::to_string(m));
+        if (field(f, "method_" + name) == "1") w.string(name);
     }
     w.end_array();
     w.flag("collectShipping", field(f, "shipping") == "1");

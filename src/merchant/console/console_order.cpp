@@ -98,7 +98,7 @@ ConsolePage render_order(Gateway& gw, const Signed& login, const std::string& id
                     Html::void_element("input", {{"id", fid + "-n"}, {"name", "note"}, {"required", "required"}, {"maxlength", "2000"}}) +
                     Html::element("button", {{"type", "submit"}}, "Resolve attempt"));
         }
-        attempts += row({Html::element("span", {{"class", "id"}}, a.id), Html::text(a.method), when(a.created_at),
+        attempts += row({Html::element("span", {{"class", "id"}}, a.id), Html::text(paywasm::to_string(a.method)), when(a.created_at),
                          Html::text(std::string(to_string(st)) + (needs_attention(a) ? " (needs attention)" : "")),
                          a.transaction_id ? Html::element("span", {{"class", "id"}}, *a.transaction_id) + Html::text(" (verified)")
                                           : Html::element("span", {{"class", "id"}}, a.reported_transaction_id.value_or("")) +
@@ -111,7 +111,7 @@ ConsolePage render_order(Gateway& gw, const Signed& login, const std::string& id
     std::vector<std::pair<std::int64_t, Html>> lines;
     lines.emplace_back(s.created_at, Html::text("The shop created the order: " + money(s.amount, s.currency) + "."));
     for (const auto& a : s.attempts) {
-        lines.emplace_back(a.created_at, Html::text("The shopper's browser started a " + a.method + " payment (attempt " + a.id + ")."));
+        lines.emplace_back(a.created_at, Html::text("The shopper's browser started a " + std::string(paywasm::to_string(a.method)) + " payment (attempt " + a.id + ")."));
         if (a.attention_at) lines.emplace_back(*a.attention_at, Html::text("No verified outcome in time: the shop's app was told it needs attention."));
     }
     for (const auto& q : history.qr_codes) {

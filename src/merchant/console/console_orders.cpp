@@ -46,7 +46,7 @@ ConsolePage render_orders(Gateway& gw, const Request& req, const Signed& login) 
         const Html order = s.sold_by ? link("/orders/" + s.id, s.offer_id) + Html::element("span", {{"class", "tag"}}, " sale by " + *s.sold_by)
                                      : link("/orders/" + s.id, s.offer_id);
         body += row({when(s.created_at), order, state_badge(order_state(s, now)), ship_to_cell(ship_to(s)),
-                     Html::text(s.status.state), Html::text(money(s.amount, s.currency)), Html::text(s.status.method.value_or("")),
+                     Html::text(s.status.state), Html::text(money(s.amount, s.currency)), Html::text(s.status.method ? paywasm::to_string(*s.status.method) : ""),
                      Html::element("span", {{"class", "id"}}, s.status.transaction_id.value_or(""))});
     }
     Html main = Html::element("nav", {{"aria-label", "Filter by state"}}, Html::element("ul", {{"class", "filters"}}, filters));

@@ -141,7 +141,7 @@ void send_sessions_csv(Gateway& gw, Response& res, SessionQuery query) {
                 const ShipTo to = ship_to(s);
                 for (const std::string& cell :
                      {s.id, s.offer_id, iso8601(s.created_at), std::string(order_state(s, now)),
-                      v.status ? std::to_string(*v.status) : std::string(), s.amount, s.currency, v.method.value_or(""),
+                      v.status ? std::to_string(*v.status) : std::string(), s.amount, s.currency, v.method ? std::string(paywasm::to_string(*v.method)) : std::string(),
                       v.transaction_id.value_or(""), v.received_amount.value_or(""),
                       v.received_amount ? v.tx_currency.value_or("") : std::string(), to.name,
                       opt_time(s.underpayment_accepted_at), to.email, to.address, to.products(), to.link_id.value_or(""),

@@ -69,7 +69,7 @@ Html receipt(const Words& w, const Session& s) {
     const bool verified = s.status.success;
     const bool accepted = !verified && s.underpayment_accepted_at.has_value();
     std::optional<std::string> reference = s.status.transaction_id;
-    std::optional<std::string> method = s.status.method;
+    std::optional<paywasm::PayMethod> method = s.status.method;
     if (!verified && !accepted) {
         for (const auto& a : s.attempts) {
             if (a.resolution != std::optional<std::string>("paid_elsewhere")) continue;
@@ -89,8 +89,7 @@ Html receipt(const Words& w, const Session& s) {
     } else if (verified && s.status.tx_amount && s.status.tx_currency && *s.status.tx_currency != s.currency) {
         row(w("receipt.paid"), money(*s.status.tx_amount, *s.status.tx_currency));
     }
-    const auto paid_by = paywasm::pay_method_from(method.value_or(""));
-    row(w("receipt.method"), paid_by ? w("method." + std::string(paywasm::to_string(*paid_by))) : "—");
+    row(w("receipt.method"), method ? w("method." + std::string(paywasm::to_string(*method))) : "—");
     if (verified || accepted) row(w("receipt.paidAt"), iso8601(s.status.updated_at));
     row(w("receipt.reference"), reference.value_or("—"));
     dl += Html::markup("</dl>");
@@ -314,7 +313,7 @@ void register_hosted(Router& server, Gateway& gw) {
         if (!l) throw HttpError(404, "not_found", "no link checkout with this id");
         const JsonDocument spec = paywasm::parse_json(l->spec);
         auto checkout = paywasm::from_json<paywasm::Checkout>(s->checkout_json);
-        if (const auto refusal = apply_details(w, spec, d, s->offers("qr"), checkout)) {
+        if (const auto refusal = apply_details(w, spec, d, s->offers(paywasm::PayMethod::qr), checkout)) {
             return send_page(gw, res, w, 400, w("title.details"), details_form(w, *s, spec, d, *refusal), false);
         }
         const std::string json = paywasm::to_json(checkout);

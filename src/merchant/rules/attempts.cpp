@@ -3,6 +3,8 @@
 
 namespace merchant {
 
+using paywasm::PayMethod;
+
 std::string_view to_string(AttemptState s) {
     switch (s) {
         case AttemptState::registered: return "registered";
@@ -28,8 +30,8 @@ std::string_view to_string(Verified v) {
     return "none";
 }
 
-bool documented_refusal(std::string_view method, const std::optional<std::string>& code, const std::optional<int>& http) {
-    if (method != "exchange") return false;  // the service documents 418-422 for exchange payments only
+bool documented_refusal(PayMethod method, const std::optional<std::string>& code, const std::optional<int>& http) {
+    if (method != PayMethod::exchange) return false;  // the service documents 418-422 for exchange payments only
     if (http && *http >= 418 && *http <= 422) return true;
     // Any other status but a 2xx is what was seen (a proxy's 502 whatever the body said): not a
     // refusal. A 2xx whose body carried the refusal (the service may answer 418-422 as a code in
@@ -51,7 +53,7 @@ AttemptState attempt_state(const AttemptFacts& a) {
         if (*a.resolution == "paid_elsewhere") return AttemptState::paid_elsewhere;
         return AttemptState::not_paid;
     }
-    if (a.verified == Verified::open || a.method == "qr") return AttemptState::answered;  // the service has it, no outcome yet
+    if (a.verified == Verified::open || a.method == PayMethod::qr) return AttemptState::answered;  // the service has it, no outcome yet
     if (!a.reported) return AttemptState::registered;
     if (a.error_code || a.error_http) {
         return documented_refusal(a.method, a.error_code, a.error_http) ? AttemptState::refused : AttemptState::unknown;
@@ -96,7 +98,7 @@ Payable payable(const PayableSession& s, const std::vector<AttemptFacts>& attemp
     }
     if (s.expired) return stop("expired");
     for (const auto& a : attempts) {
-        if (a.method == "qr") {
+        if (a.method == PayMethod::qr) {
             // A live code blocks nothing by itself; past its window with no outcome, nobody knows.
             if (a.window_end && s.now >= *a.window_end && blocks_pay(attempt_state(a))) return stop("unknown", &a);
             continue;
@@ -111,8 +113,7 @@ Payable payable(const PayableSession& s, const std::vector<AttemptFacts>& attemp
     // A verified status that may hold money, of no attempt the merchant resolved (an older widget's
     // payment, or one whose attempt was never registered).
     if (s.held) {
-        const auto method = s.held_method ? paywasm::pay_method_from(*s.held_method) : std::nullopt;
-        const auto info = paywasm::describe_checkout_status(s.held->status, method, s.held->mismatch);
+        const auto info = paywasm::describe_checkout_status(s.held->status, s.held_method, s.held->mismatch);
         bool resolved = false;
         for (const auto& a : attempts) resolved = resolved || (a.resolution && a.transaction_id == s.held->transaction_id);
         if (!resolved && !info.final && info.taken != paywasm::MoneyTaken::none) {
@@ -128,16 +129,16 @@ Payable payable(const PayableSession& s, const std::vector<AttemptFacts>& attemp
 
 std::optional<std::int64_t> stuck_since(const AttemptFacts& a, const AttentionThresholds& t) {
     if (a.resolution || !blocks_pay(attempt_state(a))) return std::nullopt;
-    if (a.method == "qr") return a.window_end ? *a.window_end : a.created_at + t.qr_ms;
-    if (a.method == "bank" && a.verified_open_at) return *a.verified_open_at + t.bank_pending_ms;
-    return a.created_at + (a.method == "bank" ? t.bank_ms : t.exchange_ms);
+    if (a.method == PayMethod::qr) return a.window_end ? *a.window_end : a.created_at + t.qr_ms;
+    if (a.method == PayMethod::bank && a.verified_open_at) return *a.verified_open_at + t.bank_pending_ms;
+    return a.created_at + (a.method == PayMethod::bank ? t.bank_ms : t.exchange_ms);
 }
 
 bool unconfirmed(const AttemptFacts& a) { return a.verified == Verified::none && !a.transaction_id; }
 
 std::string_view stuck_reason(const AttemptFacts& a) {
-    if (a.method == "qr") return "qr_window";
-    if (a.method == "bank" && a.verified_open_at) return "bank_pending";
+    if (a.method == PayMethod::qr) return "qr_window";
+    if (a.method == PayMethod::bank && a.verified_open_at) return "bank_pending";
     return to_string(attempt_state(a));
 }
 
@@ -167,7 +168,7 @@ bool contradicts_resolution(const std::optional<std::string>& resolution, Verifi
 }
 
 std::optional<std::size_t> attempt_for_transaction(const std::vector<AttemptFacts>& attempts, std::string_view tx_id,
-                                                   const std::optional<std::string>& method) {
+                                                   std::optional<PayMethod> method) {
     for (std::size_t i = 0; i < attempts.size(); ++i) {
         if (attempts[i].transaction_id && *attempts[i].transaction_id == tx_id) return i;
     }

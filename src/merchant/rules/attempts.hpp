@@ -32,7 +32,8 @@ std::string_view to_string(Verified);  // none | open | no_money | paid (the att
 // until `window_end`, then, with no verified final status and no resolution, it may have been paid
 // and nobody knows.
 struct AttemptFacts {
-    std::string id, method;  // method: exchange | bank | qr
+    std::string id;
+    paywasm::PayMethod method = paywasm::PayMethod::exchange;
     std::int64_t created_at = 0;
     bool reported = false;
     std::optional<std::string> transaction_id;      // attached by a verified webhook only
@@ -52,7 +53,7 @@ struct AttemptFacts {
 // may carry the code in a 200 body), which stores nothing. Anything else
 // (network, timeout, any 5xx including a proxy's 502/504, an undocumented answer) may have stored
 // the payment: unknown.
-bool documented_refusal(std::string_view method, const std::optional<std::string>& code, const std::optional<int>& http);
+bool documented_refusal(paywasm::PayMethod method, const std::optional<std::string>& code, const std::optional<int>& http);
 
 // The attempt's state: a verified final outcome first (paid, no_money), then the merchant's
 // resolution, then what the browser reported (refused | unknown | answered), else registered; a QR
@@ -82,7 +83,7 @@ struct PayableSession {
     bool expired = false;
     bool success = false;  // paid: a verified success, or an underpayment the merchant accepted
     std::optional<HeldStatus> held;  // the session's verified status
-    std::optional<std::string> held_method;
+    std::optional<paywasm::PayMethod> held_method;
     std::int64_t now = 0;  // when the rules are read (a QR code's window)
 };
 Payable payable(const PayableSession&, const std::vector<AttemptFacts>&);
@@ -134,6 +135,6 @@ bool contradicts_resolution(const std::optional<std::string>& resolution, Verifi
 // that transaction id, else the oldest of the same method with no transaction and no verified
 // outcome. Returns an index into `attempts` (ordered oldest first).
 std::optional<std::size_t> attempt_for_transaction(const std::vector<AttemptFacts>& attempts, std::string_view tx_id,
-                                                   const std::optional<std::string>& method);
+                                                   std::optional<paywasm::PayMethod> method);
 
 }  // namespace merchant

@@ -127,7 +127,7 @@ Decision decide_webhook(std::string_view our_merchant_id, const std::optional<Se
         } else if (tx.fiat) {
             d.method = *tx.fiat ? PayMethod::bank : PayMethod::exchange;
         } else if (session->reported_method) {
-            d.method = paywasm::pay_method_from(*session->reported_method);
+            d.method = session->reported_method;
         }
     } else {
         d.outcome = Outcome::unknown_transaction;

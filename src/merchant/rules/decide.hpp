@@ -62,7 +62,7 @@ struct SessionFacts {
     // The method of the session's payment attempt whose transaction the shopper's browser reported
     // as this webhook's (exchange | bank; nullopt: none). A label only: read when the session
     // offers both and the signed text does not say (IncomingTx::fiat); it never moves money.
-    std::optional<std::string> reported_method;
+    std::optional<paywasm::PayMethod> reported_method;
 };
 
 // The verified transaction, reduced to what the rules read (all from the signed text).

@@ -20,9 +20,8 @@ std::optional<paywasm::Owed> owed_of(const Session& s) {
     std::optional<paywasm::Decimal> received;
     paywasm::Decimal r;
     if (v.received_amount && paywasm::Decimal::try_parse(*v.received_amount, r)) received = r;
-    const auto method = v.method ? paywasm::pay_method_from(*v.method) : std::nullopt;
     try {
-        return paywasm::amounts_owed(paywasm::describe_status(*v.status, method), {amount, *v.tx_currency}, received);
+        return paywasm::amounts_owed(paywasm::describe_status(*v.status, v.method), {amount, *v.tx_currency}, received);
     } catch (const paywasm::Error&) {
         return std::nullopt;  // a negative amount from the service: no amounts rather than wrong ones
     }
@@ -73,8 +72,7 @@ std::string status_json(const Session& s) {
     v.status ? w.number(*v.status) : w.null();
     std::optional<paywasm::StatusInfo> info;
     if (v.status) {
-        const auto method = v.method ? paywasm::pay_method_from(*v.method) : std::nullopt;
-        info = paywasm::describe_checkout_status(*v.status, method, paywasm::is_amount_mismatch_state(v.state));
+        info = paywasm::describe_checkout_status(*v.status, v.method, paywasm::is_amount_mismatch_state(v.state));
     }
     w.key("kind");
     info ? w.string(paywasm::to_string(info->kind)) : w.null();
@@ -86,7 +84,8 @@ std::string status_json(const Session& s) {
     w.key("next");
     info ? w.string(paywasm::to_string(info->next)) : w.string("pay");
     if (info) w.str("label", info->label);
-    opt_str(w, "method", v.method);
+    w.key("method");
+    v.method ? w.string(paywasm::to_string(*v.method)) : w.null();
     opt_str(w, "transactionId", v.transaction_id);
     write_amounts(w, s);
     w.num("version", v.version);
@@ -114,7 +113,7 @@ std::string attempts_json(const std::vector<AttemptFacts>& attempts, bool detail
     JsonWriter w;
     w.begin_array();
     for (const auto& a : attempts) {
-        w.begin_object().str("attemptId", a.id).str("method", a.method).str("createdAt", iso8601(a.created_at));
+        w.begin_object().str("attemptId", a.id).str("method", paywasm::to_string(a.method)).str("createdAt", iso8601(a.created_at));
         w.str("state", to_string(attempt_state(a)));
         opt_str(w, "transactionId", a.transaction_id);  // verified (a webhook attached it)
         opt_str(w, "reportedTransactionId", a.reported_transaction_id);  // the browser's word only
@@ -157,11 +156,11 @@ std::string attempt_event_json(const std::string& id, std::string_view type, std
     w.str("sessionId", s.id).str("offerId", s.offer_id);
     if (s.link_id) w.str("linkId", *s.link_id);  // only a payment link's session has one (hosted.hpp)
     w.str("orderState", order_state(s, now));  // the order's state once this happened (order_state.hpp)
-    w.str("attemptId", a.id).str("method", a.method);
+    w.str("attemptId", a.id).str("method", paywasm::to_string(a.method));
     w.str("reason", stuck_reason(a));
     opt_str(w, "transactionId", a.transaction_id);  // verified only
     opt_str(w, "reportedTransactionId", a.reported_transaction_id);  // the browser's word only
-    const bool pending = a.method == "bank" && a.verified_open_at;  // stuck since its verified pending
+    const bool pending = a.method == paywasm::PayMethod::bank && a.verified_open_at;  // stuck since its verified pending
     w.str("since", iso8601(pending ? *a.verified_open_at : a.created_at)).str("state", to_string(attempt_state(a)));
     opt_str(w, "resolution", a.resolution);
     if (note) w.str("note", *note);

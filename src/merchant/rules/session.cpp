@@ -8,11 +8,6 @@ paywasm::PayMethods Session::methods() const {
     return paywasm::parse_pay_methods(methods_csv, ',', true).value_or(paywasm::PayMethods());
 }
 
-bool Session::offers(std::string_view method) const {
-    const auto m = paywasm::pay_method_from(method);
-    return m && methods().has(*m);
-}
-
 Payable payable_of(const Session& s) {
     // Paid: a verified success, or an underpayment the merchant accepted (the order's state is paid:
     // the customer's page shows the receipt, never "expired" or Pay); "paid elsewhere" is the attempts'.
@@ -47,7 +42,7 @@ StatusView status_after(const StatusView& before, const Decision& d, const Incom
     v.success = d.success;
     v.transaction_id = in.id;
     v.received_amount = in.received;
-    if (d.method) v.method = std::string(paywasm::to_string(*d.method));
+    v.method = d.method;
     v.tx_amount = in.amount;
     v.tx_currency = in.currency;
     v.updated_at = now;

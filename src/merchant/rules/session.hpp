@@ -22,7 +22,7 @@ struct StatusView {
     std::string state;                  // open (paywasm::kNoStatusState) | paywasm::checkout_state(): a kind's name | amount_mismatch
     bool final = false, success = false;
     std::optional<std::string> transaction_id, received_amount;
-    std::optional<std::string> method;  // qr | exchange | bank; nullopt when unknown
+    std::optional<paywasm::PayMethod> method;  // nullopt when unknown (stored as its name: qr | exchange | bank)
     // The transaction's own amount and currency (crypto for a QR code): what the shopper owes in.
     std::optional<std::string> tx_amount, tx_currency;
     std::int64_t version = 0, updated_at = 0;
@@ -43,9 +43,9 @@ struct Session {
     // since when an attempt stands resolved paid_elsewhere, or not_paid (order_state.hpp reads both).
     std::optional<std::int64_t> paid_elsewhere_at, closed_at;
     // The methods it offers: methods_csv as the core reads it (a name an older gateway stored twice
-    // counts once; none when the column holds anything else); offers(): `method` names one of them.
+    // counts once; none when the column holds anything else); offers(): whether `method` is one of them.
     paywasm::PayMethods methods() const;
-    bool offers(std::string_view method) const;
+    bool offers(paywasm::PayMethod method) const { return methods().has(method); }
     // Hosted checkout (hosted.hpp): the payment link that opened it, and where the hosted page sends
     // the shopper back (each on a --return-origin, checked at creation).
     std::optional<std::string> link_id, success_url, cancel_url;

@@ -37,7 +37,10 @@ std::optional<std::int64_t> opt_i64(const SqlRow& r, std::size_t i) {
 AttemptFacts attempt_from_row(const SqlRow& r) {
     AttemptFacts a;
     a.id = r.text(0);
-    a.method = r.text(1);
+    const std::string method = r.text(1);
+    const auto named = paywasm::pay_method_from(method);  // the gateway writes these three only
+    if (!named) throw std::runtime_error("attempts.method holds '" + method + "', not exchange, bank or qr");
+    a.method = *named;
     a.created_at = r.integer(2);
     a.reported = !r.is_null(3);
     a.transaction_id = r.optional_text(4);
@@ -77,7 +80,7 @@ PushedStatus StoreCore::push_change(Session& s, std::int64_t now) {
     return pushed;
 }
 
-AttemptStore::Change AttemptStore::register_attempt(const std::string& session_id, const std::string& method,
+AttemptStore::Change AttemptStore::register_attempt(const std::string& session_id, paywasm::PayMethod method,
                                                     const std::string& attempt_id, std::int64_t now) {
     Change out;
     sql_->transaction([&] {
@@ -99,7 +102,7 @@ AttemptStore::Change AttemptStore::register_attempt(const std::string& session_i
             return;
         }
         sql_->execute("INSERT INTO attempts (id, session_id, method, created_at) VALUES (?, ?, ?, ?)",
-                      {attempt_id, s->id, method, now});
+                      {attempt_id, s->id, std::string(paywasm::to_string(method)), now});
         out.attempt = AttemptFacts{};
         out.attempt.id = attempt_id;
         out.attempt.method = method;
@@ -140,7 +143,7 @@ bool AttemptStore::transaction_elsewhere(const std::string& transaction_id, cons
 AttemptStore::Change AttemptStore::report_attempt(const std::string& session_id, const std::string& attempt_id,
                                                   const AttemptReport& report, std::int64_t now) {
     return change_attempt(session_id, attempt_id, [&](Session& s, AttemptFacts& a, Change& out) {
-        if (a.reported || a.method == "qr") {  // (a QR code's answer is the service's own, not the browser's)
+        if (a.reported || a.method == paywasm::PayMethod::qr) {  // (a QR code's answer is the service's own, not the browser's)
             out.result = Change::already_reported;
             return;
         }
@@ -257,9 +260,7 @@ std::vector<std::string> AttemptStore::attention_pass(const AttentionThresholds&
 
 bool StoreCore::settle_attempt(Session& s, const Decision& d, const IncomingTx& in, bool forward, std::int64_t now) {
     if (d.outcome != Outcome::applied && d.outcome != Outcome::stale && d.outcome != Outcome::amount_mismatch) return false;
-    std::optional<std::string> method;
-    if (d.method) method = std::string(paywasm::to_string(*d.method));
-    const auto index = attempt_for_transaction(s.attempts, in.id, method);
+    const auto index = attempt_for_transaction(s.attempts, in.id, d.method);
     if (!index) return false;
     AttemptFacts& a = s.attempts[*index];
     const Verified before = a.verified;

@@ -38,7 +38,7 @@ public:
     };
     // Registers attempt `attempt_id` of `method` when Pay is armed (payable()) and the session's link
     // takes it (LinkStore::refusal); else says why not.
-    Change register_attempt(const std::string& session_id, const std::string& method, const std::string& attempt_id,
+    Change register_attempt(const std::string& session_id, paywasm::PayMethod method, const std::string& attempt_id,
                             std::int64_t now);
     // The browser's one report, stored as the attempt's reported_transaction_id (never its verified
     // transaction_id); transaction_elsewhere when the gateway holds that transaction for another

@@ -40,7 +40,7 @@ Session session_from_row(const SqlRow& r) {
     if (!r.is_null(15)) s.status.received_amount = r.text(15);
     s.status.updated_at = r.integer(16);
     s.status.version = r.integer(17);
-    if (!r.is_null(18)) s.status.method = r.text(18);
+    if (!r.is_null(18)) s.status.method = paywasm::pay_method_from(r.text(18));  // the gateway writes these names only
     if (!r.is_null(19)) s.status.tx_amount = r.text(19);
     if (!r.is_null(20)) s.status.tx_currency = r.text(20);
     s.link_id = r.optional_text(21);

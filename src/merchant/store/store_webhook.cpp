@@ -70,7 +70,7 @@ SessionStore::Applied SessionStore::apply_webhook(const IncomingTx& in, const st
         // ---- decide ----
         std::optional<SessionFacts> facts;
         if (const Session* s = f.session ? &*f.session : nullptr) {
-            facts = SessionFacts{s->offer_id, s->amount, s->currency, s->offers("exchange"), s->offers("bank"), held_of(*s), {}};
+            facts = SessionFacts{s->offer_id, s->amount, s->currency, s->offers(paywasm::PayMethod::exchange), s->offers(paywasm::PayMethod::bank), held_of(*s), {}};
             for (const auto& a : s->attempts) {
                 if (a.reported && a.reported_transaction_id == in.id) facts->reported_method = a.method;
             }
@@ -123,7 +123,7 @@ SessionStore::Applied SessionStore::apply_webhook(const IncomingTx& in, const st
                 "received_amount = ?, method = ?, tx_amount = ?, tx_currency = ?, status_at = ?, version = version + 1 "
                 "WHERE id = ?",
                 {static_cast<std::int64_t>(*v.status), v.state, std::int64_t(v.final ? 1 : 0), std::int64_t(v.success ? 1 : 0),
-                 or_null(v.transaction_id), or_null(v.received_amount), or_null(v.method), or_null(v.tx_amount),
+                 or_null(v.transaction_id), or_null(v.received_amount), v.method ? SqlValue(std::string(paywasm::to_string(*v.method))) : SqlValue(), or_null(v.tx_amount),
                  or_null(v.tx_currency), now, s.id});
             out.session_id = s.id;
             // This instance's streams get the new status (webhooks.cpp passes it to the hub) and
