@@ -195,6 +195,30 @@ test('two visits make two sessions; a deactivated link answers 410 with a page t
 });
 
 if (ENGINE === 'chromium') {
+  // The checkout page's head preloads the session view (as="fetch" crossorigin="anonymous") and the
+  // widget's own request takes it: the view leaves before the widget's script, once (a preload the
+  // widget did not take would be a second request, sent after paywasm.js ran).
+  test('the session view leaves with the page, before the widget\'s script, and is fetched once', LIMIT, async () => {
+    const { chromium } = createRequire(import.meta.url)('playwright-core');
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+    try {
+      const r = await gw(gateway, 'POST', '/v1/sessions', { app: true, body: { offerId: `preload-${Date.now()}`, currency: 'USD',
+        cart: CART, methods: ['qr'], customerInfo: { name: 'Ada Lovelace', email: 'ada@example.test' } } });
+      assert.equal(r.status, 201, r.text);
+      const page = await (await browser.newContext()).newPage();
+      const sent = [];
+      page.on('request', (req) => sent.push(new URL(req.url()).pathname));
+      await page.goto(r.json.hostedUrl);
+      await page.waitForSelector('paywasm-checkout button[data-key=pay-qr]');
+      const view = `/v1/checkout/${r.json.id}`;
+      assert.equal(sent.filter((p) => p === view).length, 1, `the session view fetched once: ${sent.join(' ')}`);
+      const script = sent.findIndex((p) => p.endsWith('/paywasm.js'));
+      assert.ok(script > 0 && sent.indexOf(view) < script, `the view requested before paywasm.js: ${sent.join(' ')}`);
+    } finally {
+      await browser.close();
+    }
+  });
+
   test('axe-core: no serious violation, light and dark; screenshots at 375 px', LIMIT, async () => {
     const { chromium } = createRequire(import.meta.url)('playwright-core');
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });

@@ -140,8 +140,11 @@ export function showError(c, e) {
 export async function readSession(c, life) {
   const el = c.host;
   const url = new URL(el.sessionUrl, document.baseURI).href;
+  // credentials same-origin (no cookie goes to another origin; the gateway's API reads none): the
+  // mode a page's <link rel="preload" as="fetch" crossorigin="anonymous"> of the session view has,
+  // so the hosted page's preload is the response this request takes, one round trip earlier.
   const res = await send({ method: 'GET', url, headers: [['Accept', 'application/json']] },
-    { timeoutMs: el.timeout, retries: 2, signal: life.signal });
+    { timeoutMs: el.timeout, retries: 2, signal: life.signal, credentials: 'same-origin' });
   let v = null;
   try { v = JSON.parse(res.body); } catch (e) { /* below */ }
   if (res.status === 410) {

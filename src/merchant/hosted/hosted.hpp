@@ -59,9 +59,13 @@ void load_words(const std::vector<std::pair<std::string, std::string>>& files);
 const Words& words_for(const Request& req);
 
 // What both files render: a whole page (the shop's header, `title`, `body`, in `words`' language)
-// with `scripts` in its head, its headers set, `status` as the HTTP status.
+// with `scripts` in its head, its headers set, `status` as the HTTP status. `session_view` (a page
+// with the widget): the URL of the session view the widget reads (GET /v1/checkout/{id}), preloaded
+// by the page's head (as="fetch" crossorigin="anonymous": the mode the widget's own request has, so
+// it takes this response) so that it leaves with the scripts instead of after them.
 void send_page(Gateway& gw, Response& res, const Words& words, int status, const std::string& title,
-               const paywasm::server::Html& body, bool with_widget, const std::vector<std::string>& connect = {});
+               const paywasm::server::Html& body, bool with_widget, const std::vector<std::string>& connect = {},
+               const std::string& session_view = {});
 
 // A route whose answers a shopper's browser shows (/l/{id}, /pay/{id}, its form): any error answer
 // the handler leaves (a thrown HttpError, the database away: 503, anything unforeseen: 500) is a

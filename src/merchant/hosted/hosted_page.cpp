@@ -205,13 +205,17 @@ void shopper_route(Router& server, std::string_view method, const std::string& p
 }
 
 void send_page(Gateway& gw, Response& res, const Words& words, int status, const std::string& title, const Html& body,
-               bool with_widget, const std::vector<std::string>& connect) {
+               bool with_widget, const std::vector<std::string>& connect, const std::string& session_view) {
     const Assets& a = *g_assets;
     Csp csp;
     csp.wasm = with_widget;
     csp.connect_src = connect;
     csp.img_src = {"data:"};  // the widget draws its QR code as a data: image
-    Html scripts = Html::element("script", {{"src", a.own.url("/assets/hosted/", "hosted.js")}, {"defer", "defer"}}, Html());
+    Html scripts;
+    if (!session_view.empty()) {
+        scripts += Html::void_element("link", {{"rel", "preload"}, {"as", "fetch"}, {"crossorigin", "anonymous"}, {"href", session_view}});
+    }
+    scripts += Html::element("script", {{"src", a.own.url("/assets/hosted/", "hosted.js")}, {"defer", "defer"}}, Html());
     if (with_widget) {
         scripts += Html::element("script", {{"src", a.widget.url("/assets/widget/", "paywasm.js")},
                                             {"integrity", a.widget.integrity("paywasm.js")}, {"defer", "defer"}},
@@ -297,7 +301,7 @@ void register_hosted(Router& server, Gateway& gw) {
                 return send_page(gw, res, w, 200, w("title.details"), details_form(w, *s, spec, {}, {}), false);
             }
         }
-        send_page(gw, res, w, 200, w("title.checkout"), checkout_page(gw, w, *s), true, connect);
+        send_page(gw, res, w, 200, w("title.checkout"), checkout_page(gw, w, *s), true, connect, "/v1/checkout/" + s->id);
     });
 
     // A link session's fields, from its form: read by the core's rules, then the checkout is
