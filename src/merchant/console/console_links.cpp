@@ -14,10 +14,12 @@ namespace {
 
 constexpr int kFormLines = 5;  // cart lines on the form (the console runs no script to add more)
 
+// A link that lets the customer choose: its bounds, "1.00 to 100.00 USD".
+std::string range(const LinkRecord& r) { return *r.min_amount + " to " + money(*r.max_amount, r.link.currency); }
+
 // What a link asks, in one line: "19.00 USD", or "1.00 to 100.00 USD, the customer chooses".
 std::string asks(const LinkRecord& r) {
-    if (r.fixed_amount) return money(*r.fixed_amount, r.link.currency);
-    return *r.min_amount + " to " + money(*r.max_amount, r.link.currency) + ", the customer chooses";
+    return r.fixed_amount ? money(*r.fixed_amount, r.link.currency) : range(r) + ", the customer chooses";
 }
 
 Html text_input(const char* id, const char* label, const std::string& value) {
@@ -194,9 +196,7 @@ ConsolePage render_link(Gateway& gw, const Signed& login, const std::string& id)
 std::string render_poster(Gateway& gw, std::string_view layout, const std::string& id, const std::string& size,
                           const std::string& css, const std::string& page_css) {
     const LinkRecord r = link_record(gw, id, false);
-    std::string amount;
-    if (r.fixed_amount) amount = money(*r.fixed_amount, r.link.currency);
-    else amount = "Choose your amount: " + *r.min_amount + " to " + money(*r.max_amount, r.link.currency);
+    const std::string amount = r.fixed_amount ? money(*r.fixed_amount, r.link.currency) : "Choose your amount: " + range(r);
     return render(layout, {{"title", Html::text(r.name.empty() ? gw.config.shop_name : r.name)},
                            {"size", Html::text(size)},
                            {"css", Html::text(css)},
