@@ -117,4 +117,11 @@ struct OrderFacts {
 //   pending until it expires, expired after; every other status (money may still move) is pending.
 std::string_view order_bucket(const OrderFacts& facts);
 
+// How far an order got toward being paid, to compare orders (a sale's checkouts: the furthest one
+// stands for the sale), by its bucket: paid, then partial, then under way (pending with a status:
+// the service has the payment and money may still move), then nothing (no status, failed,
+// refunded, expired).
+enum class OrderProgress { nothing, under_way, partial, paid };
+OrderProgress order_progress(const OrderFacts& facts);
+
 }  // namespace paywasm

@@ -135,4 +135,12 @@ std::string_view order_bucket(const OrderFacts& f) {
     return "pending";
 }
 
+OrderProgress order_progress(const OrderFacts& f) {
+    const std::string_view bucket = order_bucket(f);
+    if (bucket == "paid") return OrderProgress::paid;
+    if (bucket == "partial") return OrderProgress::partial;
+    if (bucket == "pending" && f.state != kNoStatusState) return OrderProgress::under_way;
+    return OrderProgress::nothing;
+}
+
 }  // namespace paywasm

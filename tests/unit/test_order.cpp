@@ -198,6 +198,25 @@ TEST_CASE("order_bucket: every row of the status table, then the merchant's word
     CHECK(order_bucket(closed) == "paid");
 }
 
+TEST_CASE("order_progress: paid, then partial, then a payment under way, then nothing; read from the bucket") {
+    CHECK(order_progress(facts("open")) == OrderProgress::nothing);  // no status: nothing seen yet
+    for (const char* s : {"awaiting_payment", "pending", "processing"}) CHECK_MESSAGE(order_progress(facts(s)) == OrderProgress::under_way, s);
+    for (const char* s : {"partial", "partial_closed", "amount_mismatch"}) CHECK_MESSAGE(order_progress(facts(s)) == OrderProgress::partial, s);
+    for (const char* s : {"failed", "timed_out", "canceled", "refund"}) CHECK_MESSAGE(order_progress(facts(s)) == OrderProgress::nothing, s);
+    OrderFacts paid = facts("success");
+    paid.success = true;
+    CHECK(order_progress(paid) == OrderProgress::paid);
+    OrderFacts accepted = facts("partial_closed");  // the merchant's word counts as the bucket does
+    accepted.accepted = true;
+    CHECK(order_progress(accepted) == OrderProgress::paid);
+    OrderFacts expired = facts("open");
+    expired.expired = true;
+    CHECK(order_progress(expired) == OrderProgress::nothing);
+    CHECK(OrderProgress::paid > OrderProgress::partial);
+    CHECK(OrderProgress::partial > OrderProgress::under_way);
+    CHECK(OrderProgress::under_way > OrderProgress::nothing);
+}
+
 TEST_CASE("checkout_status_words: the code and the table's label; a mismatch says it is not the order's total") {
     CHECK(checkout_status_words(101, false) == "101 (partial payment)");
     CHECK(checkout_status_words(1, true) == "1 (successful, not the order's total)");

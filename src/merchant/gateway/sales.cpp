@@ -54,20 +54,24 @@ SaleState sale_state(Gateway& gw, const std::string& id, std::int64_t now) {
     SaleState st;
     st.amount = r.fixed_amount.value_or("");
     st.currency = r.link.currency;
-    int best = 0;  // 4 paid, 3 partial, 2 under way
+    using paywasm::OrderProgress;
+    OrderProgress best = OrderProgress::nothing;  // the furthest of the sale's checkouts (the core's order_progress)
     for (const auto& visit : r.sessions) {
         const auto s = gw.store.sessions.session(visit.id);
         if (!s) continue;
-        const std::string_view state = order_state(*s, now);
-        const int rank = state == "paid" ? 4 : state == "partial" ? 3 : (state == "pending" && s->status.status) ? 2 : 0;
-        if (rank > best) {
-            best = rank;
-            if (rank == 3) st.received = s->status.received_amount.value_or("");
+        const OrderProgress progress = paywasm::order_progress(order_facts(*s, now));
+        if (progress > best) {
+            best = progress;
+            if (progress == OrderProgress::partial) st.received = s->status.received_amount.value_or("");
         }
     }
     const bool taking = r.state == "open";
-    st.state = best == 4 ? "paid" : best == 3 ? "partial" : best == 2 ? "pending" : taking ? "waiting" : "expired";
-    st.final = best >= 3 || st.state == "expired";
+    st.state = best == OrderProgress::paid      ? "paid"
+               : best == OrderProgress::partial ? "partial"
+               : best == OrderProgress::under_way ? "pending"
+               : taking                           ? "waiting"
+                                                  : "expired";
+    st.final = best >= OrderProgress::partial || st.state == "expired";
     return st;
 }
 
