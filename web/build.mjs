@@ -176,7 +176,7 @@ const module = await bundle('entry-module.js', 'esm');
 // browser suites run on these files.
 const INTERNAL = ['host', 'core', 'life', 'session', 'keyCache', 'stopWatch', 'tick', 'badSeen', 'view', 'coloured',
   'panels', 'cards', 'codeError', 'summary', 'retry', 'phase', 'bad', 'words', 'select', 'save', 'svg', 'end',
-  'ptr', 'len', 'timeoutMs', 'retries', 'onData', 'onEnd', 'sse', 'broken', 'madeWith', 'bankFrom'];
+  'ptr', 'len', 'timeoutMs', 'retries', 'onData', 'onEnd', 'sse', 'broken', 'madeWith', 'bankFrom', 'pageView'];
 // (checked here: a text's key never is one of them)
 for (const key of Object.keys(locales.english)) if (INTERNAL.includes(key)) throw new Error(`INTERNAL holds the text key ${key}`);
 let terser;

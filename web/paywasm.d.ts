@@ -262,6 +262,11 @@ export interface CheckoutOptions {
   /** Default 'USD'. */
   currency?: string;
   offerId?: string;
+  /**
+   * The order's total as your server fixed it (decimal text in `currency`): shown before the module is
+   * in; the core refuses Pay when the cart adds up to another amount.
+   */
+  amount?: string;
   /** Space-separated: 'exchange bank qr'. Default 'exchange qr'. */
   methods?: string;
   /** Space-separated exchange identifiers. Default: all five documented ones. */
@@ -402,7 +407,7 @@ export interface PayWasmCheckoutElement extends HTMLElement {
   // when absent), a string one as the attribute, else its default, else null.
   sessionUrl: string | null;
   baseUrl: string | null; merchantId: string | null; publicKey: string | null; publicKeyUrl: string | null;
-  keyFingerprint: string | null; currency: string; offerId: string | null; methods: string;
+  keyFingerprint: string | null; currency: string; offerId: string | null; amount: string | null; methods: string;
   exchanges: string | null; asset: string; padding: Padding | string; locale: string | null;
   theme: Theme | string; timeout: number; accountId: string | null; stockId: string | null;
   bankAccount: string | null; hostedPageId: string | null; qrEndpoint: string | null; statusUrl: string | null;

@@ -47,7 +47,7 @@ Decimal require_session_amount(const std::vector<CartItem>& cart, std::string_vi
     const Decimal fixed = Decimal::parse(session_amount, "amount");
     Decimal total = cart_total(cart);
     if (total != fixed) {
-        fail_validation("cart", "the cart adds up to " + total.to_string() + ", the session's amount is " +
+        fail_validation("cart", "the cart adds up to " + total.to_string() + ", the order's fixed amount is " +
                                     fixed.to_string());
     }
     return total;

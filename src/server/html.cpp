@@ -1,6 +1,7 @@
 // The page kit's HTML builder (html.hpp).
 #include "server/html.hpp"
 
+#include <cctype>
 #include <stdexcept>
 
 namespace paywasm::server {
@@ -29,6 +30,25 @@ Html Html::element_of(std::string_view tag, Attributes attributes, const Html& i
     out += ">";
     if (closed) out += inner.html_ + "</" + std::string(tag) + ">";
     return Html(std::move(out));
+}
+
+Html Html::inline_code_of(std::string_view tag, std::string_view code) {
+    std::string lower(code);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.find("</" + std::string(tag)) != std::string::npos || lower.find("<!--") != std::string::npos) {
+        throw std::logic_error("Html::inline_code: the " + std::string(tag) + " holds </" + std::string(tag) + " or <!--");
+    }
+    return Html("<" + std::string(tag) + ">" + std::string(code) + "</" + std::string(tag) + ">");
+}
+
+Html Html::json_data(std::string_view json) {
+    std::string out = "<script type=\"application/json\">";
+    out.reserve(out.size() + json.size() + 9);
+    for (char c : json) {
+        if (c == '<') out += "\\u003c";
+        else out += c;
+    }
+    return Html(out + "</script>");
 }
 
 std::string render(std::string_view tmpl, const std::map<std::string, Html>& values) {

@@ -51,6 +51,18 @@ public:
     static Html void_element(const char (&tag)[N], Attributes attributes) {
         return element_of(std::string_view(tag, N - 1), attributes, Html(), false);
     }
+    // A raw-text element, `<script>` or `<style>`, holding `code` as written: the program's own files
+    // (a script or stylesheet inlined into a page, allowed by its hash in the page's CSP), never
+    // data. Throws std::logic_error when `code` could end the element early or open a comment in it
+    // (it holds "</" followed by `tag`, any case, or "<!--").
+    template <std::size_t N>
+    static Html inline_code(const char (&tag)[N], std::string_view code) {
+        return inline_code_of(std::string_view(tag, N - 1), code);
+    }
+    // `<script type="application/json">` holding `json` with every '<' written \u003c: whatever the
+    // JSON's strings hold, nothing can end the element or start markup, and JSON.parse of the
+    // element's text gives the same value back. Data a page's script reads (the widget's inline JSON).
+    static Html json_data(std::string_view json);
     Html& operator+=(const Html& more) {
         html_ += more.html_;
         return *this;
@@ -62,6 +74,7 @@ public:
 private:
     explicit Html(std::string html) : html_(std::move(html)) {}
     static Html element_of(std::string_view tag, Attributes attributes, const Html& inner, bool closed);
+    static Html inline_code_of(std::string_view tag, std::string_view code);
     std::string html_;
 };
 

@@ -30,7 +30,8 @@ std::string gzip_of(const std::string& bytes) {
     return out;
 }
 
-// Whether an Accept-Encoding value accepts gzip: a "gzip" or "*" coding whose q is above 0.
+}  // namespace
+
 bool accepts_gzip(std::string_view header) {
     for (const auto& item : accept_list(header)) {
         if ((item.value == "gzip" || item.value == "*") && item.q > 0) return true;
@@ -38,7 +39,13 @@ bool accepts_gzip(std::string_view header) {
     return false;
 }
 
-}  // namespace
+std::string csp_sha256(std::string_view bytes) {
+    CryptoPP::SHA256 hash;
+    std::string digest(CryptoPP::SHA256::DIGESTSIZE, '\0');
+    hash.CalculateDigest(reinterpret_cast<CryptoPP::byte*>(digest.data()),
+                         reinterpret_cast<const CryptoPP::byte*>(bytes.data()), bytes.size());
+    return "'sha256-" + paywasm::base64_encode(digest) + "'";
+}
 
 std::string sri_sha384(const std::string& bytes) {
     CryptoPP::SHA384 hash;
@@ -69,13 +76,13 @@ void join(std::string& out, const char* directive, std::string_view first, const
 
 std::string Csp::text() const {
     std::string out = "default-src 'none'; ";
-    join(out, "script-src", !scripts ? "'none'" : wasm ? "'self' 'wasm-unsafe-eval'" : "'self'", {});
-    join(out, "style-src", "'self'", {});
+    join(out, "script-src", !scripts ? "'none'" : wasm ? "'self' 'wasm-unsafe-eval'" : "'self'", scripts ? script_hashes : std::vector<std::string>{});
+    join(out, "style-src", "'self'", style_hashes);
     join(out, "img-src", "'self'", img_src);
     join(out, "font-src", "'self'", {});
     join(out, "connect-src", "'self'", connect_src);
     join(out, "form-action", "'self'", form_action);
-    out += "base-uri 'none'; frame-ancestors 'none'";
+    out += base_self ? "base-uri 'self'; frame-ancestors 'none'" : "base-uri 'none'; frame-ancestors 'none'";
     return out;
 }
 

@@ -18,8 +18,8 @@
 //     Content-Security-Policy "default-src 'none'; sandbox" (an SVG opened as a document runs nothing).
 //
 // Pages. page_headers() sets what an HTML page needs: the Content-Security-Policy built by
-// Csp::text() (default-src 'none'; scripts and styles from 'self' only, never inline; only the
-// origins the page names), frame-ancestors 'none' with X-Frame-Options DENY, nosniff,
+// Csp::text() (default-src 'none'; scripts and styles from 'self', and inline only the program's own
+// files, each allowed by its hash; only the origins the page names), frame-ancestors 'none' with X-Frame-Options DENY, nosniff,
 // Referrer-Policy: same-origin (a page's own form posts carry its Origin, which the handler checks)
 // and Cache-Control: no-store (a page shows one shopper's order).
 //
@@ -52,8 +52,17 @@ struct Csp {
     std::vector<std::string> connect_src;  // fetch, EventSource
     std::vector<std::string> img_src;
     std::vector<std::string> form_action;  // where the page's forms may go besides 'self'
+    std::vector<std::string> script_hashes;  // inline scripts allowed by hash (csp_sha256)
+    std::vector<std::string> style_hashes;   // inline stylesheets allowed by hash (csp_sha256)
+    bool base_self = false;                  // base-uri 'self' (a page with <base href>), else 'none'
     std::string text() const;
 };
+
+// The CSP source that allows an inline <script> or <style> whose text is `bytes`: "'sha256-<base64>'".
+std::string csp_sha256(std::string_view bytes);
+
+// Whether an Accept-Encoding value takes gzip: a "gzip" or "*" coding whose q is above 0.
+bool accepts_gzip(std::string_view header);
 
 // The headers of an HTML page (above), the policy `csp`.
 void page_headers(Response& res, const Csp& csp);

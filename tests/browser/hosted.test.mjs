@@ -11,9 +11,12 @@
 //     node --test-reporter=spec tests/browser/hosted.test.mjs --engine <chromium|firefox|webkit> --dist <dist dir>
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { distDir } from './lib.mjs';
 import { launchEngine } from './engines/index.mjs';
 import { sendJson } from '../server/harness.mjs';
@@ -199,14 +202,16 @@ test('two visits make two sessions; a deactivated link answers 410 with a page t
 });
 
 if (ENGINE === 'chromium') {
-  // The checkout page's head preloads the session view (as="fetch" crossorigin="anonymous") and the
-  // widget's own request takes it: the view leaves before the widget's script, once (a preload the
-  // widget did not take would be a second request, sent after paywasm.js ran).
-  test('the session view leaves with the page, before the widget\'s script, and is fetched once', LIMIT, async () => {
+  // The checkout page carries what the widget draws from: its script inline (allowed by its hash in
+  // the page's CSP, a <base> at the widget's folder for its module) and the session view in the
+  // element's inline JSON, so the form needs no request after the page's own (issue 42): no
+  // paywasm.js, no GET /v1/checkout/{id}; the status stream follows. The page's gzip (the widget's
+  // piece compressed at start, the page's bytes now) decodes, with Node's zlib, to the plain page.
+  test('the checkout page carries the widget and the session view: no request for either', LIMIT, async () => {
     const { chromium } = createRequire(import.meta.url)('playwright-core');
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
     try {
-      const r = await gw(gateway, 'POST', '/v1/sessions', { app: true, body: { offerId: `preload-${Date.now()}`, currency: 'USD',
+      const r = await gw(gateway, 'POST', '/v1/sessions', { app: true, body: { offerId: `inline-${Date.now()}`, currency: 'USD',
         cart: CART, methods: ['qr'], customerInfo: { name: 'Ada Lovelace', email: 'ada@example.test' } } });
       assert.equal(r.status, 201, r.text);
       const page = await (await browser.newContext()).newPage();
@@ -215,9 +220,26 @@ if (ENGINE === 'chromium') {
       await page.goto(r.json.hostedUrl);
       await page.waitForSelector('paywasm-checkout button[data-key=pay-qr]');
       const view = `/v1/checkout/${r.json.id}`;
-      assert.equal(sent.filter((p) => p === view).length, 1, `the session view fetched once: ${sent.join(' ')}`);
-      const script = sent.findIndex((p) => p.endsWith('/paywasm.js'));
-      assert.ok(script > 0 && sent.indexOf(view) < script, `the view requested before paywasm.js: ${sent.join(' ')}`);
+      assert.equal(sent.filter((p) => p === view).length, 0, `no request for the session view: ${sent.join(' ')}`);
+      assert.equal(sent.filter((p) => p.endsWith('/paywasm.js')).length, 0, `no request for paywasm.js: ${sent.join(' ')}`);
+      assert.ok(sent.some((p) => p === '/assets/widget/paywasm.wasm'), `the module beside the <base>: ${sent.join(' ')}`);
+      const plain = await fetch(r.json.hostedUrl, { headers: { 'accept-encoding': 'identity' } });
+      assert.equal(plain.headers.get('content-encoding'), null);
+      const zipped = await new Promise((resolve, reject) => {
+        http.get(r.json.hostedUrl, { headers: { 'accept-encoding': 'gzip' } }, (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
+        }).on('error', reject);
+      });
+      assert.equal(zipped.encoding, 'gzip');
+      const text = await plain.text();
+      assert.equal(zlib.gunzipSync(zipped.body).toString('utf8'), text);
+      const csp = plain.headers.get('content-security-policy');
+      const inline = text.match(/<script>([^]*?)<\/script>/)[1];
+      const hash = crypto.createHash('sha256').update(inline).digest('base64');
+      assert.ok(csp.includes(`'sha256-${hash}'`), csp);
+      assert.ok(!/unsafe-inline/.test(csp), csp);
     } finally {
       await browser.close();
     }

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { waitFor } from '../support/node.mjs';
-import { API_ORIGIN, ADDRESS, CART, LIMIT, OFFER, PHONE, TOKEN, chromium, countWasmCalls, events, fakeGateway, gatewayView, keys, mount, openPage, opensslDecrypt, payState, server, showState, text, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
+import { API_ORIGIN, ADDRESS, CART, LIMIT, OFFER, PHONE, TOKEN, chromium, countWasmCalls, events, fakeGateway, gatewayView, keys, mount, mountInPage, openPage, opensslDecrypt, payState, server, showState, text, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
 
 useWidgetSuite();
 
@@ -130,7 +130,7 @@ test('session mode: a page cart that does not add up to the session\'s amount is
   const [err] = await waitEvent(page, 'paywasm-error');
   assert.equal(err.error.code, 'validation', 'code');
   assert.equal(err.error.field, 'cart', 'field');
-  assert.match(err.error.message, /adds up to 25\.8, the session's amount is 30/, err.error.message);
+  assert.match(err.error.message, /adds up to 25\.8, the order's fixed amount is 30/, err.error.message);
   assert.equal(await page.locator('paywasm-checkout button.pay').count(), 0, 'no Pay button');
   assert.deepEqual(api.calls.filter((c) => c.method === 'POST'), [], 'nothing sent');
   // The same amount written another way is the same amount.
@@ -163,6 +163,32 @@ test('usable before the module: with a session, the form, the total and Pay are 
   const [st] = await waitEvent(page, 'paywasm-status');
   assert.equal(st.status.code, 0, 'paid, pending');
   assert.equal(api.count('POST /exchanges/payments/coinbase'), 1, 'one payment');
+  await done();
+});
+
+// ---- issue 42: a page's own cart with a declared total ----------------------------------------
+
+test('a page\'s own cart with `amount`: the total is drawn before the module; the core then checks it, and a cart that adds up to another is refused', LIMIT, async () => {
+  const { page, api, done, releaseWasm } = await openPage('checkout.html', { count: true, holdWasm: true });
+  const base = { baseUrl: API_ORIGIN, merchantId: 'm-123', publicKey: keys.publicPem, currency: 'USD', offerId: OFFER, cart: CART,
+    shippingAddress: ADDRESS, token: TOKEN };
+  await page.evaluate(mountInPage, { ...base, amount: '25.80' });
+  await waitEvent(page, 'paywasm-usable');
+  assert.deepEqual(await events(page, 'paywasm-ready'), [], 'not ready: the module is held');
+  assert.equal(await text(page, 'dd[part=total]'), '$25.80', 'the declared total, before the module');
+  assert.deepEqual(await page.evaluate(() => window.__wasmCalls), [], 'no call into the core yet');
+  releaseWasm();
+  await waitEvent(page, 'paywasm-ready');
+  assert.equal(await text(page, 'button.pay'), 'Pay $25.80', 'the cart adds up to it: Pay');
+  assert.deepEqual(await events(page, 'paywasm-error'), [], 'no error');
+  // Another declared total: the core refuses the order, nothing can be paid.
+  await page.evaluate(() => { document.querySelector('paywasm-checkout').amount = '30.00'; });
+  const [err] = await waitEvent(page, 'paywasm-error');
+  assert.equal(err.error.code, 'validation', 'code');
+  assert.equal(err.error.field, 'cart', 'field');
+  assert.match(err.error.message, /adds up to 25\.8, the order's fixed amount is 30/, err.error.message);
+  await waitFor(async () => (await page.locator('paywasm-checkout button.pay').count()) === 0, { what: 'Pay gone' });
+  assert.deepEqual(api.calls.filter((c) => c.method === 'POST'), [], 'nothing sent');
   await done();
 });
 

@@ -109,7 +109,13 @@ for (const backend of ['sqlite', 'postgres']) {
       assert.equal(p.headers.get('x-content-type-options'), 'nosniff');
       assert.equal(p.headers.get('cache-control'), 'no-store');
       assert.match(p.text, /<form method="post" action="\/pay\/cs_[^"]+\/details"/);
-      assert.doesNotMatch(p.text, /<script>|<style|<[a-z][^>]*\s(style|on[a-z]+)=/i, 'no inline script, style or handler');
+      // One inline stylesheet, the gateway's own, allowed by its hash; no inline script, no style
+      // attribute, no handler.
+      const styles = [...p.text.matchAll(/<style>([^]*?)<\/style>/g)].map((m) => m[1]);
+      assert.equal(styles.length, 1);
+      const styleHash = (await import('node:crypto')).createHash('sha256').update(styles[0]).digest('base64');
+      assert.match(csp, new RegExp(`style-src 'self' 'sha256-${styleHash.replace(/[+/]/g, '\\$&')}';`));
+      assert.doesNotMatch(p.text, /<script>|<style [^>]*>|<[a-z][^>]*\s(style|on[a-z]+)=/i, 'no inline script, style attribute or handler');
       inert(p.text);
       const qr = await fetch(`${g.base}/v1/links/${l.json.id}/qr.svg`, { headers: { authorization: `Bearer ${(await import('./harness.mjs')).APP_SECRET}` } });
       assert.equal(qr.status, 200);
@@ -178,7 +184,12 @@ for (const backend of ['sqlite', 'postgres']) {
       const p = await page(g, mine);
       assert.equal(p.status, 200);
       assert.match(p.text, /<paywasm-checkout session-url="\/v1\/checkout\/cs_[^"]+" methods="qr" theme="auto" locale="en">/);
-      assert.match(p.headers.get('content-security-policy'), /script-src 'self' 'wasm-unsafe-eval';/);
+      // The widget's script inline, allowed by its hash; no 'unsafe-inline' anywhere.
+      assert.match(p.headers.get('content-security-policy'), /script-src 'self' 'wasm-unsafe-eval' 'sha256-[A-Za-z0-9+/]{43}=';/);
+      assert.doesNotMatch(p.headers.get('content-security-policy'), /unsafe-inline/);
+      // The session view inside the page (the widget's inline JSON): the hostile address as JSON text
+      // with every '<' written \u003c, so it can end no element.
+      assert.ok(p.text.includes('"address1":"\\u003cimg src=x onerror=alert(1)>\\"\'&\\u003c/script>"'), 'the view, inert');
       assert.match(p.headers.get('content-security-policy'), new RegExp(`connect-src 'self' ${sb.base.replace(/[.]/g, '\\.')}`));
       inert(p.text);
       const view = await gw(g, 'GET', `/v1/checkout/${mine.slice(5)}`);

@@ -36,6 +36,23 @@ int http_status_of(const std::function<void()>& f, std::string* field = nullptr)
 
 }  // namespace
 
+TEST_CASE("Inline code: written as is, refused when it could end its element or open a comment") {
+    CHECK(Html::inline_code("script", "a<b&&c>d").str() == "<script>a<b&&c>d</script>");
+    CHECK(Html::inline_code("style", "p>a{color:red}").str() == "<style>p>a{color:red}</style>");
+    CHECK_THROWS_AS(Html::inline_code("script", "x='</script>'"), std::logic_error);
+    CHECK_THROWS_AS(Html::inline_code("script", "x='</ScRiPt '"), std::logic_error);
+    CHECK_THROWS_AS(Html::inline_code("script", "x='<!--'"), std::logic_error);
+    CHECK_THROWS_AS(Html::inline_code("style", "p{}</STYLE>"), std::logic_error);
+    CHECK_NOTHROW(Html::inline_code("style", "x='</script>'"));  // only its own end tag ends it
+}
+
+TEST_CASE("JSON data: no '<' inside, the same value back") {
+    const Html h = Html::json_data(R"({"name":"</script><script>alert(1)</script><!--","n":1})");
+    CHECK(h.str() == R"(<script type="application/json">{"name":"\u003c/script>\u003cscript>alert(1)\u003c/script>\u003c!--","n":1}</script>)");
+    const std::string inner = h.str().substr(31, h.str().size() - 31 - 9);
+    CHECK(inner.find('<') == std::string::npos);
+}
+
 TEST_CASE("A urlencoded form: escapes, '+', pairs without '=', empty pairs") {
     const Form f = parse_urlencoded("name=Ada+Lovelace&note=50%25+off%21&amp=%26%3D&flag&&empty=&%6Eame2=x");
     CHECK(field(f, "name") == "Ada Lovelace");

@@ -2,6 +2,9 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <cryptopp/filters.h>
+#include <cryptopp/gzip.h>
+
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
@@ -9,6 +12,7 @@
 
 #include <unistd.h>
 
+#include "server/gzip_pieces.hpp"
 #include "server/static_files.hpp"
 
 using namespace paywasm::server;
@@ -40,6 +44,19 @@ TEST_CASE("The policy: nothing inline, only the named origins, no framing") {
     CHECK(text.find("connect-src 'self' https://api.example;") != std::string::npos);
     CHECK(text.find("frame-ancestors 'none'") != std::string::npos);
     CHECK(text.find("unsafe-inline") == std::string::npos);
+    CHECK(text.find("base-uri 'none'") != std::string::npos);
+    // Inline code only by hash: the widget's script and the pages' stylesheet (hosted_page.cpp).
+    csp.script_hashes = {csp_sha256("")};
+    csp.style_hashes = {csp_sha256("p{}")};
+    csp.base_self = true;
+    const std::string hashed = csp.text();
+    // SHA-256 of "" (OpenSSL: printf '' | openssl dgst -sha256 -binary | base64).
+    CHECK(hashed.find("script-src 'self' 'wasm-unsafe-eval' 'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=';") != std::string::npos);
+    CHECK(hashed.find("style-src 'self' 'sha256-") != std::string::npos);
+    CHECK(hashed.find("base-uri 'self'") != std::string::npos);
+    CHECK(hashed.find("unsafe-inline") == std::string::npos);
+    csp.scripts = false;  // a page that runs no script allows no hash either
+    CHECK(csp.text().find("script-src 'none';") != std::string::npos);
     csp.connect_src = {"https://a.example; script-src *"};
     CHECK_THROWS_AS((void)csp.text(), std::logic_error);
     Response res;
@@ -47,6 +64,43 @@ TEST_CASE("The policy: nothing inline, only the named origins, no framing") {
     CHECK(res.get_header_value("X-Content-Type-Options") == "nosniff");
     CHECK(res.get_header_value("X-Frame-Options") == "DENY");
     CHECK(res.get_header_value("Referrer-Policy") == "same-origin");
+}
+
+TEST_CASE("A gzip body from pieces: one member whose decompression is the parts joined") {
+    std::string big;
+    for (int i = 0; i < 60000; ++i) big += static_cast<char>("abcdefghij<>&\n"[(i * 7919) % 14]);
+    const std::string head = "<!doctype html><p>before</p>", tail = "<p>after</p></html>";
+    const std::string piece = deflate_piece(big, 9);
+    // A piece ends with an empty stored block (byte-aligned, not the last): 00 00 ff ff.
+    REQUIRE(piece.size() > 4);
+    CHECK(piece.substr(piece.size() - 4) == std::string("\x00\x00\xff\xff", 4));
+    const std::vector<std::vector<GzipPart>> cases = {
+        {{head, {}}, {big, piece}, {tail, {}}},  // a page with the widget
+        {{head, {}}, {{}, {}}, {tail, {}}},      // a page without: an empty part
+        {{big, {}}},                             // one part compressed now
+        {},                                      // nothing at all: an empty body, still a member
+    };
+    for (const auto& parts : cases) {
+        std::string plain;
+        for (const auto& p : parts) plain += p.plain;
+        const std::string gz = gzip_join(parts);
+        if (plain.size() > 1000) CHECK(gz.size() < plain.size() / 2);  // compressed, not stored
+        // Crypto++'s inflater (it checks the CRC-32 and the length) ...
+        std::string back;
+        CryptoPP::StringSource(gz, true, new CryptoPP::Gunzip(new CryptoPP::StringSink(back)));
+        CHECK(back == plain);
+        // ... and GNU gzip, an independent decoder (it checks them too).
+        const std::string file = (std::filesystem::temp_directory_path() / ("paywasm-gz-" + std::to_string(::getpid()) + ".gz")).string();
+        std::ofstream(file, std::ios::binary) << gz;
+        FILE* pipe = ::popen(("gzip -dc '" + file + "'").c_str(), "r");
+        REQUIRE(pipe != nullptr);
+        std::string out;
+        char buf[4096];
+        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+        CHECK(::pclose(pipe) == 0);
+        CHECK(out == plain);
+        std::filesystem::remove(file);
+    }
 }
 
 TEST_CASE("Files: loaded once, typed, versioned, 304 on a matching ETag") {

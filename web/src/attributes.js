@@ -13,6 +13,7 @@ export const ATTRIBUTES = [
   ['key-fingerprint', 'string', null, 'pin: lower-case hex SHA-256 of the key\'s SubjectPublicKeyInfo; any other key is refused before encrypting'],
   ['currency', 'string', 'USD', 'your store currency (ISO 4217)'],
   ['offer-id', 'string', null, 'your order id: required, shown to the shopper for support'],
+  ['amount', 'string', null, 'the order\'s total as your server fixed it (decimal text in `currency`, e.g. `25.80`): shown before the module is in, and the core refuses Pay (error `validation`, field `cart`) when the cart adds up to another amount; a session\'s own amount otherwise'],
   ['methods', 'string', 'exchange qr', 'any of `exchange`, `bank`, `qr` (bank: with `account-id` and `stock-id`; qr: with `qr-endpoint` or `qrResult`)'],
   ['exchanges', 'string', null, 'space-separated subset of `coinbase okcoin kraken gemini binanceus` (default: all five)'],
   ['asset', 'string', 'BTC', 'crypto asset of the exchange payment (`assets`) and of the QR request'],

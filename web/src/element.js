@@ -169,8 +169,8 @@ export class PayWasmCheckout extends HTMLElement {
     // The first draw waits for the shopper's language file (never fails; 2 s at most).
     const language = languageWithin(locale(c).lang);
     // The session (session-url) is read while the core loads: the form shows what it says.
-    const session = this.sessionUrl && !c.session ? this._openSession(life) : null;
     this._readInlineData();
+    const session = this.sessionUrl && !c.session ? this._openSession(life) : null;
     if (document.readyState === 'loading') {
       // Upgraded while the parser is still inside the element: its JSON child comes later.
       document.addEventListener('DOMContentLoaded', () => {
@@ -227,7 +227,7 @@ export class PayWasmCheckout extends HTMLElement {
       greet(c);
       if (this.publicKeyUrl && !this.publicKey && !this.keyFingerprint && !pinWarned) {
         pinWarned = true;
-        console.warn('paywasm: pin public-key-url with key-fingerprint: without it, whoever can change that file can swap the key and read the payment data shoppers send');
+        console.warn('paywasm: pin public-key-url with key-fingerprint, or whoever can change that file can swap the key and read the payment data');
       }
       const detail = { methods: methodsOf(c) };
       emit(c, 'paywasm-ready', detail);
@@ -350,8 +350,9 @@ export class PayWasmCheckout extends HTMLElement {
     if (c.shown) refresh(c);
   }
 
-  // A <script type="application/json"> child: {"cart": [...], "shippingAddress": {...}}. Returns
-  // true when it gave the cart (what the form shows).
+  // A <script type="application/json"> child: {"cart": [...], "shippingAddress": {...}, "checkout":
+  // {...}} (checkout: session-url's view as the page's server wrote it, read instead of a request:
+  // flows.js readSession). Returns true when it gave the cart (what the form shows).
   _readInlineData() {
     const c = this._c;
     const script = this.querySelector('script[type="application/json"]');
@@ -359,6 +360,7 @@ export class PayWasmCheckout extends HTMLElement {
     try {
       const data = JSON.parse(script.textContent);
       if (c.shippingAddress === null && data.shippingAddress) c.shippingAddress = data.shippingAddress;
+      c.pageView = data.checkout;
       if (c.cart === null && Array.isArray(data.cart)) {
         c.cart = data.cart;
         return true;

@@ -69,8 +69,9 @@ export function refresh(c) {
 }
 
 // The page's order as the core reads it, checked with the core's own rules (the exchange
-// payload's: cart, shipping address, offer-id, currency, asset) and, with a session, against the
-// amount the merchant's server fixed (the core refuses a cart that adds up to another): sets
+// payload's: cart, shipping address, offer-id, currency, asset) and against the amount the
+// merchant's server fixed (the `amount` attribute, else the session's: c.host.amount; the core
+// refuses a cart that adds up to another): sets
 // c.total (decimal text) or c.s.bad, the validation error of the page's data with its field
 // (cart[0].price, ...); a new error is told to the page (paywasm-error, once per message). No cart
 // or no core yet: neither. The element calls it when the order can have changed: the core or a
@@ -82,7 +83,7 @@ export function check(c) {
   if (c.cart === null || !c.core) return;
   try {
     const checked = Object.assign(order(c, 'exchange'), { clientId: '-', code2fa: '' });
-    c.total = c.core.checkOrder(checked, sessionAmount(c));
+    c.total = c.core.checkOrder(checked, c.host.amount);
   } catch (e) {
     s.bad = e;
   }
@@ -90,9 +91,6 @@ export function check(c) {
   if (s.bad && s.bad.message !== c.badSeen) emit(c, 'paywasm-error', { error: s.bad });
   c.badSeen = s.bad && s.bad.message;
 }
-
-// The amount a session fixed (decimal text), or undefined without a session.
-const sessionAmount = (c) => (c.session && c.session.amount !== undefined ? String(c.session.amount) : undefined);
 
 // ---- status and errors -----------------------------------------------------------------------
 
@@ -143,16 +141,19 @@ export async function readSession(c, life) {
   // credentials same-origin (no cookie goes to another origin; the gateway's API reads none): the
   // mode a page's <link rel="preload" as="fetch" crossorigin="anonymous"> of the session view has,
   // so the hosted page's preload is the response this request takes, one round trip earlier.
-  const res = await send({ method: 'GET', url, headers: [['Accept', 'application/json']] },
+  // The view the page itself carried (element.js _readInlineData: the hosted checkout writes it
+  // into the page) is taken once, without a request; any later session-url is read from the network.
+  let v = c.pageView;
+  const res = v ? {} : await send({ method: 'GET', url, headers: [['Accept', 'application/json']] },
     { timeoutMs: el.timeout, retries: 2, signal: life.signal, credentials: 'same-origin' });
-  let v = null;
-  try { v = JSON.parse(res.body); } catch (e) { /* below */ }
+  c.pageView = null;
+  try { v = v || JSON.parse(res.body); } catch (e) { /* below */ }
   if (res.status === 410) {
     // The gateway's session_expired: the shopper is told the checkout expired, not that it is broken.
     throw new PayWasmError('session_expired', 'session-url answered HTTP 410: the checkout session has expired',
       { httpStatus: 410, field: 'session-url' });
   }
-  if (res.status !== 200 || !v || !Array.isArray(v.cart) || !Array.isArray(v.methods)) {
+  if (res.status > 299 || !v || !Array.isArray(v.cart) || !Array.isArray(v.methods)) {
     throw new PayWasmError(res.status >= 500 ? 'server' : 'usage', `session-url answered HTTP ${res.status}${v ? '' : ', not JSON'}`,
       { httpStatus: res.status, field: 'session-url' });
   }
@@ -327,7 +328,7 @@ export function pay(c, method) {
     const req = c.core.paymentRequest({
       method, order: order(c, method), key, padding: el.padding,
       fingerprint: el.keyFingerprint || undefined, exchange: s.exchange, exchanges: exchangesOf(c),
-      token: shopper, baseUrl: baseUrl(c), sessionAmount: sessionAmount(c),
+      token: shopper, baseUrl: baseUrl(c), sessionAmount: c.host.amount,
     });
     shopper = null;
     const lang = locale(c).lang;

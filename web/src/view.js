@@ -129,9 +129,9 @@ export function render(c) {
   const focusKey = c.root.activeElement && c.root.activeElement.dataset.key;
   const err = s.bad || s.error;
   const bad = err && err.field === 'code2fa' && s.method === 'exchange';
-  // The checked total, else the amount the merchant's server fixed for the session (until the core
-  // has checked the cart against it).
-  const total = c.total || (c.session && c.session.amount);
+  // The checked total, else the amount the merchant's server fixed (the `amount` attribute, else the
+  // session's), shown until the core has checked the cart against it.
+  const total = c.total || c.host.amount;
   const totalText = total && money(c, total, currency(c));
   const methods = methodsOf(c);
   const shown = c.shown;

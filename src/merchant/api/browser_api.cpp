@@ -8,6 +8,7 @@
 #include "rules/events.hpp"
 #include "api/api.hpp"
 #include "gateway/gateway.hpp"
+#include "gateway/orders.hpp"
 #include "paywasm/checkout.hpp"
 #include "paywasm/codec.hpp"
 #include "paywasm/protocol.hpp"
@@ -47,27 +48,6 @@ Session load(Gateway& gw, Req req, Res res) {
 }
 
 bool expired(const Session& s) { return now_ms() >= s.expires_at; }
-
-std::string checkout_view(const Gateway& gw, const Session& s) {
-    const JsonDocument checkout = paywasm::parse_json(s.checkout_json);
-    JsonWriter w;
-    w.begin_object().str("id", s.id).str("offerId", s.offer_id).str("amount", s.amount).str("currency", s.currency);
-    w.key("cart").value(checkout.root().member("cart"));
-    if (JsonValue address = checkout.root().member("shippingAddress"); address.valid()) w.key("shippingAddress").value(address);
-    w.key("methods");
-    write_methods(w, s);
-    w.str("merchantId", gw.config.merchant_id)
-        .str("publicKey", gw.config.merchant_public_pem)
-        .str("keyFingerprint", gw.merchant_fingerprint)
-        .str("padding", paywasm::to_string(gw.config.padding))
-        .str("serviceUrl", gw.config.public_service_url.empty() ? gw.config.service_url : gw.config.public_service_url)
-        .str("expiresAt", iso8601(s.expires_at));
-    w.raw("status", status_json(s));
-    w.raw("attempts", attempts_json(s.attempts, false));
-    w.raw("payable", payable_json(payable_of(s)));
-    w.end_object();
-    return w.take();
-}
 
 // A POST that may change something must say Content-Type: application/json: a cross-site
 // "simple" POST (a form's content type, no preflight) is refused.

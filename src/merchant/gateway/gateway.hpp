@@ -14,7 +14,7 @@
 //   gateway.cpp          this object: keys, the service client, rate limits
 //   session_factory.hpp  the one way a checkout session is made (the app API, a link's opening)
 //   orders.hpp           the merchant's operations on orders, shared by the app API and the console
-//   order_record.cpp     orders.hpp's typed reads: an order's record, events, debits, audit, overview
+//   order_record.cpp     orders.hpp's typed reads: an order's record, the checkout view, events, debits, audit, overview
 //   links.hpp            the link operations, shared by the links' routes and the console's link pages
 //   sales.hpp            the console's point of sale: a sale is a one-payment link
 //   mail_settings.hpp    a console user's mail, shared by `console-user notify` and the console

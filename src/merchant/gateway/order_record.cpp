@@ -95,6 +95,27 @@ std::string order_json(Gateway& gw, const OrderRecord& r) {
     return w.take();
 }
 
+std::string checkout_view(const Gateway& gw, const Session& s) {
+    const JsonDocument checkout = paywasm::parse_json(s.checkout_json);
+    JsonWriter w;
+    w.begin_object().str("id", s.id).str("offerId", s.offer_id).str("amount", s.amount).str("currency", s.currency);
+    w.key("cart").value(checkout.root().member("cart"));
+    if (JsonValue address = checkout.root().member("shippingAddress"); address.valid()) w.key("shippingAddress").value(address);
+    w.key("methods");
+    write_methods(w, s);
+    w.str("merchantId", gw.config.merchant_id)
+        .str("publicKey", gw.config.merchant_public_pem)
+        .str("keyFingerprint", gw.merchant_fingerprint)
+        .str("padding", paywasm::to_string(gw.config.padding))
+        .str("serviceUrl", gw.config.public_service_url.empty() ? gw.config.service_url : gw.config.public_service_url)
+        .str("expiresAt", iso8601(s.expires_at));
+    w.raw("status", status_json(s));
+    w.raw("attempts", attempts_json(s.attempts, false));
+    w.raw("payable", payable_json(payable_of(s)));
+    w.end_object();
+    return w.take();
+}
+
 std::string session_json(Gateway& gw, const Session& s, bool with_detail) {
     return with_detail ? order_json(gw, order_record(gw, s)) : session_json(gw, s);
 }

@@ -65,6 +65,11 @@ std::string order_json(Gateway& gw, const OrderRecord& r);
 // session_json, or (`with_detail`) order_json of its record.
 std::string session_json(Gateway& gw, const Session& s, bool with_detail);
 
+// The checkout view the widget draws from (GET /v1/checkout/{id}, and inside the hosted checkout
+// page: hosted_page.cpp): the order, the offered methods, the merchant's public key and service URL,
+// the status so far, the attempts and `payable`. No secret: it is the session id's capability.
+std::string checkout_view(const Gateway& gw, const Session& s);
+
 // The events page (GET /v1/events, the console's events): the 200 newest, or with `failed_first` the
 // undelivered ones that failed first (EventStore::events_page).
 std::vector<OutboxRow> event_list(Gateway& gw, bool failed_first);

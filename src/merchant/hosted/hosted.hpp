@@ -58,14 +58,15 @@ void load_words(const std::vector<std::pair<std::string, std::string>>& files);
 // and "pt-BR" are Brazilian, other Portuguese regions European), English when none matches.
 const Words& words_for(const Request& req);
 
-// What both files render: a whole page (the shop's header, `title`, `body`, in `words`' language)
-// with `scripts` in its head, its headers set, `status` as the HTTP status. `session_view` (a page
-// with the widget): the URL of the session view the widget reads (GET /v1/checkout/{id}), preloaded
-// by the page's head (as="fetch" crossorigin="anonymous": the mode the widget's own request has, so
-// it takes this response) so that it leaves with the scripts instead of after them.
-void send_page(Gateway& gw, Response& res, const Words& words, int status, const std::string& title,
-               const paywasm::server::Html& body, bool with_widget, const std::vector<std::string>& connect = {},
-               const std::string& session_view = {});
+// What both files render: a whole page (the shop's header, `title`, `body`, in `words`' language),
+// its headers set, `status` as the HTTP status. The page carries its stylesheet inline (no request
+// before the first paint); `with_widget`: the widget's script too, at the end of the body (after the
+// element and its inline JSON, which holds the session view: checkout_page), with a <base> at the
+// widget's folder so that the script finds its module and language files, each inline code allowed
+// by its hash in the page's CSP. Sent gzip-compressed to a client that takes gzip, the inline widget
+// compressed once at start (gzip_pieces.hpp): `req` says which.
+void send_page(Gateway& gw, Req req, Response& res, const Words& words, int status, const std::string& title,
+               const paywasm::server::Html& body, bool with_widget, const std::vector<std::string>& connect = {});
 
 // A route whose answers a shopper's browser shows (/l/{id}, /pay/{id}, its form): any error answer
 // the handler leaves (a thrown HttpError, the database away: 503, anything unforeseen: 500) is a

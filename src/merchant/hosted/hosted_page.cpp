@@ -15,6 +15,8 @@
 #include "paywasm/order.hpp"
 #include "paywasm/status.hpp"
 #include "paywasm/validate.hpp"
+#include "gateway/orders.hpp"
+#include "server/gzip_pieces.hpp"
 #include "server/page_pieces.hpp"
 #include "server/util.hpp"
 #include "server/web_form.hpp"
@@ -31,6 +33,11 @@ using paywasm::server::page::money;
 // The pages' files, read once (register_hosted): web/hosted's, theme.css, the logo, the widget's.
 struct Assets {
     StaticFiles own, widget;
+    Html style;                   // <style>: hosted.css and theme.css, inline in every page
+    std::string style_hash;       // its CSP source
+    Html widget_script;           // <script>: paywasm.js, inline in a page with the widget
+    std::string widget_hash;      // its CSP source
+    std::string widget_deflated;  // widget_script as a DEFLATE piece (gzip_pieces.hpp), made once
 };
 Assets* g_assets = nullptr;  // set once by register_hosted, before the server runs; read-only after
 
@@ -151,9 +158,11 @@ Html checkout_page(Gateway& gw, const Words& w, const Session& s) {
         // (stock-id: hosted.js sets it from the token URL's answer); the widget hides it otherwise.
         const std::string url = "/v1/checkout/" + s.id;
         const auto account = gw.config.bank_account_id.empty() ? std::nullopt : std::optional(gw.config.bank_account_id);
+        // Its inline JSON holds the session view (GET /v1/checkout/{id}'s answer, as of this page):
+        // the widget draws from it without a request of its own (web/src/flows.js readSession).
         body += Html::element("paywasm-checkout",
                               {{"session-url", url}, {"methods", methods}, {"theme", "auto"}, {"locale", w.lang()}, {"account-id", account}},
-                              Html());
+                              Html::json_data("{\"checkout\":" + checkout_view(gw, s) + "}"));
     }
     // data-status and data-version: the status stream hosted.js follows for the shop's decisions,
     // and the order's version this page shows (only a later one loads the page again).
@@ -197,49 +206,61 @@ void shopper_route(Router& server, std::string_view method, const std::string& p
         if (!retry.empty()) res.set_header("Retry-After", retry);
         const Words& w = words_for(req);
         const bool later = status >= 500 || status == 429;  // the gateway's or the service's trouble: try again
-        send_page(gw, res, w, status, w("title.error"),
+        send_page(gw, req, res, w, status, w("title.error"),
                   Html::element("h1", {}, w(later ? "error.later" : "error.request")) +
                       Html::element("p", {}, w(later ? "error.later.text" : "error.request.text")),
                   false);
     });
 }
 
-void send_page(Gateway& gw, Response& res, const Words& words, int status, const std::string& title, const Html& body,
-               bool with_widget, const std::vector<std::string>& connect, const std::string& session_view) {
+void send_page(Gateway& gw, Req req, Response& res, const Words& words, int status, const std::string& title, const Html& body,
+               bool with_widget, const std::vector<std::string>& connect) {
     const Assets& a = *g_assets;
     Csp csp;
     csp.wasm = with_widget;
     csp.connect_src = connect;
     csp.img_src = {"data:"};  // the widget draws its QR code as a data: image
-    Html scripts;
-    if (!session_view.empty()) {
-        scripts += Html::void_element("link", {{"rel", "preload"}, {"as", "fetch"}, {"crossorigin", "anonymous"}, {"href", session_view}});
-    }
-    scripts += Html::element("script", {{"src", a.own.url("/assets/hosted/", "hosted.js")}, {"defer", "defer"}}, Html());
+    csp.style_hashes = {a.style_hash};
+    Html head;
     if (with_widget) {
-        scripts += Html::element("script", {{"src", a.widget.url("/assets/widget/", "paywasm.js")},
-                                            {"integrity", a.widget.integrity("paywasm.js")}, {"defer", "defer"}},
-                                 Html());
+        // The inline script has no URL of its own: the widget finds paywasm.wasm and its language
+        // files beside the document's base (web/src/assets.js). Every URL the page writes is absolute.
+        head += Html::void_element("base", {{"href", "/assets/widget/"}});
+        csp.script_hashes = {a.widget_hash};
+        csp.base_self = true;
     }
+    head += a.style;
+    head += Html::element("script", {{"src", a.own.url("/assets/hosted/", "hosted.js")}, {"defer", "defer"}}, Html());
     Html logo;
     for (const char* name : {"logo.png", "logo.svg"}) {
         if (a.own.find(name)) logo = Html::void_element("img", {{"alt", ""}, {"src", a.own.url("/assets/hosted/", name)}});
     }
+    // The widget's script goes where {{widget}} is: the page is split there, so that its gzip is the
+    // page's own bytes compressed now around the script's piece compressed at start.
     const std::string page = render(a.own.find("page.html")->body,
                                     {{"lang", Html::text(words.lang())},
                                      {"title", Html::text(title + " · " + gw.config.shop_name)},
-                                     {"css", Html::text(a.own.url("/assets/hosted/", "hosted.css"))},
-                                     {"theme", Html::text(a.own.url("/assets/hosted/", "theme.css"))},
-                                     {"scripts", scripts},
+                                     {"head", head},
                                      {"logo", logo},
                                      {"shop", Html::text(gw.config.shop_name)},
                                      {"footer", Html::text(words("footer"))},
-                                     {"body", body}});
+                                     {"body", body},
+                                     {"widget", Html::markup("<!--widget-->")}});
+    const std::size_t at = page.find("<!--widget-->");
+    const std::string_view before = std::string_view(page).substr(0, at);
+    const std::string_view after = std::string_view(page).substr(at + 13);
+    const std::string_view widget = with_widget ? std::string_view(a.widget_script.str()) : std::string_view();
     page_headers(res, csp);
     res.set_header("Content-Language", words.lang());
-    res.set_header("Vary", "Accept-Language");
+    res.set_header("Vary", "Accept-Language, Accept-Encoding");
     res.status = status;
-    res.set_content(page, "text/html; charset=utf-8");
+    if (paywasm::server::accepts_gzip(req.get_header_value("Accept-Encoding"))) {
+        res.set_header("Content-Encoding", "gzip");
+        res.set_content(paywasm::server::gzip_join({{before, {}}, {widget, with_widget ? a.widget_deflated : std::string_view()}, {after, {}}}),
+                        "text/html; charset=utf-8");
+    } else {
+        res.set_content(std::string(before).append(widget).append(after), "text/html; charset=utf-8");
+    }
 }
 
 void register_hosted(Router& server, Gateway& gw) {
@@ -262,6 +283,14 @@ void register_hosted(Router& server, Gateway& gw) {
     if (!gw.config.shop_logo.empty()) {
         assets.own.add(gw.config.shop_logo_type == "image/svg+xml" ? "logo.svg" : "logo.png", gw.config.shop_logo);
     }
+    // Inline: the stylesheet in every page, the widget's script in a checkout page (send_page).
+    const std::string css = assets.own.find("hosted.css")->body + assets.own.find("theme.css")->body;
+    assets.style = Html::inline_code("style", css);
+    assets.style_hash = paywasm::server::csp_sha256(css);
+    const std::string& script = assets.widget.find("paywasm.js")->body;
+    assets.widget_script = Html::inline_code("script", script);
+    assets.widget_hash = paywasm::server::csp_sha256(script);
+    assets.widget_deflated = paywasm::server::deflate_piece(assets.widget_script.str(), 9);
     g_assets = &assets;
     const std::size_t limit = gw.config.max_body;
     const std::string service_origin = http_origin(gw.config.public_service_url.empty() ? gw.config.service_url : gw.config.public_service_url);
@@ -283,25 +312,25 @@ void register_hosted(Router& server, Gateway& gw) {
         const Words& w = words_for(req);
         auto s = gw.store.sessions.session(req.matches[1]);
         if (!s) {
-            return send_page(gw, res, w, 404, w("title.notFound"),
+            return send_page(gw, req, res, w, 404, w("title.notFound"),
                              Html::element("h1", {}, w("notFound.checkout")) + paragraph(w("notFound.text")), false);
         }
         // The page follows the order's one state (order_state.hpp): paid (verified, accepted by the
         // shop, or paid elsewhere by its word) is the receipt; closed by the shop as not paid, a clear
         // end; expired with nothing paid, "expired"; anything else (a release included), the checkout.
         const std::string_view state = order_state(*s, now_ms());
-        if (state == "paid") return send_page(gw, res, w, 200, w("title.receipt"), receipt(w, *s), false);
-        if (state == "failed" && s->closed_at) return send_page(gw, res, w, 200, w("title.closed"), closed_page(w, *s), false);
-        if (state == "expired") return send_page(gw, res, w, 410, w("title.expired"), expired_page(gw, w, *s), false);
+        if (state == "paid") return send_page(gw, req, res, w, 200, w("title.receipt"), receipt(w, *s), false);
+        if (state == "failed" && s->closed_at) return send_page(gw, req, res, w, 200, w("title.closed"), closed_page(w, *s), false);
+        if (state == "expired") return send_page(gw, req, res, w, 410, w("title.expired"), expired_page(gw, w, *s), false);
         if (s->link_id && !s->status.status) {
             LinkStore& links = gw.store.links;
             if (!links.details_given(s->id)) {
                 const auto l = links.find(*s->link_id);
                 const JsonDocument spec = paywasm::parse_json(l ? l->spec : "{}");
-                return send_page(gw, res, w, 200, w("title.details"), details_form(w, *s, spec, {}, {}), false);
+                return send_page(gw, req, res, w, 200, w("title.details"), details_form(w, *s, spec, {}, {}), false);
             }
         }
-        send_page(gw, res, w, 200, w("title.checkout"), checkout_page(gw, w, *s), true, connect, "/v1/checkout/" + s->id);
+        send_page(gw, req, res, w, 200, w("title.checkout"), checkout_page(gw, w, *s), true, connect);
     });
 
     // A link session's fields, from its form: read by the core's rules, then the checkout is
@@ -318,7 +347,7 @@ void register_hosted(Router& server, Gateway& gw) {
         const JsonDocument spec = paywasm::parse_json(l->spec);
         auto checkout = paywasm::from_json<paywasm::Checkout>(s->checkout_json);
         if (const auto refusal = apply_details(w, spec, d, s->offers(paywasm::PayMethod::qr), checkout)) {
-            return send_page(gw, res, w, 400, w("title.details"), details_form(w, *s, spec, d, *refusal), false);
+            return send_page(gw, req, res, w, 400, w("title.details"), details_form(w, *s, spec, d, *refusal), false);
         }
         const std::string json = paywasm::to_json(checkout);
         const std::string amount = paywasm::amount_text({paywasm::cart_total(checkout.cart), checkout.currency});

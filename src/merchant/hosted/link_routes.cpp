@@ -81,7 +81,7 @@ void register_links(Router& server, Gateway& gw) {
                 return false;
             } catch (const HttpError& e) {
                 if (e.status != 429) throw;
-                send_page(gw, res, w, 429, w("title.busy"),
+                send_page(gw, req, res, w, 429, w("title.busy"),
                           Html::element("h1", {}, w("busy.link")) + Html::element("p", {}, w("busy.text")), false);
                 return true;
             }
@@ -94,11 +94,11 @@ void register_links(Router& server, Gateway& gw) {
         LinkStore& links = gw.store.links;
         const auto l = links.find(req.matches[1]);
         if (!l) {
-            return send_page(gw, res, w, 404, w("title.notFound"),
+            return send_page(gw, req, res, w, 404, w("title.notFound"),
                              Html::element("h1", {}, w("notFound.link")) + Html::element("p", {}, w("notFound.text")), false);
         }
         if (const std::string why = closed_reason(links, *l); !why.empty()) {
-            return send_page(gw, res, w, 410, w("title.linkClosed"),
+            return send_page(gw, req, res, w, 410, w("title.linkClosed"),
                              Html::element("h1", {}, w("link.closed")) + Html::element("p", {}, w(why)) +
                                  Html::element("p", {}, w("link.nothingCharged")),
                              false);
