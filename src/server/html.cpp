@@ -38,7 +38,10 @@ Html Html::inline_code_of(std::string_view tag, std::string_view code) {
     if (lower.find("</" + std::string(tag)) != std::string::npos || lower.find("<!--") != std::string::npos) {
         throw std::logic_error("Html::inline_code: the " + std::string(tag) + " holds </" + std::string(tag) + " or <!--");
     }
-    return Html("<" + std::string(tag) + ">" + std::string(code) + "</" + std::string(tag) + ">");
+    std::string out;
+    out.reserve(code.size() + 2 * tag.size() + 5);
+    out.append("<").append(tag).append(">").append(code).append("</").append(tag).append(">");
+    return Html(std::move(out));
 }
 
 Html Html::json_data(std::string_view json) {

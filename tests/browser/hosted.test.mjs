@@ -179,16 +179,25 @@ test('the page after each of the merchant\'s decisions: accepted, paid elsewhere
   }
 });
 
-test('two visits make two sessions; a deactivated link answers 410 with a page that says so', LIMIT, async () => {
+test('two visits make two sessions, each answered at the link\'s URL and then at its own; a reload keeps it; a deactivated link answers 410 with a page that says so', LIMIT, async () => {
   const link = await newLink();
   const page = await engine.newPage();
+  // The session's address, once hosted.js has put it in the address bar (the link answers the page
+  // itself to a browser: no redirect).
+  const sessionPath = () => waitFor(async () => { const p = await page.run(() => location.pathname); return p.startsWith('/pay/') && p; },
+    { timeout: 15000, what: 'the session\'s address' });
   try {
     await page.goto(link.url);
     await waitFor(async () => (await heading(page)) === 'Your details', { timeout: 15000, what: 'the form' });
-    const first = await page.run(() => location.pathname);
+    const first = await sessionPath();
     await page.goto(link.url);
     await waitFor(async () => (await heading(page)) === 'Your details', { timeout: 15000, what: 'the form again' });
-    assert.notEqual(await page.run(() => location.pathname), first);
+    const second = await sessionPath();
+    assert.notEqual(second, first);
+    await page.goto(new URL(second, link.url).href);  // what a reload asks for: the address bar's URL
+    await waitFor(async () => (await heading(page)) === 'Your details', { timeout: 15000, what: 'the form after a reload' });
+    assert.equal(await sessionPath(), second, 'a reload shows the same session');
+    assert.equal((await gw(gateway, 'GET', `/v1/links/${link.id}`, { app: true })).json.sessions.length, 2, 'no third session');
     assert.equal((await gw(gateway, 'PATCH', `/v1/links/${link.id}`, { app: true, body: { active: false } })).status, 200);
     await page.goto(link.url);
     await waitFor(async () => (await heading(page)) === 'Payment link closed', { timeout: 15000, what: 'the closed page' });

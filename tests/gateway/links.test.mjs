@@ -96,8 +96,17 @@ for (const backend of ['sqlite', 'postgres']) {
       const [pa, pb] = [a.headers.get('location'), b.headers.get('location')];
       assert.match(pa, /^\/pay\/cs_/);
       assert.notEqual(pa, pb, 'one session per visit');
+      // A browser (Accept: text/html) gets the new session's page itself, no redirect: the form, and
+      // the session's own address for hosted.js to put in the address bar.
+      const browser = await fetch(`${g.base}/l/${l.json.id}`, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+      assert.equal(browser.status, 200);
+      const html = await browser.text();
+      assert.match(html, /<form method="post" action="\/pay\/(cs_[^"]+)\/details"/);
+      const own = html.match(/action="\/pay\/(cs_[^"]+)\/details"/)[1];
+      assert.ok(html.includes(`data-page="/pay/${own}"`), 'the session\'s address in the page');
+      assert.equal(browser.headers.get('cache-control'), 'no-store');
       const detail = await gw(g, 'GET', `/v1/links/${l.json.id}`, { app: true });
-      assert.equal(detail.json.sessions.length, 2);
+      assert.equal(detail.json.sessions.length, 3, 'one session per visit, a browser\'s too');
       assert.deepEqual(detail.json.totals, []);
       const p = await page(g, pa);
       assert.equal(p.status, 200);

@@ -17,6 +17,9 @@
   const print = document.getElementById('print');
   if (print) print.addEventListener('click', () => window.print());
   if (!conf) return;
+  // A page answered at a payment link's URL is its session's page: the address bar says so, so a
+  // reload or a bookmark comes back to this session instead of opening another.
+  if (conf.dataset.page && location.pathname !== conf.dataset.page) history.replaceState(null, '', conf.dataset.page);
   const el = document.querySelector('paywasm-checkout');
   const tokenUrl = conf.dataset.tokenUrl;
   if (el && tokenUrl) {

@@ -68,6 +68,10 @@ const Words& words_for(const Request& req);
 void send_page(Gateway& gw, Req req, Response& res, const Words& words, int status, const std::string& title,
                const paywasm::server::Html& body, bool with_widget, const std::vector<std::string>& connect = {});
 
+// The page session `s` is at (GET /pay/{id}): by the order's one state (order_state.hpp), the
+// receipt, the shop's closing, "expired" (410), a link session's shopper fields, or the checkout.
+void send_session_page(Gateway& gw, Req req, Res res, const Session& s);
+
 // A route whose answers a shopper's browser shows (/l/{id}, /pay/{id}, its form): any error answer
 // the handler leaves (a thrown HttpError, the database away: 503, anything unforeseen: 500) is a
 // page in the shop's look and the shopper's language, with what to do next, when the client asks for

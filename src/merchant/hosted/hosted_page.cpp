@@ -38,6 +38,7 @@ struct Assets {
     Html widget_script;           // <script>: paywasm.js, inline in a page with the widget
     std::string widget_hash;      // its CSP source
     std::string widget_deflated;  // widget_script as a DEFLATE piece (gzip_pieces.hpp), made once
+    std::vector<std::string> connect;  // the widget page's connect-src: the service, the token URL
 };
 Assets* g_assets = nullptr;  // set once by register_hosted, before the server runs; read-only after
 
@@ -137,6 +138,9 @@ Html details_form(const Words& w, const Session& s, const JsonDocument& spec, co
     if (!spec.root().member("customAmount").valid()) body += order_table(w, s);
     body += details_fields(w, s, spec, d, refusal);
     if (s.cancel_url) body += Html::markup("<p>") + link(*s.cancel_url, w("cancel")) + Html::markup("</p>");
+    // The session's own address: a form answered at the link's URL (link_routes.cpp) takes it in the
+    // address bar (hosted.js), so that a reload shows this session rather than opening another.
+    body += Html::element("div", {{"id", "hosted"}, {"hidden", "hidden"}, {"data-page", "/pay/" + s.id}}, Html());
     return body;
 }
 
@@ -263,6 +267,26 @@ void send_page(Gateway& gw, Req req, Response& res, const Words& words, int stat
     }
 }
 
+void send_session_page(Gateway& gw, Req req, Res res, const Session& s) {
+    const Words& w = words_for(req);
+    // The page follows the order's one state (order_state.hpp): paid (verified, accepted by the
+    // shop, or paid elsewhere by its word) is the receipt; closed by the shop as not paid, a clear
+    // end; expired with nothing paid, "expired"; anything else (a release included), the checkout.
+    const std::string_view state = order_state(s, now_ms());
+    if (state == "paid") return send_page(gw, req, res, w, 200, w("title.receipt"), receipt(w, s), false);
+    if (state == "failed" && s.closed_at) return send_page(gw, req, res, w, 200, w("title.closed"), closed_page(w, s), false);
+    if (state == "expired") return send_page(gw, req, res, w, 410, w("title.expired"), expired_page(gw, w, s), false);
+    if (s.link_id && !s.status.status) {
+        LinkStore& links = gw.store.links;
+        if (!links.details_given(s.id)) {
+            const auto l = links.find(*s.link_id);
+            const JsonDocument spec = paywasm::parse_json(l ? l->spec : "{}");
+            return send_page(gw, req, res, w, 200, w("title.details"), details_form(w, s, spec, {}, {}), false);
+        }
+    }
+    send_page(gw, req, res, w, 200, w("title.checkout"), checkout_page(gw, w, s), true, g_assets->connect);
+}
+
 void register_hosted(Router& server, Gateway& gw) {
     static Assets assets;
     // The widget's own files only (its script, its two modules, its stylesheet, its languages): a
@@ -295,8 +319,8 @@ void register_hosted(Router& server, Gateway& gw) {
     const std::size_t limit = gw.config.max_body;
     const std::string service_origin = http_origin(gw.config.public_service_url.empty() ? gw.config.service_url : gw.config.public_service_url);
     // The shop's token endpoint is called from the page, with the shop's cookies.
-    std::vector<std::string> connect = {service_origin};
-    if (!gw.config.shopper_token_url.empty()) connect.push_back(http_origin(gw.config.shopper_token_url));
+    assets.connect = {service_origin};
+    if (!gw.config.shopper_token_url.empty()) assets.connect.push_back(http_origin(gw.config.shopper_token_url));
 
     server.route("GET", R"(/assets/hosted/([A-Za-z0-9._-]+))", limit, [](Req req, Res res, Body) {
         // The template is the gateway's own source, not a page.
@@ -308,29 +332,14 @@ void register_hosted(Router& server, Gateway& gw) {
         if (!g_assets->widget.serve(req, res, req.matches[1])) throw HttpError(404, "not_found", "no such file");
     });
 
-    shopper_route(server, "GET", R"(/pay/([A-Za-z0-9_-]+))", limit, gw, [&gw, connect](Req req, Res res, Body) {
-        const Words& w = words_for(req);
-        auto s = gw.store.sessions.session(req.matches[1]);
+    shopper_route(server, "GET", R"(/pay/([A-Za-z0-9_-]+))", limit, gw, [&gw](Req req, Res res, Body) {
+        const auto s = gw.store.sessions.session(req.matches[1]);
         if (!s) {
+            const Words& w = words_for(req);
             return send_page(gw, req, res, w, 404, w("title.notFound"),
                              Html::element("h1", {}, w("notFound.checkout")) + paragraph(w("notFound.text")), false);
         }
-        // The page follows the order's one state (order_state.hpp): paid (verified, accepted by the
-        // shop, or paid elsewhere by its word) is the receipt; closed by the shop as not paid, a clear
-        // end; expired with nothing paid, "expired"; anything else (a release included), the checkout.
-        const std::string_view state = order_state(*s, now_ms());
-        if (state == "paid") return send_page(gw, req, res, w, 200, w("title.receipt"), receipt(w, *s), false);
-        if (state == "failed" && s->closed_at) return send_page(gw, req, res, w, 200, w("title.closed"), closed_page(w, *s), false);
-        if (state == "expired") return send_page(gw, req, res, w, 410, w("title.expired"), expired_page(gw, w, *s), false);
-        if (s->link_id && !s->status.status) {
-            LinkStore& links = gw.store.links;
-            if (!links.details_given(s->id)) {
-                const auto l = links.find(*s->link_id);
-                const JsonDocument spec = paywasm::parse_json(l ? l->spec : "{}");
-                return send_page(gw, req, res, w, 200, w("title.details"), details_form(w, *s, spec, {}, {}), false);
-            }
-        }
-        send_page(gw, req, res, w, 200, w("title.checkout"), checkout_page(gw, w, *s), true, connect);
+        send_session_page(gw, req, res, *s);
     });
 
     // A link session's fields, from its form: read by the core's rules, then the checkout is
