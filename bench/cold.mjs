@@ -46,10 +46,13 @@ export async function coldLoad(engine, origin) {
 
 // In the page: null until floor.js has drawn; then the floor page's time from the script's request
 // to the form drawn (usable), and its script fetch.
+// `ready`: the module fetched and compiled too (null until then, and in an engine without SIMD128,
+// whose compile of paywasm.wasm fails: engines.mjs judges usable only).
 export function floorParts() {
   if (window.__benchUsableAt === undefined) return null;
-  const js = performance.getEntriesByType('resource').find((e) => e.name.endsWith('/dist/paywasm.js'));
-  return { usable: window.__benchUsableAt - js.startTime, scriptFetch: js.responseEnd - js.startTime };
+  const js = performance.getEntriesByType('resource').find((e) => /\/(dist|gz)\/paywasm\.js$/.test(e.name));
+  return { usable: window.__benchUsableAt - js.startTime, scriptFetch: js.responseEnd - js.startTime,
+    ready: window.__benchReadyAt === undefined ? null : window.__benchReadyAt - js.startTime };
 }
 
 // One cold load of `origin`'s floor.html (the same paywasm.js, the form in plain HTML) in a fresh

@@ -22,6 +22,7 @@ import { makeInputs } from './inputs.mjs';
 import { startServerProcess } from './server.mjs';
 import { summary } from './stats.mjs';
 import { coldLoad, floorLoad } from './cold.mjs';
+import { USABLE_FLOOR_RATIO } from './figures.mjs';
 import { ENGINES, launchEngine } from '../tests/browser/engines/index.mjs';
 import { tempDir } from '../tests/support/node.mjs';
 
@@ -39,7 +40,7 @@ const log = (...a) => console.log('bench engines:', ...a);
 // measured in the same run and engine, interleaved with it (pages/floor.html: the same paywasm.js
 // fetched and run, the same form drawn in plain HTML), so that a busy machine moves both; the
 // absolute figure (the old 45 ms) is reported beside it with the load.
-const USABLE_BUDGET_RATIO = 1.3;
+const USABLE_BUDGET_RATIO = USABLE_FLOOR_RATIO;
 const USABLE_BUDGET_MS = 45;
 
 const modulePath = (...p) => path.join(root, 'node_modules', ...p);

@@ -24,7 +24,7 @@ import { buildFigures } from './figures.mjs';
 import { profileCalls, readSymbolNames } from './profile.mjs';
 import { renderMarkdown, renderChart } from './report.mjs';
 import { throttledColdLoads, throttleFigures } from './throttle.mjs';
-import { coldParts } from './cold.mjs';
+import { coldParts, floorParts } from './cold.mjs';
 import { tempDir } from '../tests/support/node.mjs';
 
 const require = createRequire(import.meta.url);
@@ -279,9 +279,15 @@ async function memoryRun(browser, origin) {
 async function coldLoads(browser, origin) {
   const runs = [];
   const preloaded = [];
-  for (let n = 0; n < 2 * (CONFIG.coldLoads + 1); n++) {
-    const i = n >> 1;
-    const preload = (n + i) % 2 === 1;  // the order within a pair alternates too
+  const floor = [];
+  const loadDuring = [os.loadavg()[0]];
+  // Rounds of three cold loads, their order rotating: the budget's page, the same with the wasm
+  // preloaded, and the floor (pages/floor.html: the same paywasm.js run, its module fetched, the
+  // form in plain HTML): each round's figures share the machine's state.
+  const kinds = ['ready', 'preload', 'floor'];
+  for (let n = 0; n < 3 * (CONFIG.coldLoads + 1); n++) {
+    const i = Math.floor(n / 3);
+    const kind = kinds[(n + i) % 3];
     const context = await browser.newContext();
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
@@ -289,14 +295,15 @@ async function coldLoads(browser, origin) {
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`${origin}/pages/${preload ? 'ready-preload.html' : 'ready.html'}`);
+    await page.goto(`${origin}/pages/${{ ready: 'ready.html', preload: 'ready-preload.html', floor: 'floor.html' }[kind]}`);
     await page.waitForFunction(() => window.__benchReadyAt !== undefined, null, { timeout: 15000 });
-    const t = await page.evaluate(coldParts);
+    const t = await page.evaluate(kind === 'floor' ? floorParts : coldParts);
     if (errors.length) throw new Error(`cold load: ${errors.join('; ')}`);
-    if (i > 0) (preload ? preloaded : runs).push(t);
+    if (i > 0) ({ ready: runs, preload: preloaded, floor }[kind]).push(t);
     await context.close();
+    if (n % 3 === 2) loadDuring.push(os.loadavg()[0]);
   }
-  return { runs, preloaded };
+  return { runs, preloaded, floor, load: { start: loadDuring[0], max: Math.max(...loadDuring) } };
 }
 
 const TRACE_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'blink.user_timing'];
@@ -466,7 +473,7 @@ async function main() {
     micro.checks.push(...nosimd.checks);
     log(`memory: ${CONFIG.memoryOps} encryptions + ${CONFIG.memoryOps} QR renders`);
     memory = await memoryRun(browser, server.origin);
-    log(`cold start: ${CONFIG.coldLoads} loads of ready.html and of ready-preload.html, each after a warm-up load`);
+    log(`cold start: ${CONFIG.coldLoads} loads each of ready.html, ready-preload.html and the floor, after a warm-up round`);
     cold = await coldLoads(browser, server.origin);
     log(`cold start on a slow phone (CPU 4x slower, Slow 4G): ${quick ? 'the script-tag page only' : 'three pages'}, throttled and not`);
     coldThrottled = await throttledColdLoads(browser, server.origin, quick);
@@ -517,6 +524,8 @@ async function main() {
     cold: {
       runs: cold.runs, summary: summarize(cold.runs),
       preload: { runs: cold.preloaded, summary: summarize(cold.preloaded) },
+      floor: { runs: cold.floor, summary: { usable: summary(cold.floor.map((f) => f.usable)), ready: summary(cold.floor.map((f) => f.ready)) } },
+      load: cold.load,
     },
     coldThrottled,
     mainThread,

@@ -18,7 +18,8 @@ import zlib from 'node:zlib';
 import fs from 'node:fs';
 import path from 'node:path';
 import { summary } from './stats.mjs';
-import { fmtMs } from './figures.mjs';
+import { USABLE_FLOOR_RATIO, fmtMs } from './figures.mjs';
+import { floorParts } from './cold.mjs';
 
 // Chrome DevTools' network preset "Slow 4G" (devtools-frontend, front_end/core/sdk/NetworkManager.ts,
 // `Slow4GConditions`; named "Fast 3G" until May 2024, renamed to match Lighthouse, crbug.com/342406608):
@@ -201,7 +202,26 @@ function checkEmulation(t, where) {
   if (problems.length) throw new Error(`${where}: the Slow 4G emulation did not apply: ${problems.join('; ')}`);
 }
 
-// The throttled cold loads. Returns { config, cpu, variants: { id: { label, runs } }, plain: { runs } }.
+// One throttled cold load of the floor (pages/floor-gz.html: ready-gz.html without the element, the
+// same script and module fetched, the form in plain HTML): floorParts() once the module compiled.
+async function oneFloorLoad(browser, origin) {
+  const context = await browser.newContext();
+  try {
+    const page = await coldPage(context, true);
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await withTimeout(page.goto(`${origin}/pages/floor-gz.html`, { waitUntil: 'commit', timeout: 30000 }), 35000, 'navigation');
+    await page.waitForFunction(() => window.__benchReadyAt !== undefined, null, { timeout: 30000 });
+    const t = await page.evaluate(floorParts);
+    if (errors.length) throw new Error(`floor-gz.html: ${errors.join('; ')}`);
+    return t;
+  } finally {
+    await context.close();
+  }
+}
+
+// The throttled cold loads. Returns { config, cpu, variants: { id: { label, runs } }, plain: { runs },
+// floor: { runs } } (the floor's throttled loads, one a round beside the others).
 export async function throttledColdLoads(browser, origin, quick) {
   const config = THROTTLE_CONFIG[quick ? 'quick' : 'full'];
   const variants = Object.fromEntries(config.variants.map((id) => {
@@ -209,11 +229,18 @@ export async function throttledColdLoads(browser, origin, quick) {
     return [id, { label: v.label, page: v.page, locale: v.locale || null, language: v.language || null, runs: [] }];
   }));
   const plain = { label: 'script tag only, not throttled', runs: [] };
+  const floor = { label: 'the floor (floor-gz.html), throttled', runs: [] };
   const jobs = [...config.variants.map((id) => ({ variant: VARIANTS.find((x) => x.id === id), throttled: true })),
-    { variant: VARIANTS[0], throttled: false }];
+    { variant: VARIANTS[0], throttled: false }, { floor: true }];
   for (let round = 0; round < config.warmup + config.rounds; round++) {
     for (let k = 0; k < jobs.length; k++) {
-      const { variant, throttled } = jobs[(k + round) % jobs.length];
+      const job = jobs[(k + round) % jobs.length];
+      if (job.floor) {
+        const t = await oneFloorLoad(browser, origin);
+        if (round >= config.warmup) floor.runs.push(t);
+        continue;
+      }
+      const { variant, throttled } = job;
       const t = await oneLoad(browser, origin, variant, throttled);
       if (throttled) checkEmulation(t, `${variant.page}${variant.locale ? ` (${variant.locale})` : ''}`);
       if (round >= config.warmup) (throttled ? variants[variant.id].runs : plain.runs).push(t);
@@ -223,7 +250,7 @@ export async function throttledColdLoads(browser, origin, quick) {
   const plainLoop = summary(plain.runs.map((x) => x.loopMs)).median;
   const slowLoop = summary(throttledLoops).median;
   const cpu = { plainMs: plainLoop, throttledMs: slowLoop, factor: slowLoop / plainLoop };
-  return { config, cpu, network: SLOW_4G, cpuSlowdown: CPU_SLOWDOWN, variants, plain };
+  return { config, cpu, network: SLOW_4G, cpuSlowdown: CPU_SLOWDOWN, variants, plain, floor };
 }
 
 // What the emulated link alone costs from the script tag to ready: the script's request, then the
@@ -250,23 +277,38 @@ export function throttleFigures(r) {
   const plain = summarizeRuns(th.plain.runs);
   const rows = [];
   // key: 'ready' or 'usable' (the measure); limit: its budget in ms, or 0 for none.
+  // Judged by the ratio to the floor's same measure (its throttled loads in the same rounds); the
+  // absolute budget (`limit`) is reported beside it.
+  const floorOf = (key) => (th.floor && th.floor.runs.length ? summary(th.floor.runs.map((f) => f[key])).median : null);
   const row = (id, figure, runs, limit, note, key = 'ready') => {
     const s = summarizeRuns(runs)[key];
     const ratio = s.median / plain[key].median;
     const bit = th.cpu.factor >= MIN_ACHIEVED_SLOWDOWN;
-    const pass = bit && s.median <= limit;
+    const floorMs = floorOf(key);
+    const vsFloor = floorMs ? s.median / floorMs : null;
+    const pass = bit && (vsFloor !== null ? vsFloor <= USABLE_FLOOR_RATIO : s.median <= limit);
+    if (limit && vsFloor !== null) {
+      note += `; the floor ${fmtT(floorMs)}: **${vsFloor.toFixed(2)}× the floor** (budget ≤ ${USABLE_FLOOR_RATIO}×); `
+        + `absolute ${fmtT(s.median)} ${s.median <= limit ? 'within' : 'over'} the old ${fmtT(limit)}`;
+    }
     rows.push({
       id, group: 'ready', figure, unit: 'ms', ours: s, oursText: fmtS(s),
       alternative: { name: 'same page, not throttled', value: plain[key], text: fmtS(plain[key]) },
       ratio: null, throttleRatio: ratio, ratioText: `${ratio.toFixed(1)}× the plain time (throttled ÷ plain)`,
       note,
-      budget: limit ? {
+      floorRatio: vsFloor,
+      budget: !limit ? null : vsFloor !== null ? {
+        text: `≤ ${USABLE_FLOOR_RATIO}× the floor`,
+        pass,
+        by: !bit ? `missed: not valid, the CPU throttle achieved only ${th.cpu.factor.toFixed(1)}× (< ${MIN_ACHIEVED_SLOWDOWN}×): the machine is too busy`
+          : pass ? `met: ${vsFloor.toFixed(2)}×` : `missed: ${vsFloor.toFixed(2)}× > ${USABLE_FLOOR_RATIO}×`,
+      } : {
         text: `≤ ${fmtT(limit)}`,
         pass,
         by: !bit ? `missed: not valid, the CPU throttle achieved only ${th.cpu.factor.toFixed(1)}× (< ${MIN_ACHIEVED_SLOWDOWN}×): the machine is too busy`
           : pass ? `met: ${fmtT(limit - s.median)} to spare (${Math.round((1 - s.median / limit) * 100)}%)`
           : `missed: over by ${fmtT(s.median - limit)} (+${Math.round((s.median / limit - 1) * 100)}%)`,
-      } : null,
+      },
     });
   };
   const s2 = (runs) => summarizeRuns(runs).ready.median;

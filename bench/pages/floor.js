@@ -1,8 +1,13 @@
 // The floor page's form (pages/floor.html): what the widget draws for one exchange payment, in plain
 // HTML with DOM calls (the total, the exchange list, the 2FA field, "keep connected", Pay), then the
-// time it was there (window.__benchUsableAt, as ready-probe.js notes paywasm-usable).
+// time it was there (window.__benchUsableAt, as ready-probe.js notes paywasm-usable); and the time
+// the module the script started is in (window.__benchReadyAt).
 (function () {
   'use strict';
+  // The module: paywasm.js started it when it ran (boot: startEarly), as on the widget's page; the
+  // time PayWasm.load() has it in (fetched, compiled, instantiated) is the floor of the widget's
+  // ready (window.__benchReadyAt).
+  PayWasm.load().then(() => { window.__benchReadyAt = performance.now(); });
   const h = (tag, attrs, ...children) => {
     const el = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
