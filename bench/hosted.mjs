@@ -30,7 +30,7 @@ const option = (name, fallback) => (argv.includes(`--${name}`) ? argv[argv.index
 const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 const DIST = path.resolve(option('dist', 'dist'));
 const OUT = path.resolve(option('out', 'bench/results'));
-const LOADS = quick ? 1 : 5;                 // loads per row, after one warm-up load
+const LOADS = quick ? 1 : 9;                 // loads per row, after one warm-up round
 const OPEN_RATE = 200;                       // link openings a second
 const OPEN_SECONDS = quick ? 2 : 10;
 const BUDGET = { plainMs: 1000, throttledMs: 1200, transferBytes: 100 * 1024, floorRatio: 1.3 };
