@@ -1,7 +1,8 @@
 // The point of sale's sales (sales.hpp).
 #include "gateway/sales.hpp"
 
-#include "rules/order_state.hpp"
+#include "paywasm/order.hpp"
+#include "rules/session.hpp"
 #include "paywasm/decimal.hpp"
 #include "paywasm/error.hpp"
 #include "server/util.hpp"
