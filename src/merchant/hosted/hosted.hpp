@@ -64,9 +64,10 @@ const Words& words_for(const Request& req);
 // element and its inline JSON, which holds the session view: checkout_page), with a <base> at the
 // widget's folder so that the script finds its module and language files, each inline code allowed
 // by its hash in the page's CSP. Sent gzip-compressed to a client that takes gzip, the inline widget
-// compressed once at start (gzip_pieces.hpp): `req` says which.
+// compressed once at start (gzip_pieces.hpp): `req` says which. A page with the widget may connect
+// to the payment service and the shop's token URL (its CSP's connect-src).
 void send_page(Gateway& gw, Req req, Response& res, const Words& words, int status, const std::string& title,
-               const paywasm::server::Html& body, bool with_widget, const std::vector<std::string>& connect = {});
+               const paywasm::server::Html& body, bool with_widget);
 
 // The page session `s` is at (GET /pay/{id}): by the order's one state (order_state.hpp), the
 // receipt, the shop's closing, "expired" (410), a link session's shopper fields, or the checkout.

@@ -41,6 +41,8 @@ struct Assets {
     std::vector<std::string> connect;  // the widget page's connect-src: the service, the token URL
 };
 Assets* g_assets = nullptr;  // set once by register_hosted, before the server runs; read-only after
+// Where page.html's {{widget}} is, in a rendered page: where the widget's script goes (send_page).
+constexpr char kWidgetMark[] = "<!--widget-->";
 
 const std::regex kSessionId("^[A-Za-z0-9_-]{1,200}$");
 
@@ -218,11 +220,11 @@ void shopper_route(Router& server, std::string_view method, const std::string& p
 }
 
 void send_page(Gateway& gw, Req req, Response& res, const Words& words, int status, const std::string& title, const Html& body,
-               bool with_widget, const std::vector<std::string>& connect) {
+               bool with_widget) {
     const Assets& a = *g_assets;
     Csp csp;
     csp.wasm = with_widget;
-    csp.connect_src = connect;
+    if (with_widget) csp.connect_src = a.connect;
     csp.img_src = {"data:"};  // the widget draws its QR code as a data: image
     csp.style_hashes = {a.style_hash};
     Html head;
@@ -249,10 +251,11 @@ void send_page(Gateway& gw, Req req, Response& res, const Words& words, int stat
                                      {"shop", Html::text(gw.config.shop_name)},
                                      {"footer", Html::text(words("footer"))},
                                      {"body", body},
-                                     {"widget", Html::markup("<!--widget-->")}});
-    const std::size_t at = page.find("<!--widget-->");
+                                     {"widget", Html::markup(kWidgetMark)}});
+    // (The mark is found once: every value render() wrote is escaped, so none holds a '<'.)
+    const std::size_t at = page.find(kWidgetMark);
     const std::string_view before = std::string_view(page).substr(0, at);
-    const std::string_view after = std::string_view(page).substr(at + 13);
+    const std::string_view after = std::string_view(page).substr(at + std::string_view(kWidgetMark).size());
     const std::string_view widget = with_widget ? std::string_view(a.widget_script.str()) : std::string_view();
     page_headers(res, csp);
     res.set_header("Content-Language", words.lang());
@@ -284,7 +287,7 @@ void send_session_page(Gateway& gw, Req req, Res res, const Session& s) {
             return send_page(gw, req, res, w, 200, w("title.details"), details_form(w, s, spec, {}, {}), false);
         }
     }
-    send_page(gw, req, res, w, 200, w("title.checkout"), checkout_page(gw, w, s), true, g_assets->connect);
+    send_page(gw, req, res, w, 200, w("title.checkout"), checkout_page(gw, w, s), true);
 }
 
 void register_hosted(Router& server, Gateway& gw) {
