@@ -11,6 +11,7 @@
 // plus a loopback round trip, an upper bound of the server time. Each budget is reported as met or
 // missed with the machine's 1-minute load average when it was measured.
 //   PAYWASM_SANDBOX=… PAYWASM_CLI=… PAYWASM_MERCHANT=… node bench/console.mjs [--out DIR] [--sessions N] [--only sqlite|postgres]
+//     [--amounts K] (K different order totals, default 1)
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,23 +28,28 @@ const OUT = arg('--out', path.join(path.dirname(new URL(import.meta.url).pathnam
 const N = Number(arg('--sessions', '100000'));
 const PASSWORD = 'bench console password';
 const ONLY = arg('--only', '');
+// How many different order totals the seeded sessions have (default 1: every order 64.00); the
+// overview's tally has a row per day and kind of order, amounts included.
+const AMOUNTS = Number(arg('--amounts', '1'));
 const BUDGET = { orders: 50, order: 20, overview: 200, csvMs: Math.max(3000, Math.ceil(N / 100000) * 3000), csvRssMB: 32, firstLoadKB: 150 };
 const load1 = () => +os.loadavg()[0].toFixed(2);
 
 // Rows of every kind, 10 in turn: 5 paid, partial, failed, pending, refunded, open (pending until
 // it expires, expired after): the same statement text on SQLite and PostgreSQL.
-function seedSql(n, checkout, now, series) {
+function seedSql(checkout, now, series) {
   const kind = '(i % 10)';
+  // 64.00, or one of AMOUNTS totals from 1.00 up, the same text on SQLite and PostgreSQL.
+  const amount = AMOUNTS <= 1 ? "'64.00'" : `CAST(1 + (i / 10) % ${AMOUNTS} AS TEXT) || '.00'`;
   const col = (cases, fallback) => `CASE ${cases.map(([k, v]) => `WHEN ${kind} ${k} THEN ${v}`).join(' ')} ELSE ${fallback} END`;
   return `INSERT INTO sessions (id, offer_id, checkout, checkout_hash, amount, currency, methods, created_at, expires_at,
     status, state, final, success, transaction_id, received_amount, status_at, version, method, tx_amount, tx_currency)
-    SELECT 'cs_bench_' || i, 'bench-' || i, '${checkout.replace(/'/g, "''")}', 'h', '64.00', CASE WHEN i % 2 = 0 THEN 'USD' ELSE 'EUR' END,
+    SELECT 'cs_bench_' || i, 'bench-' || i, '${checkout.replace(/'/g, "''")}', 'h', ${amount}, CASE WHEN i % 2 = 0 THEN 'USD' ELSE 'EUR' END,
       'exchange,bank', ${now} - i * 1000, ${now} - i * 1000 + 3600000,
       ${col([['< 5', 1], ['= 5', 101], ['= 6', -1], ['= 7', 0], ['= 8', 20]], 'NULL')},
       ${col([['< 5', "'success'"], ['= 5', "'partial'"], ['= 6', "'failed'"], ['= 7', "'pending'"], ['= 8', "'refund'"]], "'open'")},
       ${col([['< 5', 1], ['= 6', 1]], 0)}, ${col([['< 5', 1]], 0)},
       ${col([['< 9', "'tx-bench-' || i"]], 'NULL')}, ${col([['= 5', "'30.00'"]], 'NULL')},
-      ${now} - i * 1000 + 60000, 1, ${col([['< 9', "'exchange'"]], 'NULL')}, ${col([['< 9', "'64.00'"]], 'NULL')},
+      ${now} - i * 1000 + 60000, 1, ${col([['< 9', "'exchange'"]], 'NULL')}, ${col([['< 9', amount]], 'NULL')},
       ${col([['< 9', "CASE WHEN i % 2 = 0 THEN 'USD' ELSE 'EUR' END"]], 'NULL')}
     FROM ${series};
     INSERT INTO outbox (id, created_at, body, state, attempts, next_attempt_at, delivered_at, session_id)
@@ -91,7 +97,11 @@ async function run(label, sb, db, series, seed) {
   await g.stop();
   const now = Date.now();
   const t0 = Date.now();
-  seed(dbUrl, seedSql(N, checkout, now, series));
+  // In statements of 10,000 sessions: the overview's tally (schema 12) adds each session to a row of
+  // its kind, and PostgreSQL keeps every version of a row one transaction updated until it ends.
+  const statements = [];
+  for (let from = 1; from <= N; from += 10000) statements.push(seedSql(checkout, now, series(from, Math.min(N, from + 9999))));
+  seed(dbUrl, statements.join('\n'));
   const seededMs = Date.now() - t0;
   const added = spawnSync(GATEWAY, ['console-user', 'add', 'bench', '--db', dbUrl], { input: PASSWORD + '\n', encoding: 'utf8' });
   if (added.status !== 0) throw new Error(added.stderr);
@@ -169,12 +179,12 @@ async function main() {
   const sb = await startSandbox();
   const results = [];
   try {
-    const recursive = `(WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${N}) SELECT i FROM s) AS n`;
+    const recursive = (a, b) => `(WITH RECURSIVE s(i) AS (SELECT ${a} UNION ALL SELECT i + 1 FROM s WHERE i < ${b}) SELECT i FROM s) AS n`;
     if (ONLY !== 'postgres') results.push(await run('SQLite', sb, null, recursive, seedSqlite));
     if (ONLY !== 'sqlite') {
       const pg = await startPostgres();
       try {
-        results.push(await run('PostgreSQL', sb, pg.url, `generate_series(1, ${N}) AS n(i)`, seedPostgres));
+        results.push(await run('PostgreSQL', sb, pg.url, (a, b) => `generate_series(${a}, ${b}) AS n(i)`, seedPostgres));
       } finally {
         await pg.destroy();
       }
@@ -182,7 +192,8 @@ async function main() {
   } finally {
     await sb.stop();
   }
-  const md = ['# The merchant console with ' + N.toLocaleString('en') + ' sessions', '',
+  const md = ['# The merchant console with ' + N.toLocaleString('en') + ' sessions'
+    + (AMOUNTS > 1 ? `, ${AMOUNTS.toLocaleString('en')} different order totals` : ''), '',
     `Budgets: orders page p95 <= ${BUDGET.orders} ms (any filter, first page and 50 pages deep), order page p95 <= ${BUDGET.order} ms, ` +
     `overview p95 <= ${BUDGET.overview} ms, CSV of all <= ${BUDGET.csvMs} ms with the gateway's RSS < ${BUDGET.csvRssMB} MB above ` +
     `its start, first load <= ${BUDGET.firstLoadKB} KB gzip. Load: the 1-minute load average when each figure was taken ` +
