@@ -169,8 +169,8 @@ async function run(label, sb, db, series, seed) {
 const seedSqlite = (url, sql) => execFileSync('python3', ['-c', 'import sqlite3, sys\n'
   + 'db = sqlite3.connect(sys.argv[1])\n'
   + 'db.create_function("paywasm_writer_schema", 0, lambda: 1000, deterministic=True)\n'
-  + 'db.executescript(sys.argv[2] + "\\nANALYZE;"); db.commit()\n', url.slice('sqlite:'.length), sql],
-{ stdio: ['ignore', 'ignore', 'inherit'] });
+  + 'db.executescript(sys.stdin.read() + "\\nANALYZE;"); db.commit()\n', url.slice('sqlite:'.length)],
+{ input: sql, stdio: ['pipe', 'ignore', 'inherit'], maxBuffer: 1 << 30 });
 const seedPostgres = (url, sql) => execFileSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-d', url],
   { input: `SET paywasm.writer_schema = '1000';\n${sql}\nANALYZE;\n`, stdio: ['pipe', 'ignore', 'inherit'] });
 
