@@ -33,22 +33,10 @@ OverviewTally overview_tally(const std::vector<OverviewOrder>& rows) {
     OverviewTally t;
     for (const auto& r : rows) {
         const std::int64_t day = r.created_at / kDayMs;
-        OverviewKind k;
-        k.day = day;
-        k.state = r.state;
-        k.success = r.success;
-        k.final = r.final;
-        k.accepted = r.accepted;
-        k.paid_elsewhere = r.paid_elsewhere;
-        k.closed = r.closed;
-        k.currency = r.currency;
-        k.amount = r.amount;
-        k.method = r.method;
         // An empty text is none (the database's tally keeps none as '').
-        k.received = r.received && !r.received->empty() ? r.received : std::nullopt;
-        k.received_currency = r.received_currency && !r.received_currency->empty() ? r.received_currency : std::nullopt;
-        k.count = 1;
-        t.kinds.push_back(std::move(k));
+        const auto some = [](const std::optional<std::string>& v) { return v && !v->empty() ? v : std::nullopt; };
+        t.kinds.push_back(OverviewKind{day, r.state, r.success, r.final, r.accepted, r.paid_elsewhere, r.closed, r.currency, r.amount,
+                                       r.method, some(r.received), some(r.received_currency), 1});
         if (r.final && r.status_at >= r.created_at) t.to_final.push_back(OverviewTimes{day, (r.status_at - r.created_at) / 1000, 1});
     }
     return normalized(std::move(t));
