@@ -316,7 +316,11 @@ ALTER TABLE sessions ADD COLUMN sold_by TEXT;  -- the sale's order: the same use
 // alike in all the figures read (OverviewKind; no NULL in the key: '' stands for none, as the
 // store reads it back); overview_times: the final ones by whole seconds to final (OverviewTimes).
 // Filled from the sessions once, then row triggers on sessions add each order's row under its kind
-// and take it away from its old kind, in the writer's transaction.
+// and take it away from its old kind, in the writer's transaction. The overview's other counts by
+// an index each: the events refused again and again (outbox_failing, a few rows, where SQLite's
+// statistics on outbox_due say "every row has the same state" and it scanned them all), the partly
+// paid orders (the bucket index now also holds what makes a session an order, so counting them,
+// and checking a list's rows, reads the index alone: 0.42 s -> 7 ms at 100,000 partly paid).
 constexpr const char* kSchemaV12 = R"sql(
 CREATE TABLE IF NOT EXISTS overview_kinds (
   day               BIGINT NOT NULL,     -- created_at / 86400000 (UTC)
@@ -341,6 +345,8 @@ CREATE TABLE IF NOT EXISTS overview_times (
   n                 BIGINT NOT NULL
 );
 CREATE UNIQUE INDEX IF NOT EXISTS overview_times_key ON overview_times (day, seconds);
+CREATE INDEX IF NOT EXISTS outbox_failing ON outbox (attempts) WHERE state = 'pending' AND last_error IS NOT NULL;
+DROP INDEX IF EXISTS sessions_bucket9;
 )sql";
 
 // The tally's columns of an order's row `s` (a session's columns, unqualified), key first.
@@ -378,6 +384,8 @@ std::string trigger_row(const char* row) {
 
 void install_overview_tally(paywasm::server::Sql& sql) {
     sql.exec_script(kSchemaV12);
+    sql.exec_script(std::string("CREATE INDEX IF NOT EXISTS sessions_bucket12 ON sessions (") + kOrderBucketSql +
+                    ", created_at, id, link_id, details_at);\n");
     sql.exec_script(tally_statements("sessions", "count(*)", true));
     std::string columns;
     for (const char* c : kTallyColumns) columns += std::string(columns.empty() ? "" : ", ") + c;
