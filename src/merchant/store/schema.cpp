@@ -319,8 +319,11 @@ ALTER TABLE sessions ADD COLUMN sold_by TEXT;  -- the sale's order: the same use
 // and take it away from its old kind, in the writer's transaction. The overview's other counts by
 // an index each: the events refused again and again (outbox_failing, a few rows, where SQLite's
 // statistics on outbox_due say "every row has the same state" and it scanned them all), the partly
-// paid orders (the bucket index now also holds what makes a session an order, so counting them,
-// and checking a list's rows, reads the index alone: 0.42 s -> 7 ms at 100,000 partly paid).
+// paid orders (the bucket index now also holds what makes a session an order and the columns its
+// expression reads, so counting them, and checking a list's rows, reads the index alone: SQLite
+// 0.42 s -> 8.5 ms at 100,000 partly paid; PostgreSQL 290 -> 40 ms, an index-only scan, which it
+// does only when every column the query reads, the expression's too, is in the index, and only
+// over pages its visibility map marks all-visible: autovacuum keeps it).
 constexpr const char* kSchemaV12 = R"sql(
 CREATE TABLE IF NOT EXISTS overview_kinds (
   day               BIGINT NOT NULL,     -- created_at / 86400000 (UTC)
@@ -385,7 +388,7 @@ std::string trigger_row(const char* row) {
 void install_overview_tally(paywasm::server::Sql& sql) {
     sql.exec_script(kSchemaV12);
     sql.exec_script(std::string("CREATE INDEX IF NOT EXISTS sessions_bucket12 ON sessions (") + kOrderBucketSql +
-                    ", created_at, id, link_id, details_at);\n");
+                    ", created_at, id, link_id, details_at, success, state, underpayment_accepted_at, paid_elsewhere_at, closed_at);\n");
     sql.exec_script(tally_statements("sessions", "count(*)", true));
     std::string columns;
     for (const char* c : kTallyColumns) columns += std::string(columns.empty() ? "" : ", ") + c;

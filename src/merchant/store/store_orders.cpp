@@ -1,5 +1,5 @@
 // The store's order queries (store_orders.hpp): keyset pages over the orders list's indexes (schema
-// versions 7 and 9, schema.cpp), what an order's record reads besides its session and events,
+// versions 7, 9 and 12, schema.cpp), what an order's record reads besides its session and events,
 // notes, accepted underpayments, the overview's figures, the debits. Same SQL on SQLite and
 // PostgreSQL (sql.hpp's dialect, plus row values in the keyset comparisons: SQLite 3.15+, any
 // PostgreSQL this gateway supports).
