@@ -401,11 +401,14 @@ void install_overview_tally(paywasm::server::Sql& sql) {
 // The schema versions in order; the database records the last one applied (paywasm_schema).
 constexpr int kSchemaVersion = 12;
 
-// Every table of the gateway: the writer guard covers each.
+// Every table of the gateway the gateway writes: the writer guard covers each. Not the overview's
+// tally (schema 12): only the triggers on sessions write it, in a transaction whose write of
+// sessions the guard has let through; a guard of its own would run four more times a session
+// update (PostgreSQL: a PL/pgSQL call each).
 constexpr const char* kTables[] = {"sessions", "transactions", "webhook_events", "outbox", "qr_codes",
                                    "debits", "gateway_keys", "rate_buckets", "attempts", "resolutions",
                                    "links", "deliveries", "session_notes", "console_users", "console_sessions", "audit_log", "login_failures",
-                                   "notify_prefs", "mail_outbox", "overview_kinds", "overview_times", "paywasm_schema"};
+                                   "notify_prefs", "mail_outbox", "paywasm_schema"};
 
 // The writer guard's error (Sql::guard_writers): once a database is at a version, a write by a
 // connection not marked as a writer of it (an older binary still running, or 0.2.0, which checks no
