@@ -2,7 +2,10 @@
 // (with the list's split of "open" by expires_at) and kAttemptAttentionSql, run by the database the
 // gateway runs on, must answer what the core's order_bucket() (paywasm/order.hpp) and
 // needs_attention() answer, for every state word the core's status table gives a checkout and every
-// combination of the facts they read. The database: PAYWASM_TEST_DB (a URL as --db takes it; the
+// combination of the facts they read; and the overview's tally the database keeps (schema 12) must
+// be overview_tally() (rules/overview.hpp) of its sessions after every kind of write and the
+// migration's fill (it failed with the update trigger listening to two of the columns it reads).
+// The database: PAYWASM_TEST_DB (a URL as --db takes it; the
 // ctest gateway.order_sql.postgres gives a fresh PostgreSQL), else a fresh SQLite file. The schema is
 // the gateway's own, migrated (schema.cpp), so the columns and the index are those the lists read.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
