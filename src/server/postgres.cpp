@@ -148,6 +148,13 @@ public:
         exec_script(script);
     }
 
+    void row_trigger(const std::string& name, const std::string& table, const std::string& event,
+                     const std::string& body) override {
+        exec_script("CREATE OR REPLACE FUNCTION " + name + "() RETURNS trigger LANGUAGE plpgsql AS $body$\nBEGIN\n" + body +
+                    "\nRETURN NULL;\nEND\n$body$;\nDROP TRIGGER IF EXISTS " + name + " ON " + table + ";\nCREATE TRIGGER " + name +
+                    " AFTER " + event + " ON " + table + " FOR EACH ROW EXECUTE FUNCTION " + name + "();\n");
+    }
+
     void mark_writer(int version) override {
         std::lock_guard<std::recursive_mutex> lock(mutex_);
         writer_schema_ = std::to_string(version);

@@ -99,6 +99,13 @@ public:
     // calling paywasm_writer_schema(), a function only a marked connection defines (an unmarked one
     // fails with "no such function: paywasm_writer_schema" instead of `refusal`).
     virtual void guard_writers(const std::vector<std::string>& tables, int version, const std::string& refusal) = 0;
+    // Installs (again: it replaces an earlier one) the row trigger `name`: after each row that
+    // `event` ("INSERT", "DELETE" or "UPDATE OF col, col, ...") changes in `table`, runs `body`, one
+    // or more statements of the common dialect, each ended by ';', that read the row as NEW (after)
+    // and OLD (before), in the writer's transaction. SQLite: CREATE TRIGGER ... BEGIN body END;
+    // PostgreSQL: a PL/pgSQL function `name`() and a FOR EACH ROW trigger calling it.
+    virtual void row_trigger(const std::string& name, const std::string& table, const std::string& event,
+                             const std::string& body) = 0;
     // Marks this connection as a writer of schema `version` for guard_writers' triggers: PostgreSQL
     // sets paywasm.writer_schema for the session, again after every reconnect; SQLite defines
     // paywasm_writer_schema() on this connection.

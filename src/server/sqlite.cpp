@@ -179,6 +179,12 @@ public:
         exec_script(script);
     }
 
+    void row_trigger(const std::string& name, const std::string& table, const std::string& event,
+                     const std::string& body) override {
+        exec_script("DROP TRIGGER IF EXISTS " + name + ";\nCREATE TRIGGER " + name + " AFTER " + event + " ON " + table +
+                    " FOR EACH ROW BEGIN\n" + body + "\nEND;\n");
+    }
+
     void mark_writer(int version) override {
         std::lock_guard<std::recursive_mutex> lock(mutex_);
         // Innocuous: a trigger may call it whatever the trusted_schema setting.

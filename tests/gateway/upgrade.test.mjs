@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { gw, startGateway, startPostgres, startSandbox, tempDir, webhookBody, webhookPrivateKey } from './harness.mjs';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
-const SCHEMA_VERSION = 11;  // src/merchant/store/schema.cpp kSchemaVersion
+const SCHEMA_VERSION = 12;  // src/merchant/store/schema.cpp kSchemaVersion
 
 let sb, key;
 before(async () => {
@@ -67,6 +67,10 @@ async function checkUpgraded(gateways, query) {
   assert.equal((await detail('upgrade-open')).status, 'expired', 'the app API says expired');
   const fresh = await order('upgrade-new-' + gateways.length);
   assert.equal(fresh.status, 201, fresh.text);
+  // The overview's tally (schema 12) was filled from 0.2.0's sessions and kept since: one order
+  // counted per session, the paid ones paid (test_order_sql.cpp checks every column of it).
+  assert.deepEqual(query('SELECT sum(n) FROM overview_kinds'), query('SELECT count(*) FROM sessions'));
+  assert.deepEqual(query('SELECT sum(n) FROM overview_kinds WHERE success = 1'), query('SELECT count(*) FROM sessions WHERE success = 1'));
 }
 
 // The writes of 0.2.0's gateway, statement for statement (its store.cpp in src/merchant at d714b9b: a

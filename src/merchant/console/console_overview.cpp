@@ -36,7 +36,7 @@ Html card(const char* label, const OverviewCard& c) {
     fact("Partly paid", std::to_string(c.partial));
     fact("Success rate", c.finished ? std::to_string((c.paid * 100) / c.finished) + "% of " + std::to_string(c.finished) + " finished"
                                      : "nothing finished yet");
-    fact("Time to final (median)", c.median_to_final_ms ? std::to_string(*c.median_to_final_ms / 1000) + " s" : "-");
+    fact("Time to final (median)", c.median_to_final_s ? std::to_string(*c.median_to_final_s) + " s" : "-");
     const auto text = [](const std::string& currency, const paywasm::Decimal& v) {
         return money(paywasm::amount_text({v, currency}), currency);
     };
@@ -58,21 +58,15 @@ Html card(const char* label, const OverviewCard& c) {
 }  // namespace
 
 Html overview_html(Gateway& gw, std::int64_t now) {
-    const std::int64_t day = 86400000, today = now - now % day;
-    const OverviewFigures figures = overview_figures(gw, today - 29 * day, kFailingEventAttempts);
-    const auto& rows = figures.rows;
+    const std::int64_t day = kDayMs, today = now - now % day, today_n = now / day;
+    const OverviewFigures figures = overview_figures(gw, today_n - 29, kFailingEventAttempts);
     Html cards;
-    for (auto [label, since] : {std::pair<const char*, std::int64_t>{"Today", today}, {"Last 7 days", today - 6 * day},
-                                {"Last 30 days", today - 29 * day}}) {
-        cards += card(label, overview_card(rows, since, now));
+    for (auto [label, since_day] : {std::pair<const char*, std::int64_t>{"Today", today_n}, {"Last 7 days", today_n - 6},
+                                    {"Last 30 days", today_n - 29}}) {
+        cards += card(label, overview_card(figures.tally, since_day));
     }
     // Paid orders a day, the last 30 days, as bars (the count, whatever the currency).
-    std::vector<std::int64_t> per_day(30, 0);
-    for (const auto& r : rows) {
-        if (overview_state(r, now) != "paid") continue;
-        const std::int64_t i = (r.created_at - (today - 29 * day)) / day;
-        if (i >= 0 && i < 30) ++per_day[static_cast<std::size_t>(i)];
-    }
+    const std::vector<std::int64_t> per_day = paid_per_day(figures.tally, today_n - 29, 30);
     const std::int64_t top = std::max<std::int64_t>(1, *std::max_element(per_day.begin(), per_day.end()));
     Html bars = Html::element("line", {{"x1", "0"}, {"y1", "100"}, {"x2", "600"}, {"y2", "100"}}, "");
     for (std::size_t i = 0; i < per_day.size(); ++i) {

@@ -152,8 +152,8 @@ AuditPage audit_page(Gateway& gw, const std::string& cursor) {
     return page;
 }
 
-OverviewFigures overview_figures(Gateway& gw, std::int64_t since, std::int64_t failures) {
-    return OverviewFigures{gw.store.orders.overview_rows(since), gw.store.orders.attention_count(), gw.store.orders.count_in_bucket("partial"),
+OverviewFigures overview_figures(Gateway& gw, std::int64_t since_day, std::int64_t failures) {
+    return OverviewFigures{gw.store.orders.overview_tally(since_day), gw.store.orders.attention_count(), gw.store.orders.count_in_bucket("partial"),
                            gw.store.orders.failing_events(failures)};
 }
 

@@ -86,13 +86,14 @@ struct AuditPage {
     std::optional<std::string> next;
 };
 AuditPage audit_page(Gateway& gw, const std::string& cursor);
-// The overview's figures (console_overview.cpp draws them): orders since `since`, the sessions that
-// need attention, the partly paid ones, the events refused `failures` times or more.
+// The overview's figures (console_overview.cpp draws them): the tally of the orders created on day
+// `since_day` or later, the sessions that need attention, the partly paid ones, the events refused
+// `failures` times or more.
 struct OverviewFigures {
-    std::vector<OverviewOrder> rows;
+    OverviewTally tally;
     std::int64_t attention = 0, partial = 0, failing = 0;
 };
-OverviewFigures overview_figures(Gateway& gw, std::int64_t since, std::int64_t failures);
+OverviewFigures overview_figures(Gateway& gw, std::int64_t since_day, std::int64_t failures);
 
 // The list query of a request's parameters state, q, cursor and limit (1..200, default 50);
 // HttpError 400 naming the parameter otherwise.

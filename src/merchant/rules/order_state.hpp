@@ -9,8 +9,9 @@
 // The buckets: paid | partial | pending | failed | refunded | expired (and attention, a list of its
 // own that reads the attempts: kAttentionSql, needs_attention() in attempts.hpp). The database
 // sorts sessions into buckets by one SQL expression over their columns, indexed as is (schema
-// version 9: SQLite and PostgreSQL use an index on an expression only when the query writes the very
-// same expression); "open" is split into pending and expired by the clock.
+// version 9, with what makes a session an order since version 12: SQLite and PostgreSQL use an
+// index on an expression only when the query writes the very same expression); "open" is split
+// into pending and expired by the clock.
 #pragma once
 
 #include <cstdint>

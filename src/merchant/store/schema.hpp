@@ -1,6 +1,9 @@
 // The gateway's schema: its tables, their migrations, and the writer guard. Only the store calls it.
 #pragma once
 
+#include <cstdint>
+
+#include "rules/overview.hpp"
 #include "server/sql.hpp"
 
 namespace merchant {
@@ -14,5 +17,8 @@ void migrate(paywasm::server::Sql& sql);
 // binary's version and checks the database is at it, migrating nothing (the gateway's start
 // migrates); else std::runtime_error saying what to do.
 void require_current_schema(paywasm::server::Sql& sql);
+// The overview's tally (schema version 12, kept by the database) of the orders created on day
+// `since_day` or later, as overview_tally() (rules/overview.hpp) would make it of their sessions.
+OverviewTally read_overview_tally(paywasm::server::Sql& sql, std::int64_t since_day);
 
 }  // namespace merchant

@@ -1,5 +1,5 @@
 // The store's order queries (store_orders.hpp): keyset pages over the orders list's indexes (schema
-// versions 7 and 9, schema.cpp), what an order's record reads besides its session and events,
+// versions 7, 9 and 12, schema.cpp), what an order's record reads besides its session and events,
 // notes, accepted underpayments, the overview's figures, the debits. Same SQL on SQLite and
 // PostgreSQL (sql.hpp's dialect, plus row values in the keyset comparisons: SQLite 3.15+, any
 // PostgreSQL this gateway supports).
@@ -10,6 +10,7 @@
 
 #include "rules/events.hpp"
 #include "rules/order_state.hpp"
+#include "store/schema.hpp"
 #include "store/store_core.hpp"
 #include "store/store_orders.hpp"
 
@@ -228,31 +229,7 @@ OrderQueries::Acceptance OrderQueries::accept_underpayment(const std::string& se
     return out;
 }
 
-std::vector<OverviewOrder> OrderQueries::overview_rows(std::int64_t since) {
-    std::vector<OverviewOrder> out;
-    for (const auto& r : sql_->query("SELECT currency, method, amount, success, final, underpayment_accepted_at, created_at, "
-                                     "status_at, state, paid_elsewhere_at, closed_at, received_amount, tx_currency, expires_at "
-                                     "FROM sessions WHERE created_at >= ? AND " + std::string(kIsOrderSql) + " ORDER BY created_at, id",
-                                     {since})) {
-        OverviewOrder row;
-        row.currency = r.text(0);
-        row.method = r.is_null(1) ? "" : r.text(1);
-        row.amount = r.text(2);
-        row.success = r.integer(3) != 0;
-        row.final = r.integer(4) != 0;
-        row.accepted = !r.is_null(5);
-        row.created_at = r.integer(6);
-        row.status_at = r.integer(7);
-        row.state = r.text(8);
-        row.paid_elsewhere = !r.is_null(9);
-        row.closed = !r.is_null(10);
-        row.received = r.optional_text(11);
-        row.received_currency = r.optional_text(12);
-        row.expires_at = r.integer(13);
-        out.push_back(std::move(row));
-    }
-    return out;
-}
+OverviewTally OrderQueries::overview_tally(std::int64_t since_day) { return read_overview_tally(*sql_, since_day); }
 
 std::int64_t OrderQueries::count_in_bucket(const std::string& bucket) {
     auto rows = sql_->query(std::string("SELECT count(*) FROM sessions WHERE ") + kOrderBucketSql + " = ? AND " + kIsOrderSql, {bucket});

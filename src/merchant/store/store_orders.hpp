@@ -50,8 +50,9 @@ public:
     Acceptance accept_underpayment(const std::string& session_id, const std::string& note, const std::string& actor,
                                    bool forward, std::int64_t now);
 
-    // The overview's raw figures: the sessions created since `since` (overview.hpp sums them).
-    std::vector<OverviewOrder> overview_rows(std::int64_t since);
+    // The overview's tally of the orders created on day `since_day` or later (overview.hpp sums it):
+    // the rows the database keeps per kind of order and day (schema version 12), not the sessions.
+    OverviewTally overview_tally(std::int64_t since_day);
     std::int64_t attention_count();
     // The events the app has refused (or not answered) at least `failures` times in a row and not
     // yet taken: still pending, retried with back-off (the overview's "needs attention").
