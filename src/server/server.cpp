@@ -61,6 +61,7 @@ public:
         gone_ = true;
         timer_.cancel();
     }
+    char sink[16];  // what the client sends after its request (read only to learn that it did)
 
 private:
     Server::Impl& server_;
@@ -121,8 +122,8 @@ struct Server::Impl {
         std::string head;
         std::shared_ptr<StreamBody> stream;
     };
-    awaitable<void> serve(Connection& c);
-    awaitable<Turn> serve_one(Connection& c);
+    awaitable<std::size_t> read_head(Connection& c);
+    awaitable<Turn> serve_one(Connection& c, std::size_t head_len);
     awaitable<bool> read_more(Connection& c, std::size_t chunk = 1024);
     awaitable<beast::error_code> read_chunked(Connection& c, const std::string& head, std::string& body);
     awaitable<void> refuse(Connection& c, int status, std::string_view message);
@@ -204,8 +205,16 @@ awaitable<void> Server::Impl::accept_loop() {
 awaitable<void> Server::Impl::session(std::shared_ptr<Connection> c) {
     connections.insert(c);
     open_connections = connections.size();
+    // Its requests, read_head() then serve_one() each. A stream is run from here, once the request's
+    // coroutine frame (its Request, Response and texts) is gone: an idle stream holds only its own.
     try {
-        co_await serve(*c);
+        for (;;) {
+            const std::size_t head_len = co_await read_head(*c);
+            if (head_len == 0) break;
+            Turn turn = co_await serve_one(*c, head_len);
+            if (turn.stream) co_await run_stream(*c, std::move(turn.head), std::move(turn.stream));
+            if (!turn.again) break;
+        }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "server: connection: %s\n", paywasm::escape_untrusted(e.what(), 500).c_str());
     }
@@ -305,49 +314,46 @@ awaitable<beast::error_code> Server::Impl::read_chunked(Connection& c, const std
     co_return ec;
 }
 
-// A connection's requests, one serve_one() each. A stream is run from here, once the request's
-// coroutine frame (its Request, Response and texts) is gone: an idle stream holds only its own.
-awaitable<void> Server::Impl::serve(Connection& c) {
+// The next request's head, complete in c.buffer: its length, or 0 when the connection closes (EOF,
+// a deadline, the server draining, or a head over the limit, refused 400 here). A coroutine of its
+// own: a connection waiting for a head (kept alive, or a slow client) holds this small frame only.
+awaitable<std::size_t> Server::Impl::read_head(Connection& c) {
+    // ---- the head: idle_timeout for its first byte, header_timeout for the rest ----
+    c.idle = true;
+    bool head_started = false;  // an empty line came: the header deadline runs from it, once
     for (;;) {
-        Turn turn = co_await serve_one(c);
-        if (turn.stream) co_await run_stream(c, std::move(turn.head), std::move(turn.stream));
-        if (!turn.again) co_return;
+        while (c.buffer.size() >= 2 && static_cast<const char*>(c.buffer.data().data())[0] == '\r' &&
+               static_cast<const char*>(c.buffer.data().data())[1] == '\n') {
+            c.buffer.consume(2);  // an empty line before a request line is ignored (RFC 9112 2.2)
+            if (!head_started) c.stream.expires_after(options.header_timeout);
+            head_started = true;
+        }
+        if (c.buffer.size() > 0) break;
+        if (draining) co_return 0;
+        if (!head_started) {
+            c.buffer.shrink_to_fit();
+            c.stream.expires_after(options.idle_timeout);
+        }
+        if (!co_await read_more(c)) co_return 0;
     }
+    c.idle = false;
+    if (!head_started) c.stream.expires_after(options.header_timeout);
+    std::size_t head_len = 0;
+    for (;;) {
+        const std::string_view seen(static_cast<const char*>(c.buffer.data().data()), c.buffer.size());
+        head_len = head_length(seen);
+        if (head_len > 0) break;
+        if (seen.size() > options.head.max_bytes) {
+            co_await refuse(c, 400, "the request head is larger than " + std::to_string(options.head.max_bytes) + " bytes");
+            co_return 0;
+        }
+        if (!co_await read_more(c)) co_return 0;  // EOF, or the header deadline: closed without an answer
+    }
+    co_return head_len;
 }
 
-awaitable<Server::Impl::Turn> Server::Impl::serve_one(Connection& c) {
+awaitable<Server::Impl::Turn> Server::Impl::serve_one(Connection& c, std::size_t head_len) {
     {
-        // ---- the head: idle_timeout for its first byte, header_timeout for the rest ----
-        c.idle = true;
-        bool head_started = false;  // an empty line came: the header deadline runs from it, once
-        for (;;) {
-            while (c.buffer.size() >= 2 && static_cast<const char*>(c.buffer.data().data())[0] == '\r' &&
-                   static_cast<const char*>(c.buffer.data().data())[1] == '\n') {
-                c.buffer.consume(2);  // an empty line before a request line is ignored (RFC 9112 2.2)
-                if (!head_started) c.stream.expires_after(options.header_timeout);
-                head_started = true;
-            }
-            if (c.buffer.size() > 0) break;
-            if (draining) co_return Turn{};
-            if (!head_started) {
-                c.buffer.shrink_to_fit();
-                c.stream.expires_after(options.idle_timeout);
-            }
-            if (!co_await read_more(c)) co_return Turn{};
-        }
-        c.idle = false;
-        if (!head_started) c.stream.expires_after(options.header_timeout);
-        std::size_t head_len = 0;
-        for (;;) {
-            const std::string_view seen(static_cast<const char*>(c.buffer.data().data()), c.buffer.size());
-            head_len = head_length(seen);
-            if (head_len > 0) break;
-            if (seen.size() > options.head.max_bytes) {
-                co_await refuse(c, 400, "the request head is larger than " + std::to_string(options.head.max_bytes) + " bytes");
-                co_return Turn{};
-            }
-            if (!co_await read_more(c)) co_return Turn{};  // EOF, or the header deadline: closed without an answer
-        }
         std::string head(static_cast<const char*>(c.buffer.data().data()), head_len);
         auto parsed = parse_head(head, options.head);
         if (auto* bad = std::get_if<FramingError>(&parsed)) {
@@ -437,7 +443,7 @@ awaitable<Server::Impl::Turn> Server::Impl::serve_one(Connection& c) {
         bool keep = req.version == 11 ? !same_name(connection, "close") : same_name(connection, "keep-alive");
         keep = keep && !res.close && !draining;
 
-        if (res.stream) {  // the last answer on this connection: serve() runs it
+        if (res.stream) {  // the last answer on this connection: session() runs it
             log(req, res.status);
             co_return Turn{false, response_head(res.status, res.headers, {res.stream->content_type, std::nullopt, true, "close", std::nullopt}),
                            std::move(res.stream)};
@@ -475,19 +481,14 @@ awaitable<void> Server::Impl::run_stream(Connection& c, std::string head, std::s
     c.streaming = stream.get();
     ++open_streams;
     // The client's side: anything it sends, or its close, ends the stream (a stream is the last answer).
-    auto watch = [](std::shared_ptr<StreamImpl> s, Connection& conn) -> awaitable<void> {
-        char byte[64];
-        beast::error_code ec;
-        co_await conn.stream.socket().async_read_some(asio::buffer(byte), asio::redirect_error(use_awaitable, ec));
-        s->gone();
-    };
     // `c` lives until session() returns, which is after this coroutine and the watcher's read
     // (cancelled by the close there) ended: the watcher holds the session's connection set entry.
-    std::shared_ptr<Connection> hold;
-    for (const auto& p : connections) {
-        if (p.get() == &c) hold = p;
-    }
-    asio::co_spawn(loop, [watch, stream, hold]() -> awaitable<void> { co_await watch(stream, *hold); }, asio::detached);
+    // (An aliasing pointer that owns nothing finds it: the set orders by address.)
+    const auto entry = connections.find(std::shared_ptr<Connection>(std::shared_ptr<Connection>(), &c));
+    std::shared_ptr<Connection> hold = entry != connections.end() ? *entry : nullptr;
+    // A plain handler, not a coroutine: one waits on every open stream, so it is kept small.
+    c.stream.socket().async_read_some(asio::buffer(stream->sink),
+                                      [stream, hold](beast::error_code, std::size_t) { stream->gone(); });
     try {
         co_await body->run(stream);
         // The last chunk only when the stream ended by itself: one the server's drain or the client's
