@@ -265,6 +265,21 @@ try {
   await sb.stop();
   await pg?.destroy();
 }
+// Issue 42's budgets (reported, not gated; --bench sizes only): <= 0.2 ms of gateway CPU per verified
+// webhook at every ramp rate, <= 64 MB RSS (peak, per instance) with the streams and slow connections
+// held under webhooks, webhook -> stream p99 <= 50 ms.
+if (BENCH && figures.webhooks) {
+  const peaks = String(figures.heldPeakMb.peakMb).split(' + ').map(Number);
+  figures.budgets = {
+    cpuPerWebhook: (figures.ramp ?? []).map((r) => ({ offered: r.offered, ms: r.gatewayCpuMsPerWebhook, met: r.gatewayCpuMsPerWebhook <= 0.2 })),
+    rss: { peakMb: peaks, met: peaks.every((m) => m <= 64) },
+    pushP99: { ms: figures.webhooks.push.p99, met: figures.webhooks.push.p99 <= 50 },
+  };
+  const word = (met) => (met ? 'met' : 'missed');
+  for (const c of figures.budgets.cpuPerWebhook) log(`budget: gateway CPU per webhook at ${c.offered}/s: ${c.ms} ms (<= 0.2): ${word(c.met)}`);
+  log(`budget: RSS peak with ${STREAMS} streams and ${SLOW} slow connections: ${peaks.join(' + ')} MB (<= 64 each): ${word(figures.budgets.rss.met)}`);
+  log(`budget: webhook -> stream p99: ${figures.budgets.pushP99.ms} ms (<= 50): ${word(figures.budgets.pushP99.met)}`);
+}
 if (OUT) {
   fs.mkdirSync(OUT, { recursive: true });
   fs.writeFileSync(path.join(OUT, `gateway-streams${MODE === 'sqlite' ? '' : '-' + MODE}.json`), JSON.stringify({ date: new Date().toISOString(), ...figures }, null, 2) + '\n');
