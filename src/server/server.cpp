@@ -155,8 +155,11 @@ awaitable<bool> StreamImpl::wait(std::chrono::milliseconds timeout) {
     timer_.expires_after(timeout);
     beast::error_code ec;
     co_await timer_.async_wait(asio::redirect_error(use_awaitable, ec));
-    woken_ = false;
-    co_return ec == asio::error::operation_aborted || !open();
+    // A wake() that came after the timer's completion was queued (its cancel found nothing to
+    // cancel) still counts: clearing the flag there lost it, and the stream slept on to its next
+    // heartbeat with a pushed status unsent.
+    const bool woken = woken_.exchange(false);
+    co_return woken || ec == asio::error::operation_aborted || !open();
 }
 
 bool StreamImpl::open() const { return !gone_ && !server_.draining; }
