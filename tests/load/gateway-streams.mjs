@@ -277,7 +277,8 @@ if (BENCH && figures.webhooks) {
   };
   const word = (met) => (met ? 'met' : 'missed');
   for (const c of figures.budgets.cpuPerWebhook) log(`budget: gateway CPU per webhook at ${c.offered}/s: ${c.ms} ms (<= 0.2): ${word(c.met)}`);
-  log(`budget: RSS peak with ${STREAMS} streams and ${SLOW} slow connections: ${peaks.join(' + ')} MB (<= 64 each): ${word(figures.budgets.rss.met)}`);
+  const spread = gateways.length > 1 ? ` spread over ${gateways.length} instances (the budget is for one holding all)` : '';
+  log(`budget: RSS peak with ${STREAMS} streams and ${SLOW} slow connections${spread}: ${peaks.join(' + ')} MB (<= 64 each): ${word(figures.budgets.rss.met)}`);
   log(`budget: webhook -> stream p99: ${figures.budgets.pushP99.ms} ms (<= 50): ${word(figures.budgets.pushP99.met)}`);
 }
 if (OUT) {
