@@ -61,6 +61,7 @@ public:
         gone_ = true;
         timer_.cancel();
     }
+    char sink[16];  // what the client sends after its request (read only to learn that it did)
 
 private:
     Server::Impl& server_;
@@ -114,13 +115,21 @@ struct Server::Impl {
 
     awaitable<void> accept_loop();
     awaitable<void> session(std::shared_ptr<Connection> c);
-    awaitable<void> serve(Connection& c);
+    // What a request's answer leaves the connection to do: serve the next request (again), run a
+    // stream (its response head and body), or close.
+    struct Turn {
+        bool again = false;
+        std::string head;
+        std::shared_ptr<StreamBody> stream;
+    };
+    awaitable<std::size_t> read_head(Connection& c);
+    awaitable<Turn> serve_one(Connection& c, std::size_t head_len);
     awaitable<bool> read_more(Connection& c, std::size_t chunk = 1024);
     awaitable<beast::error_code> read_chunked(Connection& c, const std::string& head, std::string& body);
     awaitable<void> refuse(Connection& c, int status, std::string_view message);
     awaitable<void> lingering_close(Connection& c);
     awaitable<bool> send(Connection& c, std::string text);
-    awaitable<void> run_stream(Connection& c, const Request& req, Response& res);
+    awaitable<void> run_stream(Connection& c, std::string head, std::shared_ptr<StreamBody> body);
     void start_drain();
     void finish_if_drained();
     void log(const Request& req, int status) const {
@@ -146,8 +155,11 @@ awaitable<bool> StreamImpl::wait(std::chrono::milliseconds timeout) {
     timer_.expires_after(timeout);
     beast::error_code ec;
     co_await timer_.async_wait(asio::redirect_error(use_awaitable, ec));
-    woken_ = false;
-    co_return ec == asio::error::operation_aborted || !open();
+    // A wake() that came after the timer's completion was queued (its cancel found nothing to
+    // cancel) still counts: clearing the flag there lost it, and the stream slept on to its next
+    // heartbeat with a pushed status unsent.
+    const bool woken = woken_.exchange(false);
+    co_return woken || ec == asio::error::operation_aborted || !open();
 }
 
 bool StreamImpl::open() const { return !gone_ && !server_.draining; }
@@ -196,8 +208,16 @@ awaitable<void> Server::Impl::accept_loop() {
 awaitable<void> Server::Impl::session(std::shared_ptr<Connection> c) {
     connections.insert(c);
     open_connections = connections.size();
+    // Its requests, read_head() then serve_one() each. A stream is run from here, once the request's
+    // coroutine frame (its Request, Response and texts) is gone: an idle stream holds only its own.
     try {
-        co_await serve(*c);
+        for (;;) {
+            const std::size_t head_len = co_await read_head(*c);
+            if (head_len == 0) break;
+            Turn turn = co_await serve_one(*c, head_len);
+            if (turn.stream) co_await run_stream(*c, std::move(turn.head), std::move(turn.stream));
+            if (!turn.again) break;
+        }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "server: connection: %s\n", paywasm::escape_untrusted(e.what(), 500).c_str());
     }
@@ -297,46 +317,53 @@ awaitable<beast::error_code> Server::Impl::read_chunked(Connection& c, const std
     co_return ec;
 }
 
-awaitable<void> Server::Impl::serve(Connection& c) {
+// The next request's head, complete in c.buffer: its length, or 0 when the connection closes (EOF,
+// a deadline, the server draining, or a head over the limit, refused 400 here). A coroutine of its
+// own: a connection waiting for a head (kept alive, or a slow client) holds this small frame only.
+awaitable<std::size_t> Server::Impl::read_head(Connection& c) {
+    // ---- the head: idle_timeout for its first byte, header_timeout for the rest ----
+    c.idle = true;
+    bool head_started = false;  // an empty line came: the header deadline runs from it, once
     for (;;) {
-        // ---- the head: idle_timeout for its first byte, header_timeout for the rest ----
-        c.idle = true;
-        bool head_started = false;  // an empty line came: the header deadline runs from it, once
-        for (;;) {
-            while (c.buffer.size() >= 2 && static_cast<const char*>(c.buffer.data().data())[0] == '\r' &&
-                   static_cast<const char*>(c.buffer.data().data())[1] == '\n') {
-                c.buffer.consume(2);  // an empty line before a request line is ignored (RFC 9112 2.2)
-                if (!head_started) c.stream.expires_after(options.header_timeout);
-                head_started = true;
-            }
-            if (c.buffer.size() > 0) break;
-            if (draining) co_return;
-            if (!head_started) {
-                c.buffer.shrink_to_fit();
-                c.stream.expires_after(options.idle_timeout);
-            }
-            if (!co_await read_more(c)) co_return;
+        while (c.buffer.size() >= 2 && static_cast<const char*>(c.buffer.data().data())[0] == '\r' &&
+               static_cast<const char*>(c.buffer.data().data())[1] == '\n') {
+            c.buffer.consume(2);  // an empty line before a request line is ignored (RFC 9112 2.2)
+            if (!head_started) c.stream.expires_after(options.header_timeout);
+            head_started = true;
         }
-        c.idle = false;
-        if (!head_started) c.stream.expires_after(options.header_timeout);
-        std::size_t head_len = 0;
-        for (;;) {
-            const std::string_view seen(static_cast<const char*>(c.buffer.data().data()), c.buffer.size());
-            head_len = head_length(seen);
-            if (head_len > 0) break;
-            if (seen.size() > options.head.max_bytes) {
-                co_await refuse(c, 400, "the request head is larger than " + std::to_string(options.head.max_bytes) + " bytes");
-                co_return;
-            }
-            if (!co_await read_more(c)) co_return;  // EOF, or the header deadline: closed without an answer
+        if (c.buffer.size() > 0) break;
+        if (draining) co_return 0;
+        if (!head_started) {
+            c.buffer.shrink_to_fit();
+            c.stream.expires_after(options.idle_timeout);
         }
+        if (!co_await read_more(c)) co_return 0;
+    }
+    c.idle = false;
+    if (!head_started) c.stream.expires_after(options.header_timeout);
+    std::size_t head_len = 0;
+    for (;;) {
+        const std::string_view seen(static_cast<const char*>(c.buffer.data().data()), c.buffer.size());
+        head_len = head_length(seen);
+        if (head_len > 0) break;
+        if (seen.size() > options.head.max_bytes) {
+            co_await refuse(c, 400, "the request head is larger than " + std::to_string(options.head.max_bytes) + " bytes");
+            co_return 0;
+        }
+        if (!co_await read_more(c)) co_return 0;  // EOF, or the header deadline: closed without an answer
+    }
+    co_return head_len;
+}
+
+awaitable<Server::Impl::Turn> Server::Impl::serve_one(Connection& c, std::size_t head_len) {
+    {
         std::string head(static_cast<const char*>(c.buffer.data().data()), head_len);
         auto parsed = parse_head(head, options.head);
         if (auto* bad = std::get_if<FramingError>(&parsed)) {
             ++refused_heads;
             if (options.access_log) std::fprintf(stderr, "- - 400 (%s)\n", paywasm::escape_untrusted(bad->reason, 300).c_str());
             co_await refuse(c, 400, bad->reason);
-            co_return;
+            co_return Turn{};
         }
         RequestHead& h = std::get<RequestHead>(parsed);
         c.buffer.consume(head_len);
@@ -361,29 +388,29 @@ awaitable<void> Server::Impl::serve(Connection& c) {
             if (h.content_length > drain_limit(options.max_body) || expects_continue) {
                 log(req, 413);
                 co_await refuse(c, 413, too_large);
-                co_return;
+                co_return Turn{};
             }
             // Within the drain limit: read and drop it, so the connection stays in step.
             c.stream.expires_after(options.body_timeout);
             std::uint64_t left = h.content_length;
             while (left > 0) {
-                if (c.buffer.size() == 0 && !co_await read_more(c, 16384)) co_return;
+                if (c.buffer.size() == 0 && !co_await read_more(c, 16384)) co_return Turn{};
                 const std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(left, c.buffer.size()));
                 c.buffer.consume(take);
                 left -= take;
             }
             log(req, 413);
             co_await refuse(c, 413, too_large);
-            co_return;
+            co_return Turn{};
         }
         if (expects_continue && req.version == 11 && h.body != RequestHead::Body::none) {  // 1.0 knows no 1xx
             std::string interim = response_head(100, {}, {});
-            if (!co_await send(c, std::move(interim))) co_return;
+            if (!co_await send(c, std::move(interim))) co_return Turn{};
         }
         if (h.body == RequestHead::Body::length) {
             c.stream.expires_after(options.body_timeout);
             while (c.buffer.size() < h.content_length) {
-                if (!co_await read_more(c, 16384)) co_return;
+                if (!co_await read_more(c, 16384)) co_return Turn{};
             }
             req.body.assign(static_cast<const char*>(c.buffer.data().data()), static_cast<std::size_t>(h.content_length));
             c.buffer.consume(static_cast<std::size_t>(h.content_length));
@@ -392,17 +419,17 @@ awaitable<void> Server::Impl::serve(Connection& c) {
             if (ec == http::error::body_limit) {
                 log(req, 413);
                 co_await refuse(c, 413, too_large);
-                co_return;
+                co_return Turn{};
             }
             if (ec == http::error::buffer_overflow || ec == http::error::bad_chunk_extension) {
                 log(req, 400);
                 co_await refuse(c, 400, "a chunk line, the chunk extensions or the trailer section are longer than " +
                                             std::to_string(chunk_line_limit(options.head)) + " bytes");
-                co_return;
+                co_return Turn{};
             }
             if (ec) {
                 co_await refuse(c, 400, "a malformed chunked body: " + ec.message());
-                co_return;
+                co_return Turn{};
             }
         }
         c.stream.expires_never();
@@ -413,19 +440,16 @@ awaitable<void> Server::Impl::serve(Connection& c) {
         co_await on_pool(workers, [&] { router.handle(req, res); });
         if (res.drop) {
             log(req, 0);
-            co_return;
+            co_return Turn{};
         }
         const std::string connection = req.get_header_value("Connection");
         bool keep = req.version == 11 ? !same_name(connection, "close") : same_name(connection, "keep-alive");
         keep = keep && !res.close && !draining;
 
-        if (res.stream) {
-            Headers().swap(req.headers);  // a stream lives long: keep only what its log line needs
-            std::string().swap(req.body);
-            std::string().swap(req.target);
-            std::vector<std::string>().swap(req.matches);
-            co_await run_stream(c, req, res);
-            co_return;
+        if (res.stream) {  // the last answer on this connection: session() runs it
+            log(req, res.status);
+            co_return Turn{false, response_head(res.status, res.headers, {res.stream->content_type, std::nullopt, true, "close", std::nullopt}),
+                           std::move(res.stream)};
         }
         const bool no_body = res.status == 204 || res.status == 304 || (res.status >= 100 && res.status < 200);
         HeadFraming framing;
@@ -442,18 +466,17 @@ awaitable<void> Server::Impl::serve(Connection& c) {
         if (!no_body && req.method != "HEAD") text += res.body;
         const bool sent = co_await send(c, std::move(text));
         log(req, res.status);
-        if (!sent) co_return;
+        if (!sent) co_return Turn{};
         if (!keep) {
             co_await lingering_close(c);
-            co_return;
+            co_return Turn{};
         }
     }
+    co_return Turn{true, {}, {}};
 }
 
-awaitable<void> Server::Impl::run_stream(Connection& c, const Request& req, Response& res) {
-    std::string text = response_head(res.status, res.headers, {res.stream->content_type, std::nullopt, true, "close", std::nullopt});
-    log(req, res.status);
-    if (!co_await send(c, std::move(text))) co_return;
+awaitable<void> Server::Impl::run_stream(Connection& c, std::string head, std::shared_ptr<StreamBody> body) {
+    if (!co_await send(c, std::move(head))) co_return;
     c.buffer.clear();
     c.buffer.shrink_to_fit();
 
@@ -461,21 +484,16 @@ awaitable<void> Server::Impl::run_stream(Connection& c, const Request& req, Resp
     c.streaming = stream.get();
     ++open_streams;
     // The client's side: anything it sends, or its close, ends the stream (a stream is the last answer).
-    auto watch = [](std::shared_ptr<StreamImpl> s, Connection& conn) -> awaitable<void> {
-        char byte[64];
-        beast::error_code ec;
-        co_await conn.stream.socket().async_read_some(asio::buffer(byte), asio::redirect_error(use_awaitable, ec));
-        s->gone();
-    };
     // `c` lives until session() returns, which is after this coroutine and the watcher's read
     // (cancelled by the close there) ended: the watcher holds the session's connection set entry.
-    std::shared_ptr<Connection> hold;
-    for (const auto& p : connections) {
-        if (p.get() == &c) hold = p;
-    }
-    asio::co_spawn(loop, [watch, stream, hold]() -> awaitable<void> { co_await watch(stream, *hold); }, asio::detached);
+    // (An aliasing pointer that owns nothing finds it: the set orders by address.)
+    const auto entry = connections.find(std::shared_ptr<Connection>(std::shared_ptr<Connection>(), &c));
+    std::shared_ptr<Connection> hold = entry != connections.end() ? *entry : nullptr;
+    // A plain handler, not a coroutine: one waits on every open stream, so it is kept small.
+    c.stream.socket().async_read_some(asio::buffer(stream->sink),
+                                      [stream, hold](beast::error_code, std::size_t) { stream->gone(); });
     try {
-        co_await res.stream->run(stream);
+        co_await body->run(stream);
         // The last chunk only when the stream ended by itself: one the server's drain or the client's
         // close ended is cut, and its client must see it so (a CSV export cut by a stop is not a
         // shorter export that looks whole).
@@ -556,39 +574,5 @@ std::size_t Server::open_streams() const { return impl_->open_streams; }
 std::size_t Server::refused_heads() const { return impl_->refused_heads; }
 std::uint64_t Server::bytes_read() const { return impl_->bytes_read; }
 std::uint64_t Server::bytes_dropped() const { return impl_->bytes_dropped; }
-
-// ---- helpers ----------------------------------------------------------------------------------------
-
-std::string http_origin(const std::string& host, int port) {
-    const std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
-    return "http://" + shown + ":" + std::to_string(port);
-}
-
-std::string loggable_path(const std::string& path) {
-    // Capabilities and ids cut short (a session id is the shopper's credential; SECURITY.md keeps
-    // subscription ids off logs), then every byte that is not printable ASCII as %XX: a path with a
-    // newline or an ANSI escape, raw or percent-decoded, cannot write a line of its own.
-    std::string out = path.substr(0, 200);
-    for (const char* prefix : {"/cs_", "/v1/subscriptions/"}) {
-        const std::size_t keep = prefix[1] == 'c' ? 10 : std::string_view(prefix).size() + 4;
-        for (std::size_t at = out.find(prefix); at != std::string::npos; at = out.find(prefix, at + 1)) {
-            std::size_t end = out.find('/', at + std::string_view(prefix).size());
-            if (end == std::string::npos) end = out.size();
-            if (end - at > keep) out.replace(at + keep, end - at - keep, "...");
-        }
-    }
-    std::string safe;
-    static const char* hex = "0123456789ABCDEF";
-    for (unsigned char c : out) {
-        if (c < 0x21 || c > 0x7e) {
-            safe += '%';
-            safe += hex[c >> 4];
-            safe += hex[c & 15];
-        } else {
-            safe += static_cast<char>(c);
-        }
-    }
-    return safe;
-}
 
 }  // namespace paywasm::server

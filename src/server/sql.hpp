@@ -113,6 +113,9 @@ public:
 
 protected:
     virtual const char* begin_statement() const = 0;  // "BEGIN IMMEDIATE" | "BEGIN"
+    // transaction()'s first and last statements; an implementation may run them prepared once.
+    virtual void begin() { exec_script(begin_statement()); }
+    virtual void commit() { exec_script("COMMIT"); }
     virtual void rollback() noexcept = 0;             // best effort: the connection may be gone
     std::recursive_mutex mutex_;  // one connection: every call holds it, a transaction throughout
     int depth_ = 0;               // > 0 inside transaction()

@@ -41,11 +41,11 @@ void Sql::transaction(const std::function<void()>& body) {
         --depth_;
         return;
     }
-    exec_script(begin_statement());
+    begin();
     depth_ = 1;
     try {
         body();
-        exec_script("COMMIT");
+        commit();
         depth_ = 0;
     } catch (...) {
         depth_ = 0;
@@ -143,6 +143,15 @@ public:
     }
 
     const char* begin_statement() const override { return "BEGIN IMMEDIATE"; }
+    // Prepared once, like every statement (sqlite3_exec would prepare them for every transaction).
+    void begin() override {
+        std::lock_guard<std::recursive_mutex> lock(mutex_);
+        run(begin_statement(), {}, nullptr);
+    }
+    void commit() override {
+        std::lock_guard<std::recursive_mutex> lock(mutex_);
+        run("COMMIT", {}, nullptr);
+    }
     void rollback() noexcept override { sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr); }
 
     void exec_script(std::string_view sql) override {

@@ -3,7 +3,9 @@
 // 4096-bit keygen at run time); one 2048-bit key is generated per run and shared.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <set>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -337,6 +339,42 @@ TEST_CASE("Signatures are RSASSA-PKCS1-v1_5 SHA-256, as OpenSSL makes them") {
     CHECK_FALSE(verify_sha256(pub, message, "not base64!"));
     CHECK_FALSE(verify_sha256(pub, message, base64_encode(sig.substr(1))));
     CHECK(verify_sha256(pub, "", sign_sha256(priv, "")));
+}
+
+// verify_sha256 keeps the last key's verifier per thread (a server checks every webhook against one
+// key): whichever key came before, each verification uses exactly the key it is given.
+TEST_CASE("A signature verifies with its own key only, whatever key was used before") {
+    PrivateKey priv_a = PrivateKey::parse(keys::kPrivate2048);
+    PublicKey a = PublicKey::parse(keys::kPublic2048);
+    const PrivateKey& priv_b = generated_key();
+    PublicKey b = priv_b.public_key();
+    const std::string message = keys::kSignedMessage;
+    const std::string by_a = sign_sha256(priv_a, message), by_b = sign_sha256(priv_b, message);
+    for (int round = 0; round < 3; ++round) {
+        CAPTURE(round);
+        CHECK(verify_sha256(a, message, by_a));
+        CHECK_FALSE(verify_sha256(a, message, by_b));
+        CHECK_FALSE(verify_sha256(b, message, by_a));
+        CHECK(verify_sha256(b, message, by_b));
+        CHECK(verify_sha256(PublicKey::parse(keys::kPublic2048), message, by_a));  // a new object, the same key
+    }
+#ifndef __EMSCRIPTEN__  // (the wasm build of these tests has no threads)
+    // Threads of their own (the gateway's workers) each keep their own verifier.
+    std::vector<std::thread> threads;
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < 4; ++t) {
+        threads.emplace_back([&, t] {
+            const PublicKey& mine = t % 2 ? a : b;
+            const std::string& good = t % 2 ? by_a : by_b;
+            const std::string& other = t % 2 ? by_b : by_a;
+            for (int i = 0; i < 20; ++i) {
+                if (!verify_sha256(mine, message, good) || verify_sha256(mine, message, other)) ++wrong;
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    CHECK(wrong == 0);
+#endif
 }
 
 TEST_CASE("Base64 is the standard alphabet with required padding") {

@@ -120,6 +120,33 @@ AttemptReport read_report(Req req, Body body) {
 // as it is; the session is read only first, after a wake that brought no status (a new QR code, a
 // reconnect to PostgreSQL), and after the database was unavailable, on the gateway's own stream
 // threads: never on the workers that answer webhooks and the app API, and not for a heartbeat.
+// What a stream keeps of one read of its session: the coroutine's frame lives as long as the stream
+// (thousands at once), so it holds this, never a Session (its cart, attempts and texts).
+struct StreamRead {
+    bool unavailable = false;  // the database could not be reached (retried at the next heartbeat)
+    bool found = false;
+    std::int64_t version = -1, expires_at = 0;
+    bool final = false;
+    std::string json;  // status_json()
+};
+
+// On the stream threads (Gateway::stream_reads).
+StreamRead read_for_stream(Gateway& gw, const std::string& id) {
+    StreamRead r;
+    try {
+        const std::optional<Session> s = gw.store.sessions.session(id);
+        if (!s) return r;
+        r.found = true;
+        r.version = s->status.version;
+        r.expires_at = s->expires_at;
+        r.final = s->status.final;
+        r.json = status_json(*s);
+    } catch (const StorageUnavailable&) {
+        r.unavailable = true;
+    }
+    return r;
+}
+
 boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared_ptr<EventStream> out) {
     using namespace std::chrono;
     gw.hub.watch(id, out);  // before the first read: a change from now on wakes this stream
@@ -143,26 +170,20 @@ boost::asio::awaitable<void> run_stream(Gateway& gw, std::string id, std::shared
     bool done = false;
     while (!done && ok && out->open() && !gw.hub.stopping()) {
         if (read) {
-            std::optional<Session> s;
-            bool unavailable = false;
-            try {
-                s = co_await on_pool(*gw.stream_reads, [&gw, &id] { return gw.store.sessions.session(id); });
-            } catch (const StorageUnavailable&) {
-                unavailable = true;
-            }
-            if (unavailable) {
+            const StreamRead r = co_await on_pool(*gw.stream_reads, [&gw, &id] { return read_for_stream(gw, id); });
+            if (r.unavailable) {
                 ok = co_await out->write(kSseStorageUnavailable);
-            } else if (!s) {
+            } else if (!r.found) {
                 break;
             } else {
-                expires_at = s->expires_at;
-                if (s->status.version > sent_version) {
-                    ok = co_await send(s->status.version, status_json(*s));
-                    if (s->status.final) break;
+                expires_at = r.expires_at;
+                if (r.version > sent_version) {
+                    ok = co_await send(r.version, r.json);
+                    if (r.final) break;
                 }
                 if (!ok) break;
             }
-            read = unavailable;  // (retried at the next heartbeat)
+            read = r.unavailable;  // (retried at the next heartbeat)
         } else {
             ok = co_await out->write(kSsePing);
         }
