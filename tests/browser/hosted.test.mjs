@@ -229,9 +229,12 @@ if (ENGINE === 'chromium') {
       await page.goto(r.json.hostedUrl);
       await page.waitForSelector('paywasm-checkout button[data-key=pay-qr]');
       const view = `/v1/checkout/${r.json.id}`;
+      // The status stream opens after the form is drawn: a request the widget made for its view or
+      // script would have been seen before it.
+      await waitFor(() => sent.includes(`${view}/status`), { timeout: 15000, what: `the status stream: ${sent.join(' ')}` });
       assert.equal(sent.filter((p) => p === view).length, 0, `no request for the session view: ${sent.join(' ')}`);
       assert.equal(sent.filter((p) => p.endsWith('/paywasm.js')).length, 0, `no request for paywasm.js: ${sent.join(' ')}`);
-      assert.ok(sent.some((p) => p === '/assets/widget/paywasm.wasm'), `the module beside the <base>: ${sent.join(' ')}`);
+      await waitFor(() => sent.includes('/assets/widget/paywasm.wasm'), { timeout: 15000, what: `the module beside the <base>: ${sent.join(' ')}` });
       const plain = await fetch(r.json.hostedUrl, { headers: { 'accept-encoding': 'identity' } });
       assert.equal(plain.headers.get('content-encoding'), null);
       const zipped = await new Promise((resolve, reject) => {
