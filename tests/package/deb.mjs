@@ -186,10 +186,15 @@ async function main() {
       const page = await fetch(session.hostedUrl);
       const html = await page.text();
       check(page.status === 200, `GET ${session.hostedUrl}: ${page.status}`);
-      const src = /<script[^>]+src="([^"]*paywasm\.js[^"]*)"/.exec(html)?.[1];
-      check(src, 'no paywasm.js on the hosted page');
-      const js = Buffer.from(await (await fetch(new URL(src, gateway))).arrayBuffer());
-      check(js.equals(fs.readFileSync(path.join(WIDGET, 'paywasm.js'))), `${src} is not ${WIDGET}/paywasm.js`);
+      // The checkout page carries the widget's script inline (allowed by its hash) and fetches the
+      // module beside its <base>: both the installed files.
+      const inline = /<script>([^]*?)<\/script>/.exec(html)?.[1];
+      check(inline, 'no inline widget script on the hosted page');
+      check(Buffer.from(inline).equals(fs.readFileSync(path.join(WIDGET, 'paywasm.js'))), `the page's inline script is not ${WIDGET}/paywasm.js`);
+      const base = /<base href="([^"]+)">/.exec(html)?.[1];
+      check(base, 'no <base> for the widget\'s files');
+      const wasm = Buffer.from(await (await fetch(new URL(base + 'paywasm.wasm', gateway))).arrayBuffer());
+      check(wasm.equals(fs.readFileSync(path.join(WIDGET, 'paywasm.wasm'))), `${base}paywasm.wasm is not ${WIDGET}/paywasm.wasm`);
     });
     const qr = await step('a QR code (browser API) rendered by the installed CLI', async () => {
       const r = await fetch(`${gateway}/v1/checkout/${session.id}/qr`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
