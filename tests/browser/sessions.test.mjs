@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { waitFor } from '../support/node.mjs';
-import { API_ORIGIN, ADDRESS, CART, LIMIT, OFFER, PHONE, TOKEN, chromium, countWasmCalls, events, fakeGateway, gatewayView, keys, mount, mountInPage, openPage, opensslDecrypt, payState, server, showState, text, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
+import { API_ORIGIN, ADDRESS, CART, LIMIT, OFFER, PHONE, TOKEN, chromium, countWasmCalls, events, fakeGateway, fakeSession, gatewayView, keys, mount, mountInPage, openPage, opensslDecrypt, payState, server, showState, text, transaction, waitEvent, work, useWidgetSuite } from './lib.mjs';
 
 useWidgetSuite();
 
@@ -189,6 +189,42 @@ test('a page\'s own cart with `amount`: the total is drawn before the module; th
   assert.match(err.error.message, /adds up to 25\.8, the order's fixed amount is 30/, err.error.message);
   await waitFor(async () => (await page.locator('paywasm-checkout button.pay').count()) === 0, { what: 'Pay gone' });
   assert.deepEqual(api.calls.filter((c) => c.method === 'POST'), [], 'nothing sent');
+  await done();
+});
+
+test('session mode: a view in the element\'s inline JSON is drawn without a request, and only for its own session-url', LIMIT, async () => {
+  const { page, done } = await openPage('checkout.html');
+  const url = await fakeSession(page);
+  const other = url.replace('cs_test', 'cs_other');
+  const view = (id, amount, cart) => ({ id, offerId: OFFER, amount, currency: 'USD', cart, shippingAddress: ADDRESS, methods: ['exchange'],
+    merchantId: 'm-123', publicKey: keys.publicPem, keyFingerprint: keys.fingerprint, padding: 'oaep-sha1', serviceUrl: API_ORIGIN, status: null });
+  await page.route(other, (route) => route.fulfill({ status: 200, contentType: 'application/json',
+    body: JSON.stringify(view('cs_other', '12.50', [{ id: 'x', name: 'X', price: 12.5, quantity: 1 }])) }));
+  const seen = [];
+  page.on('request', (r) => seen.push(new URL(r.url()).pathname));
+  // The page's server wrote cs_test's view into the element (as the hosted checkout does).
+  await page.evaluate(([u, v]) => {
+    const el = document.createElement('paywasm-checkout');
+    el.setAttribute('session-url', u);
+    const data = document.createElement('script');
+    data.type = 'application/json';
+    data.textContent = JSON.stringify({ checkout: v });
+    el.append(data);
+    document.querySelector('#app').append(el);
+  }, [url, view('cs_test', '25.80', CART)]);
+  await waitEvent(page, 'paywasm-usable');
+  assert.equal(await text(page, 'dd[part=total]'), '$25.80', 'the inline view drawn');
+  // Another order's session-url, given while the element is out of the page: back in, it reads that
+  // session, not the view its JSON child still holds for the first one.
+  await page.evaluate((u) => {
+    const el = document.querySelector('paywasm-checkout');
+    el.remove();
+    el.setAttribute('session-url', u);
+    document.querySelector('#app').append(el);
+  }, other);
+  await waitFor(async () => (await text(page, 'dd[part=total]')) === '$12.50', { what: 'the other session\'s amount' });
+  assert.ok(seen.includes(new URL(other).pathname), `the other session read from the network: ${seen.join(' ')}`);
+  assert.ok(!seen.includes(new URL(url).pathname), `no request for the inline view's own session: ${seen.join(' ')}`);
   await done();
 });
 

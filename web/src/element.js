@@ -366,7 +366,7 @@ export class PayWasmCheckout extends HTMLElement {
         return true;
       }
     } catch (e) {
-      console.warn('paywasm: the JSON <script> child of <paywasm-checkout> is not valid JSON');
+      console.warn('paywasm: the <script type="application/json"> child is not JSON');
     }
     return false;
   }

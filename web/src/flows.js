@@ -142,11 +142,14 @@ export async function readSession(c, life) {
   // mode a page's <link rel="preload" as="fetch" crossorigin="anonymous"> of the session view has,
   // so the hosted page's preload is the response this request takes, one round trip earlier.
   // The view the page itself carried (element.js _readInlineData: the hosted checkout writes it
-  // into the page) is taken once, without a request; any later session-url is read from the network.
+  // into the page) is taken once, without a request, and only for the session it is the view of
+  // (session-url ends with its id): the JSON child stays in the element, and is read again at a
+  // reconnect, after which another session-url is read from the network.
   let v = c.pageView;
+  c.pageView = null;
+  v = v && url.endsWith(v.id) && v;
   const res = v ? {} : await send({ method: 'GET', url, headers: [['Accept', 'application/json']] },
     { timeoutMs: el.timeout, retries: 2, signal: life.signal, credentials: 'same-origin' });
-  c.pageView = null;
   try { v = v || JSON.parse(res.body); } catch (e) { /* below */ }
   if (res.status === 410) {
     // The gateway's session_expired: the shopper is told the checkout expired, not that it is broken.
