@@ -39,21 +39,23 @@ bool accepts_gzip(std::string_view header) {
     return false;
 }
 
-std::string csp_sha256(std::string_view bytes) {
-    CryptoPP::SHA256 hash;
-    std::string digest(CryptoPP::SHA256::DIGESTSIZE, '\0');
+namespace {
+
+// "<name>-<base64 of Hash(bytes)>": the form both an SRI value and a CSP hash source take.
+template <class Hash>
+std::string hash_source(const char* name, std::string_view bytes) {
+    Hash hash;
+    std::string digest(Hash::DIGESTSIZE, '\0');
     hash.CalculateDigest(reinterpret_cast<CryptoPP::byte*>(digest.data()),
                          reinterpret_cast<const CryptoPP::byte*>(bytes.data()), bytes.size());
-    return "'sha256-" + paywasm::base64_encode(digest) + "'";
+    return std::string(name) + "-" + paywasm::base64_encode(digest);
 }
 
-std::string sri_sha384(const std::string& bytes) {
-    CryptoPP::SHA384 hash;
-    std::string digest(CryptoPP::SHA384::DIGESTSIZE, '\0');
-    hash.CalculateDigest(reinterpret_cast<CryptoPP::byte*>(digest.data()),
-                         reinterpret_cast<const CryptoPP::byte*>(bytes.data()), bytes.size());
-    return "sha384-" + paywasm::base64_encode(digest);
-}
+}  // namespace
+
+std::string csp_sha256(std::string_view bytes) { return "'" + hash_source<CryptoPP::SHA256>("sha256", bytes) + "'"; }
+
+std::string sri_sha384(const std::string& bytes) { return hash_source<CryptoPP::SHA384>("sha384", bytes); }
 
 namespace {
 
@@ -82,7 +84,8 @@ std::string Csp::text() const {
     join(out, "font-src", "'self'", {});
     join(out, "connect-src", "'self'", connect_src);
     join(out, "form-action", "'self'", form_action);
-    out += base_self ? "base-uri 'self'; frame-ancestors 'none'" : "base-uri 'none'; frame-ancestors 'none'";
+    out += base_self ? "base-uri 'self'; " : "base-uri 'none'; ";
+    out += "frame-ancestors 'none'";
     return out;
 }
 
