@@ -46,8 +46,8 @@ export async function coldLoad(engine, origin) {
 
 // In the page: null until floor.js has drawn; then the floor page's time from the script's request
 // to the form drawn (usable), and its script fetch.
-// `ready`: the module fetched and compiled too (null until then, and in an engine without SIMD128,
-// whose compile of paywasm.wasm fails: engines.mjs judges usable only).
+// `ready`: PayWasm.load() has the module the script started (floor.js; null until then: engines.mjs
+// judges usable only and does not wait for it).
 export function floorParts() {
   if (window.__benchUsableAt === undefined) return null;
   const js = performance.getEntriesByType('resource').find((e) => /\/(dist|gz)\/paywasm\.js$/.test(e.name));

@@ -24,6 +24,7 @@ import { createRequire } from 'node:module';
 import { gw, startGateway, startSandbox } from '../tests/gateway/harness.mjs';
 import { CPU_SLOWDOWN, coldPage } from './throttle.mjs';
 import { summary } from './stats.mjs';
+import { USABLE_FLOOR_RATIO } from './figures.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : fallback);
@@ -33,7 +34,7 @@ const OUT = path.resolve(option('out', 'bench/results'));
 const LOADS = quick ? 1 : 9;                 // loads per row, after one warm-up round
 const OPEN_RATE = 200;                       // link openings a second
 const OPEN_SECONDS = quick ? 2 : 10;
-const BUDGET = { plainMs: 1000, throttledMs: 1200, transferBytes: 100 * 1024, floorRatio: 1.3 };
+const BUDGET = { plainMs: 1000, throttledMs: 1200, transferBytes: 100 * 1024, floorRatio: USABLE_FLOOR_RATIO };
 const require = createRequire(import.meta.url);
 const { chromium } = require('playwright-core');
 

@@ -203,7 +203,8 @@ function checkEmulation(t, where) {
 }
 
 // One throttled cold load of the floor (pages/floor-gz.html: ready-gz.html without the element, the
-// same script and module fetched, the form in plain HTML): floorParts() once the module compiled.
+// same script run, which fetches the same module, the form in plain HTML): floorParts() once
+// PayWasm.load() has the module.
 async function oneFloorLoad(browser, origin) {
   const context = await browser.newContext();
   try {
