@@ -69,6 +69,10 @@ const Words& words_for(const Request& req);
 void send_page(Gateway& gw, Req req, Response& res, const Words& words, int status, const std::string& title,
                const paywasm::server::Html& body, bool with_widget);
 
+// Whether the client asks for HTML (its Accept names text/html): a browser, which gets pages; any
+// other client gets the API's answers (JSON, a 303).
+bool wants_html(Req req);
+
 // The page session `s` is at (GET /pay/{id}): by the order's one state (order_state.hpp), the
 // receipt, the shop's closing, "expired" (410), a link session's shopper fields, or the checkout.
 void send_session_page(Gateway& gw, Req req, Res res, const Session& s);

@@ -205,7 +205,7 @@ void shopper_route(Router& server, std::string_view method, const std::string& p
     server.route(method, pattern, limit, [&gw, handler = std::move(handler)](Req req, Res res, Body body) {
         paywasm::server::guard(res, [&] { handler(req, res, body); });
         if (res.status < 400 || res.get_header_value("Content-Type").rfind("application/json", 0) != 0) return;
-        if (req.get_header_value("Accept").find("text/html") == std::string::npos) return;
+        if (!wants_html(req)) return;
         const int status = res.status;
         const std::string retry = res.get_header_value("Retry-After");
         res.headers.clear();
@@ -269,6 +269,8 @@ void send_page(Gateway& gw, Req req, Response& res, const Words& words, int stat
         res.set_content(std::string(before).append(widget).append(after), "text/html; charset=utf-8");
     }
 }
+
+bool wants_html(Req req) { return req.get_header_value("Accept").find("text/html") != std::string::npos; }
 
 void send_session_page(Gateway& gw, Req req, Res res, const Session& s) {
     const Words& w = words_for(req);

@@ -125,7 +125,7 @@ void register_links(Router& server, Gateway& gw) {
         // A browser gets the session's page at once: one round trip less than following a redirect
         // (0.56 s on a phone's slow network); the page puts its own address in the address bar
         // (hosted.js), so a reload shows this session. Any other client is sent there (303).
-        if (req.get_header_value("Accept").find("text/html") != std::string::npos) return send_session_page(gw, req, res, stored);
+        if (wants_html(req)) return send_session_page(gw, req, res, stored);
         res.status = 303;
         res.set_header("Location", "/pay/" + stored.id);
         res.set_header("Cache-Control", "no-store");
