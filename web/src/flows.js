@@ -140,7 +140,7 @@ export async function readSession(c, life) {
   const url = new URL(el.sessionUrl, document.baseURI).href;
   // credentials same-origin (no cookie goes to another origin; the gateway's API reads none): the
   // mode a page's <link rel="preload" as="fetch" crossorigin="anonymous"> of the session view has,
-  // so the hosted page's preload is the response this request takes, one round trip earlier.
+  // so such a preload is the response this request takes, one round trip earlier.
   // The view the page itself carried (element.js _readInlineData: the hosted checkout writes it
   // into the page) is taken once, without a request, and only for the session it is the view of
   // (session-url ends with its id): the JSON child stays in the element, and is read again at a
